@@ -1,0 +1,48 @@
+/* dialect.h: the few words that differ between OpenCL C and CUDA C.
+ *
+ * Every kernel source in this tree is written against these macros, so one
+ * file compiles as OpenCL C (clBuildProgram, including PoCL) and as CUDA C
+ * (NVRTC, when __CUDACC__ is defined). Nothing else in the tree may use a
+ * dialect-specific keyword directly.
+ */
+#pragma once
+
+#if defined(__CUDACC__)
+typedef unsigned int u32;
+typedef unsigned long long u64;
+typedef int i32;
+typedef long long i64;
+#define KERNEL extern "C" __global__
+#define DEVICE_FN static __device__ __forceinline__
+#define GLOBAL
+#define LOCAL_PTR
+#define LOCAL_DECL __shared__
+#define CONSTANT_DECL __constant__
+#define RESTRICT __restrict__
+#define GID() ((u32)(blockIdx.x * blockDim.x + threadIdx.x))
+#define LID() ((u32)threadIdx.x)
+#define LSIZE() ((u32)blockDim.x)
+#define BARRIER_LOCAL() __syncthreads()
+#else
+typedef uint u32;
+typedef ulong u64;
+typedef int i32;
+typedef long i64;
+#define KERNEL __kernel
+#define DEVICE_FN static inline
+#define GLOBAL __global
+#define LOCAL_PTR __local
+#define LOCAL_DECL __local
+#define CONSTANT_DECL __constant
+#define RESTRICT restrict
+#define GID() ((u32)get_global_id(0))
+#define LID() ((u32)get_local_id(0))
+#define LSIZE() ((u32)get_local_size(0))
+#define BARRIER_LOCAL() barrier(CLK_LOCAL_MEM_FENCE)
+#endif
+
+/* A batch of numbers is stored limb-major ("interleaved"): limb j of element
+ * i sits at index j*stride + i, so neighbouring threads read neighbouring
+ * words (coalesced). LIMB(p, j, stride) addresses limb j of this thread's
+ * element when p already points at element i's limb 0. */
+#define LIMB(p, j, stride) ((p)[(u32)(j) * (stride)])
