@@ -197,7 +197,7 @@ func IsDeviceLost(err error) bool {
 		return false
 	}
 	switch e.Status {
-	case OutOfResources, -2 /* DEVICE_NOT_AVAILABLE */, -14 /* EXEC_STATUS_ERROR_FOR_EVENTS */, -36 /* INVALID_COMMAND_QUEUE */, -34 /* INVALID_CONTEXT */:
+	case OutOfResources, -2 /* DEVICE_NOT_AVAILABLE */, -14 /* EXEC_STATUS_ERROR_FOR_EVENTS */, -36 /* INVALID_COMMAND_QUEUE */, -34 /* INVALID_CONTEXT */ :
 		return true
 	}
 	return false
