@@ -317,7 +317,7 @@ func Best(devs []*Device) *Device {
 }
 
 // Select finds a device by index ("1") or by a case-insensitive substring of
-// its platform or device name ("h100", "pocl").
+// its platform, name, vendor, class or type ("h100", "nvidia", "pocl", "gpu").
 func Select(spec string) (*Device, error) {
 	devs, err := Devices()
 	if err != nil {
@@ -332,7 +332,7 @@ func Select(spec string) (*Device, error) {
 	want := strings.ToLower(spec)
 	var match []*Device
 	for _, d := range devs {
-		if strings.Contains(strings.ToLower(d.Platform+" / "+d.Name), want) {
+		if strings.Contains(d.selectName(), want) {
 			match = append(match, d)
 		}
 	}
@@ -344,6 +344,16 @@ func Select(spec string) (*Device, error) {
 		return nil, fmt.Errorf("cl: no device matches %q; have: %s", spec, strings.Join(names, "; "))
 	}
 	return Best(match), nil
+}
+
+// selectName is what Select matches against: platform, device name, vendor,
+// vendor class and type, plus "pocl" for the Portable Computing Language.
+func (d *Device) selectName() string {
+	s := strings.ToLower(strings.Join([]string{d.Platform, d.Name, d.Vendor, d.Class.String(), d.TypeName()}, " / "))
+	if strings.Contains(s, "portable computing language") {
+		s += " / pocl"
+	}
+	return s
 }
 
 // open creates the device's context and profiling in-order queue once.

@@ -1,0 +1,293 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/big"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"text/tabwriter"
+	"time"
+
+	"github.com/gpucrypto/gpucrypto/arith"
+	"github.com/gpucrypto/gpucrypto/cl"
+)
+
+type benchResult struct {
+	Op        string  `json:"op"`
+	Bits      int     `json:"bits"`
+	Batch     int     `json:"batch"`
+	Runs      int     `json:"runs"`
+	KernelOps float64 `json:"gpu_kernel_ops_per_s"`     // from device event timings (median)
+	E2EOps    float64 `json:"gpu_end_to_end_ops_per_s"` // allocation, transfers and kernel (median)
+	LatencyMs float64 `json:"gpu_batch_latency_ms"`     // median end-to-end time of one batch
+	CPUOps    float64 `json:"cpu_ops_per_s"`            // math/big on all cores, same run
+	Speedup   float64 `json:"speedup_end_to_end"`       // E2EOps / CPUOps
+}
+
+type benchReport struct {
+	Device    string        `json:"device"`
+	Driver    string        `json:"driver"`
+	InlinePTX bool          `json:"inline_ptx"`
+	Commit    string        `json:"commit"`
+	GoVersion string        `json:"go"`
+	CPU       string        `json:"cpu"`
+	CPUCores  int           `json:"cpu_cores"`
+	Date      string        `json:"date"`
+	Results   []benchResult `json:"results"`
+}
+
+func cmdBench(args []string) error {
+	fs := flag.NewFlagSet("bench", flag.ExitOnError)
+	devSpec := fs.String("device", "", "device index or name substring")
+	opsFlag := fs.String("ops", "add,sub,mul", "operations: add, sub, mul")
+	bitsFlag := fs.String("bits", "", "operand sizes in bits (default: all supported)")
+	batchFlag := fs.String("batch", "", "batch sizes (default: 262144 on a GPU, 4096 on a CPU device)")
+	seconds := fs.Float64("seconds", 1, "time per measurement (GPU and CPU each)")
+	asJSON := fs.Bool("json", false, "print JSON instead of the table")
+	jsonOut := fs.String("json-out", "", "also write the JSON report to this file")
+	fs.Parse(args)
+
+	d, err := pickDevice(*devSpec)
+	if err != nil {
+		return err
+	}
+	ops := strings.Split(*opsFlag, ",")
+	for _, op := range ops {
+		if !slices.Contains(arith.Ops, arith.Op(op)) {
+			return fmt.Errorf("bench: unknown op %q (have %v)", op, arith.Ops)
+		}
+	}
+	widths := arith.Widths()
+	if *bitsFlag != "" {
+		if widths, err = intList(*bitsFlag); err != nil {
+			return err
+		}
+		for _, b := range widths {
+			if _, err := arith.CheckWidth(b); err != nil {
+				return err
+			}
+		}
+	}
+	batches := []int{262144}
+	if d.Type&cl.TypeGPU == 0 {
+		batches = []int{4096}
+	}
+	if *batchFlag != "" {
+		if batches, err = intList(*batchFlag); err != nil {
+			return err
+		}
+	}
+	e, err := arith.NewEngine(d)
+	if err != nil {
+		return err
+	}
+	rep := benchReport{Device: d.Name, Driver: d.DriverVersion, InlinePTX: d.InlinePTX(), Commit: commit(),
+		GoVersion: runtime.Version(), CPU: cpuModel(), CPUCores: runtime.NumCPU(), Date: time.Now().UTC().Format(time.RFC3339)}
+	total := len(ops) * len(widths) * len(batches)
+	step := 0
+	dur := time.Duration(*seconds * float64(time.Second))
+	for _, op := range ops {
+		for _, bits := range widths {
+			for _, n := range batches {
+				step++
+				progress(step, total, fmt.Sprintf("%s %d-bit, batch %d", op, bits, n))
+				r, err := benchArith(e, arith.Op(op), bits, n, dur)
+				if err != nil {
+					progressDone()
+					return fmt.Errorf("bench %s %d batch %d: %w", op, bits, n, err)
+				}
+				rep.Results = append(rep.Results, r)
+			}
+		}
+	}
+	progressDone()
+	if *jsonOut != "" {
+		data, _ := json.MarshalIndent(rep, "", "  ")
+		if err := os.WriteFile(*jsonOut, append(data, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	if *asJSON {
+		return printJSON(rep)
+	}
+	fmt.Printf("device: %s (driver %s, inline PTX %v)\ncommit: %s  %s  CPU: %s, %d threads\n\n",
+		rep.Device, rep.Driver, rep.InlinePTX, rep.Commit, rep.GoVersion, rep.CPU, rep.CPUCores)
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "op\tbits\tbatch\tdevice kernel ops/s\tdevice end-to-end ops/s\tbatch latency ms\tCPU ops/s (all cores)\tend-to-end / CPU\t")
+	for _, r := range rep.Results {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%.3f\t%s\t%.2fx\t\n", r.Op, r.Bits, r.Batch, human(r.KernelOps), human(r.E2EOps),
+			r.LatencyMs, human(r.CPUOps), r.Speedup)
+	}
+	return tw.Flush()
+}
+
+func benchArith(e *arith.Engine, op arith.Op, bits, n int, dur time.Duration) (benchResult, error) {
+	limbs := bits / 32
+	rng := rand.New(rand.NewPCG(uint64(bits), uint64(n)))
+	a, b := arith.NewBatch(limbs, n), arith.NewBatch(limbs, n)
+	for i := range a.Words {
+		a.Words[i], b.Words[i] = rng.Uint32(), rng.Uint32()
+	}
+	if _, err := e.Run(op, a, b); err != nil { // warm-up: build, first allocation
+		return benchResult{}, err
+	}
+	var kernel, wall []time.Duration
+	start := time.Now()
+	for len(wall) < 3 || time.Since(start) < dur {
+		t0 := time.Now()
+		res, err := e.Run(op, a, b)
+		if err != nil {
+			return benchResult{}, err
+		}
+		wall = append(wall, time.Since(t0))
+		kernel = append(kernel, res.Kernel)
+	}
+	r := benchResult{Op: string(op), Bits: bits, Batch: n, Runs: len(wall)}
+	r.KernelOps = float64(n) / median(kernel).Seconds()
+	r.E2EOps = float64(n) / median(wall).Seconds()
+	r.LatencyMs = float64(median(wall).Microseconds()) / 1000
+	r.CPUOps = cpuArith(op, bits, a, b, dur)
+	r.Speedup = r.E2EOps / r.CPUOps
+	return r, nil
+}
+
+// cpuArith measures math/big doing the same operation on all cores.
+func cpuArith(op arith.Op, bits int, a, b *arith.Batch, dur time.Duration) float64 {
+	const m = 256
+	xs, ys := make([]*big.Int, m), make([]*big.Int, m)
+	for i := range m {
+		xs[i], ys[i] = a.Get(i%a.Count), b.Get(i%b.Count)
+	}
+	mod := new(big.Int).Lsh(big.NewInt(1), uint(bits))
+	var count atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	deadline := start.Add(dur)
+	for range runtime.NumCPU() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var z big.Int
+			done := int64(0)
+			for time.Now().Before(deadline) {
+				for i := range m {
+					switch op {
+					case arith.OpAdd:
+						z.Add(xs[i], ys[i])
+						if z.Cmp(mod) >= 0 {
+							z.Sub(&z, mod)
+						}
+					case arith.OpSub:
+						z.Sub(xs[i], ys[i])
+						if z.Sign() < 0 {
+							z.Add(&z, mod)
+						}
+					case arith.OpMul:
+						z.Mul(xs[i], ys[i])
+					}
+				}
+				done += m
+			}
+			count.Add(done)
+		}()
+	}
+	wg.Wait()
+	return float64(count.Load()) / time.Since(start).Seconds()
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func intList(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || v <= 0 {
+			return nil, fmt.Errorf("bad number %q in %q", f, s)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func human(v float64) string {
+	switch {
+	case v >= 1e9:
+		return fmt.Sprintf("%.2fG", v/1e9)
+	case v >= 1e6:
+		return fmt.Sprintf("%.2fM", v/1e6)
+	case v >= 1e3:
+		return fmt.Sprintf("%.1fK", v/1e3)
+	}
+	return fmt.Sprintf("%.0f", v)
+}
+
+func commit() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		rev, dirty := "", false
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		if dirty {
+			rev += "+dirty"
+		}
+		if rev != "" {
+			return rev
+		}
+	}
+	return "unknown"
+}
+
+func cpuModel() string {
+	data, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return runtime.GOARCH
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return runtime.GOARCH
+}
+
+var isTTY = func() bool {
+	fi, err := os.Stderr.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}()
+
+// progress shows which measurement runs: one updating line on a terminal,
+// one line per step otherwise.
+func progress(i, n int, what string) {
+	if isTTY {
+		fmt.Fprintf(os.Stderr, "\r\033[K[%d/%d] %s", i, n, what)
+	} else {
+		fmt.Fprintf(os.Stderr, "[%d/%d] %s\n", i, n, what)
+	}
+}
+
+func progressDone() {
+	if isTTY {
+		fmt.Fprint(os.Stderr, "\r\033[K")
+	}
+}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/gpucrypto/gpucrypto/arith"
+	"github.com/gpucrypto/gpucrypto/cl"
+)
+
+type selftestResult struct {
+	Test    string  `json:"test"`
+	Passed  bool    `json:"passed"`
+	Error   string  `json:"error,omitempty"`
+	Seconds float64 `json:"seconds"`
+}
+
+// selftests are the known-answer suites, one per package with kernels.
+var selftests = []struct {
+	name string
+	run  func(*cl.Device) error
+}{
+	{"arith add/sub/mul 256-4096", func(d *cl.Device) error {
+		e, err := arith.NewEngine(d)
+		if err != nil {
+			return err
+		}
+		return e.SelfTest()
+	}},
+}
+
+func cmdSelftest(args []string) error {
+	fs := flag.NewFlagSet("selftest", flag.ExitOnError)
+	devSpec := fs.String("device", "", "device index or name substring")
+	asJSON := fs.Bool("json", false, "print JSON")
+	fs.Parse(args)
+	d, err := pickDevice(*devSpec)
+	if err != nil {
+		return err
+	}
+	if !*asJSON {
+		fmt.Printf("selftest on %s (inline PTX: %v)\n", d, d.InlinePTX())
+	}
+	var results []selftestResult
+	failed := 0
+	for _, st := range selftests {
+		t0 := time.Now()
+		err := st.run(d)
+		r := selftestResult{Test: st.name, Passed: err == nil, Seconds: time.Since(t0).Seconds()}
+		if err != nil {
+			r.Error = err.Error()
+			failed++
+		}
+		results = append(results, r)
+		if !*asJSON {
+			status := "PASS"
+			if err != nil {
+				status = "FAIL: " + err.Error()
+			}
+			fmt.Printf("  %-32s %6.2fs  %s\n", st.name, r.Seconds, status)
+		}
+	}
+	if *asJSON {
+		printJSON(map[string]any{"device": d.Name, "results": results})
+	}
+	if failed > 0 {
+		return errors.New(fmt.Sprint(failed, " self-test(s) failed"))
+	}
+	if !*asJSON {
+		fmt.Println("all self-tests passed")
+	}
+	return nil
+}
