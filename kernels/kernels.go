@@ -9,7 +9,7 @@
 // kernels/internal/generate.
 package kernels
 
-//go:generate go run ./gen arith_gen.h
+//go:generate go run ./gen
 
 import (
 	"embed"

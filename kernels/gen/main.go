@@ -1,6 +1,7 @@
-// Command gen writes the unrolled fixed-width limb kernels of the kernel
-// tree (arith_gen.h). Run it with `go generate ./kernels`; never edit the
-// output by hand. A test in package kernels fails when the file is stale.
+// Command gen writes the unrolled fixed-width limb code of the kernel tree
+// (arith_gen.h, field_gen.h). Run it with `go generate ./kernels`; never
+// edit the output by hand. A test in package kernels fails when a file is
+// stale.
 package main
 
 import (
@@ -11,12 +12,10 @@ import (
 )
 
 func main() {
-	out := "arith_gen.h"
-	if len(os.Args) > 1 {
-		out = os.Args[1]
-	}
-	if err := os.WriteFile(out, []byte(generate.Arith()), 0o644); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+	for name, text := range generate.Files() {
+		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 	}
 }

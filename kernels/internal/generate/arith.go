@@ -82,3 +82,11 @@ func mul(b *strings.Builder, n int) {
 	}
 	fmt.Fprintf(b, "\t%s = c0;\n}\n", limb("r", 2*n-1))
 }
+
+// Files maps each generated file of the kernel tree to its contents.
+func Files() map[string]string {
+	return map[string]string{
+		"arith_gen.h": Arith(),
+		"field_gen.h": Field(),
+	}
+}

@@ -1,0 +1,95 @@
+package ecdh
+
+import (
+	stdecdh "crypto/ecdh"
+	"runtime"
+	"sync"
+
+	"github.com/cloudflare/circl/dh/x448"
+
+	"github.com/gpucrypto/gpucrypto/batch"
+)
+
+// CPU computes X25519 with crypto/ecdh and X448 with circl, spreading a
+// batch over all cores. It is the fallback of an Engine and the backend
+// where no device exists.
+type CPU struct{}
+
+// PublicKeys implements Backend.
+func (CPU) PublicKeys(c Curve, privs [][]byte) ([][]byte, error) {
+	if err := checkBatch(c, privs, nil, false); err != nil {
+		return nil, err
+	}
+	return cpuEach(len(privs), func(i int) ([]byte, error) {
+		return cpuOne(c, privs[i], nil)
+	})
+}
+
+// SharedSecrets implements Backend.
+func (CPU) SharedSecrets(c Curve, privs, peers [][]byte) ([][]byte, error) {
+	if err := checkBatch(c, privs, peers, true); err != nil {
+		return nil, err
+	}
+	return cpuEach(len(privs), func(i int) ([]byte, error) {
+		if err := checkLen(c, "public", peers[i]); err != nil {
+			return nil, err
+		}
+		return cpuOne(c, privs[i], peers[i])
+	})
+}
+
+// cpuOne computes one public key (peer == nil) or shared secret.
+func cpuOne(c Curve, priv, peer []byte) ([]byte, error) {
+	if err := checkLen(c, "private", priv); err != nil {
+		return nil, err
+	}
+	if c == X25519 {
+		k, err := stdecdh.X25519().NewPrivateKey(priv)
+		if err != nil {
+			return nil, err
+		}
+		if peer == nil {
+			return k.PublicKey().Bytes(), nil
+		}
+		p, err := stdecdh.X25519().NewPublicKey(peer)
+		if err != nil {
+			return nil, err
+		}
+		s, err := k.ECDH(p)
+		if err != nil {
+			return nil, ErrLowOrder
+		}
+		return s, nil
+	}
+	var k, p, out x448.Key
+	copy(k[:], priv)
+	defer clear(k[:])
+	if peer == nil {
+		x448.KeyGen(&out, &k)
+		return out[:], nil
+	}
+	copy(p[:], peer)
+	if !x448.Shared(&out, &k, &p) {
+		return nil, ErrLowOrder
+	}
+	return out[:], nil
+}
+
+// cpuEach runs f for every index on all cores and collects per-element errors.
+func cpuEach(n int, f func(i int) ([]byte, error)) ([][]byte, error) {
+	out := make([][]byte, n)
+	errs := make([]error, n)
+	workers := min(runtime.GOMAXPROCS(0), n)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < n; i += workers {
+				out[i], errs[i] = f(i)
+			}
+		}()
+	}
+	wg.Wait()
+	return out, batch.Collect(errs)
+}

@@ -1,0 +1,275 @@
+package ecdh_test
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math/big"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpucrypto/gpucrypto/batch"
+	"github.com/gpucrypto/gpucrypto/ecdh"
+	"github.com/gpucrypto/gpucrypto/internal/cltest"
+	"github.com/gpucrypto/gpucrypto/testvectors"
+)
+
+var (
+	engineOnce *ecdh.Engine
+)
+
+func engine(t testing.TB) *ecdh.Engine {
+	t.Helper()
+	d := cltest.Device(t)
+	if engineOnce == nil {
+		e, err := ecdh.NewEngine(d)
+		require.NoError(t, err)
+		e.OnFallback(func(err error) { panic("unexpected CPU fallback in tests: " + err.Error()) })
+		engineOnce = e
+	}
+	return engineOnce
+}
+
+func unhex(t testing.TB, s string) []byte {
+	b, err := hex.DecodeString(s)
+	require.NoError(t, err)
+	return b
+}
+
+// backends are checked side by side: the device engine and the CPU path.
+func backends(t *testing.T) map[string]ecdh.Backend {
+	return map[string]ecdh.Backend{"device": engine(t), "cpu": ecdh.CPU{}}
+}
+
+func one(t *testing.T, b ecdh.Backend, c ecdh.Curve, k, u []byte) []byte {
+	t.Helper()
+	out, err := b.SharedSecrets(c, [][]byte{k}, [][]byte{u})
+	require.NoError(t, err)
+	return out[0]
+}
+
+func TestRFC7748(t *testing.T) {
+	v25519, v448, err := testvectors.RFC7748()
+	require.NoError(t, err)
+	vecs := map[ecdh.Curve]testvectors.RFC7748Curve{ecdh.X25519: v25519, ecdh.X448: v448}
+	for name, b := range backends(t) {
+		for _, c := range ecdh.Curves {
+			v := vecs[c]
+			t.Run(fmt.Sprintf("%s/%s", name, c), func(t *testing.T) {
+				require.Len(t, v.Single, 2)
+				for _, s := range v.Single { // §5.2
+					require.Equal(t, s.Output, hex.EncodeToString(one(t, b, c, unhex(t, s.Scalar), unhex(t, s.U))))
+				}
+				// §5.2 iterations: k = X(k, u), u = old k
+				k := unhex(t, v.Iterated.Initial)
+				u := bytes.Clone(k)
+				want := map[int]string{}
+				for _, r := range v.Iterated.Results {
+					want[r.Iterations] = r.K
+				}
+				limit := 1000
+				if os.Getenv("GPUCRYPTO_RFC7748_MILLION") == "1" {
+					limit = 1000000
+				}
+				for i := 1; i <= limit; i++ {
+					k, u = one(t, b, c, k, u), k
+					if w, ok := want[i]; ok {
+						require.Equal(t, w, hex.EncodeToString(k), "after %d iterations", i)
+					}
+				}
+				dh := v.DH61
+				if c == ecdh.X448 {
+					dh = v.DH62
+				}
+				require.NotNil(t, dh)
+				pubs, err := b.PublicKeys(c, [][]byte{unhex(t, dh.AlicePrivate), unhex(t, dh.BobPrivate)})
+				require.NoError(t, err)
+				require.Equal(t, dh.AlicePublic, hex.EncodeToString(pubs[0]))
+				require.Equal(t, dh.BobPublic, hex.EncodeToString(pubs[1]))
+				ss, err := b.SharedSecrets(c, [][]byte{unhex(t, dh.AlicePrivate), unhex(t, dh.BobPrivate)},
+					[][]byte{unhex(t, dh.BobPublic), unhex(t, dh.AlicePublic)})
+				require.NoError(t, err)
+				require.Equal(t, dh.Shared, hex.EncodeToString(ss[0]))
+				require.Equal(t, dh.Shared, hex.EncodeToString(ss[1]))
+			})
+		}
+	}
+}
+
+func TestWycheproof(t *testing.T) {
+	files := map[ecdh.Curve]string{ecdh.X25519: "x25519_test.json", ecdh.X448: "x448_test.json"}
+	for name, b := range backends(t) {
+		for _, c := range ecdh.Curves {
+			t.Run(fmt.Sprintf("%s/%s", name, c), func(t *testing.T) {
+				cases, err := testvectors.WycheproofXDH(files[c])
+				require.NoError(t, err)
+				require.Greater(t, len(cases), 500)
+				var privs, pubs [][]byte
+				for _, tc := range cases {
+					privs = append(privs, unhex(t, tc.Private))
+					pubs = append(pubs, unhex(t, tc.Public))
+				}
+				// The whole file as one batch: per-element errors must not leak.
+				out, err := b.SharedSecrets(c, privs, pubs)
+				var be *batch.Error
+				if err != nil {
+					require.True(t, errors.As(err, &be), "unexpected batch-level error %v", err)
+				}
+				elemErr := func(i int) error {
+					if be == nil {
+						return nil
+					}
+					return be.Errs[i]
+				}
+				counts := map[string]int{}
+				for i, tc := range cases {
+					e := elemErr(i)
+					switch {
+					case tc.Result == "invalid":
+						require.Error(t, e, "tcId %d (%s) must be rejected", tc.TcID, tc.Comment)
+						require.Nil(t, out[i])
+					case tc.HasFlag("ZeroSharedSecret"):
+						require.ErrorIs(t, e, ecdh.ErrLowOrder, "tcId %d", tc.TcID)
+						require.Equal(t, make([]byte, c.Size()), unhex(t, tc.Shared))
+					default: // valid and acceptable non-zero results must match
+						require.NoError(t, e, "tcId %d (%s %v)", tc.TcID, tc.Comment, tc.Flags)
+						require.Equal(t, tc.Shared, hex.EncodeToString(out[i]), "tcId %d (%s %v)", tc.TcID, tc.Comment, tc.Flags)
+					}
+					counts[tc.Result]++
+				}
+				t.Logf("%d cases: %v", len(cases), counts)
+			})
+		}
+	}
+}
+
+// edgeU are u-coordinates that stress reduction and the ladder: 0, 1, p−1,
+// p, p+1, 2^bits−1 and small-order points.
+func edgeU(c ecdh.Curve) [][]byte {
+	var p *big.Int
+	if c == ecdh.X25519 {
+		p = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 255), big.NewInt(19))
+	} else {
+		p = new(big.Int).Lsh(big.NewInt(1), 448)
+		p.Sub(p, new(big.Int).Lsh(big.NewInt(1), 224)).Sub(p, big.NewInt(1))
+	}
+	le := func(x *big.Int) []byte {
+		b := x.FillBytes(make([]byte, c.Size()))
+		for i, j := 0, len(b)-1; i < j; i, j = i+1, j-1 {
+			b[i], b[j] = b[j], b[i]
+		}
+		return b
+	}
+	one := big.NewInt(1)
+	top := new(big.Int).Sub(new(big.Int).Lsh(one, uint(8*c.Size())), one)
+	out := [][]byte{le(big.NewInt(0)), le(one), le(new(big.Int).Sub(p, one)), le(p), le(new(big.Int).Add(p, one)),
+		le(top), le(new(big.Int).Lsh(one, uint(8*c.Size()-1)))}
+	if c == ecdh.X25519 {
+		// points of order 8 (from the Wycheproof / libsodium blocklist)
+		for _, h := range []string{
+			"e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800",
+			"5f9c95bca3508c24b1d0b1559c83ef5b04445cc4581c8e86d8224eddd09f1157",
+			"ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+		} {
+			b, _ := hex.DecodeString(h)
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+func TestDifferential(t *testing.T) {
+	e := engine(t)
+	sizes := []int{1, 3, 1000, 4096}
+	if cltest.Short(e.Device()) {
+		sizes = []int{1, 3, 1000}
+	}
+	for _, c := range ecdh.Curves {
+		for _, n := range sizes {
+			t.Run(fmt.Sprintf("%s/%d", c, n), func(t *testing.T) {
+				privs, peers := make([][]byte, n), make([][]byte, n)
+				edge := edgeU(c)
+				for i := range n {
+					privs[i] = make([]byte, c.Size())
+					rand.Read(privs[i])
+					if i%97 == 5 { // scalars with extreme bit patterns
+						for j := range privs[i] {
+							privs[i][j] = 0xff * byte(i%2)
+						}
+					}
+					if i < len(edge) {
+						peers[i] = edge[i]
+					} else {
+						peers[i] = make([]byte, c.Size())
+						rand.Read(peers[i])
+					}
+				}
+				got, gerr := e.SharedSecrets(c, privs, peers)
+				want, werr := ecdh.CPU{}.SharedSecrets(c, privs, peers)
+				requireSameErrors(t, werr, gerr, n)
+				for i := range n {
+					require.Equal(t, want[i], got[i], "element %d: priv %x peer %x", i, privs[i], peers[i])
+				}
+				gp, err := e.PublicKeys(c, privs)
+				require.NoError(t, err)
+				wp, err := ecdh.CPU{}.PublicKeys(c, privs)
+				require.NoError(t, err)
+				require.Equal(t, wp, gp)
+			})
+		}
+	}
+}
+
+func requireSameErrors(t *testing.T, want, got error, n int) {
+	t.Helper()
+	if want == nil {
+		require.NoError(t, got)
+		return
+	}
+	var we, ge *batch.Error
+	require.True(t, errors.As(want, &we))
+	require.True(t, errors.As(got, &ge), "device gave %v, CPU gave %v", got, want)
+	for i := range n {
+		if we.Errs[i] == nil {
+			require.NoError(t, ge.Errs[i], "element %d", i)
+		} else {
+			require.ErrorIs(t, ge.Errs[i], ecdh.ErrLowOrder, "element %d: CPU said %v", i, we.Errs[i])
+		}
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	for name, b := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			good := make([]byte, 32)
+			rand.Read(good)
+			pub, err := b.PublicKeys(ecdh.X25519, [][]byte{good})
+			require.NoError(t, err)
+			out, err := b.SharedSecrets(ecdh.X25519,
+				[][]byte{good, good[:31], nil, good, good},
+				[][]byte{pub[0], pub[0], pub[0], append(bytes.Clone(pub[0]), 0), nil})
+			var be *batch.Error
+			require.True(t, errors.As(err, &be), "%v", err)
+			require.Equal(t, 4, be.Failed())
+			require.NoError(t, be.Errs[0])
+			require.NotNil(t, out[0])
+			for i := 1; i < 5; i++ {
+				require.ErrorIs(t, be.Errs[i], ecdh.ErrKeyLength, "element %d", i)
+				require.Nil(t, out[i])
+			}
+			_, err = b.SharedSecrets(ecdh.X25519, [][]byte{good, good}, [][]byte{pub[0]})
+			require.ErrorContains(t, err, "2 private keys but 1 peer keys")
+			_, err = b.PublicKeys(ecdh.Curve(7), [][]byte{good})
+			require.ErrorContains(t, err, "unknown curve")
+			_, err = b.PublicKeys(ecdh.X448, [][]byte{good})
+			require.ErrorIs(t, err, ecdh.ErrKeyLength)
+			out, err = b.PublicKeys(ecdh.X448, nil)
+			require.NoError(t, err)
+			require.Empty(t, out)
+		})
+	}
+}

@@ -1,0 +1,248 @@
+package ecdh
+
+import (
+	"fmt"
+	"log"
+	"sync"
+	"time"
+
+	"github.com/gpucrypto/gpucrypto/batch"
+	"github.com/gpucrypto/gpucrypto/cl"
+	"github.com/gpucrypto/gpucrypto/kernels"
+)
+
+// WorkGroup is the work-group size of the ladder kernels.
+const WorkGroup = 128
+
+// Engine computes batches of X25519 and X448 on one OpenCL device. It is
+// safe for concurrent use. When the device fails during a batch, the batch
+// is recomputed on the CPU and the failure is reported through OnFallback:
+// results are never wrong and never missing because of a device fault.
+type Engine struct {
+	dev   *cl.Device
+	progs [2]*cl.Program
+	cpu   CPU
+
+	mu         sync.Mutex
+	onFallback func(error)
+	fallbacks  int
+}
+
+// NewEngine builds the X25519 and X448 kernels for dev (nil: cl.Default()).
+func NewEngine(dev *cl.Device) (*Engine, error) {
+	if dev == nil {
+		var err error
+		if dev, err = cl.Default(); err != nil {
+			return nil, err
+		}
+	}
+	e := &Engine{dev: dev}
+	for _, c := range Curves {
+		src, err := kernels.Source(kernelFile(c))
+		if err != nil {
+			return nil, err
+		}
+		p, err := dev.Program(src, cl.BuildOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("ecdh: building %s kernels for %s: %w", c, dev.Name, err)
+		}
+		e.progs[c] = p
+	}
+	return e, nil
+}
+
+func kernelFile(c Curve) string {
+	if c == X448 {
+		return "x448.cl"
+	}
+	return "x25519.cl"
+}
+
+// Device is the engine's device.
+func (e *Engine) Device() *cl.Device { return e.dev }
+
+// OnFallback sets the function told about each device failure that sent a
+// batch to the CPU (default: log.Printf).
+func (e *Engine) OnFallback(f func(error)) {
+	e.mu.Lock()
+	e.onFallback = f
+	e.mu.Unlock()
+}
+
+// Fallbacks is the number of batches recomputed on the CPU so far.
+func (e *Engine) Fallbacks() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.fallbacks
+}
+
+func (e *Engine) fellBack(err error) {
+	e.mu.Lock()
+	e.fallbacks++
+	f := e.onFallback
+	e.mu.Unlock()
+	err = fmt.Errorf("ecdh: device %s failed, batch recomputed on the CPU: %w", e.dev.Name, err)
+	if f != nil {
+		f(err)
+	} else {
+		log.Print(err)
+	}
+}
+
+// PublicKeys implements Backend: the public key of each private key.
+func (e *Engine) PublicKeys(c Curve, privs [][]byte) ([][]byte, error) {
+	if err := checkBatch(c, privs, nil, false); err != nil {
+		return nil, err
+	}
+	return e.compute(c, privs, nil)
+}
+
+// SharedSecrets implements Backend: X(privs[i], peers[i]) for each i.
+func (e *Engine) SharedSecrets(c Curve, privs, peers [][]byte) ([][]byte, error) {
+	if err := checkBatch(c, privs, peers, true); err != nil {
+		return nil, err
+	}
+	return e.compute(c, privs, peers)
+}
+
+// compute validates every element, runs the valid ones on the device (or
+// the CPU if the device fails) and applies the all-zero check.
+func (e *Engine) compute(c Curve, privs, peers [][]byte) ([][]byte, error) {
+	n := len(privs)
+	out := make([][]byte, n)
+	errs := make([]error, n)
+	var idx []int // elements that go to the device
+	for i := range privs {
+		if err := checkLen(c, "private", privs[i]); err != nil {
+			errs[i] = err
+		} else if peers != nil {
+			if err := checkLen(c, "public", peers[i]); err != nil {
+				errs[i] = err
+			}
+		}
+		if errs[i] == nil {
+			idx = append(idx, i)
+		}
+	}
+	if len(idx) == 0 {
+		return out, batch.Collect(errs)
+	}
+	L := c.limbs()
+	m := len(idx)
+	scal := make([]uint32, L*m)
+	defer clear(scal)
+	var us []uint32
+	if peers != nil {
+		us = make([]uint32, L*m)
+	}
+	tmp := make([]uint32, L)
+	for col, i := range idx {
+		decodeScalar(c, privs[i], tmp)
+		for j := range L {
+			scal[j*m+col] = tmp[j]
+		}
+		if peers != nil {
+			decodeU(c, peers[i], tmp)
+			for j := range L {
+				us[j*m+col] = tmp[j]
+			}
+		}
+	}
+	clear(tmp)
+	res, _, err := e.run(c, scal, us, m)
+	if err != nil {
+		e.fellBack(err)
+		sub := make([][]byte, m)
+		var subPeers [][]byte
+		for col, i := range idx {
+			sub[col] = privs[i]
+			if peers != nil {
+				subPeers = append(subPeers, peers[i])
+			}
+		}
+		var vals [][]byte
+		var cerr error
+		if peers == nil {
+			vals, cerr = e.cpu.PublicKeys(c, sub)
+		} else {
+			vals, cerr = e.cpu.SharedSecrets(c, sub, subPeers)
+		}
+		per, _ := cerr.(*batch.Error)
+		for col, i := range idx {
+			out[i] = vals[col]
+			if per != nil {
+				errs[i] = per.Errs[col]
+			}
+		}
+		return out, batch.Collect(errs)
+	}
+	for col, i := range idx {
+		v := make([]byte, c.Size())
+		for j := range L {
+			tmp[j] = res[j*m+col]
+		}
+		limbsLE(tmp, v)
+		if peers != nil && isZero(v) {
+			errs[i] = ErrLowOrder
+			continue
+		}
+		out[i] = v
+	}
+	return out, batch.Collect(errs)
+}
+
+// run launches the ladder over m limb-major scalars (and u-coordinates, or
+// the base point when us is nil) and returns the limb-major results and the
+// kernel's device time. The scalar buffer is zeroed on the device before it
+// is released.
+func (e *Engine) run(c Curve, scal, us []uint32, m int) ([]uint32, time.Duration, error) {
+	name := "x25519"
+	if c == X448 {
+		name = "x448"
+	}
+	if us == nil {
+		name += "_base"
+	}
+	k, err := e.progs[c].Kernel(name)
+	if err != nil {
+		return nil, 0, err
+	}
+	words := c.limbs() * m
+	dk, err := e.dev.NewBuffer(4 * words)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer func() { dk.Zero(); dk.Release() }()
+	dout, err := e.dev.NewBuffer(4 * words)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer dout.Release()
+	if err := dk.Write(0, cl.Uint32Bytes(scal)); err != nil {
+		return nil, 0, err
+	}
+	var ev *cl.Event
+	if us != nil {
+		du, err := e.dev.NewBuffer(4 * words)
+		if err != nil {
+			return nil, 0, err
+		}
+		defer du.Release()
+		if err := du.Write(0, cl.Uint32Bytes(us)); err != nil {
+			return nil, 0, err
+		}
+		ev, err = k.Launch(m, WorkGroup, dout, dk, du, uint32(m))
+		if err != nil {
+			return nil, 0, err
+		}
+	} else if ev, err = k.Launch(m, WorkGroup, dout, dk, uint32(m)); err != nil {
+		return nil, 0, err
+	}
+	defer ev.Release()
+	res := make([]uint32, words)
+	if err := dout.Read(0, cl.Uint32Bytes(res)); err != nil {
+		return nil, 0, err
+	}
+	dur, err := ev.Duration()
+	return res, dur, err
+}

@@ -1,0 +1,353 @@
+package generate
+
+import (
+	"fmt"
+	"strings"
+)
+
+// emitter collects C statements for one generated function.
+type emitter struct{ b strings.Builder }
+
+func (e *emitter) f(format string, args ...any) { fmt.Fprintf(&e.b, "\t"+format+"\n", args...) }
+
+// rowProduct emits c[0..2n-1] = a·b (or a² when square) into locals c0...,
+// by operand scanning: for each row i one lo chain and one hi chain of
+// multiply-adds (two instructions per partial product, Dong 2018 Fig. 3).
+// For squares only the products a_j·a_i with j > i are formed, then doubled
+// and the squares a_i² added.
+func rowProduct(e *emitter, n int, a, b string, square bool) {
+	for k := 0; k < 2*n; k++ {
+		e.f("u32 c%d = 0;", k)
+	}
+	for i := 0; i < n; i++ {
+		j0 := 0
+		if square {
+			j0 = i + 1
+		}
+		if j0 >= n {
+			continue
+		}
+		// lo chain: c[i+j] += lo(a_j * b_i), carry into c[i+n]
+		for j := j0; j < n; j++ {
+			op := "MADLOC_CC"
+			if j == j0 {
+				op = "MADLO_CC"
+			}
+			e.f("%s(c%d, %s[%d], %s[%d], c%d);", op, i+j, a, j, b, i, i+j)
+		}
+		e.f("ADDC(c%d, c%d, 0u);", i+n, i+n)
+		// hi chain: c[i+j+1] += hi(a_j * b_i), carry into c[i+n+1]
+		for j := j0; j < n; j++ {
+			op := "MADHIC_CC"
+			if j == j0 {
+				op = "MADHI_CC"
+			}
+			e.f("%s(c%d, %s[%d], %s[%d], c%d);", op, i+j+1, a, j, b, i, i+j+1)
+		}
+		if i+n+1 < 2*n {
+			e.f("ADDC(c%d, 0u, 0u);", i+n+1)
+		}
+	}
+	if !square {
+		return
+	}
+	// double the off-diagonal sum: c = 2c (c < 2^(64n-1), no carry out)
+	e.f("c%d = (c%d << 1) | (c%d >> 31);", 2*n-1, 2*n-1, 2*n-2)
+	for k := 2*n - 2; k > 0; k-- {
+		e.f("c%d = (c%d << 1) | (c%d >> 31);", k, k, k-1)
+	}
+	e.f("c0 = c0 << 1;")
+	// add the squares a_i² at 2i (lo) and 2i+1 (hi) in one chain
+	for i := 0; i < n; i++ {
+		lo, hi := "MADLOC_CC", "MADHIC_CC"
+		if i == 0 {
+			lo = "MADLO_CC"
+		}
+		if i == n-1 {
+			hi = "MADHIC"
+		}
+		e.f("%s(c%d, %s[%d], %s[%d], c%d);", lo, 2*i, a, i, a, i, 2*i)
+		e.f("%s(c%d, %s[%d], %s[%d], c%d);", hi, 2*i+1, a, i, a, i, 2*i+1)
+	}
+}
+
+// Field returns field_gen.h: unrolled arithmetic modulo p25519 = 2^255−19
+// (8 limbs) and p448 = 2^448−2^224−1 (14 limbs) with the fast reductions of
+// Dong et al. 2018. Elements are kept loosely reduced in [0, 2^(32n)); only
+// fe*_canon produces the unique value below p. Every function is free of
+// data-dependent branches and memory indices.
+func Field() string {
+	var b strings.Builder
+	b.WriteString(header)
+	b.WriteString("#pragma once\n#include \"limb.h\"\n")
+	for _, f := range []fieldSpec{p25519, p448} {
+		f.emit(&b)
+	}
+	return b.String()
+}
+
+type fieldSpec struct {
+	name string
+	n    int
+	// reduce emits the reduction of locals c0..c(2n-1) into r[0..n-1].
+	reduce func(e *emitter, n int)
+	// fold emits the reduction of r[0..n-1] plus a small top word k
+	// (value r + k·2^(32n)) into r, loosely reduced.
+	fold func(e *emitter, n int)
+	// borrow emits the correction of r after a subtraction that borrowed
+	// (bf in 0/1 in local k): r − k·2^(32n) mod p.
+	borrow func(e *emitter, n int)
+	// canon emits the final reduction of r into [0, p).
+	canon func(e *emitter, n int)
+}
+
+func (f fieldSpec) fn(b *strings.Builder, sig string, body func(e *emitter)) {
+	var e emitter
+	body(&e)
+	fmt.Fprintf(b, "\nDEVICE_FN void %s_%s\n{\n\tCARRY_DECL;\n%s}\n", f.name, sig, e.b.String())
+}
+
+func (f fieldSpec) emit(b *strings.Builder) {
+	n := f.n
+	fmt.Fprintf(b, "\n/* ---- %s: %d limbs ---- */\n#define %s_LIMBS %d\n", f.name, n, strings.ToUpper(f.name), n)
+
+	f.fn(b, "mul(u32 *r, const u32 *a, const u32 *b)", func(e *emitter) {
+		rowProduct(e, n, "a", "b", false)
+		f.reduce(e, n)
+	})
+	f.fn(b, "sqr(u32 *r, const u32 *a)", func(e *emitter) {
+		rowProduct(e, n, "a", "a", true)
+		f.reduce(e, n)
+	})
+	f.fn(b, "add(u32 *r, const u32 *a, const u32 *b)", func(e *emitter) {
+		e.f("u32 k;")
+		for j := 0; j < n; j++ {
+			op := "ADDC_CC"
+			if j == 0 {
+				op = "ADD_CC"
+			}
+			e.f("%s(r[%d], a[%d], b[%d]);", op, j, j, j)
+		}
+		e.f("ADDC(k, 0u, 0u);")
+		f.fold(e, n)
+	})
+	f.fn(b, "sub(u32 *r, const u32 *a, const u32 *b)", func(e *emitter) {
+		e.f("u32 k;")
+		for j := 0; j < n; j++ {
+			op := "SUBC_CC"
+			if j == 0 {
+				op = "SUB_CC"
+			}
+			e.f("%s(r[%d], a[%d], b[%d]);", op, j, j, j)
+		}
+		e.f("SUBC(k, 0u, 0u);")
+		e.f("k &= 1u;")
+		f.borrow(e, n)
+	})
+	// r = a·s + b for a small constant s (< 2^20): the ladder's
+	// z2 = E·(AA + a24·E) uses it as the fused multiply-add.
+	f.fn(b, "mul_small_add(u32 *r, const u32 *a, const u32 s, const u32 *b)", func(e *emitter) {
+		e.f("u32 k;")
+		for j := 0; j < n; j++ {
+			op := "MADLOC_CC"
+			if j == 0 {
+				op = "MADLO_CC"
+			}
+			e.f("%s(r[%d], a[%d], s, b[%d]);", op, j, j, j)
+		}
+		e.f("ADDC(k, 0u, 0u);")
+		for j := 0; j < n; j++ {
+			op := "MADHIC_CC"
+			if j == 0 {
+				op = "MADHI_CC"
+			}
+			dst := fmt.Sprintf("r[%d]", j+1)
+			if j == n-1 {
+				op, dst = "MADHIC", "k"
+			}
+			e.f("%s(%s, a[%d], s, %s);", op, dst, j, dst)
+		}
+		f.fold(e, n)
+	})
+	f.fn(b, "canon(u32 *r)", func(e *emitter) { f.canon(e, n) })
+	f.fn(b, "cswap(const u32 mask, u32 *a, u32 *b)", func(e *emitter) {
+		e.f("u32 t;")
+		for j := 0; j < n; j++ {
+			e.f("t = mask & (a[%d] ^ b[%d]); a[%d] ^= t; b[%d] ^= t;", j, j, j, j)
+		}
+	})
+	f.fn(b, "copy(u32 *r, const u32 *a)", func(e *emitter) {
+		for j := 0; j < n; j++ {
+			e.f("r[%d] = a[%d];", j, j)
+		}
+	})
+	f.fn(b, "set_small(u32 *r, const u32 v)", func(e *emitter) {
+		e.f("r[0] = v;")
+		for j := 1; j < n; j++ {
+			e.f("r[%d] = 0u;", j)
+		}
+	})
+}
+
+// p25519 = 2^255 − 19: 2^256 ≡ 38 and 2^255 ≡ 19 (mod p).
+var p25519 = fieldSpec{
+	name: "fe25519", n: 8,
+	reduce: func(e *emitter, n int) {
+		// (c0..c7) + 38·(c8..c15) → r, top word k ≤ 38 (Dong Alg. 1)
+		e.f("u32 k;")
+		for j := 0; j < n; j++ {
+			op := "MADLOC_CC"
+			if j == 0 {
+				op = "MADLO_CC"
+			}
+			e.f("%s(r[%d], c%d, 38u, c%d);", op, j, j+n, j)
+		}
+		e.f("ADDC(k, 0u, 0u);")
+		for j := 0; j < n; j++ {
+			op, dst := "MADHIC_CC", fmt.Sprintf("r[%d]", j+1)
+			if j == 0 {
+				op = "MADHI_CC"
+			}
+			if j == n-1 {
+				op, dst = "MADHIC", "k"
+			}
+			e.f("%s(%s, c%d, 38u, %s);", op, dst, j+n, dst)
+		}
+		fold25519(e, n)
+	},
+	fold: fold25519,
+	borrow: func(e *emitter, n int) {
+		// r − k·2^256 ≡ r − 38k; a second round absorbs the one wrap
+		for round := 0; round < 2; round++ {
+			e.f("k = k * 38u;")
+			e.f("SUB_CC(r[0], r[0], k);")
+			for j := 1; j < n; j++ {
+				e.f("SUBC_CC(r[%d], r[%d], 0u);", j, j)
+			}
+			e.f("SUBC(k, 0u, 0u);")
+			e.f("k &= 1u;")
+		}
+	},
+	canon: func(e *emitter, n int) {
+		// fold bit 255 (r < 2^255 + 19 after it), then subtract p when
+		// r + 19 reaches 2^255; select by mask, never by branch
+		e.f("u32 k = r[7] >> 31;")
+		e.f("r[7] &= 0x7fffffffu;")
+		e.f("MADLO_CC(r[0], k, 19u, r[0]);")
+		for j := 1; j < n-1; j++ {
+			e.f("ADDC_CC(r[%d], r[%d], 0u);", j, j)
+		}
+		e.f("ADDC(r[7], r[7], 0u);")
+		e.f("u32 t[8];")
+		e.f("ADD_CC(t[0], r[0], 19u);")
+		for j := 1; j < n-1; j++ {
+			e.f("ADDC_CC(t[%d], r[%d], 0u);", j, j)
+		}
+		e.f("ADDC(t[7], r[7], 0u);")
+		e.f("const u32 m = 0u - (t[7] >> 31);")
+		e.f("t[7] &= 0x7fffffffu;")
+		for j := 0; j < n; j++ {
+			e.f("r[%d] = (t[%d] & m) | (r[%d] & ~m);", j, j, j)
+		}
+	},
+}
+
+// fold25519: r + k·2^256 with k small → (2k + bit255)·19 added to the low
+// 255 bits in one chain (Dong Alg. 2); the result is below 2^256.
+func fold25519(e *emitter, n int) {
+	e.f("k = (k << 1) | (r[7] >> 31);")
+	e.f("r[7] &= 0x7fffffffu;")
+	e.f("MADLO_CC(r[0], k, 19u, r[0]);")
+	for j := 1; j < n-1; j++ {
+		e.f("ADDC_CC(r[%d], r[%d], 0u);", j, j)
+	}
+	e.f("ADDC(r[7], r[7], 0u);")
+}
+
+// p448 = 2^448 − 2^224 − 1: 2^448 ≡ 2^224 + 1 (mod p).
+var p448 = fieldSpec{
+	name: "fe448", n: 14,
+	reduce: func(e *emitter, n int) {
+		// Dong eq. 18: limbs 0..6 get c_i + c_{i+14} + c_{i+21},
+		// limbs 7..13 get c_i + c_{i+7} + 2·c_{i+14}; carries summed in k
+		e.f("u32 k;")
+		for j := 0; j < n; j++ { // r = L + H
+			op := "ADDC_CC"
+			if j == 0 {
+				op = "ADD_CC"
+			}
+			e.f("%s(r[%d], c%d, c%d);", op, j, j, j+14)
+		}
+		e.f("ADDC(k, 0u, 0u);")
+		for j := 0; j < n; j++ { // r += (H_hi ‖ H_lo)
+			op := "ADDC_CC"
+			if j == 0 {
+				op = "ADD_CC"
+			}
+			src := j + 21
+			if j >= 7 {
+				src = j + 7
+			}
+			e.f("%s(r[%d], r[%d], c%d);", op, j, j, src)
+		}
+		e.f("ADDC(k, k, 0u);")
+		for j := 7; j < n; j++ { // r[7..13] += H_hi
+			op := "ADDC_CC"
+			if j == 7 {
+				op = "ADD_CC"
+			}
+			e.f("%s(r[%d], r[%d], c%d);", op, j, j, j+14)
+		}
+		e.f("ADDC(k, k, 0u);")
+		fold448(e, n)
+	},
+	fold: fold448,
+	borrow: func(e *emitter, n int) {
+		// r − k·2^448 ≡ r − k·(2^224 + 1), two rounds
+		for round := 0; round < 2; round++ {
+			e.f("SUB_CC(r[0], r[0], k);")
+			for j := 1; j < n; j++ {
+				if j == 7 {
+					e.f("SUBC_CC(r[7], r[7], k);")
+				} else {
+					e.f("SUBC_CC(r[%d], r[%d], 0u);", j, j)
+				}
+			}
+			e.f("SUBC(k, 0u, 0u);")
+			e.f("k &= 1u;")
+		}
+	},
+	canon: func(e *emitter, n int) {
+		// r < 2^448 < 2p: subtract p once when r ≥ p, i.e. when
+		// r + 2^224 + 1 carries out of 448 bits
+		e.f("u32 t[14], k;")
+		e.f("ADD_CC(t[0], r[0], 1u);")
+		for j := 1; j < n; j++ {
+			if j == 7 {
+				e.f("ADDC_CC(t[7], r[7], 1u);")
+			} else {
+				e.f("ADDC_CC(t[%d], r[%d], 0u);", j, j)
+			}
+		}
+		e.f("ADDC(k, 0u, 0u);")
+		e.f("const u32 m = 0u - k;")
+		for j := 0; j < n; j++ {
+			e.f("r[%d] = (t[%d] & m) | (r[%d] & ~m);", j, j, j)
+		}
+	},
+}
+
+// fold448: r + k·2^448 ≡ r + k·2^224 + k, twice (Dong Alg. 4); k ends 0.
+func fold448(e *emitter, n int) {
+	for round := 0; round < 2; round++ {
+		e.f("ADD_CC(r[0], r[0], k);")
+		for j := 1; j < n; j++ {
+			if j == 7 {
+				e.f("ADDC_CC(r[7], r[7], k);")
+			} else {
+				e.f("ADDC_CC(r[%d], r[%d], 0u);", j, j)
+			}
+		}
+		e.f("ADDC(k, 0u, 0u);")
+	}
+}

@@ -1,0 +1,56 @@
+/* ladder.h: the Montgomery ladder of RFC 7748 §5, written once for both
+ * curves. The including file defines
+ *   FE(op)       the field function prefix (fe25519_##op, fe448_##op)
+ *   NL           limbs per field element
+ *   SCALAR_BITS  255 (X25519) or 448 (X448)
+ *   A24          (A − 2) / 4: 121665 or 39081
+ *   LADDER       the name of the ladder function to define
+ * Constant time: the scalar bit only feeds a mask for the conditional swap;
+ * the loop bounds, memory indices and branches depend on public values only.
+ * Scalars arrive clamped and u-coordinates masked (decodeScalar /
+ * decodeUCoordinate are done by the host, exactly as the RFC writes them).
+ */
+
+/* out = canonical u-coordinate of k·(u); k is limb-major with stride. */
+DEVICE_FN void LADDER(u32 *out, GLOBAL const u32 *k, const u32 kstride, const u32 *u)
+{
+	u32 x1[NL], x2[NL], z2[NL], x3[NL], z3[NL], A[NL], B[NL], C[NL], D[NL];
+	FE(copy)(x1, u);
+	FE(set_small)(x2, 1u);
+	FE(set_small)(z2, 0u);
+	FE(copy)(x3, u);
+	FE(set_small)(z3, 1u);
+	u32 swap = 0, kw = 0;
+	for (int t = SCALAR_BITS - 1; t >= 0; t--) {
+		if (t == SCALAR_BITS - 1 || (t & 31) == 31)   /* public: the loop index */
+			kw = LIMB(k, t >> 5, kstride);
+		const u32 kt = (kw >> (t & 31)) & 1u;
+		swap ^= kt;
+		FE(cswap)(0u - swap, x2, x3);
+		FE(cswap)(0u - swap, z2, z3);
+		swap = kt;
+		FE(add)(A, x2, z2);          /* A  = x2 + z2 */
+		FE(sub)(B, x2, z2);          /* B  = x2 − z2 */
+		FE(add)(C, x3, z3);          /* C  = x3 + z3 */
+		FE(sub)(D, x3, z3);          /* D  = x3 − z3 */
+		FE(mul)(D, D, A);            /* DA */
+		FE(mul)(C, C, B);            /* CB */
+		FE(sqr)(A, A);               /* AA */
+		FE(sqr)(B, B);               /* BB */
+		FE(add)(x3, D, C);
+		FE(sqr)(x3, x3);             /* x3 = (DA + CB)^2 */
+		FE(sub)(z3, D, C);
+		FE(sqr)(z3, z3);
+		FE(mul)(z3, z3, x1);         /* z3 = x1·(DA − CB)^2 */
+		FE(mul)(x2, A, B);           /* x2 = AA·BB */
+		FE(sub)(C, A, B);            /* E  = AA − BB */
+		FE(mul_small_add)(A, C, A24, A); /* AA + a24·E */
+		FE(mul)(z2, C, A);           /* z2 = E·(AA + a24·E) */
+	}
+	FE(cswap)(0u - swap, x2, x3);
+	FE(cswap)(0u - swap, z2, z3);
+	FE(invert)(z2, z2);
+	FE(mul)(out, x2, z2);
+	FE(canon)(out);
+	kw = 0;
+}
