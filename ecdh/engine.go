@@ -26,6 +26,7 @@ type Engine struct {
 	mu         sync.Mutex
 	onFallback func(error)
 	fallbacks  int
+	failHook   func() error // tests: simulate a device failure
 }
 
 // NewEngine builds the X25519 and X448 kernels for dev (nil: cl.Default()).
@@ -91,10 +92,8 @@ func (e *Engine) fellBack(err error) {
 
 // PublicKeys implements Backend: the public key of each private key.
 func (e *Engine) PublicKeys(c Curve, privs [][]byte) ([][]byte, error) {
-	if err := checkBatch(c, privs, nil, false); err != nil {
-		return nil, err
-	}
-	return e.compute(c, privs, nil)
+	out, _, err := e.Timed(c, privs, nil)
+	return out, err
 }
 
 // SharedSecrets implements Backend: X(privs[i], peers[i]) for each i.
@@ -102,12 +101,23 @@ func (e *Engine) SharedSecrets(c Curve, privs, peers [][]byte) ([][]byte, error)
 	if err := checkBatch(c, privs, peers, true); err != nil {
 		return nil, err
 	}
+	out, _, err := e.Timed(c, privs, peers)
+	return out, err
+}
+
+// Timed is SharedSecrets (or PublicKeys when peers is nil) that also
+// returns the device time of the kernel (zero after a CPU fallback), for
+// benchmarks.
+func (e *Engine) Timed(c Curve, privs, peers [][]byte) ([][]byte, time.Duration, error) {
+	if err := checkBatch(c, privs, peers, peers != nil); err != nil {
+		return nil, 0, err
+	}
 	return e.compute(c, privs, peers)
 }
 
 // compute validates every element, runs the valid ones on the device (or
 // the CPU if the device fails) and applies the all-zero check.
-func (e *Engine) compute(c Curve, privs, peers [][]byte) ([][]byte, error) {
+func (e *Engine) compute(c Curve, privs, peers [][]byte) ([][]byte, time.Duration, error) {
 	n := len(privs)
 	out := make([][]byte, n)
 	errs := make([]error, n)
@@ -125,7 +135,7 @@ func (e *Engine) compute(c Curve, privs, peers [][]byte) ([][]byte, error) {
 		}
 	}
 	if len(idx) == 0 {
-		return out, batch.Collect(errs)
+		return out, 0, batch.Collect(errs)
 	}
 	L := c.limbs()
 	m := len(idx)
@@ -149,7 +159,7 @@ func (e *Engine) compute(c Curve, privs, peers [][]byte) ([][]byte, error) {
 		}
 	}
 	clear(tmp)
-	res, _, err := e.run(c, scal, us, m)
+	res, dur, err := e.run(c, scal, us, m)
 	if err != nil {
 		e.fellBack(err)
 		sub := make([][]byte, m)
@@ -174,7 +184,7 @@ func (e *Engine) compute(c Curve, privs, peers [][]byte) ([][]byte, error) {
 				errs[i] = per.Errs[col]
 			}
 		}
-		return out, batch.Collect(errs)
+		return out, 0, batch.Collect(errs)
 	}
 	for col, i := range idx {
 		v := make([]byte, c.Size())
@@ -188,7 +198,7 @@ func (e *Engine) compute(c Curve, privs, peers [][]byte) ([][]byte, error) {
 		}
 		out[i] = v
 	}
-	return out, batch.Collect(errs)
+	return out, dur, batch.Collect(errs)
 }
 
 // run launches the ladder over m limb-major scalars (and u-coordinates, or
@@ -196,6 +206,14 @@ func (e *Engine) compute(c Curve, privs, peers [][]byte) ([][]byte, error) {
 // kernel's device time. The scalar buffer is zeroed on the device before it
 // is released.
 func (e *Engine) run(c Curve, scal, us []uint32, m int) ([]uint32, time.Duration, error) {
+	e.mu.Lock()
+	hook := e.failHook
+	e.mu.Unlock()
+	if hook != nil {
+		if err := hook(); err != nil {
+			return nil, 0, err
+		}
+	}
 	name := "x25519"
 	if c == X448 {
 		name = "x448"
@@ -245,4 +263,14 @@ func (e *Engine) run(c Curve, scal, us []uint32, m int) ([]uint32, time.Duration
 	}
 	dur, err := ev.Duration()
 	return res, dur, err
+}
+
+// Auto returns an Engine on the default device, or the CPU backend when no
+// device can be used; note then says why (it is nil when a device was found).
+func Auto() (b Backend, note error) {
+	e, err := NewEngine(nil)
+	if err != nil {
+		return CPU{}, fmt.Errorf("ecdh: using the CPU: %w", err)
+	}
+	return e, nil
 }

@@ -27,14 +27,17 @@ export GPUCRYPTO_DEVICE=${GPUCRYPTO_DEVICE:-nvidia}
 export GPUCRYPTO_CACHE_DIR=${GPUCRYPTO_CACHE_DIR:-$PWD/.cache}
 [ "$MODE" = full ] && export GPUCRYPTO_FULL=1
 
-./gpucrypto devices | tee "$OUT/devices.txt"
+# Five files come back: info.txt, tests-ptx.log, tests-portable.log, bench.txt, bench.json.
+INFO="$OUT/info.txt"
+./gpucrypto devices | tee "$INFO"
+{ ./gpucrypto kernelinfo; GPUCRYPTO_NO_PTX=1 ./gpucrypto kernelinfo; } >> "$INFO" 2>&1
 
 fail=0
 summary=()
 for path in "ptx" "portable"; do
 	for t in ./*.test; do
 		name=$(basename "$t" .test)
-		log="$OUT/test-$name-$path.log"
+		log="$OUT/test-$name-$path.part"
 		start=$(date +%s)
 		if [ "$path" = portable ]; then
 			GPUCRYPTO_NO_PTX=1 "$t" -test.v -test.timeout 20m > "$log" 2>&1
@@ -42,17 +45,19 @@ for path in "ptx" "portable"; do
 			"$t" -test.v -test.timeout 20m > "$log" 2>&1
 		fi
 		rc=$?
+		{ echo "===== $name ($path) rc=$rc"; cat "$log"; } >> "$OUT/tests-$path.log"
 		passed=$(grep -c -- '^--- PASS' "$log"); failed=$(grep -c -- '--- FAIL' "$log")
 		summary+=("$(printf '%-14s %-9s rc=%d pass=%-3d fail=%-3d %3ds' "$name" "$path" $rc "$passed" "$failed" $(( $(date +%s) - start )))")
 		[ $rc -ne 0 ] && { fail=1; grep -E -- '--- FAIL|FAIL|panic|Error' "$log" | head -20; }
+		rm -f "$log"
 	done
 done
 
-./gpucrypto selftest | tee "$OUT/selftest.txt" || fail=1
-GPUCRYPTO_NO_PTX=1 ./gpucrypto selftest > "$OUT/selftest-portable.txt" 2>&1 || fail=1
+./gpucrypto selftest | tee -a "$INFO" || fail=1
+GPUCRYPTO_NO_PTX=1 ./gpucrypto selftest >> "$INFO" 2>&1 || fail=1
 
 BENCH_ARGS=${BENCH_ARGS:-}
-./gpucrypto bench --json-out "$OUT/bench.json" $BENCH_ARGS 2> "$OUT/bench.progress" | tee "$OUT/bench.txt" || fail=1
+./gpucrypto bench --json-out "$OUT/bench.json" $BENCH_ARGS 2>> "$INFO" | tee "$OUT/bench.txt" || fail=1
 
 echo
 echo "== tests =="

@@ -19,6 +19,7 @@ import (
 
 	"github.com/gpucrypto/gpucrypto/arith"
 	"github.com/gpucrypto/gpucrypto/cl"
+	"github.com/gpucrypto/gpucrypto/ecdh"
 )
 
 type benchResult struct {
@@ -48,9 +49,9 @@ type benchReport struct {
 func cmdBench(args []string) error {
 	fs := flag.NewFlagSet("bench", flag.ExitOnError)
 	devSpec := fs.String("device", "", "device index or name substring")
-	opsFlag := fs.String("ops", "add,sub,mul", "operations: add, sub, mul")
-	bitsFlag := fs.String("bits", "", "operand sizes in bits (default: all supported)")
-	batchFlag := fs.String("batch", "", "batch sizes (default: 262144 on a GPU, 4096 on a CPU device)")
+	opsFlag := fs.String("ops", strings.Join(allOps, ","), "operations: "+strings.Join(allOps, ", "))
+	bitsFlag := fs.String("bits", "", "arith operand sizes in bits (default: all supported)")
+	batchFlag := fs.String("batch", "", "batch sizes (default: 262144 for arith and 16384,131072,524288 for ecdh on a GPU; 4096 on a CPU device)")
 	seconds := fs.Float64("seconds", 1, "time per measurement (GPU and CPU each)")
 	asJSON := fs.Bool("json", false, "print JSON instead of the table")
 	jsonOut := fs.String("json-out", "", "also write the JSON report to this file")
@@ -62,8 +63,8 @@ func cmdBench(args []string) error {
 	}
 	ops := strings.Split(*opsFlag, ",")
 	for _, op := range ops {
-		if !slices.Contains(arith.Ops, arith.Op(op)) {
-			return fmt.Errorf("bench: unknown op %q (have %v)", op, arith.Ops)
+		if !slices.Contains(allOps, op) {
+			return fmt.Errorf("bench: unknown op %q (have %s)", op, strings.Join(allOps, ", "))
 		}
 	}
 	widths := arith.Widths()
@@ -77,37 +78,59 @@ func cmdBench(args []string) error {
 			}
 		}
 	}
-	batches := []int{262144}
+	batches, ecBatches := []int{262144}, []int{16384, 131072, 524288}
 	if d.Type&cl.TypeGPU == 0 {
-		batches = []int{4096}
+		batches, ecBatches = []int{4096}, []int{4096}
 	}
 	if *batchFlag != "" {
 		if batches, err = intList(*batchFlag); err != nil {
 			return err
 		}
+		ecBatches = batches
 	}
 	e, err := arith.NewEngine(d)
 	if err != nil {
 		return err
 	}
-	rep := benchReport{Device: d.Name, Driver: d.DriverVersion, InlinePTX: d.InlinePTX(), Commit: commit(),
-		GoVersion: runtime.Version(), CPU: cpuModel(), CPUCores: runtime.NumCPU(), Date: time.Now().UTC().Format(time.RFC3339)}
-	total := len(ops) * len(widths) * len(batches)
-	step := 0
-	dur := time.Duration(*seconds * float64(time.Second))
+	ec, err := ecdh.NewEngine(d)
+	if err != nil {
+		return err
+	}
+	type benchCase struct {
+		op    string
+		bits  int
+		batch int
+	}
+	var cases []benchCase
 	for _, op := range ops {
+		if curve, _, ok := ecdhOp(op); ok {
+			for _, n := range ecBatches {
+				cases = append(cases, benchCase{op, curveBits(curve), n})
+			}
+			continue
+		}
 		for _, bits := range widths {
 			for _, n := range batches {
-				step++
-				progress(step, total, fmt.Sprintf("%s %d-bit, batch %d", op, bits, n))
-				r, err := benchArith(e, arith.Op(op), bits, n, dur)
-				if err != nil {
-					progressDone()
-					return fmt.Errorf("bench %s %d batch %d: %w", op, bits, n, err)
-				}
-				rep.Results = append(rep.Results, r)
+				cases = append(cases, benchCase{op, bits, n})
 			}
 		}
+	}
+	rep := benchReport{Device: d.Name, Driver: d.DriverVersion, InlinePTX: d.InlinePTX(), Commit: commit(),
+		GoVersion: runtime.Version(), CPU: cpuModel(), CPUCores: runtime.NumCPU(), Date: time.Now().UTC().Format(time.RFC3339)}
+	dur := time.Duration(*seconds * float64(time.Second))
+	for i, bc := range cases {
+		progress(i+1, len(cases), fmt.Sprintf("%s %d-bit, batch %d", bc.op, bc.bits, bc.batch))
+		var r benchResult
+		if curve, keygen, ok := ecdhOp(bc.op); ok {
+			r, err = benchECDH(ec, curve, keygen, bc.op, bc.batch, dur)
+		} else {
+			r, err = benchArith(e, arith.Op(bc.op), bc.bits, bc.batch, dur)
+		}
+		if err != nil {
+			progressDone()
+			return fmt.Errorf("bench %s %d batch %d: %w", bc.op, bc.bits, bc.batch, err)
+		}
+		rep.Results = append(rep.Results, r)
 	}
 	progressDone()
 	if *jsonOut != "" {
@@ -290,4 +313,91 @@ func progressDone() {
 	if isTTY {
 		fmt.Fprint(os.Stderr, "\r\033[K")
 	}
+}
+
+// allOps are the benchmarkable operations, in report order.
+var allOps = []string{"add", "sub", "mul", "x25519", "x25519-keygen", "x448", "x448-keygen"}
+
+// ecdhOp parses "x25519", "x448-keygen", ...
+func ecdhOp(op string) (c ecdh.Curve, keygen bool, ok bool) {
+	name, kg := strings.CutSuffix(op, "-keygen")
+	switch name {
+	case "x25519":
+		return ecdh.X25519, kg, true
+	case "x448":
+		return ecdh.X448, kg, true
+	}
+	return 0, false, false
+}
+
+func benchECDH(e *ecdh.Engine, c ecdh.Curve, keygen bool, op string, n int, dur time.Duration) (benchResult, error) {
+	privs, peers := make([][]byte, n), make([][]byte, n)
+	rng := rand.New(rand.NewPCG(uint64(n), uint64(c)))
+	for i := range n {
+		privs[i], peers[i] = make([]byte, c.Size()), make([]byte, c.Size())
+		for j := range privs[i] {
+			privs[i][j], peers[i][j] = byte(rng.Uint32()), byte(rng.Uint32())
+		}
+	}
+	if keygen {
+		peers = nil
+	} else { // real public keys as peers, so no element fails as low-order
+		pubs, err := ecdh.CPU{}.PublicKeys(c, peers[:min(n, 4096)])
+		if err != nil {
+			return benchResult{}, err
+		}
+		for i := range peers {
+			peers[i] = pubs[i%len(pubs)]
+		}
+	}
+	if _, _, err := e.Timed(c, privs, peers); err != nil { // warm-up
+		return benchResult{}, err
+	}
+	var kernel, wall []time.Duration
+	start := time.Now()
+	for len(wall) < 3 || time.Since(start) < dur {
+		t0 := time.Now()
+		_, k, err := e.Timed(c, privs, peers)
+		if err != nil {
+			return benchResult{}, err
+		}
+		wall = append(wall, time.Since(t0))
+		kernel = append(kernel, k)
+	}
+	if e.Fallbacks() > 0 {
+		return benchResult{}, fmt.Errorf("device failed; the batch ran on the CPU")
+	}
+	r := benchResult{Op: op, Bits: curveBits(c), Batch: n, Runs: len(wall)}
+	r.KernelOps = float64(n) / median(kernel).Seconds()
+	r.E2EOps = float64(n) / median(wall).Seconds()
+	r.LatencyMs = float64(median(wall).Microseconds()) / 1000
+	r.CPUOps = cpuECDH(c, keygen, privs[:min(n, 4096)], dur)
+	r.Speedup = r.E2EOps / r.CPUOps
+	return r, nil
+}
+
+// cpuECDH measures the CPU backend (crypto/ecdh, circl) on all cores.
+func cpuECDH(c ecdh.Curve, keygen bool, privs [][]byte, dur time.Duration) float64 {
+	var peers [][]byte
+	if !keygen {
+		peers, _ = ecdh.CPU{}.PublicKeys(c, privs)
+	}
+	done := 0
+	start := time.Now()
+	for time.Since(start) < dur {
+		if keygen {
+			ecdh.CPU{}.PublicKeys(c, privs)
+		} else {
+			ecdh.CPU{}.SharedSecrets(c, privs, peers)
+		}
+		done += len(privs)
+	}
+	return float64(done) / time.Since(start).Seconds()
+}
+
+func curveBits(c ecdh.Curve) int {
+	if c == ecdh.X25519 {
+		return 255
+	}
+	return 448
 }

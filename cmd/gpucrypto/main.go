@@ -3,7 +3,8 @@
 //
 //	gpucrypto devices [--json]
 //	gpucrypto selftest [--device SPEC] [--json]
-//	gpucrypto bench [--device SPEC] [--ops add,sub,mul] [--bits 256,...] [--batch N,...] [--seconds S] [--json]
+//	gpucrypto bench [--device SPEC] [--ops add,...,x25519,x448-keygen] [--bits 256,...] [--batch N,...] [--seconds S] [--json]
+//	gpucrypto kernelinfo [--device SPEC]
 //
 // --device takes an index or a name substring (as GPUCRYPTO_DEVICE does).
 package main
@@ -22,6 +23,7 @@ commands:
   devices    list every OpenCL device and its features
   selftest   run known-answer tests on the chosen device (exit 1 on failure)
   bench      measure throughput on the chosen device and on all CPU cores
+  kernelinfo compiler facts per kernel: registers, spills, private memory
 
 Run "gpucrypto <command> -h" for a command's flags. GPUCRYPTO_DEVICE picks
 the default device (index or name substring).
@@ -40,6 +42,8 @@ func main() {
 		err = cmdSelftest(os.Args[2:])
 	case "bench":
 		err = cmdBench(os.Args[2:])
+	case "kernelinfo":
+		err = cmdKernelInfo(os.Args[2:])
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 		return

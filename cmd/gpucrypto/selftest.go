@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpucrypto/gpucrypto/arith"
 	"github.com/gpucrypto/gpucrypto/cl"
+	"github.com/gpucrypto/gpucrypto/ecdh"
 )
 
 type selftestResult struct {
@@ -28,6 +29,18 @@ var selftests = []struct {
 			return err
 		}
 		return e.SelfTest()
+	}},
+	{"x25519/x448 RFC 7748 vectors", func(d *cl.Device) error {
+		e, err := ecdh.NewEngine(d)
+		if err != nil {
+			return err
+		}
+		var fellBack error // a self-test must run on the device, not the CPU fallback
+		e.OnFallback(func(err error) { fellBack = err })
+		if err := ecdh.SelfTest(e); err != nil {
+			return err
+		}
+		return fellBack
 	}},
 }
 

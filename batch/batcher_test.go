@@ -1,0 +1,109 @@
+package batch_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpucrypto/gpucrypto/batch"
+)
+
+func TestFlushAtMaxBatch(t *testing.T) {
+	var sizes []int
+	var mu sync.Mutex
+	b := batch.New(batch.Options{MaxBatch: 8, MaxDelay: time.Hour}, func(reqs []int) ([]int, error) {
+		mu.Lock()
+		sizes = append(sizes, len(reqs))
+		mu.Unlock()
+		out := make([]int, len(reqs))
+		for i, r := range reqs {
+			out[i] = r * 2
+		}
+		return out, nil
+	})
+	defer b.Close()
+	var wg sync.WaitGroup
+	for i := range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v, err := b.Do(context.Background(), i)
+			require.NoError(t, err)
+			require.Equal(t, 2*i, v)
+		}()
+	}
+	wg.Wait() // would hang for an hour if batches only flushed on the delay
+	for _, s := range sizes {
+		require.Equal(t, 8, s)
+	}
+}
+
+func TestFlushAfterDelay(t *testing.T) {
+	b := batch.New(batch.Options{MaxBatch: 1000, MaxDelay: 5 * time.Millisecond}, func(reqs []string) ([]string, error) {
+		return reqs, nil
+	})
+	defer b.Close()
+	t0 := time.Now()
+	v, err := b.Do(context.Background(), "x")
+	require.NoError(t, err)
+	require.Equal(t, "x", v)
+	require.Less(t, time.Since(t0), 2*time.Second)
+}
+
+func TestPerElementAndBatchErrors(t *testing.T) {
+	bad := errors.New("odd")
+	b := batch.New(batch.Options{MaxBatch: 4, MaxDelay: time.Millisecond}, func(reqs []int) ([]int, error) {
+		errs := make([]error, len(reqs))
+		for i, r := range reqs {
+			if r%2 == 1 {
+				errs[i] = bad
+			}
+			if r == 100 {
+				panic("boom")
+			}
+		}
+		return reqs, batch.Collect(errs)
+	})
+	defer b.Close()
+	v, err := b.Do(context.Background(), 4)
+	require.NoError(t, err)
+	require.Equal(t, 4, v)
+	_, err = b.Do(context.Background(), 3)
+	require.ErrorIs(t, err, bad)
+	_, err = b.Do(context.Background(), 100)
+	require.ErrorContains(t, err, "panicked")
+}
+
+func TestBackPressure(t *testing.T) {
+	gate := make(chan struct{})
+	var started atomic.Int32
+	b := batch.New(batch.Options{MaxBatch: 1, MaxDelay: time.Millisecond, QueueSize: 2}, func(reqs []int) ([]int, error) {
+		started.Add(1)
+		<-gate
+		return reqs, nil
+	})
+	// One batch runs, one waits at the worker hand-off, two sit in the queue:
+	// the next caller blocks until its context ends.
+	for i := range 4 {
+		go b.Do(context.Background(), i)
+	}
+	time.Sleep(50 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	_, err := b.Do(ctx, 99)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	close(gate)
+	b.Close()
+	require.EqualValues(t, 4, started.Load())
+}
+
+func TestErrorFormatting(t *testing.T) {
+	require.NoError(t, batch.Collect([]error{nil, nil}))
+	err := batch.Collect([]error{nil, errors.New("a"), errors.New("b"), errors.New("c"), errors.New("d")})
+	require.EqualError(t, err, "4 of 5 batch elements failed; element 1: a; element 2: b; element 3: c; ...")
+}

@@ -1,0 +1,57 @@
+package ecdh_test
+
+import (
+	"crypto/rand"
+	"fmt"
+	"testing"
+
+	"github.com/gpucrypto/gpucrypto/ecdh"
+)
+
+func benchKeys(c ecdh.Curve, n int) (privs, peers [][]byte) {
+	privs, peers = make([][]byte, n), make([][]byte, n)
+	for i := range n {
+		privs[i], peers[i] = make([]byte, c.Size()), make([]byte, c.Size())
+		rand.Read(privs[i])
+		rand.Read(peers[i])
+	}
+	return
+}
+
+// BenchmarkEngine reports device ops/s per curve, operation and batch size
+// (ns/op is per batch; see the ops/s metric).
+func BenchmarkEngine(b *testing.B) {
+	e := engine(b)
+	for _, c := range ecdh.Curves {
+		for _, n := range []int{1024, 16384, 131072} {
+			privs, peers := benchKeys(c, n)
+			for _, op := range []string{"shared", "keygen"} {
+				b.Run(fmt.Sprintf("%s/%s/%d", c, op, n), func(b *testing.B) {
+					p := peers
+					if op == "keygen" {
+						p = nil
+					}
+					for b.Loop() {
+						if _, _, err := e.Timed(c, privs, p); err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "ops/s")
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkCPU is the same on all CPU cores (crypto/ecdh, circl).
+func BenchmarkCPU(b *testing.B) {
+	for _, c := range ecdh.Curves {
+		privs, peers := benchKeys(c, 4096)
+		b.Run(c.String(), func(b *testing.B) {
+			for b.Loop() {
+				ecdh.CPU{}.SharedSecrets(c, privs, peers)
+			}
+			b.ReportMetric(float64(4096*b.N)/b.Elapsed().Seconds(), "ops/s")
+		})
+	}
+}

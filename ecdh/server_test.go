@@ -1,0 +1,198 @@
+package ecdh_test
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	stdecdh "crypto/ecdh"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpucrypto/gpucrypto/batch"
+	"github.com/gpucrypto/gpucrypto/cl"
+	"github.com/gpucrypto/gpucrypto/ecdh"
+	"github.com/gpucrypto/gpucrypto/internal/cltest"
+)
+
+func TestServerConcurrentCallers(t *testing.T) {
+	e := engine(t)
+	// Two workers: the device engine and the CPU share the load.
+	s, err := ecdh.NewServer(batch.Options{MaxBatch: 16, MaxDelay: time.Millisecond}, e, ecdh.CPU{})
+	require.NoError(t, err)
+	defer s.Close()
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for g := range 64 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := ecdh.Curves[g%2]
+			for range 5 {
+				a, b := make([]byte, c.Size()), make([]byte, c.Size())
+				rand.Read(a)
+				rand.Read(b)
+				pa, err := s.PublicKey(context.Background(), c, a)
+				if err != nil {
+					errs <- err
+					return
+				}
+				pb, err := s.PublicKey(context.Background(), c, b)
+				if err != nil {
+					errs <- err
+					return
+				}
+				s1, err1 := s.SharedSecret(context.Background(), c, a, pb)
+				s2, err2 := s.SharedSecret(context.Background(), c, b, pa)
+				if err1 != nil || err2 != nil {
+					errs <- errors.Join(err1, err2)
+					return
+				}
+				if string(s1) != string(s2) {
+					errs <- errors.New("shared secrets differ")
+					return
+				}
+				want, _ := ecdh.CPU{}.SharedSecrets(c, [][]byte{a}, [][]byte{pb})
+				if string(want[0]) != string(s1) {
+					errs <- errors.New("shared secret differs from the CPU's")
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	// Per-element errors arrive at their own caller only.
+	_, err = s.SharedSecret(context.Background(), ecdh.X25519, make([]byte, 31), make([]byte, 32))
+	require.ErrorIs(t, err, ecdh.ErrKeyLength)
+	_, err = s.SharedSecret(context.Background(), ecdh.X25519, make([]byte, 32), make([]byte, 32))
+	require.ErrorIs(t, err, ecdh.ErrLowOrder)
+	_, err = s.PublicKey(context.Background(), ecdh.Curve(9), nil)
+	require.ErrorContains(t, err, "unknown curve")
+}
+
+func TestServerCancellation(t *testing.T) {
+	gate := make(chan struct{})
+	slow := blockingBackend{gate: gate}
+	s, err := ecdh.NewServer(batch.Options{MaxBatch: 4, MaxDelay: time.Millisecond, QueueSize: 8}, slow)
+	require.NoError(t, err)
+
+	// A context cancelled before submission fails at once.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = s.PublicKey(ctx, ecdh.X25519, make([]byte, 32))
+	require.ErrorIs(t, err, context.Canceled)
+
+	// Callers waiting on a stuck device give up when their context ends.
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+			defer cancel()
+			_, err := s.PublicKey(ctx, ecdh.X25519, make([]byte, 32))
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("got %v, want deadline exceeded", err)
+			}
+		}()
+	}
+	wg.Wait()
+	close(gate) // the device recovers; the server still works and closes cleanly
+	k := make([]byte, 32)
+	k[0] = 9
+	pub, err := s.PublicKey(context.Background(), ecdh.X25519, k)
+	require.NoError(t, err)
+	want, _ := ecdh.CPU{}.PublicKeys(ecdh.X25519, [][]byte{k})
+	require.Equal(t, want[0], pub)
+	s.Close()
+	_, err = s.PublicKey(context.Background(), ecdh.X25519, k)
+	require.ErrorIs(t, err, batch.ErrClosed)
+}
+
+// blockingBackend is a CPU whose batches wait until gate closes.
+type blockingBackend struct{ gate chan struct{} }
+
+func (b blockingBackend) PublicKeys(c ecdh.Curve, privs [][]byte) ([][]byte, error) {
+	<-b.gate
+	return ecdh.CPU{}.PublicKeys(c, privs)
+}
+
+func (b blockingBackend) SharedSecrets(c ecdh.Curve, privs, peers [][]byte) ([][]byte, error) {
+	<-b.gate
+	return ecdh.CPU{}.SharedSecrets(c, privs, peers)
+}
+
+func TestDeviceFailureFallsBackToCPU(t *testing.T) {
+	d := cltest.Device(t)
+	e, err := ecdh.NewEngine(d)
+	require.NoError(t, err)
+	var reported []error
+	e.OnFallback(func(err error) { reported = append(reported, err) })
+	e.SetFailHook(func() error { return &cl.Error{Call: "clEnqueueNDRangeKernel", Status: cl.OutOfResources} })
+	for _, c := range ecdh.Curves {
+		privs, peers := make([][]byte, 5), make([][]byte, 5)
+		for i := range privs {
+			privs[i], peers[i] = make([]byte, c.Size()), make([]byte, c.Size())
+			rand.Read(privs[i])
+			rand.Read(peers[i])
+		}
+		peers[2] = make([]byte, c.Size()) // u = 0: low order
+		privs[3] = privs[3][:4]           // bad length
+		got, gerr := e.SharedSecrets(c, privs, peers)
+		want, werr := ecdh.CPU{}.SharedSecrets(c, privs, peers)
+		require.Equal(t, want, got)
+		var ge, we *batch.Error
+		require.True(t, errors.As(gerr, &ge))
+		require.True(t, errors.As(werr, &we))
+		require.ErrorIs(t, ge.Errs[2], ecdh.ErrLowOrder)
+		require.ErrorIs(t, ge.Errs[3], ecdh.ErrKeyLength)
+		require.Equal(t, 2, ge.Failed())
+		pubs, err := e.PublicKeys(c, privs[:3])
+		require.NoError(t, err)
+		wp, _ := ecdh.CPU{}.PublicKeys(c, privs[:3])
+		require.Equal(t, wp, pubs)
+	}
+	require.Equal(t, 4, e.Fallbacks())
+	require.Len(t, reported, 4)
+	require.ErrorContains(t, reported[0], "recomputed on the CPU")
+	require.ErrorContains(t, reported[0], "CL_OUT_OF_RESOURCES")
+	e.SetFailHook(nil)
+}
+
+func TestStdlibInterop(t *testing.T) {
+	for name, b := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			var privs []*stdecdh.PrivateKey
+			var peers []*stdecdh.PublicKey
+			for range 10 {
+				a, _ := stdecdh.X25519().GenerateKey(rand.Reader)
+				p, _ := stdecdh.X25519().GenerateKey(rand.Reader)
+				privs, peers = append(privs, a), append(peers, p.PublicKey())
+			}
+			pubs, err := ecdh.PublicKeysX25519(b, privs)
+			require.NoError(t, err)
+			ss, err := ecdh.SharedSecretsX25519(b, privs, peers)
+			require.NoError(t, err)
+			for i := range privs {
+				require.True(t, pubs[i].Equal(privs[i].PublicKey()))
+				want, err := privs[i].ECDH(peers[i])
+				require.NoError(t, err)
+				require.Equal(t, want, ss[i])
+			}
+			p256, _ := stdecdh.P256().GenerateKey(rand.Reader)
+			_, err = ecdh.SharedSecretsX25519(b, []*stdecdh.PrivateKey{privs[0], p256, nil}, []*stdecdh.PublicKey{peers[0], peers[1], peers[2]})
+			var be *batch.Error
+			require.True(t, errors.As(err, &be))
+			require.NoError(t, be.Errs[0])
+			require.ErrorContains(t, be.Errs[1], "not X25519")
+			require.ErrorContains(t, be.Errs[2], "nil private key")
+		})
+	}
+}

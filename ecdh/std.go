@@ -1,0 +1,97 @@
+package ecdh
+
+import (
+	stdecdh "crypto/ecdh"
+	"fmt"
+
+	"github.com/gpucrypto/gpucrypto/batch"
+)
+
+// PublicKeysX25519 computes the public keys of crypto/ecdh X25519 private
+// keys on b and returns them as crypto/ecdh public keys.
+func PublicKeysX25519(b Backend, privs []*stdecdh.PrivateKey) ([]*stdecdh.PublicKey, error) {
+	raw, errs := rawX25519(privs)
+	vals, err := b.PublicKeys(X25519, raw)
+	if err != nil && !isPerElement(err, len(privs)) {
+		return nil, err
+	}
+	mergeErrs(errs, err)
+	out := make([]*stdecdh.PublicKey, len(privs))
+	for i, v := range vals {
+		if errs[i] == nil {
+			if out[i], errs[i] = stdecdh.X25519().NewPublicKey(v); errs[i] != nil {
+				out[i] = nil
+			}
+		}
+	}
+	return out, batch.Collect(errs)
+}
+
+// SharedSecretsX25519 computes privs[i].ECDH(peers[i]) on b for crypto/ecdh
+// X25519 keys. Like crypto/ecdh, an all-zero secret is an error (ErrLowOrder).
+func SharedSecretsX25519(b Backend, privs []*stdecdh.PrivateKey, peers []*stdecdh.PublicKey) ([][]byte, error) {
+	if len(privs) != len(peers) {
+		return nil, fmt.Errorf("ecdh: %d private keys but %d peer keys", len(privs), len(peers))
+	}
+	raw, errs := rawX25519(privs)
+	pub := make([][]byte, len(peers))
+	for i, p := range peers {
+		switch {
+		case errs[i] != nil:
+		case p == nil:
+			errs[i] = fmt.Errorf("ecdh: nil peer public key")
+		case p.Curve() != stdecdh.X25519():
+			errs[i] = fmt.Errorf("ecdh: peer key is on %v, not X25519", p.Curve())
+		default:
+			pub[i] = p.Bytes()
+		}
+		if errs[i] != nil { // keep the batch well-formed; the element fails anyway
+			raw[i], pub[i] = make([]byte, 32), make([]byte, 32)
+		}
+	}
+	vals, err := b.SharedSecrets(X25519, raw, pub)
+	if err != nil && !isPerElement(err, len(privs)) {
+		return nil, err
+	}
+	mergeErrs(errs, err)
+	for i := range vals {
+		if errs[i] != nil {
+			vals[i] = nil
+		}
+	}
+	return vals, batch.Collect(errs)
+}
+
+func rawX25519(privs []*stdecdh.PrivateKey) ([][]byte, []error) {
+	raw := make([][]byte, len(privs))
+	errs := make([]error, len(privs))
+	for i, k := range privs {
+		switch {
+		case k == nil:
+			errs[i] = fmt.Errorf("ecdh: nil private key")
+		case k.Curve() != stdecdh.X25519():
+			errs[i] = fmt.Errorf("ecdh: private key is on %v, not X25519", k.Curve())
+		default:
+			raw[i] = k.Bytes()
+		}
+		if errs[i] != nil {
+			raw[i] = make([]byte, 32)
+		}
+	}
+	return raw, errs
+}
+
+func isPerElement(err error, n int) bool {
+	be, ok := err.(*batch.Error)
+	return ok && len(be.Errs) == n
+}
+
+func mergeErrs(errs []error, err error) {
+	if be, ok := err.(*batch.Error); ok {
+		for i, e := range be.Errs {
+			if errs[i] == nil {
+				errs[i] = e
+			}
+		}
+	}
+}
