@@ -3,6 +3,7 @@ package ecdh
 import (
 	"fmt"
 	"log"
+	"runtime"
 	"sync"
 	"time"
 
@@ -145,20 +146,23 @@ func (e *Engine) compute(c Curve, privs, peers [][]byte) ([][]byte, time.Duratio
 	if peers != nil {
 		us = make([]uint32, L*m)
 	}
-	tmp := make([]uint32, L)
-	for col, i := range idx {
-		decodeScalar(c, privs[i], tmp)
-		for j := range L {
-			scal[j*m+col] = tmp[j]
-		}
-		if peers != nil {
-			decodeU(c, peers[i], tmp)
+	parallel(m, func(lo, hi int) {
+		tmp := make([]uint32, L)
+		defer clear(tmp)
+		for col := lo; col < hi; col++ {
+			i := idx[col]
+			decodeScalar(c, privs[i], tmp)
 			for j := range L {
-				us[j*m+col] = tmp[j]
+				scal[j*m+col] = tmp[j]
+			}
+			if peers != nil {
+				decodeU(c, peers[i], tmp)
+				for j := range L {
+					us[j*m+col] = tmp[j]
+				}
 			}
 		}
-	}
-	clear(tmp)
+	})
 	res, dur, err := e.run(c, scal, us, m)
 	if err != nil {
 		e.fellBack(err)
@@ -186,18 +190,24 @@ func (e *Engine) compute(c Curve, privs, peers [][]byte) ([][]byte, time.Duratio
 		}
 		return out, 0, batch.Collect(errs)
 	}
-	for col, i := range idx {
-		v := make([]byte, c.Size())
-		for j := range L {
-			tmp[j] = res[j*m+col]
+	size := c.Size()
+	all := make([]byte, m*size) // one allocation for every result
+	parallel(m, func(lo, hi int) {
+		tmp := make([]uint32, L)
+		for col := lo; col < hi; col++ {
+			i := idx[col]
+			v := all[col*size : (col+1)*size : (col+1)*size]
+			for j := range L {
+				tmp[j] = res[j*m+col]
+			}
+			limbsLE(tmp, v)
+			if peers != nil && isZero(v) {
+				errs[i] = ErrLowOrder
+				continue
+			}
+			out[i] = v
 		}
-		limbsLE(tmp, v)
-		if peers != nil && isZero(v) {
-			errs[i] = ErrLowOrder
-			continue
-		}
-		out[i] = v
-	}
+	})
 	return out, dur, batch.Collect(errs)
 }
 
@@ -263,6 +273,27 @@ func (e *Engine) run(c Curve, scal, us []uint32, m int) ([]uint32, time.Duration
 	}
 	dur, err := ev.Duration()
 	return res, dur, err
+}
+
+// parallel splits [0, n) into one contiguous range per core (small batches
+// stay on the calling goroutine).
+func parallel(n int, f func(lo, hi int)) {
+	const minChunk = 2048
+	w := min(runtime.GOMAXPROCS(0), (n+minChunk-1)/minChunk)
+	if w <= 1 {
+		f(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for k := range w {
+		lo, hi := k*n/w, (k+1)*n/w
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(lo, hi)
+		}()
+	}
+	wg.Wait()
 }
 
 // Auto returns an Engine on the default device, or the CPU backend when no
