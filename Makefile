@@ -31,6 +31,8 @@ test: deps
 	$(GO) vet $(PKGS)
 	CGO_ENABLED=0 $(GO) build $(PKGS)
 	GPUCRYPTO_REQUIRE_DEVICE=1 $(GO) test -timeout 30m $(PKGS)
+	@# the concurrent parts again under the race detector
+	GPUCRYPTO_REQUIRE_DEVICE=1 $(GO) test -race -timeout 10m -run 'Server|Fallback|Flush|BackPressure|Errors|Concurrent' ./batch ./ecdh ./cl
 
 bench: deps
 	$(GO) run -buildvcs=$(BUILDVCS) ./cmd/gpucrypto bench
