@@ -5,6 +5,8 @@
  *   SCALAR_BITS  255 (X25519) or 448 (X448)
  *   A24          (A − 2) / 4: 121665 or 39081
  *   LADDER       the name of the ladder function to define
+ *   LADDER_KERNEL, LADDER_BASE_KERNEL  the kernel names (variable u, base point)
+ *   BASE_U       the base point's u-coordinate (9 or 5)
  * Constant time: the scalar bit only feeds a mask for the conditional swap;
  * the loop bounds, memory indices and branches depend on public values only.
  * Scalars arrive clamped and u-coordinates masked (decodeScalar /
@@ -52,5 +54,27 @@ DEVICE_FN void LADDER(u32 *out, GLOBAL const u32 *k, const u32 kstride, const u3
 	FE(invert)(z2, z2);
 	FE(mul)(out, x2, z2);
 	FE(canon)(out);
-	kw = 0;
+}
+
+/* out[i] = X(k[i], u[i]) over limb-major batches of NL limbs. */
+KERNEL void LADDER_KERNEL(GLOBAL u32 *RESTRICT out, GLOBAL const u32 *RESTRICT k,
+	GLOBAL const u32 *RESTRICT u, const u32 count)
+{
+	const u32 i = GID();
+	if (i >= count) return;
+	u32 ui[NL], r[NL];
+	for (int j = 0; j < NL; j++) ui[j] = LIMB(u + i, j, count);
+	LADDER(r, k + i, count, ui);
+	for (int j = 0; j < NL; j++) LIMB(out + i, j, count) = r[j];
+}
+
+/* out[i] = X(k[i], BASE_U): public keys. */
+KERNEL void LADDER_BASE_KERNEL(GLOBAL u32 *RESTRICT out, GLOBAL const u32 *RESTRICT k, const u32 count)
+{
+	const u32 i = GID();
+	if (i >= count) return;
+	u32 ui[NL], r[NL];
+	FE(set_small)(ui, BASE_U);
+	LADDER(r, k + i, count, ui);
+	for (int j = 0; j < NL; j++) LIMB(out + i, j, count) = r[j];
 }

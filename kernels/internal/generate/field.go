@@ -10,6 +10,18 @@ type emitter struct{ b strings.Builder }
 
 func (e *emitter) f(format string, args ...any) { fmt.Fprintf(&e.b, "\t"+format+"\n", args...) }
 
+// chain emits one carry chain over j in [lo, hi): the first statement with
+// first, the rest with rest; line(op, j) formats a statement.
+func chain(e *emitter, lo, hi int, first, rest string, line func(op string, j int) string) {
+	for j := lo; j < hi; j++ {
+		op := rest
+		if j == lo {
+			op = first
+		}
+		e.f("%s", line(op, j))
+	}
+}
+
 // rowProduct emits c[0..2n-1] = a·b (or a² when square) into locals c0...,
 // by operand scanning: for each row i one lo chain and one hi chain of
 // multiply-adds (two instructions per partial product, Dong 2018 Fig. 3).
@@ -119,27 +131,16 @@ func (f fieldSpec) emit(b *strings.Builder) {
 		rowProduct(e, n, "a", "a", true)
 		f.reduce(e, n)
 	})
+	rab := func(op string, j int) string { return fmt.Sprintf("%s(r[%d], a[%d], b[%d]);", op, j, j, j) }
 	f.fn(b, "add(u32 *r, const u32 *a, const u32 *b)", func(e *emitter) {
 		e.f("u32 k;")
-		for j := 0; j < n; j++ {
-			op := "ADDC_CC"
-			if j == 0 {
-				op = "ADD_CC"
-			}
-			e.f("%s(r[%d], a[%d], b[%d]);", op, j, j, j)
-		}
+		chain(e, 0, n, "ADD_CC", "ADDC_CC", rab)
 		e.f("ADDC(k, 0u, 0u);")
 		f.fold(e, n)
 	})
 	f.fn(b, "sub(u32 *r, const u32 *a, const u32 *b)", func(e *emitter) {
 		e.f("u32 k;")
-		for j := 0; j < n; j++ {
-			op := "SUBC_CC"
-			if j == 0 {
-				op = "SUB_CC"
-			}
-			e.f("%s(r[%d], a[%d], b[%d]);", op, j, j, j)
-		}
+		chain(e, 0, n, "SUB_CC", "SUBC_CC", rab)
 		e.f("SUBC(k, 0u, 0u);")
 		e.f("k &= 1u;")
 		f.borrow(e, n)
@@ -148,13 +149,9 @@ func (f fieldSpec) emit(b *strings.Builder) {
 	// z2 = E·(AA + a24·E) uses it as the fused multiply-add.
 	f.fn(b, "mul_small_add(u32 *r, const u32 *a, const u32 s, const u32 *b)", func(e *emitter) {
 		e.f("u32 k;")
-		for j := 0; j < n; j++ {
-			op := "MADLOC_CC"
-			if j == 0 {
-				op = "MADLO_CC"
-			}
-			e.f("%s(r[%d], a[%d], s, b[%d]);", op, j, j, j)
-		}
+		chain(e, 0, n, "MADLO_CC", "MADLOC_CC", func(op string, j int) string {
+			return fmt.Sprintf("%s(r[%d], a[%d], s, b[%d]);", op, j, j, j)
+		})
 		e.f("ADDC(k, 0u, 0u);")
 		for j := 0; j < n; j++ {
 			op := "MADHIC_CC"
@@ -195,13 +192,9 @@ var p25519 = fieldSpec{
 	reduce: func(e *emitter, n int) {
 		// (c0..c7) + 38·(c8..c15) → r, top word k ≤ 38 (Dong Alg. 1)
 		e.f("u32 k;")
-		for j := 0; j < n; j++ {
-			op := "MADLOC_CC"
-			if j == 0 {
-				op = "MADLO_CC"
-			}
-			e.f("%s(r[%d], c%d, 38u, c%d);", op, j, j+n, j)
-		}
+		chain(e, 0, n, "MADLO_CC", "MADLOC_CC", func(op string, j int) string {
+			return fmt.Sprintf("%s(r[%d], c%d, 38u, c%d);", op, j, j+n, j)
+		})
 		e.f("ADDC(k, 0u, 0u);")
 		for j := 0; j < n; j++ {
 			op, dst := "MADHIC_CC", fmt.Sprintf("r[%d]", j+1)
@@ -271,33 +264,21 @@ var p448 = fieldSpec{
 		// Dong eq. 18: limbs 0..6 get c_i + c_{i+14} + c_{i+21},
 		// limbs 7..13 get c_i + c_{i+7} + 2·c_{i+14}; carries summed in k
 		e.f("u32 k;")
-		for j := 0; j < n; j++ { // r = L + H
-			op := "ADDC_CC"
-			if j == 0 {
-				op = "ADD_CC"
-			}
-			e.f("%s(r[%d], c%d, c%d);", op, j, j, j+14)
-		}
+		chain(e, 0, n, "ADD_CC", "ADDC_CC", func(op string, j int) string { // r = L + H
+			return fmt.Sprintf("%s(r[%d], c%d, c%d);", op, j, j, j+14)
+		})
 		e.f("ADDC(k, 0u, 0u);")
-		for j := 0; j < n; j++ { // r += (H_hi ‖ H_lo)
-			op := "ADDC_CC"
-			if j == 0 {
-				op = "ADD_CC"
-			}
+		chain(e, 0, n, "ADD_CC", "ADDC_CC", func(op string, j int) string { // r += (H_hi ‖ H_lo)
 			src := j + 21
 			if j >= 7 {
 				src = j + 7
 			}
-			e.f("%s(r[%d], r[%d], c%d);", op, j, j, src)
-		}
+			return fmt.Sprintf("%s(r[%d], r[%d], c%d);", op, j, j, src)
+		})
 		e.f("ADDC(k, k, 0u);")
-		for j := 7; j < n; j++ { // r[7..13] += H_hi
-			op := "ADDC_CC"
-			if j == 7 {
-				op = "ADD_CC"
-			}
-			e.f("%s(r[%d], r[%d], c%d);", op, j, j, j+14)
-		}
+		chain(e, 7, n, "ADD_CC", "ADDC_CC", func(op string, j int) string { // r[7..13] += H_hi
+			return fmt.Sprintf("%s(r[%d], r[%d], c%d);", op, j, j, j+14)
+		})
 		e.f("ADDC(k, k, 0u);")
 		fold448(e, n)
 	},
