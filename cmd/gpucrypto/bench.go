@@ -160,24 +160,16 @@ func benchArith(e *arith.Engine, op arith.Op, bits, n int, dur time.Duration) (b
 	for i := range a.Words {
 		a.Words[i], b.Words[i] = rng.Uint32(), rng.Uint32()
 	}
-	if _, err := e.Run(op, a, b); err != nil { // warm-up: build, first allocation
-		return benchResult{}, err
-	}
-	var kernel, wall []time.Duration
-	start := time.Now()
-	for len(wall) < 3 || time.Since(start) < dur {
-		t0 := time.Now()
+	r, err := measure(string(op), bits, n, dur, func() (time.Duration, error) {
 		res, err := e.Run(op, a, b)
 		if err != nil {
-			return benchResult{}, err
+			return 0, err
 		}
-		wall = append(wall, time.Since(t0))
-		kernel = append(kernel, res.Kernel)
+		return res.Kernel, nil
+	})
+	if err != nil {
+		return r, err
 	}
-	r := benchResult{Op: string(op), Bits: bits, Batch: n, Runs: len(wall)}
-	r.KernelOps = float64(n) / median(kernel).Seconds()
-	r.E2EOps = float64(n) / median(wall).Seconds()
-	r.LatencyMs = float64(median(wall).Microseconds()) / 1000
 	r.CPUOps = cpuArith(op, bits, a, b, dur)
 	r.Speedup = r.E2EOps / r.CPUOps
 	return r, nil
@@ -225,6 +217,31 @@ func cpuArith(op arith.Op, bits int, a, b *arith.Batch, dur time.Duration) float
 	}
 	wg.Wait()
 	return float64(count.Load()) / time.Since(start).Seconds()
+}
+
+// measure runs one batch to warm up (build, first allocation), then repeats
+// it for at least dur and three runs; run returns the kernel's device time.
+func measure(op string, bits, n int, dur time.Duration, run func() (time.Duration, error)) (benchResult, error) {
+	if _, err := run(); err != nil {
+		return benchResult{}, err
+	}
+	var kernel, wall []time.Duration
+	start := time.Now()
+	for len(wall) < 3 || time.Since(start) < dur {
+		t0 := time.Now()
+		k, err := run()
+		if err != nil {
+			return benchResult{}, err
+		}
+		wall = append(wall, time.Since(t0))
+		kernel = append(kernel, k)
+	}
+	return benchResult{
+		Op: op, Bits: bits, Batch: n, Runs: len(wall),
+		KernelOps: float64(n) / median(kernel).Seconds(),
+		E2EOps:    float64(n) / median(wall).Seconds(),
+		LatencyMs: float64(median(wall).Microseconds()) / 1000,
+	}, nil
 }
 
 func median(ds []time.Duration) time.Duration {
@@ -350,27 +367,16 @@ func benchECDH(e *ecdh.Engine, c ecdh.Curve, keygen bool, op string, n int, dur 
 			peers[i] = pubs[i%len(pubs)]
 		}
 	}
-	if _, _, err := e.Timed(c, privs, peers); err != nil { // warm-up
-		return benchResult{}, err
-	}
-	var kernel, wall []time.Duration
-	start := time.Now()
-	for len(wall) < 3 || time.Since(start) < dur {
-		t0 := time.Now()
+	r, err := measure(op, curveBits(c), n, dur, func() (time.Duration, error) {
 		_, k, err := e.Timed(c, privs, peers)
-		if err != nil {
-			return benchResult{}, err
-		}
-		wall = append(wall, time.Since(t0))
-		kernel = append(kernel, k)
+		return k, err
+	})
+	if err != nil {
+		return r, err
 	}
 	if e.Fallbacks() > 0 {
 		return benchResult{}, fmt.Errorf("device failed; the batch ran on the CPU")
 	}
-	r := benchResult{Op: op, Bits: curveBits(c), Batch: n, Runs: len(wall)}
-	r.KernelOps = float64(n) / median(kernel).Seconds()
-	r.E2EOps = float64(n) / median(wall).Seconds()
-	r.LatencyMs = float64(median(wall).Microseconds()) / 1000
 	r.CPUOps = cpuECDH(c, keygen, privs[:min(n, 4096)], dur)
 	r.Speedup = r.E2EOps / r.CPUOps
 	return r, nil

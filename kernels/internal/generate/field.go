@@ -22,6 +22,19 @@ func chain(e *emitter, lo, hi int, first, rest string, line func(op string, j in
 	}
 }
 
+// addAt emits the chain dst = src ± x over n limbs, where x has the words
+// given in at (by limb index) and zeros elsewhere; first/rest are the chain
+// macros (ADD_CC/ADDC_CC or SUB_CC/SUBC_CC).
+func addAt(e *emitter, n int, first, rest, dst, src string, at map[int]string) {
+	chain(e, 0, n, first, rest, func(op string, j int) string {
+		x, ok := at[j]
+		if !ok {
+			x = "0u"
+		}
+		return fmt.Sprintf("%s(%s[%d], %s[%d], %s);", op, dst, j, src, j, x)
+	})
+}
+
 // rowProduct emits c[0..2n-1] = a·b (or a² when square) into locals c0...,
 // by operand scanning: for each row i one lo chain and one hi chain of
 // multiply-adds (two instructions per partial product, Dong 2018 Fig. 3).
@@ -213,10 +226,7 @@ var p25519 = fieldSpec{
 		// r − k·2^256 ≡ r − 38k; a second round absorbs the one wrap
 		for round := 0; round < 2; round++ {
 			e.f("k = k * 38u;")
-			e.f("SUB_CC(r[0], r[0], k);")
-			for j := 1; j < n; j++ {
-				e.f("SUBC_CC(r[%d], r[%d], 0u);", j, j)
-			}
+			addAt(e, n, "SUB_CC", "SUBC_CC", "r", "r", map[int]string{0: "k"})
 			e.f("SUBC(k, 0u, 0u);")
 			e.f("k &= 1u;")
 		}
@@ -286,14 +296,7 @@ var p448 = fieldSpec{
 	borrow: func(e *emitter, n int) {
 		// r − k·2^448 ≡ r − k·(2^224 + 1), two rounds
 		for round := 0; round < 2; round++ {
-			e.f("SUB_CC(r[0], r[0], k);")
-			for j := 1; j < n; j++ {
-				if j == 7 {
-					e.f("SUBC_CC(r[7], r[7], k);")
-				} else {
-					e.f("SUBC_CC(r[%d], r[%d], 0u);", j, j)
-				}
-			}
+			addAt(e, n, "SUB_CC", "SUBC_CC", "r", "r", map[int]string{0: "k", 7: "k"})
 			e.f("SUBC(k, 0u, 0u);")
 			e.f("k &= 1u;")
 		}
@@ -302,14 +305,7 @@ var p448 = fieldSpec{
 		// r < 2^448 < 2p: subtract p once when r ≥ p, i.e. when
 		// r + 2^224 + 1 carries out of 448 bits
 		e.f("u32 t[14], k;")
-		e.f("ADD_CC(t[0], r[0], 1u);")
-		for j := 1; j < n; j++ {
-			if j == 7 {
-				e.f("ADDC_CC(t[7], r[7], 1u);")
-			} else {
-				e.f("ADDC_CC(t[%d], r[%d], 0u);", j, j)
-			}
-		}
+		addAt(e, n, "ADD_CC", "ADDC_CC", "t", "r", map[int]string{0: "1u", 7: "1u"})
 		e.f("ADDC(k, 0u, 0u);")
 		e.f("const u32 m = 0u - k;")
 		for j := 0; j < n; j++ {
@@ -321,14 +317,7 @@ var p448 = fieldSpec{
 // fold448: r + k·2^448 ≡ r + k·2^224 + k, twice (Dong Alg. 4); k ends 0.
 func fold448(e *emitter, n int) {
 	for round := 0; round < 2; round++ {
-		e.f("ADD_CC(r[0], r[0], k);")
-		for j := 1; j < n; j++ {
-			if j == 7 {
-				e.f("ADDC_CC(r[7], r[7], k);")
-			} else {
-				e.f("ADDC_CC(r[%d], r[%d], 0u);", j, j)
-			}
-		}
+		addAt(e, n, "ADD_CC", "ADDC_CC", "r", "r", map[int]string{0: "k", 7: "k"})
 		e.f("ADDC(k, 0u, 0u);")
 	}
 }
