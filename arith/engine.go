@@ -114,29 +114,22 @@ func (e *Engine) Run(op Op, a, b *Batch) (*Result, error) {
 			x.Release()
 		}
 	}()
-	alloc := func(words int) (*cl.Buffer, error) {
-		buf, err := e.dev.NewBuffer(4 * words)
+	keep := func(buf *cl.Buffer, err error) (*cl.Buffer, error) {
 		if err == nil {
 			bufs = append(bufs, buf)
 		}
 		return buf, err
 	}
-	da, err := alloc(len(a.Words))
+	da, err := keep(e.dev.Upload(cl.Uint32Bytes(a.Words)))
 	if err != nil {
 		return nil, err
 	}
-	db, err := alloc(len(b.Words))
+	db, err := keep(e.dev.Upload(cl.Uint32Bytes(b.Words)))
 	if err != nil {
 		return nil, err
 	}
-	dr, err := alloc(outLimbs * a.Count)
+	dr, err := keep(e.dev.NewBuffer(4 * outLimbs * a.Count))
 	if err != nil {
-		return nil, err
-	}
-	if err := da.Write(0, cl.Uint32Bytes(a.Words)); err != nil {
-		return nil, err
-	}
-	if err := db.Write(0, cl.Uint32Bytes(b.Words)); err != nil {
 		return nil, err
 	}
 	count := uint32(a.Count)
@@ -146,7 +139,7 @@ func (e *Engine) Run(op Op, a, b *Batch) (*Result, error) {
 		ev, err = k.Launch(a.Count, 128, dr, da, db, count)
 	} else {
 		var dc *cl.Buffer
-		if dc, err = alloc(a.Count); err != nil {
+		if dc, err = keep(e.dev.NewBuffer(4 * a.Count)); err != nil {
 			return nil, err
 		}
 		if ev, err = k.Launch(a.Count, 128, dr, dc, da, db, count); err == nil {

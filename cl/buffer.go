@@ -39,6 +39,19 @@ func (d *Device) NewBuffer(size int) (*Buffer, error) {
 	return b, nil
 }
 
+// Upload allocates a buffer of len(src) bytes and copies src into it.
+func (d *Device) Upload(src []byte) (*Buffer, error) {
+	b, err := d.NewBuffer(len(src))
+	if err != nil {
+		return nil, err
+	}
+	if err := b.Write(0, src); err != nil {
+		b.Release()
+		return nil, err
+	}
+	return b, nil
+}
+
 // Size is the buffer's length in bytes.
 func (b *Buffer) Size() int { return b.size }
 

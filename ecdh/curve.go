@@ -73,34 +73,26 @@ func checkLen(c Curve, what string, b []byte) error {
 	return nil
 }
 
-// decodeScalar clamps a private key into little-endian limbs (RFC 7748 §5,
-// decodeScalar25519 / decodeScalar448).
-func decodeScalar(c Curve, k []byte, dst []uint32) {
+// decode reads a little-endian key into limbs as RFC 7748 §5 does: a scalar
+// is clamped (decodeScalar25519 / decodeScalar448); an X25519 u-coordinate
+// has its unused top bit masked (decodeUCoordinate). Non-canonical u (≥ p)
+// is accepted and reduced by the field code. The stack copy is cleared.
+func decode(c Curve, in []byte, dst []uint32, scalar bool) {
 	var buf [56]byte
 	b := buf[:c.Size()]
-	copy(b, k)
-	if c == X25519 {
+	copy(b, in)
+	switch {
+	case scalar && c == X25519:
 		b[0] &= 248
-		b[31] &= 127
-		b[31] |= 64
-	} else {
+		b[31] = b[31]&127 | 64
+	case scalar:
 		b[0] &= 252
 		b[55] |= 128
+	case c == X25519:
+		b[31] &= 127
 	}
 	leLimbs(b, dst)
 	clear(buf[:])
-}
-
-// decodeU masks the unused top bit of an X25519 u-coordinate (RFC 7748 §5);
-// non-canonical values (≥ p) are accepted and reduced by the field code.
-func decodeU(c Curve, u []byte, dst []uint32) {
-	var buf [56]byte
-	b := buf[:c.Size()]
-	copy(b, u)
-	if c == X25519 {
-		b[31] &= 127
-	}
-	leLimbs(b, dst)
 }
 
 func leLimbs(b []byte, dst []uint32) {

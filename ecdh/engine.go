@@ -151,12 +151,12 @@ func (e *Engine) compute(c Curve, privs, peers [][]byte) ([][]byte, time.Duratio
 		defer clear(tmp)
 		for col := lo; col < hi; col++ {
 			i := idx[col]
-			decodeScalar(c, privs[i], tmp)
+			decode(c, privs[i], tmp, true)
 			for j := range L {
 				scal[j*m+col] = tmp[j]
 			}
 			if peers != nil {
-				decodeU(c, peers[i], tmp)
+				decode(c, peers[i], tmp, false)
 				for j := range L {
 					us[j*m+col] = tmp[j]
 				}
@@ -236,7 +236,7 @@ func (e *Engine) run(c Curve, scal, us []uint32, m int) ([]uint32, time.Duration
 		return nil, 0, err
 	}
 	words := c.limbs() * m
-	dk, err := e.dev.NewBuffer(4 * words)
+	dk, err := e.dev.Upload(cl.Uint32Bytes(scal))
 	if err != nil {
 		return nil, 0, err
 	}
@@ -246,24 +246,17 @@ func (e *Engine) run(c Curve, scal, us []uint32, m int) ([]uint32, time.Duration
 		return nil, 0, err
 	}
 	defer dout.Release()
-	if err := dk.Write(0, cl.Uint32Bytes(scal)); err != nil {
-		return nil, 0, err
-	}
-	var ev *cl.Event
+	args := []any{dout, dk}
 	if us != nil {
-		du, err := e.dev.NewBuffer(4 * words)
+		du, err := e.dev.Upload(cl.Uint32Bytes(us))
 		if err != nil {
 			return nil, 0, err
 		}
 		defer du.Release()
-		if err := du.Write(0, cl.Uint32Bytes(us)); err != nil {
-			return nil, 0, err
-		}
-		ev, err = k.Launch(m, WorkGroup, dout, dk, du, uint32(m))
-		if err != nil {
-			return nil, 0, err
-		}
-	} else if ev, err = k.Launch(m, WorkGroup, dout, dk, uint32(m)); err != nil {
+		args = append(args, du)
+	}
+	ev, err := k.Launch(m, WorkGroup, append(args, uint32(m))...)
+	if err != nil {
 		return nil, 0, err
 	}
 	defer ev.Release()

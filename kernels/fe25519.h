@@ -4,13 +4,6 @@
 #pragma once
 #include "field_gen.h"
 
-DEVICE_FN void fe25519_sqr_n(u32 *r, const u32 *a, int n)
-{
-	fe25519_sqr(r, a);
-	for (int i = 1; i < n; i++)
-		fe25519_sqr(r, r);
-}
-
 DEVICE_FN void fe25519_invert(u32 *r, const u32 *z)
 {
 	u32 z2[8], z9[8], z11[8], t[8], a[8], b[8];

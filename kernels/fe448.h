@@ -5,13 +5,6 @@
 #pragma once
 #include "field_gen.h"
 
-DEVICE_FN void fe448_sqr_n(u32 *r, const u32 *a, int n)
-{
-	fe448_sqr(r, a);
-	for (int i = 1; i < n; i++)
-		fe448_sqr(r, r);
-}
-
 DEVICE_FN void fe448_invert(u32 *r, const u32 *z)
 {
 	u32 t3[14], t6[14], t30[14], a[14], t[14];

@@ -348,6 +348,13 @@ DEVICE_FN void fe25519_sqr(u32 *r, const u32 *a)
 	ADDC(r[7], r[7], 0u);
 }
 
+DEVICE_FN void fe25519_sqr_n(u32 *r, const u32 *a, int n)
+{
+	fe25519_sqr(r, a);
+	for (int i = 1; i < n; i++)
+		fe25519_sqr(r, r);
+}
+
 DEVICE_FN void fe25519_add(u32 *r, const u32 *a, const u32 *b)
 {
 	CARRY_DECL;
@@ -447,7 +454,8 @@ DEVICE_FN void fe25519_mul_small_add(u32 *r, const u32 *a, const u32 s, const u3
 DEVICE_FN void fe25519_canon(u32 *r)
 {
 	CARRY_DECL;
-	u32 k = r[7] >> 31;
+	u32 k = 0;
+	k = (k << 1) | (r[7] >> 31);
 	r[7] &= 0x7fffffffu;
 	MADLO_CC(r[0], k, 19u, r[0]);
 	ADDC_CC(r[1], r[1], 0u);
@@ -1406,6 +1414,13 @@ DEVICE_FN void fe448_sqr(u32 *r, const u32 *a)
 	ADDC_CC(r[12], r[12], 0u);
 	ADDC_CC(r[13], r[13], 0u);
 	ADDC(k, 0u, 0u);
+}
+
+DEVICE_FN void fe448_sqr_n(u32 *r, const u32 *a, int n)
+{
+	fe448_sqr(r, a);
+	for (int i = 1; i < n; i++)
+		fe448_sqr(r, r);
 }
 
 DEVICE_FN void fe448_add(u32 *r, const u32 *a, const u32 *b)

@@ -145,6 +145,8 @@ func (f fieldSpec) emit(b *strings.Builder) {
 		f.reduce(e, n)
 	})
 	rab := func(op string, j int) string { return fmt.Sprintf("%s(r[%d], a[%d], b[%d]);", op, j, j, j) }
+	// r = a^(2^n), n ≥ 1 and public (inversion chains)
+	fmt.Fprintf(b, "\nDEVICE_FN void %[1]s_sqr_n(u32 *r, const u32 *a, int n)\n{\n\t%[1]s_sqr(r, a);\n\tfor (int i = 1; i < n; i++)\n\t\t%[1]s_sqr(r, r);\n}\n", f.name)
 	f.fn(b, "add(u32 *r, const u32 *a, const u32 *b)", func(e *emitter) {
 		e.f("u32 k;")
 		chain(e, 0, n, "ADD_CC", "ADDC_CC", rab)
@@ -234,13 +236,8 @@ var p25519 = fieldSpec{
 	canon: func(e *emitter, n int) {
 		// fold bit 255 (r < 2^255 + 19 after it), then subtract p when
 		// r + 19 reaches 2^255; select by mask, never by branch
-		e.f("u32 k = r[7] >> 31;")
-		e.f("r[7] &= 0x7fffffffu;")
-		e.f("MADLO_CC(r[0], k, 19u, r[0]);")
-		for j := 1; j < n-1; j++ {
-			e.f("ADDC_CC(r[%d], r[%d], 0u);", j, j)
-		}
-		e.f("ADDC(r[7], r[7], 0u);")
+		e.f("u32 k = 0;")
+		fold25519(e, n)
 		e.f("u32 t[8];")
 		e.f("ADD_CC(t[0], r[0], 19u);")
 		for j := 1; j < n-1; j++ {
