@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -364,5 +365,35 @@ func TestConcurrentUse(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		require.NoError(t, err)
+	}
+}
+
+// A kernel keeps its program alive: dropping every reference to the Program
+// and collecting garbage must not release the kernel under a caller that
+// still holds it (the bug behind a CI failure of TestProgramCache).
+func TestKernelOutlivesProgramReference(t *testing.T) {
+	d := cltest.Device(t)
+	t.Setenv(cl.EnvNoCache, "1")
+	k := func() *cl.Kernel {
+		p, err := d.Build(`__kernel void k(__global uint *x) { x[get_global_id(0)] += 5u; }`, cl.BuildOptions{})
+		require.NoError(t, err)
+		k, err := p.Kernel("k")
+		require.NoError(t, err)
+		return k
+	}()
+	for range 3 {
+		runtime.GC()
+	}
+	b, err := d.NewBuffer(64)
+	require.NoError(t, err)
+	defer b.Release()
+	in := make([]byte, 64)
+	require.NoError(t, b.Write(0, in))
+	ev, err := k.Launch(16, 0, b)
+	require.NoError(t, err)
+	require.NoError(t, ev.Wait())
+	require.NoError(t, b.Read(0, in))
+	for _, v := range u32s(in) {
+		require.Equal(t, uint32(5), v)
 	}
 }

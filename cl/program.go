@@ -60,6 +60,27 @@ type Program struct {
 
 	mu      sync.Mutex
 	kernels map[string]*Kernel
+	handles *progHandles    // what the cleanup frees when the program is garbage
+	cleanup runtime.Cleanup // cancelled by an explicit Release
+}
+
+// progHandles are the OpenCL objects of a Program, kept apart from it so the
+// cleanup that frees them does not keep the Program reachable. A Kernel
+// points at its Program, so a program stays alive as long as any of its
+// kernels is in use.
+type progHandles struct {
+	api     *api
+	prog    uintptr
+	kernels []uintptr
+}
+
+func (h *progHandles) free() {
+	for _, k := range h.kernels {
+		h.api.ReleaseKernel(k)
+	}
+	if h.prog != 0 {
+		h.api.ReleaseProgram(h.prog)
+	}
 }
 
 // Prelude is the generated header put before every source compiled for the
@@ -147,7 +168,8 @@ func (d *Device) build(full, opts, key string) (*Program, error) {
 			}
 		}
 	}
-	runtime.SetFinalizer(p, (*Program).Release)
+	p.handles = &progHandles{api: d.api, prog: p.prog}
+	p.cleanup = runtime.AddCleanup(p, (*progHandles).free, p.handles)
 	return p, nil
 }
 
@@ -240,13 +262,14 @@ func (p *Program) Release() error {
 	if p.prog == 0 {
 		return nil
 	}
-	runtime.SetFinalizer(p, nil)
+	p.cleanup.Stop()
 	for _, k := range p.kernels {
 		k.release()
 	}
 	p.kernels = nil
 	err := check("clReleaseProgram", p.dev.api.ReleaseProgram(p.prog))
 	p.prog = 0
+	p.handles = nil
 	return err
 }
 
@@ -265,8 +288,9 @@ func (p *Program) Kernel(name string) (*Kernel, error) {
 	if err := check("clCreateKernel", st); err != nil {
 		return nil, fmt.Errorf("%w (kernel %q)", err, name)
 	}
-	k := &Kernel{dev: p.dev, k: h, Name: name}
+	k := &Kernel{dev: p.dev, prog: p, k: h, Name: name}
 	p.kernels[name] = k
+	p.handles.kernels = append(p.handles.kernels, h)
 	return k, nil
 }
 
@@ -274,6 +298,7 @@ func (p *Program) Kernel(name string) (*Kernel, error) {
 // setting arguments and enqueueing happen under one lock.
 type Kernel struct {
 	dev  *Device
+	prog *Program // keeps the program (and so this kernel's handle) alive
 	mu   sync.Mutex
 	k    uintptr
 	Name string
