@@ -1,0 +1,62 @@
+package rsa
+
+import (
+	"math/big"
+	"sync"
+)
+
+// pubKey is a validated RSA public key prepared for batched use.
+type pubKey struct {
+	n     *big.Int
+	e     int
+	bits  int // n.BitLen()
+	limbs int // device size class of n in 32-bit limbs (see sizeClass)
+
+	// cache holds per-backend precomputations (device limbs, Montgomery
+	// constants), keyed by the backend; filled lazily, read concurrently.
+	cache sync.Map
+}
+
+// privKey is a validated two-prime RSA private key prepared for batched use.
+type privKey struct {
+	pub                *pubKey
+	p, q, dp, dq, qinv *big.Int // CRT values (Precomputed by crypto/rsa)
+	half               int      // device size class of p and q in 32-bit limbs
+
+	cache sync.Map // as pubKey.cache
+}
+
+// backend computes the raw RSA primitives for a batch. All keys of one call
+// have the same size class (pubKey.limbs). Implementations: cpuBackend
+// (math/big, always available) and deviceBackend (OpenCL, device.go).
+//
+// Results are per element: a failed element has a nil result and its error
+// in the returned *batch.Error; any other error fails the whole call.
+type backend interface {
+	// private returns in[i]^d mod n for keys[i], computed by CRT. Every
+	// result has been checked against the public key (result^e mod n ==
+	// in[i]); a failed check is an error for that element, never a value.
+	// in[i] must be below n (callers check).
+	private(keys []*privKey, in []*big.Int) ([]*big.Int, error)
+	// public returns in[i]^e mod n for keys[i]; in[i] below n.
+	public(keys []*pubKey, in []*big.Int) ([]*big.Int, error)
+	// String names the backend in errors and fallback reports.
+	String() string
+}
+
+// sizeClasses are the operand widths, in 32-bit limbs, that the device
+// kernels are generated for (512 to 4096 bits). A modulus uses the
+// smallest class that holds it: moduli of the public operation take any
+// class, the CRT halves of private keys of 1024 to 4096 bits take 16 to 64.
+var sizeClasses = []int{16, 32, 48, 64, 96, 128}
+
+// sizeClass returns the smallest size class that holds a number of bits
+// bits, or false when none does.
+func sizeClass(bits int) (int, bool) {
+	for _, n := range sizeClasses {
+		if 32*n >= bits {
+			return n, true
+		}
+	}
+	return 0, false
+}
