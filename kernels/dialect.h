@@ -41,6 +41,16 @@ typedef long i64;
 #define BARRIER_LOCAL() barrier(CLK_LOCAL_MEM_FENCE)
 #endif
 
+/* UNROLL_OUTER goes before a loop whose body is already unrolled limb code
+ * (a Montgomery row, say). GPU compilers unroll the loop fully, so every
+ * array index becomes a constant and the arrays live in registers; CPU
+ * devices keep the loop (smaller code, faster builds, arrays in cache). */
+#if defined(GPUCRYPTO_VENDOR_CPU)
+#define UNROLL_OUTER
+#else
+#define UNROLL_OUTER _Pragma("unroll")
+#endif
+
 /* A batch of numbers is stored limb-major ("interleaved"): limb j of element
  * i sits at index j*stride + i, so neighbouring threads read neighbouring
  * words (coalesced). LIMB(p, j, stride) addresses limb j of this thread's

@@ -26,6 +26,13 @@ var files embed.FS
 // ArithLimbs lists the widths (in 32-bit limbs) that the arith kernels exist for.
 func ArithLimbs() []int { return append([]int(nil), generate.ArithLimbs...) }
 
+// MontLimbs lists the modulus widths (in 32-bit limbs) of the Montgomery
+// code in mont_gen.h; MontHasFIPS and MontHasSqr tell at which arithmetic
+// widths the optional product-scanning and squaring functions exist.
+func MontLimbs() []int       { return append([]int(nil), generate.MontLimbs...) }
+func MontHasFIPS(w int) bool { return generate.MontHasFIPS(w) }
+func MontHasSqr(w int) bool  { return generate.MontHasSqr(w) }
+
 // Source returns the named kernel file with every `#include "x"` replaced by
 // the file's text (each file at most once, like #pragma once). The result
 // depends only on the embedded tree, so it is a stable cache-key input.

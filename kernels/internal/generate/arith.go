@@ -88,5 +88,6 @@ func Files() map[string]string {
 	return map[string]string{
 		"arith_gen.h": Arith(),
 		"field_gen.h": Field(),
+		"mont_gen.h":  Mont(),
 	}
 }

@@ -1,0 +1,179 @@
+/* rsa.cl: the RSA kernels beside the exponentiations of modexp.cl.
+ *
+ * Build options (rsa/device.go sets them):
+ *   MONT_W, MONT_VARIANT, MONT_FINAL_SUB, ...  as for modexp.h, for the CRT
+ *                 halves (the primes p and q): width H
+ *   RSA_FW        the arithmetic width F of the modulus n (its size class,
+ *                 plus one word without final subtraction); MONT_WANT_<F>
+ *   RSA_PRIVATE   defined: build rsa_combine (needs the half width too)
+ *
+ * Key material is a table of K keys, every field limb-major with stride K
+ * (word j of key k at j·K + k), in this order:
+ *   H-word fields: p, q, qinv (q^(−1) mod p), r2p (2^(64H) mod p)
+ *   F-word fields: n, r2n (2^(64F) mod n)
+ *   one-word fields: n0p (−p^(−1) mod 2^32), n0n (−n^(−1) mod 2^32), e
+ * (rsa_public uses only the F-word and one-word fields of a table laid out
+ * with H = 0.) */
+#include "modexp.h"
+
+#define F RSA_FW
+#define FULL_MUL MX_CAT(mont_cios_, RSA_FW)
+#define FULL_REDUCE_ONCE MX_CAT(mont_reduce_once_, RSA_FW)
+
+/* Offsets of the fields in the key table, in words, for H-word halves. */
+#define KEY_P(H, K)   0u
+#define KEY_Q(H, K)   ((H) * (K))
+#define KEY_QINV(H, K) (2u * (H) * (K))
+#define KEY_R2P(H, K) (3u * (H) * (K))
+#define KEY_N(H, K)   (4u * (H) * (K))
+#define KEY_R2N(H, K) (4u * (H) * (K) + F * (K))
+#define KEY_N0P(H, K) (4u * (H) * (K) + 2u * F * (K))
+#define KEY_N0N(H, K) (KEY_N0P(H, K) + (K))
+#define KEY_E(H, K)   (KEY_N0P(H, K) + 2u * (K))
+
+DEVICE_FN void full_load(u32 *r, GLOBAL const u32 *p, const u32 stride)
+{
+	for (int j = 0; j < F; j++) r[j] = LIMB(p, j, stride);
+}
+
+/* y = x^e mod n, canonical, by left-to-right square-and-multiply for a
+ * public exponent e ≥ 1 (its bits steer the branches: they are public).
+ * x below 2^(32F). Every product goes through one call site; op is what
+ * the next product does: 0 enters Montgomery form (× r2n), 1 squares,
+ * 2 multiplies by x·R, 3 leaves Montgomery form (× 1). */
+DEVICE_FN void rsa_pow_e(u32 *y, const u32 *x, const u32 *n, const u32 n0, const u32 *r2n, const u32 e)
+{
+	u32 xm[F], b[F];
+	int bit = 31;
+	while (bit > 0 && !((e >> bit) & 1u)) bit--;
+	for (int j = 0; j < F; j++) { y[j] = x[j]; b[j] = r2n[j]; }
+	for (int op = 0;;) {
+		if (op == 1) {
+			for (int j = 0; j < F; j++) b[j] = y[j];
+		} else if (op == 2) {
+			for (int j = 0; j < F; j++) b[j] = xm[j];
+		} else if (op == 3) {
+			for (int j = 0; j < F; j++) b[j] = 0;
+			b[0] = 1;
+		}
+		FULL_MUL(y, y, b, n, n0);
+		if (op == 0)
+			for (int j = 0; j < F; j++) xm[j] = y[j];
+		if (op == 3)
+			break;
+		if (op == 1 && ((e >> bit) & 1u)) {
+			op = 2;                 /* this bit is set: multiply after its squaring */
+		} else {
+			bit--;
+			op = bit >= 0 ? 1 : 3;
+		}
+	}
+	FULL_REDUCE_ONCE(y, n);
+}
+
+/* out[i] = x[i]^e mod n for the key kidx[i]: RSA verification and
+ * encryption. x, out: F words per element (stride count). */
+KERNEL void rsa_public(GLOBAL u32 *RESTRICT out, GLOBAL const u32 *RESTRICT x,
+	GLOBAL const u32 *RESTRICT keys, GLOBAL const u32 *RESTRICT kidx, const u32 K,
+	const u32 count)
+{
+	const u32 i = GID();
+	if (i >= count) return;
+	const u32 k = kidx[i];
+	u32 n[F], r2n[F], xi[F], y[F];
+	full_load(n, keys + KEY_N(0u, K) + k, K);
+	full_load(r2n, keys + KEY_R2N(0u, K) + k, K);
+	full_load(xi, x + i, count);
+	rsa_pow_e(y, xi, n, keys[KEY_N0N(0u, K) + k], r2n, keys[KEY_E(0u, K) + k]);
+	for (int j = 0; j < F; j++) LIMB(out + i, j, count) = y[j];
+}
+
+#ifdef RSA_PRIVATE
+#define H MONT_W
+
+/* Garner's recombination of the CRT halves and the fault check (zheng
+ * 2014 §5.2):
+ *   h = qinv·(mp − mq) mod p,  m = mq + h·q,  ok = (m^e mod n == x).
+ * halves holds mp for elements [0, count) and mq for [count, 2·count)
+ * (H words each, stride 2·count, canonical). x is the input (below n).
+ * Where the check fails, out is zero and ok[i] = 0: the faulty value never
+ * leaves the device. fault (tests) is an element whose mp is corrupted
+ * first; no element has index 0xffffffff. */
+KERNEL void rsa_combine(GLOBAL u32 *RESTRICT out, GLOBAL u32 *RESTRICT ok,
+	GLOBAL const u32 *RESTRICT halves, GLOBAL const u32 *RESTRICT x,
+	GLOBAL const u32 *RESTRICT keys, GLOBAL const u32 *RESTRICT kidx, const u32 K,
+	const u32 count, const u32 fault)
+{
+	const u32 i = GID();
+	if (i >= count) return;
+	const u32 k = kidx[i];
+	const u32 hs = 2u * count;
+	u32 p[H], r2p[H], mp[H], mq[H], t[H], d[H];
+	mx_load(p, keys + KEY_P(H, K) + k, K);
+	mx_load(r2p, keys + KEY_R2P(H, K) + k, K);
+	mx_load(mp, halves + i, hs);
+	mx_load(mq, halves + count + i, hs);
+	if (i == fault) mp[0] ^= 1u;
+	const u32 n0p = keys[KEY_N0P(H, K) + k];
+
+	/* d ≡ (mp − mq)·R mod p, below 4p (no final subtraction) or p */
+	MONT_MULW(t, mq, r2p, p, n0p);
+	MONT_MULW(d, mp, r2p, p, n0p);
+	{
+		CARRY_DECL;
+		u32 bw;
+#if MONT_FINAL_SUB
+		SUB_CC(d[0], d[0], t[0]);
+		for (int j = 1; j < H; j++) SUBC_CC(d[j], d[j], t[j]);
+		SUBC(bw, 0u, 0u);                   /* all ones on borrow: add p back */
+		ADD_CC(d[0], d[0], p[0] & bw);
+		for (int j = 1; j < H - 1; j++) ADDC_CC(d[j], d[j], p[j] & bw);
+		ADDC(d[H - 1], d[H - 1], p[H - 1] & bw);
+#else
+		u32 p2[H];                          /* 2p − t, then + d: below 4p */
+		p2[0] = p[0] << 1;
+		for (int j = 1; j < H; j++) p2[j] = (p[j] << 1) | (p[j - 1] >> 31);
+		SUB_CC(p2[0], p2[0], t[0]);
+		for (int j = 1; j < H - 1; j++) SUBC_CC(p2[j], p2[j], t[j]);
+		SUBC(p2[H - 1], p2[H - 1], t[H - 1]);
+		ADD_CC(d[0], d[0], p2[0]);
+		for (int j = 1; j < H - 1; j++) ADDC_CC(d[j], d[j], p2[j]);
+		ADDC(d[H - 1], d[H - 1], p2[H - 1]);
+		(void)bw;
+#endif
+	}
+	mx_load(t, keys + KEY_QINV(H, K) + k, K);
+	MONT_MULW(d, d, t, p, n0p);             /* h = (mp − mq)·qinv mod p */
+	MONT_REDUCE_ONCE(d, p);                 /* canonical: h < p */
+
+	/* m = mq + h·q over F words (the true value is below n) */
+	u32 m[F];
+	for (int j = 0; j < F; j++) m[j] = j < H ? mq[j] : 0u;
+	mx_load(t, keys + KEY_Q(H, K) + k, K);
+	for (int a = 0; a < H; a++) {
+		u32 carry = 0;
+		for (int b = 0; b < H && a + b < F; b++) {
+			const u64 s = (u64)d[a] * t[b] + m[a + b] + carry;
+			m[a + b] = (u32)s;
+			carry = (u32)(s >> 32);
+		}
+		for (int j = a + H; j < F; j++) {
+			const u64 s = (u64)m[j] + carry;
+			m[j] = (u32)s;
+			carry = (u32)(s >> 32);
+		}
+	}
+
+	/* the check: m^e mod n must give back the input */
+	u32 n[F], r2n[F], y[F];
+	full_load(n, keys + KEY_N(H, K) + k, K);
+	full_load(r2n, keys + KEY_R2N(H, K) + k, K);
+	rsa_pow_e(y, m, n, keys[KEY_N0N(H, K) + k], r2n, keys[KEY_E(H, K) + k]);
+	u32 diff = 0;
+	for (int j = 0; j < F; j++) diff |= y[j] ^ LIMB(x + i, j, count);
+	const u32 good = diff == 0u ? 1u : 0u;
+	const u32 keep = 0u - good;
+	for (int j = 0; j < F; j++) LIMB(out + i, j, count) = m[j] & keep;
+	ok[i] = good;
+}
+#endif /* RSA_PRIVATE */
