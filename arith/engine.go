@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/gpucrypto/gpucrypto/batch"
@@ -44,11 +45,19 @@ func CheckWidth(bits int) (int, error) {
 
 // Engine runs the arith kernels on one device. It is safe for concurrent use.
 type Engine struct {
-	dev  *cl.Device
-	prog *cl.Program
+	dev *cl.Device
+
+	progOnce sync.Once // arith.cl, built on first use
+	prog     *cl.Program
+	progErr  error
+
+	modexpMu    sync.Mutex
+	modexpProgs map[string]*cl.Program // by Mont configuration
 }
 
-// NewEngine builds the arith program for dev (nil: cl.Default()).
+// NewEngine returns an engine on dev (nil: cl.Default()). Programs are
+// built on first use (and kept in the disk cache): Run builds arith.cl,
+// ModExp the Montgomery kernels of the sizes it meets.
 func NewEngine(dev *cl.Device) (*Engine, error) {
 	if dev == nil {
 		var err error
@@ -56,15 +65,23 @@ func NewEngine(dev *cl.Device) (*Engine, error) {
 			return nil, err
 		}
 	}
-	src, err := kernels.Source("arith.cl")
-	if err != nil {
-		return nil, err
-	}
-	prog, err := dev.Program(src, cl.BuildOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("arith: building kernels for %s: %w", dev.Name, err)
-	}
-	return &Engine{dev: dev, prog: prog}, nil
+	return &Engine{dev: dev}, nil
+}
+
+// arithProgram builds arith.cl once.
+func (e *Engine) arithProgram() (*cl.Program, error) {
+	e.progOnce.Do(func() {
+		src, err := kernels.Source("arith.cl")
+		if err != nil {
+			e.progErr = err
+			return
+		}
+		e.prog, err = e.dev.Program(src, cl.BuildOptions{})
+		if err != nil {
+			e.progErr = fmt.Errorf("arith: building kernels for %s: %w", e.dev.Name, err)
+		}
+	})
+	return e.prog, e.progErr
 }
 
 // Device is the engine's device.
@@ -104,7 +121,11 @@ func (e *Engine) Run(op Op, a, b *Batch) (*Result, error) {
 	if uint64(outLimbs)*uint64(a.Count) >= 1<<31 {
 		return nil, fmt.Errorf("arith: %s: batch of %d too large for one launch", op, a.Count)
 	}
-	k, err := e.prog.Kernel(fmt.Sprintf("arith_%s_%d", op, 32*a.Limbs))
+	prog, err := e.arithProgram()
+	if err != nil {
+		return nil, err
+	}
+	k, err := prog.Kernel(fmt.Sprintf("arith_%s_%d", op, 32*a.Limbs))
 	if err != nil {
 		return nil, err
 	}

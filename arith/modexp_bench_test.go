@@ -1,0 +1,157 @@
+package arith_test
+
+import (
+	"fmt"
+	"math/big"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gpucrypto/gpucrypto/arith"
+	"github.com/gpucrypto/gpucrypto/internal/cltest"
+)
+
+// benchBatch is the modexp batch size: GPUCRYPTO_BENCH_BATCH, else 131072
+// on a GPU (enough work-items to fill an H100 at the register use of the
+// 1024-bit kernels) and 256 on a CPU device.
+func benchBatch(b *testing.B, cpu bool) int {
+	if s := os.Getenv("GPUCRYPTO_BENCH_BATCH"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n <= 0 {
+			b.Fatalf("GPUCRYPTO_BENCH_BATCH=%q", s)
+		}
+		return n
+	}
+	if cpu {
+		return 256
+	}
+	return 131072
+}
+
+// modexpJob builds a job of n random full-width exponentiations under one
+// random odd modulus of exactly bits bits.
+func modexpJob(b *testing.B, m arith.Mont, bits, n int) *arith.ModExpJob {
+	rng := rand.New(rand.NewPCG(uint64(bits), uint64(n)))
+	word := func() uint32 { return rng.Uint32() }
+	mod := make([]uint32, m.W)
+	for j := range bits / 32 {
+		mod[j] = word()
+	}
+	mod[0] |= 1
+	mod[bits/32-1] |= 1 << 31
+	c, err := arith.NewConstants(arith.FromLimbs(mod), m.W)
+	if err != nil {
+		b.Fatal(err)
+	}
+	job := &arith.ModExpJob{Mont: m, Count: n, EWords: bits / 32, Mods: []*arith.Constants{c},
+		Base: make([]uint32, m.W*n), Exp: make([]uint32, bits/32*n), Index: make([]uint32, n)}
+	for j := range bits / 32 { // bases below 2^bits, limb-major
+		for i := range n {
+			job.Base[j*n+i] = word()
+			job.Exp[j*n+i] = word()
+		}
+	}
+	return job
+}
+
+// BenchmarkModExp times full-width exponentiations (exponent as wide as
+// the modulus) per modulus size and Montgomery configuration. Metrics:
+// kernel-ops/s from device event timings, ops/s end to end.
+// GPUCRYPTO_BENCH_VARIANTS=1 adds every variant and form at 512 and 1024 bits.
+func BenchmarkModExp(b *testing.B) {
+	d := cltest.Device(b)
+	eng, err := arith.NewEngine(d)
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := benchBatch(b, d.Type&2 != 0)
+	type cfgCase struct {
+		bits int
+		cfg  arith.MontConfig
+	}
+	var cases []cfgCase
+	for _, limbs := range arith.ModLimbs() {
+		cases = append(cases, cfgCase{32 * limbs, arith.MontConfig{}})
+	}
+	if os.Getenv("GPUCRYPTO_BENCH_VARIANTS") == "1" {
+		for _, bits := range []int{512, 1024} {
+			for _, v := range arith.Variants {
+				for _, fs := range []bool{false, true} {
+					for _, sqr := range []int{1, -1} {
+						cases = append(cases, cfgCase{bits, arith.MontConfig{Variant: v, Form: form(fs), Sqr: sqr}})
+					}
+				}
+			}
+		}
+	}
+	for _, c := range cases {
+		m, err := c.cfg.Resolve(c.bits / 32)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("bits=%d/%s/batch=%d", c.bits, m, n), func(b *testing.B) {
+			job := modexpJob(b, m, c.bits, n)
+			if _, err := eng.RunModExp(job); err != nil { // build and warm up
+				b.Fatal(err)
+			}
+			var kernel time.Duration
+			b.ResetTimer()
+			for range b.N {
+				res, err := eng.RunModExp(job)
+				if err != nil {
+					b.Fatal(err)
+				}
+				kernel += res.Kernel
+			}
+			b.ReportMetric(float64(n*b.N)/kernel.Seconds(), "kernel-ops/s")
+			b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "ops/s")
+		})
+	}
+}
+
+// BenchmarkModExpCPU is math/big's Exp on all cores for the same sizes.
+func BenchmarkModExpCPU(b *testing.B) {
+	for _, limbs := range arith.ModLimbs() {
+		bits := 32 * limbs
+		b.Run(fmt.Sprintf("bits=%d", bits), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(uint64(bits), 1))
+			rnd := func() *big.Int {
+				w := make([]uint32, limbs)
+				for j := range w {
+					w[j] = rng.Uint32()
+				}
+				return arith.FromLimbs(w)
+			}
+			mod := rnd()
+			mod.SetBit(mod, 0, 1).SetBit(mod, bits-1, 1)
+			xs, es := make([]*big.Int, 64), make([]*big.Int, 64)
+			for i := range xs {
+				xs[i], es[i] = rnd(), rnd()
+			}
+			var next atomic.Int64
+			var wg sync.WaitGroup
+			b.ResetTimer()
+			for range runtime.NumCPU() {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					var z big.Int
+					for {
+						i := next.Add(1) - 1
+						if i >= int64(b.N) {
+							return
+						}
+						z.Exp(xs[i%64], es[i%64], mod)
+					}
+				}()
+			}
+			wg.Wait()
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
+		})
+	}
+}

@@ -1,0 +1,249 @@
+package arith
+
+import (
+	"errors"
+	"fmt"
+	"math/big"
+	"slices"
+
+	"github.com/gpucrypto/gpucrypto/cl"
+	"github.com/gpucrypto/gpucrypto/kernels"
+)
+
+// Variant is the interleaving of multiplication and reduction inside a
+// Montgomery product (Koç et al. 1996; compared on GPUs by Neves and
+// Araujo 2011).
+type Variant string
+
+const (
+	CIOS Variant = "cios" // coarsely integrated operand scanning: two carry-chained rows per word
+	FIOS Variant = "fios" // finely integrated operand scanning: one pass, 64-bit products
+	FIPS Variant = "fips" // finely integrated product scanning (Comba); up to 1024 bits
+)
+
+// Variants lists the interleavings in a stable order.
+var Variants = []Variant{CIOS, FIOS, FIPS}
+
+// MontConfig selects the form of the Montgomery kernels. Zero fields pick
+// the defaults by modulus size (the fastest measured on an H100, see
+// docs/BENCHMARKS.md and DefaultMont).
+type MontConfig struct {
+	Variant Variant // interleaving; "" by size
+	// Form chooses between the masked final subtraction in every product
+	// (FinalSub: width n) and the no-final-subtraction form (NoFinalSub:
+	// width n+1, values kept below 2N); "" by size. Both are constant time.
+	Form Form
+	// Sqr: 1 squares with the dedicated squaring (up to 1024 bits), -1
+	// with the general product, 0 by size.
+	Sqr int
+	// Window is the fixed-window width in bits (1..6); 0 picks it by size.
+	Window int
+	// Rows chooses how the loop over the words of the multiplier is
+	// compiled on GPUs: 0 picks by size (unrolled up to 1024 bits), 1
+	// unrolls it fully, -1 keeps it a loop. CPU devices always keep it.
+	Rows int
+}
+
+// Form is the reduction form of a Montgomery product.
+type Form string
+
+const (
+	FinalSub   Form = "fs"  // masked final subtraction, values below N
+	NoFinalSub Form = "nfs" // one extra word, values below 2N, no subtraction
+)
+
+// DefaultMont gives the defaults for an n-limb modulus: on the H100 the
+// fully unrolled product scanning without a dedicated squaring won at 512
+// bits, CIOS with the dedicated squaring at 1024 bits (BENCHMARKS.md);
+// wider moduli use CIOS with the rows kept as loops.
+func DefaultMont(n int) MontConfig {
+	if n <= 16 {
+		return MontConfig{Variant: FIPS, Form: FinalSub, Sqr: -1}
+	}
+	return MontConfig{Variant: CIOS, Form: FinalSub, Sqr: 1}
+}
+
+// ModLimbs are the modulus widths, in 32-bit limbs, that the Montgomery
+// kernels exist for (512 to 4096 bits).
+func ModLimbs() []int { return kernels.MontLimbs() }
+
+// ModClass returns the smallest modulus width (in limbs) that holds bits,
+// or an error naming the supported sizes.
+func ModClass(bits int) (int, error) {
+	for _, n := range ModLimbs() {
+		if 32*n >= bits {
+			return n, nil
+		}
+	}
+	return 0, fmt.Errorf("arith: a %d-bit modulus is wider than the largest supported (%d bits)", bits, 32*slices.Max(ModLimbs()))
+}
+
+// Mont is a resolved MontConfig for one modulus width: the width W of the
+// arithmetic and the build options of a program that uses it.
+type Mont struct {
+	N        int // modulus width in limbs
+	W        int // arithmetic width: N, or N+1 without final subtraction
+	Variant  Variant
+	FinalSub bool
+	Sqr      bool
+	Window   int
+	Unroll   bool // rows unrolled (GPU devices)
+}
+
+// Resolve applies the defaults of c for an n-limb modulus.
+func (c MontConfig) Resolve(n int) (Mont, error) {
+	if !slices.Contains(ModLimbs(), n) {
+		return Mont{}, fmt.Errorf("arith: no Montgomery kernels for %d limbs (have %v)", n, ModLimbs())
+	}
+	def := DefaultMont(n)
+	if c.Variant == "" {
+		c.Variant = def.Variant
+	}
+	if c.Form == "" {
+		c.Form = def.Form
+	}
+	if c.Sqr == 0 {
+		c.Sqr = def.Sqr
+	}
+	if c.Form != FinalSub && c.Form != NoFinalSub {
+		return Mont{}, fmt.Errorf("arith: unknown Montgomery form %q (have %q, %q)", c.Form, FinalSub, NoFinalSub)
+	}
+	m := Mont{N: n, W: n + 1, Variant: c.Variant, FinalSub: c.Form == FinalSub, Window: c.Window}
+	if m.FinalSub {
+		m.W = n
+	}
+	if !slices.Contains(Variants, m.Variant) {
+		return Mont{}, fmt.Errorf("arith: unknown Montgomery variant %q (have %v)", m.Variant, Variants)
+	}
+	if m.Variant == FIPS && !kernels.MontHasFIPS(m.W) {
+		return Mont{}, fmt.Errorf("arith: the FIPS form exists up to %d bits, not %d", 32*maxWidth(kernels.MontHasFIPS), 32*n)
+	}
+	m.Sqr = c.Sqr > 0 && kernels.MontHasSqr(m.W)
+	m.Unroll = c.Rows > 0 || (c.Rows == 0 && m.N <= 32)
+	if m.Window == 0 {
+		m.Window = 4
+		if n >= 48 {
+			m.Window = 5
+		}
+	}
+	if m.Window < 1 || m.Window > 6 {
+		return Mont{}, fmt.Errorf("arith: window width %d outside 1..6", m.Window)
+	}
+	return m, nil
+}
+
+func maxWidth(has func(int) bool) int {
+	best := 0
+	for _, n := range ModLimbs() {
+		if has(n) {
+			best = n
+		}
+	}
+	return best
+}
+
+func (m Mont) String() string {
+	form := "nfs"
+	if m.FinalSub {
+		form = "fs"
+	}
+	sq := ""
+	if m.Sqr {
+		sq = "+sqr"
+	}
+	rows := ""
+	if m.Unroll {
+		rows = "-unrolled"
+	}
+	return fmt.Sprintf("%s-%s%s-w%d%s", m.Variant, form, sq, m.Window, rows)
+}
+
+// Defines are the -D options of a program built on modexp.h; extra widths
+// (for a second modulus size in the same program) may be enabled with
+// WantWidths.
+func (m Mont) Defines() map[string]string {
+	b2s := func(b bool) string {
+		if b {
+			return "1"
+		}
+		return "0"
+	}
+	return map[string]string{
+		"MONT_W":                         fmt.Sprint(m.W),
+		fmt.Sprintf("MONT_WANT_%d", m.W): "",
+		"MONT_FINAL_SUB":                 b2s(m.FinalSub),
+		"MONT_VARIANT":                   string(m.Variant),
+		"MONT_SQR":                       b2s(m.Sqr),
+		"WINDOW":                         fmt.Sprint(m.Window),
+	}
+}
+
+// Program builds (or fetches from the device's caches) the kernel file
+// file compiled for m on dev (rows never unrolled on CPU devices).
+func (m Mont) Program(dev *cl.Device, file string, extra map[string]string) (*cl.Program, error) {
+	src, err := kernels.Source(file)
+	if err != nil {
+		return nil, err
+	}
+	if dev.Class == cl.VendorCPU {
+		m.Unroll = false
+	}
+	defs := m.Defines()
+	for k, v := range extra {
+		defs[k] = v
+	}
+	p, err := dev.Program(src, cl.BuildOptions{Defines: defs})
+	if err != nil {
+		return nil, fmt.Errorf("arith: building %s (%s, %d bits) for %s: %w", file, m, 32*m.N, dev.Name, err)
+	}
+	return p, nil
+}
+
+// Constants are the host-computed Montgomery constants of one modulus at
+// arithmetic width W (R = 2^(32W)): N0 = −m^(−1) mod 2^32, One = R mod m
+// and R2 = R² mod m.
+type Constants struct {
+	N0  uint32
+	M   []uint32 // W limbs
+	One []uint32 // W limbs
+	R2  []uint32 // W limbs
+}
+
+// Errors for moduli the kernels cannot take.
+var (
+	ErrEvenModulus = errors.New("arith: modulus is even (Montgomery arithmetic needs an odd modulus)")
+	ErrZeroModulus = errors.New("arith: modulus is zero or negative")
+)
+
+// NewConstants computes the Montgomery constants of the odd modulus m at
+// width w limbs.
+func NewConstants(m *big.Int, w int) (*Constants, error) {
+	if m == nil || m.Sign() <= 0 {
+		return nil, ErrZeroModulus
+	}
+	if m.Bit(0) == 0 {
+		return nil, ErrEvenModulus
+	}
+	if m.BitLen() > 32*w {
+		return nil, fmt.Errorf("arith: a %d-bit modulus does not fit %d limbs", m.BitLen(), w)
+	}
+	// n0: Newton iteration for m^(−1) mod 2^32 (x = x·(2 − m·x) doubles the
+	// correct bits; m·m ≡ 1 mod 8 gives three to start).
+	m0 := uint32(m.Bits()[0])
+	inv := m0
+	for range 5 {
+		inv *= 2 - m0*inv
+	}
+	r := new(big.Int).Lsh(big.NewInt(1), uint(32*w))
+	r2 := new(big.Int).Mul(r, r)
+	c := &Constants{N0: -inv, M: make([]uint32, w), One: make([]uint32, w), R2: make([]uint32, w)}
+	for _, x := range []struct {
+		dst []uint32
+		v   *big.Int
+	}{{c.M, m}, {c.One, r.Mod(r, m)}, {c.R2, r2.Mod(r2, m)}} {
+		if err := PutLimbs(x.dst, x.v); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
