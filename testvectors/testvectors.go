@@ -96,3 +96,75 @@ func WycheproofXDH(name string) ([]XDHTest, error) {
 	}
 	return out, nil
 }
+
+// RSATest is one Wycheproof RSA test case: signature generation or
+// verification, OAEP or PKCS #1 v1.5 decryption. Fields a file does not
+// have are empty. All byte strings are hex.
+type RSATest struct {
+	TcID    int      `json:"tcId"`
+	Comment string   `json:"comment"`
+	Flags   []string `json:"flags"`
+	Msg     string   `json:"msg"`
+	Sig     string   `json:"sig"`    // signature files
+	Ct      string   `json:"ct"`     // decryption files
+	Label   string   `json:"label"`  // OAEP
+	Result  string   `json:"result"` // valid, acceptable, invalid
+}
+
+// HasFlag reports whether the case carries flag.
+func (t RSATest) HasFlag(flag string) bool {
+	for _, f := range t.Flags {
+		if f == flag {
+			return true
+		}
+	}
+	return false
+}
+
+// RSAGroup is one Wycheproof RSA test group: a key, its parameters and its
+// cases.
+type RSAGroup struct {
+	KeySize    int    // bits of the modulus
+	Sha        string // message (or OAEP label) hash, "SHA-256"; empty for PKCS #1 decryption
+	MgfSha     string // OAEP and PSS: the MGF1 hash
+	SLen       int    // PSS: the salt length
+	PrivateKey string // PKCS #8 DER (hex), in files with private keys
+	PublicKey  string // SubjectPublicKeyInfo DER (hex)
+	Tests      []RSATest
+}
+
+// WycheproofRSA returns the groups of wycheproof/<name>, one of the
+// rsa_*_test.json files (v1 schemas, and rsa_sig_gen_misc_test.json's v0).
+func WycheproofRSA(name string) ([]RSAGroup, error) {
+	data, err := FS.ReadFile("wycheproof/" + name)
+	if err != nil {
+		return nil, err
+	}
+	var f struct {
+		TestGroups []struct {
+			KeySize         int       `json:"keySize"`
+			KeySizeV0       int       `json:"keysize"`
+			Sha             string    `json:"sha"`
+			MgfSha          string    `json:"mgfSha"`
+			SLen            int       `json:"sLen"`
+			PrivateKeyPkcs8 string    `json:"privateKeyPkcs8"`
+			PublicKeyDer    string    `json:"publicKeyDer"`
+			KeyDer          string    `json:"keyDer"` // signature generation files
+			Tests           []RSATest `json:"tests"`
+		} `json:"testGroups"`
+	}
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, err
+	}
+	out := make([]RSAGroup, len(f.TestGroups))
+	for i, g := range f.TestGroups {
+		out[i] = RSAGroup{
+			KeySize: max(g.KeySize, g.KeySizeV0), Sha: g.Sha, MgfSha: g.MgfSha, SLen: g.SLen,
+			PrivateKey: g.PrivateKeyPkcs8, PublicKey: g.PublicKeyDer, Tests: g.Tests,
+		}
+		if out[i].PublicKey == "" {
+			out[i].PublicKey = g.KeyDer
+		}
+	}
+	return out, nil
+}
