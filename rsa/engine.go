@@ -1,0 +1,377 @@
+package rsa
+
+import (
+	stdrsa "crypto/rsa"
+	"errors"
+	"fmt"
+	"log"
+	"math/big"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/gpucrypto/gpucrypto/batch"
+	"github.com/gpucrypto/gpucrypto/cl"
+)
+
+// Engine computes batches of RSA operations on one backend: an OpenCL
+// device (NewEngine) or all CPU cores (CPUEngine). It is safe for
+// concurrent use.
+//
+// Every batched method takes parallel slices, one element per operation,
+// and returns one result per element. Elements may use different keys of
+// different sizes. An element that cannot be computed (bad key, wrong
+// length, input not below the modulus, bad padding, failed fault check)
+// has a nil result and its error in a *batch.Error; the other elements are
+// unaffected. Slices of different lengths fail the whole call.
+//
+// When the device fails during a batch, the batch is recomputed on the CPU
+// and the failure is reported through OnFallback: results are never wrong
+// and never missing because of a device fault.
+type Engine struct {
+	be  backend     // computes the batches: the device backend, or cpu
+	cpu *cpuBackend // the fallback (and be itself on a CPU engine)
+	dev *cl.Device  // nil on a CPU engine
+
+	blinding atomic.Bool
+
+	mu         sync.Mutex
+	onFallback func(error)
+	fallbacks  int
+	failHook   func() error // tests: simulate a device failure
+}
+
+// NewEngine returns an Engine that computes on dev (nil: cl.Default()).
+func NewEngine(dev *cl.Device) (*Engine, error) {
+	if dev == nil {
+		var err error
+		if dev, err = cl.Default(); err != nil {
+			return nil, err
+		}
+	}
+	be, err := newDeviceBackend(dev)
+	if err != nil {
+		return nil, err
+	}
+	return &Engine{be: be, cpu: &cpuBackend{}, dev: dev}, nil
+}
+
+// CPUEngine returns an Engine that computes with math/big on all CPU cores.
+func CPUEngine() *Engine {
+	c := &cpuBackend{}
+	return &Engine{be: c, cpu: c}
+}
+
+// Auto returns an Engine on the default device, or CPUEngine() when no
+// device can be used; note then says why (it is nil when a device was
+// found).
+func Auto() (e *Engine, note error) {
+	e, err := NewEngine(nil)
+	if err != nil {
+		return CPUEngine(), fmt.Errorf("rsa: using the CPU: %w", err)
+	}
+	return e, nil
+}
+
+// Device is the engine's device (nil for CPUEngine).
+func (e *Engine) Device() *cl.Device { return e.dev }
+
+// String names the engine's backend.
+func (e *Engine) String() string { return e.be.String() }
+
+// SetBlinding turns blinding of private-key operations on or off (default
+// off). With blinding, each input x is multiplied by r^e mod n before the
+// private operation and the result by r^-1 mod n after it, for a random r
+// kept per key (and squared after each use), so the backend never sees
+// the attacker's chosen value. It defends against timing attacks on
+// backends whose time depends on the data, such as the math/big CPU
+// backend, for about two modular multiplications and a public-exponent
+// check per operation. Results are identical either way.
+func (e *Engine) SetBlinding(on bool) { e.blinding.Store(on) }
+
+// Blinding reports whether blinding is on.
+func (e *Engine) Blinding() bool { return e.blinding.Load() }
+
+// OnFallback sets the function told about each device failure that sent a
+// batch to the CPU (default: log.Printf).
+func (e *Engine) OnFallback(f func(error)) {
+	e.mu.Lock()
+	e.onFallback = f
+	e.mu.Unlock()
+}
+
+// Fallbacks is the number of device calls recomputed on the CPU so far (one
+// per size class of a failed batch).
+func (e *Engine) Fallbacks() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.fallbacks
+}
+
+func (e *Engine) fellBack(err error) {
+	e.mu.Lock()
+	e.fallbacks++
+	f := e.onFallback
+	e.mu.Unlock()
+	err = fmt.Errorf("rsa: %s failed, batch recomputed on the CPU: %w", e.be, err)
+	if f != nil {
+		f(err)
+	} else {
+		log.Print(err)
+	}
+}
+
+// private computes in[i]^d mod n under keys[i] for every i with errs[i] ==
+// nil, and sets errs[i] for those that fail. Elements are grouped by size
+// class, one backend call per class.
+func (e *Engine) private(keys []*privEntry, in []*big.Int, errs []error) []*big.Int {
+	out := make([]*big.Int, len(in))
+	var rinv []*big.Int // blinding: the factor that unblinds each result
+	x := in
+	if e.blinding.Load() {
+		x = make([]*big.Int, len(in))
+		rinv = make([]*big.Int, len(in))
+		parallel(len(in), 16, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				if errs[i] != nil {
+					continue
+				}
+				pub := keys[i].k.pub
+				if errs[i] = checkInput(pub, in[i]); errs[i] != nil {
+					continue
+				}
+				re, ri, err := keys[i].blind.next(pub) // each call its own pair
+				if err != nil {
+					errs[i] = err
+					continue
+				}
+				x[i] = re.Mul(re, in[i])
+				x[i].Mod(x[i], pub.n)
+				rinv[i] = ri
+			}
+		})
+	}
+	for _, idx := range groupBySize(len(in), errs, func(i int) int { return keys[i].k.pub.limbs }) {
+		ks := make([]*privKey, len(idx))
+		xs := make([]*big.Int, len(idx))
+		for j, i := range idx {
+			ks[j], xs[j] = keys[i].k, x[i]
+		}
+		vals, verrs := e.run(len(idx), func(b backend) ([]*big.Int, error) { return b.private(ks, xs) })
+		for j, i := range idx {
+			if errs[i] = verrs[j]; errs[i] != nil {
+				continue
+			}
+			out[i] = vals[j]
+		}
+	}
+	if rinv != nil {
+		parallel(len(in), 16, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				if errs[i] != nil {
+					continue
+				}
+				pub := keys[i].k.pub
+				m := new(big.Int).Mul(out[i], rinv[i])
+				m.Mod(m, pub.n)
+				out[i] = m
+				if !checkPrivate(pub, m, in[i]) {
+					out[i], errs[i] = nil, ErrFault
+				}
+			}
+		})
+	}
+	return out
+}
+
+// public computes in[i]^e mod n under keys[i] for every i with errs[i] ==
+// nil, and sets errs[i] for those that fail.
+func (e *Engine) public(keys []*pubKey, in []*big.Int, errs []error) []*big.Int {
+	out := make([]*big.Int, len(in))
+	for _, idx := range groupBySize(len(in), errs, func(i int) int { return keys[i].limbs }) {
+		ks := make([]*pubKey, len(idx))
+		xs := make([]*big.Int, len(idx))
+		for j, i := range idx {
+			ks[j], xs[j] = keys[i], in[i]
+		}
+		vals, verrs := e.run(len(idx), func(b backend) ([]*big.Int, error) { return b.public(ks, xs) })
+		for j, i := range idx {
+			if errs[i] = verrs[j]; errs[i] == nil {
+				out[i] = vals[j]
+			}
+		}
+	}
+	return out
+}
+
+// run makes one backend call of n elements on the engine's backend, and on
+// the CPU when the device fails as a whole. It returns one value or one
+// error per element.
+func (e *Engine) run(n int, call func(backend) ([]*big.Int, error)) ([]*big.Int, []error) {
+	if e.be != backend(e.cpu) {
+		e.mu.Lock()
+		hook := e.failHook
+		e.mu.Unlock()
+		vals, errs, err := split(n, e.be, call, hook)
+		if err == nil {
+			return vals, errs
+		}
+		e.fellBack(err)
+	}
+	vals, errs, err := split(n, e.cpu, call, nil)
+	if err != nil { // the CPU never fails a whole call; if it did, so does every element
+		errs = make([]error, n)
+		for i := range errs {
+			errs[i] = err
+		}
+	}
+	return vals, errs
+}
+
+// split calls be and separates its answer into per-element values and
+// errors, or returns a whole-call error: an error that is not a
+// *batch.Error, an answer of the wrong shape, or a panic.
+func split(n int, be backend, call func(backend) ([]*big.Int, error), hook func() error) (vals []*big.Int, errs []error, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			vals, errs, err = nil, nil, fmt.Errorf("rsa: %s panicked: %v", be, p)
+		}
+	}()
+	if hook != nil {
+		if err := hook(); err != nil {
+			return nil, nil, err
+		}
+	}
+	vals, err = call(be)
+	var per *batch.Error
+	if err != nil && !errors.As(err, &per) {
+		return nil, nil, err
+	}
+	if len(vals) != n || (per != nil && len(per.Errs) != n) {
+		return nil, nil, fmt.Errorf("rsa: %s answered %d values for %d inputs", be, len(vals), n)
+	}
+	errs = make([]error, n)
+	for i := range n {
+		switch {
+		case per != nil && per.Errs[i] != nil:
+			vals[i], errs[i] = nil, per.Errs[i]
+		case vals[i] == nil:
+			errs[i] = fmt.Errorf("rsa: %s returned no value", be)
+		}
+	}
+	return vals, errs, nil
+}
+
+// groupBySize returns the indices i < n with skip[i] == nil, grouped by
+// class(i), groups in order of first appearance.
+func groupBySize(n int, skip []error, class func(i int) int) [][]int {
+	var groups [][]int
+	pos := map[int]int{}
+	for i := range n {
+		if skip[i] != nil {
+			continue
+		}
+		c := class(i)
+		g, ok := pos[c]
+		if !ok {
+			g = len(groups)
+			pos[c] = g
+			groups = append(groups, nil)
+		}
+		groups[g] = append(groups[g], i)
+	}
+	return groups
+}
+
+// parallel splits [0, n) into one contiguous range per core, each at least
+// minChunk long (small batches stay on the calling goroutine).
+func parallel(n, minChunk int, f func(lo, hi int)) {
+	w := min(runtime.GOMAXPROCS(0), (n+minChunk-1)/minChunk)
+	if w <= 1 {
+		f(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for k := range w {
+		lo, hi := k*n/w, (k+1)*n/w
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(lo, hi)
+		}()
+	}
+	wg.Wait()
+}
+
+// shapeError is the whole-call error of slices of different lengths.
+func shapeError(names []string, lens ...int) error {
+	for _, l := range lens[1:] {
+		if l != lens[0] {
+			s := "rsa: batch slices differ in length:"
+			for i, n := range names {
+				s += fmt.Sprintf(" %d %s", lens[i], n)
+				if i < len(names)-1 {
+					s += ","
+				}
+			}
+			return errors.New(s)
+		}
+	}
+	return nil
+}
+
+// modBytes is the size of the modulus of k in bytes.
+func modBytes(k *pubKey) int { return (k.bits + 7) / 8 }
+
+// parseInput reads a ciphertext or signature b for k: exactly the modulus
+// size, and below the modulus. kind wraps the errors (ErrDecryption or
+// ErrVerification), as crypto/rsa reports them.
+func parseInput(k *pubKey, b []byte, kind error) (*big.Int, error) {
+	if len(b) != modBytes(k) {
+		return nil, fmt.Errorf("%w: %w (%d bytes, want %d)", kind, ErrInputSize, len(b), modBytes(k))
+	}
+	x := new(big.Int).SetBytes(b)
+	if x.Cmp(k.n) >= 0 {
+		return nil, fmt.Errorf("%w: %w", kind, ErrInputRange)
+	}
+	return x, nil
+}
+
+// preparePrivates prepares each key once per call (batches often repeat a
+// key), setting errs[i] for keys that are unusable.
+func preparePrivates(keys []*stdrsa.PrivateKey, errs []error) []*privEntry {
+	out := make([]*privEntry, len(keys))
+	type res struct {
+		e   *privEntry
+		err error
+	}
+	seen := map[*stdrsa.PrivateKey]res{}
+	for i, k := range keys {
+		r, ok := seen[k]
+		if !ok {
+			r.e, r.err = preparePrivate(k)
+			seen[k] = r
+		}
+		out[i], errs[i] = r.e, r.err
+	}
+	return out
+}
+
+// preparePublics is preparePrivates for public keys.
+func preparePublics(keys []*stdrsa.PublicKey, errs []error) []*pubKey {
+	out := make([]*pubKey, len(keys))
+	type res struct {
+		k   *pubKey
+		err error
+	}
+	seen := map[*stdrsa.PublicKey]res{}
+	for i, k := range keys {
+		r, ok := seen[k]
+		if !ok {
+			r.k, r.err = preparePublic(k)
+			seen[k] = r
+		}
+		out[i], errs[i] = r.k, r.err
+	}
+	return out
+}

@@ -1,0 +1,165 @@
+package rsa
+
+import (
+	"crypto"
+	"crypto/rand"
+	stdrsa "crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"math/big"
+	"os"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpucrypto/gpucrypto/batch"
+	"github.com/gpucrypto/gpucrypto/cl"
+)
+
+// fakeDevice stands for a device backend that misbehaves in one way.
+type fakeDevice struct {
+	mode  string
+	mu    sync.Mutex
+	calls int
+	cpu   cpuBackend
+}
+
+func (f *fakeDevice) String() string { return "fake device" }
+
+func (f *fakeDevice) answer(vals []*big.Int, err error) ([]*big.Int, error) {
+	f.mu.Lock()
+	f.calls++
+	f.mu.Unlock()
+	switch f.mode {
+	case "fail":
+		return nil, &cl.Error{Call: "clEnqueueNDRangeKernel", Status: cl.OutOfResources}
+	case "short":
+		return vals[:len(vals)-1], err
+	case "short errors":
+		return vals, &batch.Error{Errs: make([]error, len(vals)+1)}
+	case "panic":
+		panic("kernel exploded")
+	case "fault":
+		errs := make([]error, len(vals))
+		errs[0], vals[0] = ErrFault, nil
+		return vals, &batch.Error{Errs: errs}
+	case "missing":
+		vals[0] = nil
+		return vals, nil
+	}
+	return vals, err
+}
+
+func (f *fakeDevice) private(keys []*privKey, in []*big.Int) ([]*big.Int, error) {
+	return f.answer(f.cpu.private(keys, in))
+}
+
+func (f *fakeDevice) public(keys []*pubKey, in []*big.Int) ([]*big.Int, error) {
+	return f.answer(f.cpu.public(keys, in))
+}
+
+func loadKey(t *testing.T, name string) *stdrsa.PrivateKey {
+	data, err := os.ReadFile("testdata/" + name + ".pem")
+	require.NoError(t, err)
+	b, _ := pem.Decode(data)
+	k, err := x509.ParsePKCS1PrivateKey(b.Bytes)
+	require.NoError(t, err)
+	return k
+}
+
+// A device that fails a whole call sends it to the CPU, once per size
+// class, and reports each failure; per-element device errors are kept.
+func TestFallback(t *testing.T) {
+	k1, k2 := loadKey(t, "rsa1024a"), loadKey(t, "rsa2048a")
+	keys := []*stdrsa.PrivateKey{k1, k2, k1, k2}
+	pubs := []*stdrsa.PublicKey{&k1.PublicKey, &k2.PublicKey, &k1.PublicKey, &k2.PublicKey}
+	digests := make([][]byte, len(keys))
+	for i := range digests {
+		digests[i] = make([]byte, 32)
+		rand.Read(digests[i])
+	}
+	want, err := CPUEngine().SignPKCS1v15(keys, crypto.SHA256, digests)
+	require.NoError(t, err)
+
+	for _, mode := range []string{"fail", "short", "short errors", "panic"} {
+		t.Run(mode, func(t *testing.T) {
+			f := &fakeDevice{mode: mode}
+			e := &Engine{be: f, cpu: &cpuBackend{}}
+			var reported []error
+			e.OnFallback(func(err error) { reported = append(reported, err) })
+			for _, blind := range []bool{false, true} {
+				e.SetBlinding(blind)
+				got, err := e.SignPKCS1v15(keys, crypto.SHA256, digests)
+				require.NoError(t, err)
+				require.Equal(t, want, got)
+			}
+			require.NoError(t, e.VerifyPKCS1v15(pubs, crypto.SHA256, digests, want))
+			require.Equal(t, 6, f.calls) // 3 batches × 2 size classes
+			require.Equal(t, 6, e.Fallbacks())
+			require.Len(t, reported, 6)
+			require.ErrorContains(t, reported[0], "fake device failed, batch recomputed on the CPU")
+			if mode == "fail" {
+				require.ErrorContains(t, reported[0], "CL_OUT_OF_RESOURCES")
+				var ce *cl.Error
+				require.ErrorAs(t, reported[0], &ce)
+			}
+			if mode == "panic" {
+				require.ErrorContains(t, reported[0], "kernel exploded")
+			}
+		})
+	}
+
+	for _, mode := range []string{"fault", "missing"} {
+		t.Run(mode, func(t *testing.T) {
+			f := &fakeDevice{mode: mode}
+			e := &Engine{be: f, cpu: &cpuBackend{}}
+			e.OnFallback(func(err error) { t.Errorf("unexpected fallback: %v", err) })
+			got, err := e.SignPKCS1v15(keys, crypto.SHA256, digests)
+			var be *batch.Error
+			require.True(t, errors.As(err, &be))
+			require.Equal(t, 2, be.Failed()) // element 0 of each size class
+			if mode == "fault" {
+				require.ErrorIs(t, be.Errs[0], ErrFault)
+			} else {
+				require.ErrorContains(t, be.Errs[0], "fake device returned no value")
+			}
+			require.Nil(t, got[0])
+			require.Nil(t, got[1])
+			require.Equal(t, want[2:], got[2:])
+			require.Zero(t, e.Fallbacks())
+		})
+	}
+}
+
+// The default fallback report goes to the log.
+func TestFallbackDefaultReport(t *testing.T) {
+	k := loadKey(t, "rsa1024a")
+	e := &Engine{be: &fakeDevice{mode: "fail"}, cpu: &cpuBackend{}}
+	d := make([]byte, 32)
+	_, err := e.SignPKCS1v15([]*stdrsa.PrivateKey{k}, crypto.SHA256, [][]byte{d})
+	require.NoError(t, err)
+	require.Equal(t, 1, e.Fallbacks())
+	require.Equal(t, "fake device", e.String())
+}
+
+// With blinding, the unblinded result is checked again: a corrupted
+// blinding pair gives ErrFault, never a value.
+func TestBlindingRecheck(t *testing.T) {
+	k := loadKey(t, "rsa1024a")
+	entry, err := preparePrivate(k)
+	require.NoError(t, err)
+	_, _, err = entry.blind.next(entry.k.pub) // initialise the pair
+	require.NoError(t, err)
+	entry.blind.mu.Lock()
+	entry.blind.rinv.Add(entry.blind.rinv, bigOne) // no longer r^-1
+	entry.blind.mu.Unlock()
+	e := CPUEngine()
+	e.SetBlinding(true)
+	sigs, err := e.SignPKCS1v15([]*stdrsa.PrivateKey{k}, crypto.SHA256, [][]byte{make([]byte, 32)})
+	var be *batch.Error
+	require.ErrorAs(t, err, &be)
+	require.ErrorIs(t, be.Errs[0], ErrFault)
+	require.Nil(t, sigs[0])
+}

@@ -1,0 +1,217 @@
+package rsa
+
+import (
+	stdrsa "crypto/rsa"
+	"fmt"
+	"math/big"
+	"runtime"
+	"sync"
+	"weak"
+)
+
+// Key sizes the package accepts (bits of the modulus).
+const (
+	MinKeyBits = 1024
+	MaxKeyBits = 4096
+)
+
+// maxExponent is the largest public exponent accepted, as in crypto/rsa.
+const maxExponent = 1<<31 - 1
+
+// maxHalfLimbs is the largest size class of a CRT half (a prime).
+const maxHalfLimbs = 64
+
+func keyError(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrInvalidKey}, args...)...)
+}
+
+// pubEntry is the prepared form of one *rsa.PublicKey, cached per pointer.
+type pubEntry struct {
+	k *pubKey
+	// the fields it was prepared from, to notice a key whose fields were
+	// replaced after its first use
+	srcN *big.Int
+	srcE int
+}
+
+// privEntry is the prepared form of one *rsa.PrivateKey, cached per
+// pointer, with the key's blinding state.
+type privEntry struct {
+	k     *privKey
+	src   [7]*big.Int // N, D, P, Q, Dp, Dq, Qinv as found in the key
+	srcE  int
+	blind blinder
+}
+
+func privSources(key *stdrsa.PrivateKey) (src [7]*big.Int) {
+	src[0], src[1] = key.N, key.D
+	if len(key.Primes) == 2 {
+		src[2], src[3] = key.Primes[0], key.Primes[1]
+	}
+	src[4], src[5], src[6] = key.Precomputed.Dp, key.Precomputed.Dq, key.Precomputed.Qinv
+	return src
+}
+
+// The caches map a key pointer to its prepared form without keeping the key
+// alive: entries are keyed by weak pointers and removed by a cleanup when
+// the key is collected, so they hold at most one entry per live key.
+var (
+	pubCache  = newKeyCache[stdrsa.PublicKey, pubEntry]()
+	privCache = newKeyCache[stdrsa.PrivateKey, privEntry]()
+)
+
+type keyCache[K, V any] struct {
+	mu sync.Mutex
+	m  map[weak.Pointer[K]]*V
+}
+
+func newKeyCache[K, V any]() *keyCache[K, V] {
+	return &keyCache[K, V]{m: make(map[weak.Pointer[K]]*V)}
+}
+
+func (c *keyCache[K, V]) get(k *K) *V {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[weak.Make(k)]
+}
+
+// put stores v for k unless an entry that keep accepts is already there,
+// and returns the entry in the cache.
+func (c *keyCache[K, V]) put(k *K, v *V, keep func(*V) bool) *V {
+	w := weak.Make(k)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old, ok := c.m[w]
+	if ok && keep(old) {
+		return old
+	}
+	c.m[w] = v
+	if !ok {
+		runtime.AddCleanup(k, c.remove, w)
+	}
+	return v
+}
+
+func (c *keyCache[K, V]) remove(w weak.Pointer[K]) {
+	c.mu.Lock()
+	delete(c.m, w)
+	c.mu.Unlock()
+}
+
+// preparePublic validates pub and returns its prepared form, from the
+// cache when pub was prepared before.
+func preparePublic(pub *stdrsa.PublicKey) (*pubKey, error) {
+	if pub == nil {
+		return nil, keyError("nil public key")
+	}
+	if e := pubCache.get(pub); e != nil && e.srcN == pub.N && e.srcE == pub.E {
+		return e.k, nil
+	}
+	k, err := newPubKey(pub)
+	if err != nil {
+		return nil, err
+	}
+	e := &pubEntry{k: k, srcN: pub.N, srcE: pub.E}
+	return pubCache.put(pub, e, func(old *pubEntry) bool {
+		return old.srcN == pub.N && old.srcE == pub.E
+	}).k, nil
+}
+
+func newPubKey(pub *stdrsa.PublicKey) (*pubKey, error) {
+	n := pub.N
+	switch {
+	case n == nil:
+		return nil, keyError("missing modulus N")
+	case n.Sign() <= 0:
+		return nil, keyError("modulus is not positive")
+	case n.Bit(0) == 0:
+		return nil, keyError("modulus is even")
+	case n.BitLen() < MinKeyBits || n.BitLen() > MaxKeyBits:
+		return nil, keyError("%d-bit modulus: supported sizes are %d to %d bits", n.BitLen(), MinKeyBits, MaxKeyBits)
+	case pub.E < 3:
+		return nil, keyError("public exponent %d is below 3", pub.E)
+	case pub.E%2 == 0:
+		return nil, keyError("public exponent %d is even", pub.E)
+	case pub.E > maxExponent:
+		return nil, keyError("public exponent %d does not fit 31 bits", pub.E)
+	}
+	bits := n.BitLen()
+	limbs, ok := sizeClass(bits)
+	if !ok {
+		return nil, keyError("no size class holds a %d-bit modulus", bits)
+	}
+	return &pubKey{n: new(big.Int).Set(n), e: pub.E, bits: bits, limbs: limbs}, nil
+}
+
+// preparePrivate validates key and returns its cache entry (prepared key
+// and blinding state), prepared once per key pointer.
+func preparePrivate(key *stdrsa.PrivateKey) (*privEntry, error) {
+	if key == nil {
+		return nil, keyError("nil private key")
+	}
+	src := privSources(key)
+	if e := privCache.get(key); e != nil && e.src == src && e.srcE == key.E {
+		return e, nil
+	}
+	k, err := newPrivKey(key)
+	if err != nil {
+		return nil, err
+	}
+	e := &privEntry{k: k, src: src, srcE: key.E}
+	return privCache.put(key, e, func(old *privEntry) bool {
+		return old.src == src && old.srcE == key.E
+	}), nil
+}
+
+func newPrivKey(key *stdrsa.PrivateKey) (*privKey, error) {
+	pub, err := newPubKey(&key.PublicKey)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case key.D == nil:
+		return nil, keyError("missing private exponent D")
+	case len(key.Primes) < 2:
+		return nil, keyError("missing primes (a key needs its two primes P and Q for CRT)")
+	case len(key.Primes) > 2:
+		return nil, keyError("multi-prime keys (%d primes) are not supported", len(key.Primes))
+	case key.Primes[0] == nil || key.Primes[1] == nil:
+		return nil, keyError("nil prime")
+	}
+	p, q := key.Primes[0], key.Primes[1]
+	if p.Cmp(bigOne) <= 0 || q.Cmp(bigOne) <= 0 || p.Bit(0) == 0 || q.Bit(0) == 0 {
+		return nil, keyError("primes must be odd and greater than 1")
+	}
+	if new(big.Int).Mul(p, q).Cmp(key.N) != 0 {
+		return nil, keyError("P·Q != N")
+	}
+	// crypto/rsa checks the rest (d·e ≡ 1 mod p-1 and q-1, the CRT values
+	// given or computed, |p-q|, d's size) on a copy, so the caller's key is
+	// left exactly as it was.
+	cp := *key
+	cp.Primes = []*big.Int{p, q}
+	cp.Precompute()
+	if err := cp.Validate(); err != nil {
+		return nil, keyError("%v", err)
+	}
+	pc := cp.Precomputed
+	if pc.Dp == nil || pc.Dq == nil || pc.Qinv == nil {
+		return nil, keyError("CRT values could not be computed")
+	}
+	halfBits := max(p.BitLen(), q.BitLen())
+	half, ok := sizeClass(halfBits)
+	if !ok || half > maxHalfLimbs {
+		return nil, keyError("primes of %d and %d bits: the larger must not exceed %d bits", p.BitLen(), q.BitLen(), 32*maxHalfLimbs)
+	}
+	return &privKey{
+		pub:  pub,
+		p:    new(big.Int).Set(p),
+		q:    new(big.Int).Set(q),
+		dp:   new(big.Int).Set(pc.Dp),
+		dq:   new(big.Int).Set(pc.Dq),
+		qinv: new(big.Int).Set(pc.Qinv),
+		half: half,
+	}, nil
+}
+
+var bigOne = big.NewInt(1)

@@ -1,0 +1,73 @@
+package rsa
+
+import (
+	"context"
+	stdrsa "crypto/rsa"
+	"math/big"
+
+	"github.com/gpucrypto/gpucrypto/batch"
+)
+
+// Server turns single private-key operations from many goroutines (one per
+// TLS handshake, say) into batches for one or more Engines, one worker per
+// engine: a batch goes to whichever engine is free. Use it through the
+// Signers it makes.
+//
+// Signatures and decryptions share batches: both are the same raw
+// private-key operation, so a batch holds whatever is waiting. Padding is
+// encoded and decoded in the caller's goroutine, so it runs in parallel and
+// does not delay the batch.
+type Server struct {
+	b *batch.Batcher[privReq, *big.Int]
+}
+
+// privReq is one raw private-key operation: in^d mod n under key.
+type privReq struct {
+	key *privEntry
+	in  *big.Int
+}
+
+// NewServer starts a Server over engines with the given batching options.
+// It panics when engines is empty or holds nil.
+func NewServer(opts batch.Options, engines ...*Engine) *Server {
+	if len(engines) == 0 {
+		panic("rsa.NewServer: no engines")
+	}
+	var workers []batch.RunFunc[privReq, *big.Int]
+	for _, e := range engines {
+		if e == nil {
+			panic("rsa.NewServer: nil engine")
+		}
+		workers = append(workers, func(reqs []privReq) ([]*big.Int, error) {
+			keys := make([]*privEntry, len(reqs))
+			in := make([]*big.Int, len(reqs))
+			for i, r := range reqs {
+				keys[i], in[i] = r.key, r.in
+			}
+			errs := make([]error, len(reqs))
+			out := e.private(keys, in, errs)
+			return out, batch.Collect(errs)
+		})
+	}
+	return &Server{b: batch.New(opts, workers...)}
+}
+
+// Signer validates key and returns a crypto.Signer and crypto.Decrypter
+// for it whose operations run on s. The key must not be modified
+// afterwards.
+func (s *Server) Signer(key *stdrsa.PrivateKey) (*Signer, error) {
+	k, err := preparePrivate(key)
+	if err != nil {
+		return nil, err
+	}
+	return &Signer{s: s, key: key, k: k}, nil
+}
+
+// Close stops the server after finishing queued requests; operations
+// started afterwards fail with batch.ErrClosed.
+func (s *Server) Close() { s.b.Close() }
+
+// private computes one raw private-key operation in a batch.
+func (s *Server) private(ctx context.Context, k *privEntry, in *big.Int) (*big.Int, error) {
+	return s.b.Do(ctx, privReq{key: k, in: in})
+}

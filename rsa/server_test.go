@@ -1,0 +1,137 @@
+package rsa_test
+
+import (
+	"context"
+	"crypto"
+	"crypto/rand"
+	stdrsa "crypto/rsa"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpucrypto/gpucrypto/batch"
+	"github.com/gpucrypto/gpucrypto/rsa"
+)
+
+// 64 goroutines sign and decrypt with several keys through one Server;
+// every answer is checked against crypto/rsa, and per-element errors reach
+// their own caller only.
+func TestServerConcurrentCallers(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *rsa.Engine) {
+		// Two workers: the engine under test and a blinded CPU engine.
+		blinded := rsa.CPUEngine()
+		blinded.SetBlinding(true)
+		s := testServer(t, e, blinded)
+		names := []string{"rsa1024a", "rsa1024b", "rsa2048a", "rsa2049"}
+		keys := make([]*stdrsa.PrivateKey, len(names))
+		signers := make([]*rsa.Signer, len(names))
+		for i, n := range names {
+			keys[i] = key(t, n)
+			var err error
+			signers[i], err = s.Signer(keys[i])
+			require.NoError(t, err)
+		}
+		const callers, rounds = 64, 3
+		var wg sync.WaitGroup
+		errs := make(chan error, callers)
+		for g := range callers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs <- func() error {
+					sg, k := signers[g%len(signers)], keys[g%len(keys)]
+					pub := &k.PublicKey
+					for r := range rounds {
+						d := sha256.Sum256(fmt.Appendf(nil, "caller %d round %d", g, r))
+						sig, err := sg.Sign(nil, d[:], crypto.SHA256)
+						if err != nil {
+							return err
+						}
+						want, _ := stdrsa.SignPKCS1v15(nil, k, crypto.SHA256, d[:])
+						if string(sig) != string(want) {
+							return fmt.Errorf("caller %d: signature differs from crypto/rsa's", g)
+						}
+						pss, err := sg.Sign(rand.Reader, d[:], &stdrsa.PSSOptions{Hash: crypto.SHA256})
+						if err != nil {
+							return err
+						}
+						if err := stdrsa.VerifyPSS(pub, crypto.SHA256, d[:], pss, nil); err != nil {
+							return fmt.Errorf("caller %d: PSS: %w", g, err)
+						}
+						ct, _ := stdrsa.EncryptOAEP(sha256.New(), rand.Reader, pub, d[:], nil)
+						pt, err := sg.DecryptContext(context.Background(), nil, ct, &stdrsa.OAEPOptions{Hash: crypto.SHA256})
+						if err != nil {
+							return err
+						}
+						if string(pt) != string(d[:]) {
+							return fmt.Errorf("caller %d: wrong plaintext", g)
+						}
+						// A bad ciphertext fails for this caller only.
+						if _, err := sg.Decrypt(nil, ct[:10], nil); !errors.Is(err, rsa.ErrInputSize) {
+							return fmt.Errorf("caller %d: short ciphertext gave %v", g, err)
+						}
+					}
+					return nil
+				}()
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			require.NoError(t, err)
+		}
+	})
+}
+
+// Callers waiting on a stuck engine give up when their context ends; the
+// server works again when the engine recovers, and refuses work after
+// Close.
+func TestServerCancellation(t *testing.T) {
+	gate := make(chan struct{})
+	var calls atomic.Int64
+	s := rsa.NewServer(batch.Options{MaxBatch: 4, MaxDelay: time.Millisecond, QueueSize: 8}, rsa.NewGatedEngine(gate, &calls))
+	k := key(t, "rsa1024a")
+	sg, err := s.Signer(k)
+	require.NoError(t, err)
+	d := make([]byte, 32)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = sg.SignContext(ctx, nil, d, crypto.SHA256)
+	require.ErrorIs(t, err, context.Canceled)
+
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+			defer cancel()
+			_, err := sg.SignContext(ctx, nil, d, crypto.SHA256)
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("got %v, want deadline exceeded", err)
+			}
+		}()
+	}
+	wg.Wait()
+	close(gate)
+	sig, err := sg.Sign(nil, d, crypto.SHA256)
+	require.NoError(t, err)
+	want, _ := stdrsa.SignPKCS1v15(nil, k, crypto.SHA256, d)
+	require.Equal(t, want, sig)
+	require.Positive(t, calls.Load())
+	s.Close()
+	_, err = sg.Sign(nil, d, crypto.SHA256)
+	require.ErrorIs(t, err, batch.ErrClosed)
+}
+
+func TestNewServerPanics(t *testing.T) {
+	require.PanicsWithValue(t, "rsa.NewServer: no engines", func() { rsa.NewServer(batch.Options{}) })
+	require.PanicsWithValue(t, "rsa.NewServer: nil engine", func() { rsa.NewServer(batch.Options{}, nil) })
+}

@@ -1,0 +1,123 @@
+package rsa
+
+import (
+	"crypto"
+	stdrsa "crypto/rsa"
+	"fmt"
+	"hash"
+	"io"
+	"math/big"
+
+	"github.com/gpucrypto/gpucrypto/batch"
+)
+
+// SignPKCS1v15 signs each digests[i] with keys[i] using RSASSA-PKCS1-v1_5,
+// as crypto/rsa.SignPKCS1v15 does (the signatures are byte-identical):
+// digests[i] is the hash of the message under hash, or, with hash 0, the
+// bytes to sign as they are. crypto.MD5SHA1 gives TLS 1.0/1.1 signatures.
+func (e *Engine) SignPKCS1v15(keys []*stdrsa.PrivateKey, hash crypto.Hash, digests [][]byte) ([][]byte, error) {
+	if err := shapeError([]string{"keys", "digests"}, len(keys), len(digests)); err != nil {
+		return nil, err
+	}
+	prefix, err := pkcs1v15Prefix(hash)
+	if err != nil {
+		return nil, err
+	}
+	errs := make([]error, len(keys))
+	ks := preparePrivates(keys, errs)
+	in := make([]*big.Int, len(keys))
+	parallel(len(keys), 256, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if errs[i] == nil {
+				in[i], errs[i] = pkcs1v15SignInput(ks[i].k.pub, hash, prefix, digests[i])
+			}
+		}
+	})
+	return e.signatures(ks, in, errs)
+}
+
+// SignPSS signs each digests[i] with keys[i] using RSASSA-PSS, as
+// crypto/rsa.SignPSS does: opts.Hash, when set, overrides hash; the salt
+// length is opts.SaltLength (nil opts or PSSSaltLengthAuto: the longest
+// that fits; PSSSaltLengthEqualsHash: the hash length). Salts are read from
+// random (nil: crypto/rand.Reader) in element order.
+func (e *Engine) SignPSS(random io.Reader, keys []*stdrsa.PrivateKey, hash crypto.Hash, digests [][]byte, opts *stdrsa.PSSOptions) ([][]byte, error) {
+	if err := shapeError([]string{"keys", "digests"}, len(keys), len(digests)); err != nil {
+		return nil, err
+	}
+	hash = pssHash(hash, opts)
+	if err := checkHash(hash); err != nil {
+		return nil, err
+	}
+	if s := pssSaltOption(opts); s < stdrsa.PSSSaltLengthEqualsHash {
+		return nil, fmt.Errorf("rsa: invalid PSS salt length %d", s)
+	}
+	random = orDefault(random)
+	errs := make([]error, len(keys))
+	ks := preparePrivates(keys, errs)
+	// Salts, read in one go and in element order: a caller's reader need
+	// not be safe for concurrent use.
+	saltLen := make([]int, len(keys))
+	total := 0
+	for i := range keys {
+		if errs[i] == nil {
+			saltLen[i], errs[i] = pssSaltFor(ks[i].k.pub, hash.Size(), opts)
+			total += saltLen[i]
+		}
+	}
+	buf := make([]byte, total)
+	if _, err := io.ReadFull(random, buf); err != nil {
+		return nil, fmt.Errorf("rsa: reading PSS salts: %w", err)
+	}
+	salts := make([][]byte, len(keys))
+	for i, n := range saltLen {
+		salts[i], buf = buf[:n:n], buf[n:]
+	}
+	in := make([]*big.Int, len(keys))
+	parallel(len(keys), 64, func(lo, hi int) {
+		h := hash.New()
+		for i := lo; i < hi; i++ {
+			if errs[i] == nil {
+				in[i], errs[i] = pssSignInput(ks[i].k.pub, h, digests[i], salts[i])
+			}
+		}
+	})
+	return e.signatures(ks, in, errs)
+}
+
+// signatures runs the private operation and writes each result as a
+// modulus-sized big-endian string.
+func (e *Engine) signatures(ks []*privEntry, in []*big.Int, errs []error) ([][]byte, error) {
+	m := e.private(ks, in, errs)
+	out := make([][]byte, len(in))
+	for i := range in {
+		if errs[i] == nil {
+			out[i] = m[i].FillBytes(make([]byte, modBytes(ks[i].k.pub)))
+		}
+	}
+	return out, batch.Collect(errs)
+}
+
+// pkcs1v15SignInput is the integer that signs digest under pub.
+func pkcs1v15SignInput(pub *pubKey, hash crypto.Hash, prefix, digest []byte) (*big.Int, error) {
+	em, err := emsaPKCS1v15(hash, prefix, digest, modBytes(pub))
+	if err != nil {
+		return nil, err
+	}
+	return new(big.Int).SetBytes(em), nil
+}
+
+// pssSaltFor is the salt length of a PSS signature under pub.
+func pssSaltFor(pub *pubKey, hLen int, opts *stdrsa.PSSOptions) (int, error) {
+	return pssSignSalt(opts, hLen, (pub.bits-1+7)/8)
+}
+
+// pssSignInput is the integer that signs digest under pub with salt. Its
+// encoding has emBits = bits(n) - 1, so it is below n.
+func pssSignInput(pub *pubKey, h hash.Hash, digest, salt []byte) (*big.Int, error) {
+	em, err := emsaPSSEncode(h, digest, salt, pub.bits-1)
+	if err != nil {
+		return nil, err
+	}
+	return new(big.Int).SetBytes(em), nil
+}
