@@ -25,14 +25,19 @@ func BenchmarkEngine(b *testing.B) {
 	for _, c := range ecdh.Curves {
 		for _, n := range []int{1024, 16384, 131072} {
 			privs, peers := benchKeys(c, n)
-			for _, op := range []string{"shared", "keygen"} {
+			for _, op := range []string{"shared", "keygen", "keygen-ladder"} {
 				b.Run(fmt.Sprintf("%s/%s/%d", c, op, n), func(b *testing.B) {
-					p := peers
-					if op == "keygen" {
-						p = nil
-					}
 					for b.Loop() {
-						if _, _, err := e.Timed(c, privs, p); err != nil {
+						var err error
+						switch op {
+						case "shared":
+							_, _, err = e.Timed(c, privs, peers)
+						case "keygen":
+							_, _, err = e.TimedPublicKeys(c, privs, ecdh.KeygenComb)
+						default: // the ladder that the comb replaced
+							_, _, err = e.TimedPublicKeys(c, privs, ecdh.KeygenLadder)
+						}
+						if err != nil {
 							b.Fatal(err)
 						}
 					}

@@ -12,8 +12,37 @@ import (
 	"github.com/gpucrypto/gpucrypto/kernels"
 )
 
-// WorkGroup is the work-group size of the ladder kernels.
+// WorkGroup is the work-group size of the ladder and comb kernels.
 const WorkGroup = 128
+
+// Keygen selects the device kernel that computes public keys. PublicKeys
+// always uses KeygenComb; TimedPublicKeys runs any of them, so that
+// benchmarks can compare them on one device.
+type Keygen int
+
+const (
+	// KeygenComb is the fixed-base comb (kernels/comb.h) with its table in
+	// a global buffer: about a third of the ladder's field operations.
+	KeygenComb Keygen = iota
+	// KeygenCombConstant is the same comb with the table in constant
+	// memory (a second program, built on first use).
+	KeygenCombConstant
+	// KeygenLadder is the Montgomery ladder from the base point, the
+	// kernel that shared secrets use.
+	KeygenLadder
+)
+
+func (k Keygen) String() string {
+	switch k {
+	case KeygenComb:
+		return "comb"
+	case KeygenCombConstant:
+		return "comb-constant-table"
+	case KeygenLadder:
+		return "ladder"
+	}
+	return fmt.Sprintf("Keygen(%d)", int(k))
+}
 
 // Engine computes batches of X25519 and X448 on one OpenCL device. It is
 // safe for concurrent use. When the device fails during a batch, the batch
@@ -24,13 +53,18 @@ type Engine struct {
 	progs [2]*cl.Program
 	cpu   CPU
 
+	tables  [2]*cl.Buffer  // the comb tables (kernels.CombTable) for progs
+	constMu sync.Mutex     // builds of the KeygenCombConstant programs
+	consts  [2]*cl.Program // built with -DCOMB_TABLE_CONSTANT, on first use
+
 	mu         sync.Mutex
 	onFallback func(error)
 	fallbacks  int
 	failHook   func() error // tests: simulate a device failure
 }
 
-// NewEngine builds the X25519 and X448 kernels for dev (nil: cl.Default()).
+// NewEngine builds the X25519 and X448 kernels for dev (nil: cl.Default())
+// and uploads the tables of the public-key kernels.
 func NewEngine(dev *cl.Device) (*Engine, error) {
 	if dev == nil {
 		var err error
@@ -49,6 +83,13 @@ func NewEngine(dev *cl.Device) (*Engine, error) {
 			return nil, fmt.Errorf("ecdh: building %s kernels for %s: %w", c, dev.Name, err)
 		}
 		e.progs[c] = p
+		words, err := kernels.CombTable(curveName(c))
+		if err != nil {
+			return nil, err
+		}
+		if e.tables[c], err = dev.Upload(cl.Uint32Bytes(words)); err != nil {
+			return nil, fmt.Errorf("ecdh: uploading the %s public-key table to %s: %w", c, dev.Name, err)
+		}
 	}
 	return e, nil
 }
@@ -97,6 +138,18 @@ func (e *Engine) PublicKeys(c Curve, privs [][]byte) ([][]byte, error) {
 	return out, err
 }
 
+// TimedPublicKeys is PublicKeys computed by the kernel k that also returns
+// the kernel's device time (zero after a CPU fallback), for benchmarks.
+func (e *Engine) TimedPublicKeys(c Curve, privs [][]byte, k Keygen) ([][]byte, time.Duration, error) {
+	if err := checkBatch(c, privs, nil, false); err != nil {
+		return nil, 0, err
+	}
+	if k < KeygenComb || k > KeygenLadder {
+		return nil, 0, fmt.Errorf("ecdh: unknown public-key kernel %v", k)
+	}
+	return e.compute(c, privs, nil, k)
+}
+
 // SharedSecrets implements Backend: X(privs[i], peers[i]) for each i.
 func (e *Engine) SharedSecrets(c Curve, privs, peers [][]byte) ([][]byte, error) {
 	if err := checkBatch(c, privs, peers, true); err != nil {
@@ -113,12 +166,13 @@ func (e *Engine) Timed(c Curve, privs, peers [][]byte) ([][]byte, time.Duration,
 	if err := checkBatch(c, privs, peers, peers != nil); err != nil {
 		return nil, 0, err
 	}
-	return e.compute(c, privs, peers)
+	return e.compute(c, privs, peers, KeygenComb)
 }
 
 // compute validates every element, runs the valid ones on the device (or
-// the CPU if the device fails) and applies the all-zero check.
-func (e *Engine) compute(c Curve, privs, peers [][]byte) ([][]byte, time.Duration, error) {
+// the CPU if the device fails) and applies the all-zero check; public keys
+// (peers == nil) are computed by the kernel kg.
+func (e *Engine) compute(c Curve, privs, peers [][]byte, kg Keygen) ([][]byte, time.Duration, error) {
 	n := len(privs)
 	out := make([][]byte, n)
 	errs := make([]error, n)
@@ -163,7 +217,7 @@ func (e *Engine) compute(c Curve, privs, peers [][]byte) ([][]byte, time.Duratio
 			}
 		}
 	})
-	res, dur, err := e.run(c, scal, us, m)
+	res, dur, err := e.run(c, scal, us, m, kg)
 	if err != nil {
 		e.fellBack(err)
 		sub := make([][]byte, m)
@@ -211,11 +265,11 @@ func (e *Engine) compute(c Curve, privs, peers [][]byte) ([][]byte, time.Duratio
 	return out, dur, batch.Collect(errs)
 }
 
-// run launches the ladder over m limb-major scalars (and u-coordinates, or
-// the base point when us is nil) and returns the limb-major results and the
-// kernel's device time. The scalar buffer is zeroed on the device before it
-// is released.
-func (e *Engine) run(c Curve, scal, us []uint32, m int) ([]uint32, time.Duration, error) {
+// run launches the ladder over m limb-major scalars and u-coordinates, or
+// the public-key kernel kg when us is nil, and returns the limb-major
+// results and the kernel's device time. The scalar buffer is zeroed on the
+// device before it is released.
+func (e *Engine) run(c Curve, scal, us []uint32, m int, kg Keygen) ([]uint32, time.Duration, error) {
 	e.mu.Lock()
 	hook := e.failHook
 	e.mu.Unlock()
@@ -224,14 +278,23 @@ func (e *Engine) run(c Curve, scal, us []uint32, m int) ([]uint32, time.Duration
 			return nil, 0, err
 		}
 	}
-	name := "x25519"
-	if c == X448 {
-		name = "x448"
-	}
-	if us == nil {
+	prog, name := e.progs[c], curveName(c)
+	var table *cl.Buffer // KeygenComb: the argument after the scalars
+	switch {
+	case us != nil:
+	case kg == KeygenLadder:
 		name += "_base"
+	case kg == KeygenCombConstant:
+		var err error
+		if prog, err = e.constantComb(c); err != nil {
+			return nil, 0, err
+		}
+		name += "_base_comb"
+	default:
+		name += "_base_comb"
+		table = e.tables[c]
 	}
-	k, err := e.progs[c].Kernel(name)
+	k, err := prog.Kernel(name)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -247,6 +310,9 @@ func (e *Engine) run(c Curve, scal, us []uint32, m int) ([]uint32, time.Duration
 	}
 	defer dout.Release()
 	args := []any{dout, dk}
+	if table != nil {
+		args = append(args, table)
+	}
 	if us != nil {
 		du, err := e.dev.Upload(cl.Uint32Bytes(us))
 		if err != nil {
@@ -266,6 +332,34 @@ func (e *Engine) run(c Curve, scal, us []uint32, m int) ([]uint32, time.Duration
 	}
 	dur, err := ev.Duration()
 	return res, dur, err
+}
+
+func curveName(c Curve) string {
+	if c == X448 {
+		return "x448"
+	}
+	return "x25519"
+}
+
+// constantComb returns the program built with COMB_TABLE_CONSTANT for c
+// (its comb kernel reads the table from constant memory), building it on
+// first use.
+func (e *Engine) constantComb(c Curve) (*cl.Program, error) {
+	e.constMu.Lock()
+	defer e.constMu.Unlock()
+	if e.consts[c] != nil {
+		return e.consts[c], nil
+	}
+	src, err := kernels.Source(kernelFile(c))
+	if err != nil {
+		return nil, err
+	}
+	p, err := e.dev.Program(src, cl.BuildOptions{Defines: map[string]string{"COMB_TABLE_CONSTANT": ""}})
+	if err != nil {
+		return nil, fmt.Errorf("ecdh: building %s kernels (constant comb table) for %s: %w", c, e.dev.Name, err)
+	}
+	e.consts[c] = p
+	return p, nil
 }
 
 // parallel splits [0, n) into one contiguous range per core (small batches

@@ -13,3 +13,10 @@
 #define LADDER_KERNEL x25519
 #define LADDER_BASE_KERNEL x25519_base
 #include "ladder.h"
+
+/* public keys by the fixed-base comb (comb.h): kernel x25519_base_comb,
+ * which the Engine uses; x25519_base above is kept for comparison */
+#define COMB_X25519 1
+#include "comb_gen.h"
+#define COMB_KERNEL x25519_base_comb
+#include "comb.h"

@@ -13,3 +13,10 @@
 #define LADDER_KERNEL x448
 #define LADDER_BASE_KERNEL x448_base
 #include "ladder.h"
+
+/* public keys by the fixed-base comb (comb.h): kernel x448_base_comb,
+ * which the Engine uses; x448_base above is kept for comparison */
+#define COMB_X448 1
+#include "comb_gen.h"
+#define COMB_KERNEL x448_base_comb
+#include "comb.h"

@@ -88,6 +88,7 @@ func Files() map[string]string {
 	return map[string]string{
 		"arith_gen.h": Arith(),
 		"field_gen.h": Field(),
+		"comb_gen.h":  Comb(),
 		"mont_gen.h":  Mont(),
 	}
 }
