@@ -32,7 +32,7 @@ test: deps
 	CGO_ENABLED=0 $(GO) build $(PKGS)
 	GPUCRYPTO_REQUIRE_DEVICE=1 $(GO) test -timeout 30m $(PKGS)
 	@# the concurrent parts again under the race detector
-	GPUCRYPTO_REQUIRE_DEVICE=1 $(GO) test -race -timeout 10m -run 'Server|Fallback|Flush|BackPressure|Errors|Concurrent' ./batch ./ecdh ./cl
+	GPUCRYPTO_REQUIRE_DEVICE=1 $(GO) test -race -timeout 10m -run 'Server|Fallback|Flush|BackPressure|Errors|Concurrent|Signer|Blinding' ./batch ./ecdh ./cl ./rsa
 
 bench: deps
 	$(GO) run -buildvcs=$(BUILDVCS) ./cmd/gpucrypto bench
@@ -48,6 +48,7 @@ gpu-bundle:
 		n=$$(echo $$p | sed 's|github.com/gpucrypto/gpucrypto/||; s|/|_|g'); \
 		CGO_ENABLED=0 $(GO) test -c -o bundle/$$n.test $$p || exit 1; \
 	done
+	cp -r rsa/testdata bundle/testdata   # the rsa test keys, read from the working directory
 	cp scripts/gpu-run.sh bundle/run.sh
 	git rev-parse --short HEAD > bundle/COMMIT 2>/dev/null || echo unknown > bundle/COMMIT
 	@ls -la bundle

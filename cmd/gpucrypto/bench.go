@@ -20,6 +20,7 @@ import (
 	"github.com/gpucrypto/gpucrypto/arith"
 	"github.com/gpucrypto/gpucrypto/cl"
 	"github.com/gpucrypto/gpucrypto/ecdh"
+	"github.com/gpucrypto/gpucrypto/rsa"
 )
 
 type benchResult struct {
@@ -50,11 +51,20 @@ func cmdBench(args []string) error {
 	fs := flag.NewFlagSet("bench", flag.ExitOnError)
 	devSpec := fs.String("device", "", "device index or name substring")
 	opsFlag := fs.String("ops", strings.Join(allOps, ","), "operations: "+strings.Join(allOps, ", "))
-	bitsFlag := fs.String("bits", "", "arith operand sizes in bits (default: all supported)")
-	batchFlag := fs.String("batch", "", "batch sizes (default: 262144 for arith and 16384,131072,524288 for ecdh on a GPU; 4096 on a CPU device)")
+	bitsFlag := fs.String("bits", "", "operand sizes in bits of add/sub/mul and modexp (default: all supported)")
+	batchFlag := fs.String("batch", "", "batch sizes (default on a GPU: 262144 for add/sub/mul, 16384,131072,524288 for ecdh, 65536 for modexp and rsa; on a CPU device 4096, and 64 for modexp and rsa)")
 	seconds := fs.Float64("seconds", 1, "time per measurement (GPU and CPU each)")
 	asJSON := fs.Bool("json", false, "print JSON instead of the table")
 	jsonOut := fs.String("json-out", "", "also write the JSON report to this file")
+	// "bench rsa", "bench ecdh", "bench arith": a group of operations
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		group, ok := opGroups[args[0]]
+		if !ok {
+			return fmt.Errorf("bench: unknown group %q (have arith, ecdh, rsa)", args[0])
+		}
+		*opsFlag = strings.Join(group, ",")
+		args = args[1:]
+	}
 	fs.Parse(args)
 
 	d, err := pickDevice(*devSpec)
@@ -68,31 +78,49 @@ func cmdBench(args []string) error {
 		}
 	}
 	widths := arith.Widths()
+	var modWidths []int
+	for _, n := range arith.ModLimbs() {
+		modWidths = append(modWidths, 32*n)
+	}
 	if *bitsFlag != "" {
-		if widths, err = intList(*bitsFlag); err != nil {
+		list, err := intList(*bitsFlag)
+		if err != nil {
 			return err
 		}
-		for _, b := range widths {
-			if _, err := arith.CheckWidth(b); err != nil {
-				return err
+		widths, modWidths = nil, nil
+		for _, b := range list {
+			isMod := b%32 == 0 && slices.Contains(arith.ModLimbs(), b/32)
+			_, errArith := arith.CheckWidth(b)
+			if errArith == nil {
+				widths = append(widths, b)
+			}
+			if isMod {
+				modWidths = append(modWidths, b)
+			}
+			if errArith != nil && !isMod {
+				return fmt.Errorf("bench: no operation has %d-bit operands", b)
 			}
 		}
 	}
-	batches, ecBatches := []int{262144}, []int{16384, 131072, 524288}
+	batches, ecBatches, rsaBatches := []int{262144}, []int{16384, 131072, 524288}, []int{65536}
 	if d.Type&cl.TypeGPU == 0 {
-		batches, ecBatches = []int{4096}, []int{4096}
+		batches, ecBatches, rsaBatches = []int{4096}, []int{4096}, []int{64}
 	}
 	if *batchFlag != "" {
 		if batches, err = intList(*batchFlag); err != nil {
 			return err
 		}
-		ecBatches = batches
+		ecBatches, rsaBatches = batches, batches
 	}
 	e, err := arith.NewEngine(d)
 	if err != nil {
 		return err
 	}
 	ec, err := ecdh.NewEngine(d)
+	if err != nil {
+		return err
+	}
+	re, err := rsa.NewEngine(d)
 	if err != nil {
 		return err
 	}
@@ -109,8 +137,18 @@ func cmdBench(args []string) error {
 			}
 			continue
 		}
-		for _, bits := range widths {
-			for _, n := range batches {
+		if bits, ok := rsaOpBits(op); ok {
+			for _, n := range rsaBatches {
+				cases = append(cases, benchCase{op, bits, n})
+			}
+			continue
+		}
+		ws, ns := widths, batches
+		if op == "modexp" {
+			ws, ns = modWidths, rsaBatches
+		}
+		for _, bits := range ws {
+			for _, n := range ns {
 				cases = append(cases, benchCase{op, bits, n})
 			}
 		}
@@ -123,6 +161,10 @@ func cmdBench(args []string) error {
 		var r benchResult
 		if curve, keygen, ok := ecdhOp(bc.op); ok {
 			r, err = benchECDH(ec, curve, keygen, bc.op, bc.batch, dur)
+		} else if _, ok := rsaOpBits(bc.op); ok {
+			r, err = benchRSA(re, bc.op, bc.bits, bc.batch, dur)
+		} else if bc.op == "modexp" {
+			r, err = benchModExp(e, bc.bits, bc.batch, dur)
 		} else {
 			r, err = benchArith(e, arith.Op(bc.op), bc.bits, bc.batch, dur)
 		}
@@ -332,17 +374,49 @@ func progressDone() {
 	}
 }
 
-// allOps are the benchmarkable operations, in report order.
-var allOps = []string{"add", "sub", "mul", "x25519", "x25519-keygen", "x448", "x448-keygen"}
+// allOps are the benchmarkable operations, in report order. x*-keygen is
+// the public-key path of the library (the fixed-base comb); -keygen-ctable
+// is the comb with its table in constant memory instead of a global buffer
+// and -keygen-ladder the Montgomery ladder it replaced, for comparison.
+var allOps = slices.Concat(opGroups["arith"], opGroups["ecdh"], opGroups["rsa"])
 
-// ecdhOp parses "x25519", "x448-keygen", ...
+// opGroups are the operations of "bench arith|ecdh|rsa".
+var opGroups = map[string][]string{
+	"arith": {"add", "sub", "mul"},
+	"ecdh": {"x25519", "x25519-keygen", "x25519-keygen-ctable", "x25519-keygen-ladder",
+		"x448", "x448-keygen", "x448-keygen-ctable", "x448-keygen-ladder"},
+	"rsa": rsaOps,
+}
+
+// keygenKernels maps the suffix of a public-key op to its kernel.
+var keygenKernels = map[string]ecdh.Keygen{
+	"-keygen":        ecdh.KeygenComb,
+	"-keygen-ctable": ecdh.KeygenCombConstant,
+	"-keygen-ladder": ecdh.KeygenLadder,
+}
+
+// keygenKernel is the public-key kernel of op ("x448-keygen-ladder", ...).
+func keygenKernel(op string) ecdh.Keygen {
+	if i := strings.Index(op, "-keygen"); i >= 0 {
+		return keygenKernels[op[i:]]
+	}
+	return ecdh.KeygenComb
+}
+
+// ecdhOp parses "x25519", "x448-keygen", "x25519-keygen-ladder", ...
 func ecdhOp(op string) (c ecdh.Curve, keygen bool, ok bool) {
-	name, kg := strings.CutSuffix(op, "-keygen")
+	name := op
+	if i := strings.Index(op, "-keygen"); i >= 0 {
+		if _, known := keygenKernels[op[i:]]; !known {
+			return 0, false, false
+		}
+		name, keygen = op[:i], true
+	}
 	switch name {
 	case "x25519":
-		return ecdh.X25519, kg, true
+		return ecdh.X25519, keygen, true
 	case "x448":
-		return ecdh.X448, kg, true
+		return ecdh.X448, keygen, true
 	}
 	return 0, false, false
 }
@@ -367,7 +441,12 @@ func benchECDH(e *ecdh.Engine, c ecdh.Curve, keygen bool, op string, n int, dur 
 			peers[i] = pubs[i%len(pubs)]
 		}
 	}
+	kernel := keygenKernel(op)
 	r, err := measure(op, curveBits(c), n, dur, func() (time.Duration, error) {
+		if keygen {
+			_, k, err := e.TimedPublicKeys(c, privs, kernel)
+			return k, err
+		}
 		_, k, err := e.Timed(c, privs, peers)
 		return k, err
 	})

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gpucrypto/gpucrypto/arith"
 	"github.com/gpucrypto/gpucrypto/cl"
 	"github.com/gpucrypto/gpucrypto/kernels"
 )
@@ -14,9 +15,36 @@ var kernelPrograms = []struct {
 	file    string
 	kernels []string
 }{
-	{"x25519.cl", []string{"x25519", "x25519_base"}},
-	{"x448.cl", []string{"x448", "x448_base"}},
+	{"x25519.cl", []string{"x25519", "x25519_base", "x25519_base_comb"}},
+	{"x448.cl", []string{"x448", "x448_base", "x448_base_comb"}},
 	{"arith.cl", []string{"arith_mul_256", "arith_mul_1024", "arith_mul_4096", "arith_add_4096"}},
+}
+
+// modexpConfigs are the modexp builds kernelinfo reports on: the default
+// configuration at every modulus width, and every variant and form at
+// 1024 bits.
+func modexpConfigs() []arith.Mont {
+	var out []arith.Mont
+	for _, n := range arith.ModLimbs() {
+		if m, err := (arith.MontConfig{}).Resolve(n); err == nil {
+			out = append(out, m)
+		}
+	}
+	for _, v := range arith.Variants {
+		for _, fs := range []bool{false, true} {
+			for _, sqr := range []int{1, -1} {
+				form := arith.NoFinalSub
+				if fs {
+					form = arith.FinalSub
+				}
+				m, err := arith.MontConfig{Variant: v, Form: form, Sqr: sqr}.Resolve(32)
+				if err == nil && m != out[1] {
+					out = append(out, m)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // cmdKernelInfo prints what the compiler reports about each kernel:
@@ -34,17 +62,38 @@ func cmdKernelInfo(args []string) error {
 		opts.Flags = []string{"-cl-nv-verbose"}
 	}
 	fmt.Printf("kernel info on %s (inline PTX: %v)\n", d, d.InlinePTX())
+	type build struct {
+		file, title string
+		kernels     []string
+		defines     map[string]string
+	}
+	var builds []build
 	for _, kp := range kernelPrograms {
-		src, err := kernels.Source(kp.file)
+		builds = append(builds, build{kp.file, kp.file, kp.kernels, nil})
+	}
+	for _, m := range modexpConfigs() {
+		builds = append(builds, build{"modexp.cl", fmt.Sprintf("modexp.cl %d-bit %s", 32*m.N, m), []string{"modexp"}, m.Defines()})
+	}
+	for _, sz := range [][2]int{{32, 64}, {64, 128}} { // RSA-2048, RSA-4096
+		mh, _ := arith.MontConfig{}.Resolve(sz[0])
+		mf, _ := arith.MontConfig{Variant: arith.CIOS, Rows: -1}.Resolve(sz[1])
+		defs := mh.Defines()
+		defs["RSA_FW"], defs[fmt.Sprintf("MONT_WANT_%d", mf.W)], defs["RSA_PRIVATE"] = fmt.Sprint(mf.W), "", ""
+		builds = append(builds, build{"rsa.cl", fmt.Sprintf("rsa.cl RSA-%d (halves %s)", 32*sz[1], mh), []string{"rsa_combine", "rsa_public"}, defs})
+	}
+	for _, kb := range builds {
+		src, err := kernels.Source(kb.file)
 		if err != nil {
 			return err
 		}
-		p, err := d.Build(src, opts)
+		o := opts
+		o.Defines = kb.defines
+		p, err := d.Build(src, o)
 		if err != nil {
 			return err
 		}
-		fmt.Printf("\n== %s\n", kp.file)
-		for _, name := range kp.kernels {
+		fmt.Printf("\n== %s\n", kb.title)
+		for _, name := range kb.kernels {
 			k, err := p.Kernel(name)
 			if err != nil {
 				return err

@@ -3,7 +3,7 @@
 //
 //	gpucrypto devices [--json]
 //	gpucrypto selftest [--device SPEC] [--json]
-//	gpucrypto bench [--device SPEC] [--ops add,...,x25519,x448-keygen] [--bits 256,...] [--batch N,...] [--seconds S] [--json]
+//	gpucrypto bench [arith|ecdh|rsa] [--device SPEC] [--ops add,...,x25519,modexp,rsa2048] [--bits 256,...] [--batch N,...] [--seconds S] [--json]
 //	gpucrypto kernelinfo [--device SPEC]
 //
 // --device takes an index or a name substring (as GPUCRYPTO_DEVICE does).

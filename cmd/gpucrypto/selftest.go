@@ -9,6 +9,7 @@ import (
 	"github.com/gpucrypto/gpucrypto/arith"
 	"github.com/gpucrypto/gpucrypto/cl"
 	"github.com/gpucrypto/gpucrypto/ecdh"
+	"github.com/gpucrypto/gpucrypto/rsa"
 )
 
 type selftestResult struct {
@@ -29,6 +30,20 @@ var selftests = []struct {
 			return err
 		}
 		return e.SelfTest()
+	}},
+	{"modexp 512-4096", func(d *cl.Device) error {
+		e, err := arith.NewEngine(d)
+		if err != nil {
+			return err
+		}
+		return e.SelfTestModExp()
+	}},
+	{"rsa-2048 sign/verify/decrypt", func(d *cl.Device) error {
+		e, err := rsa.NewEngine(d)
+		if err != nil {
+			return err
+		}
+		return rsa.SelfTest(e)
 	}},
 	{"x25519/x448 RFC 7748 vectors", func(d *cl.Device) error {
 		e, err := ecdh.NewEngine(d)
