@@ -158,6 +158,19 @@ func (m Mont) String() string {
 	return fmt.Sprintf("%s-%s%s-w%d%s", m.Variant, form, sq, m.Window, rows)
 }
 
+// Buildable reports whether m may be compiled for dev. NVIDIA's OpenCL
+// compiler (driver 580) crashed the process inside clBuildProgram on the
+// portable-C (no inline PTX) build of the FIPS form with the dedicated
+// squaring or without final subtraction at 512 bits; those builds are
+// refused there rather than risked. The FIPS form with final subtraction
+// and no dedicated squaring (the 512-bit default) built and passed.
+func (m Mont) Buildable(dev *cl.Device) error {
+	if m.Variant == FIPS && (m.Sqr || !m.FinalSub) && dev.Class == cl.VendorNVIDIA && !dev.InlinePTX() {
+		return fmt.Errorf("arith: %s is not built by NVIDIA's OpenCL compiler without inline PTX (it crashed compiling it); use the default form or CIOS", m)
+	}
+	return nil
+}
+
 // Defines are the -D options of a program built on modexp.h; extra widths
 // (for a second modulus size in the same program) may be enabled with
 // WantWidths.
@@ -187,6 +200,9 @@ func (m Mont) Program(dev *cl.Device, file string, extra map[string]string) (*cl
 	}
 	if dev.Class == cl.VendorCPU {
 		m.Unroll = false
+	}
+	if err := m.Buildable(dev); err != nil {
+		return nil, err
 	}
 	defs := m.Defines()
 	for k, v := range extra {

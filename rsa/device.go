@@ -105,7 +105,12 @@ func (b *deviceBackend) program(mh, mf arith.Mont, private bool) (*cl.Program, e
 	if private {
 		extra["RSA_PRIVATE"] = ""
 	}
-	p, err := mh.Program(b.dev, "rsa.cl", extra)
+	// rsa_combine makes three products at the half width: CIOS with the
+	// rows kept as a loop is small code, whatever form the exponentiations
+	// use (the same width and reduction form, so the halves fit).
+	mc := mh
+	mc.Variant, mc.Sqr, mc.Unroll = arith.CIOS, false, false
+	p, err := mc.Program(b.dev, "rsa.cl", extra)
 	if err != nil {
 		return nil, err
 	}
