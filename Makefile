@@ -34,7 +34,7 @@ test: deps
 	CGO_ENABLED=0 $(GO) build $(PKGS)
 	GPUCRYPTO_REQUIRE_DEVICE=1 $(GO) test -timeout 30m $(PKGS)
 	@# the concurrent parts again under the race detector
-	GPUCRYPTO_REQUIRE_DEVICE=1 $(GO) test -race -timeout 10m -run 'Server|Fallback|Flush|BackPressure|Errors|Concurrent|Signer|Blinding' ./batch ./ecdh ./cl ./rsa
+	GPUCRYPTO_REQUIRE_DEVICE=1 $(GO) test -race -timeout 10m -run 'Server|Fallback|Flush|BackPressure|Errors|Concurrent|Signer|Blinding|Pipeline' ./batch ./ecdh ./cl ./rsa
 
 bench: deps
 	$(GO) run -buildvcs=$(BUILDVCS) ./cmd/gpucrypto bench

@@ -16,6 +16,12 @@ type Options struct {
 	MaxBatch  int           // flush when this many requests wait (default 4096)
 	MaxDelay  time.Duration // flush this long after the first request of a batch (default 2ms)
 	QueueSize int           // requests that may wait; Do blocks beyond it (default 4·MaxBatch)
+	// Pipeline is the number of batches each worker function may run at
+	// once (default 2): while the device computes one batch, the next is
+	// prepared and the previous one finished on the host. Worker functions
+	// must then be safe for concurrent use (the engines are). 1 runs one
+	// batch at a time per worker.
+	Pipeline int
 }
 
 func (o Options) withDefaults() Options {
@@ -27,6 +33,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.QueueSize <= 0 {
 		o.QueueSize = 4 * o.MaxBatch
+	}
+	if o.Pipeline <= 0 {
+		o.Pipeline = 2
 	}
 	return o
 }
@@ -60,7 +69,7 @@ type outcome[R any] struct {
 	err error
 }
 
-// New starts a batcher with one worker goroutine per RunFunc.
+// New starts a batcher with Options.Pipeline worker goroutines per RunFunc.
 func New[Q, R any](opts Options, workers ...RunFunc[Q, R]) *Batcher[Q, R] {
 	if len(workers) == 0 {
 		panic("batch.New: no workers")
@@ -74,8 +83,10 @@ func New[Q, R any](opts Options, workers ...RunFunc[Q, R]) *Batcher[Q, R] {
 	b.wg.Add(1)
 	go b.collect()
 	for _, w := range workers {
-		b.wg.Add(1)
-		go b.work(w)
+		for range opts.Pipeline {
+			b.wg.Add(1)
+			go b.work(w)
+		}
 	}
 	return b
 }

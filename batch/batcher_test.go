@@ -107,3 +107,38 @@ func TestErrorFormatting(t *testing.T) {
 	err := batch.Collect([]error{nil, errors.New("a"), errors.New("b"), errors.New("c"), errors.New("d")})
 	require.EqualError(t, err, "4 of 5 batch elements failed; element 1: a; element 2: b; element 3: c; ...")
 }
+
+// Pipeline batches run at once per worker function, never more.
+func TestPipeline(t *testing.T) {
+	for _, depth := range []int{1, 2, 3} {
+		var running, peak atomic.Int32
+		release := make(chan struct{})
+		b := batch.New(batch.Options{MaxBatch: 1, MaxDelay: time.Millisecond, Pipeline: depth}, func(reqs []int) ([]int, error) {
+			n := running.Add(1)
+			for {
+				p := peak.Load()
+				if n <= p || peak.CompareAndSwap(p, n) {
+					break
+				}
+			}
+			<-release
+			running.Add(-1)
+			return reqs, nil
+		})
+		var wg sync.WaitGroup
+		for i := range 2 * depth {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, err := b.Do(context.Background(), i)
+				require.NoError(t, err)
+			}()
+		}
+		require.Eventually(t, func() bool { return running.Load() == int32(depth) }, 5*time.Second, time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // no further batch may start
+		require.Equal(t, int32(depth), peak.Load())
+		close(release)
+		wg.Wait()
+		b.Close()
+	}
+}

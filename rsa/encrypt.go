@@ -91,10 +91,12 @@ func (e *Engine) EncryptPKCS1v15(random io.Reader, pubs []*stdrsa.PublicKey, msg
 func (e *Engine) ciphertexts(ks []*pubKey, in []*big.Int, errs []error) ([][]byte, error) {
 	c := e.public(ks, in, errs)
 	out := make([][]byte, len(in))
-	for i := range in {
-		if errs[i] == nil {
-			out[i] = c[i].FillBytes(make([]byte, modBytes(ks[i])))
+	parallel(len(in), 1024, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if errs[i] == nil {
+				out[i] = c[i].FillBytes(make([]byte, modBytes(ks[i])))
+			}
 		}
-	}
+	})
 	return out, batch.Collect(errs)
 }

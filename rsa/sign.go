@@ -90,11 +90,13 @@ func (e *Engine) SignPSS(random io.Reader, keys []*stdrsa.PrivateKey, hash crypt
 func (e *Engine) signatures(ks []*privEntry, in []*big.Int, errs []error) ([][]byte, error) {
 	m := e.private(ks, in, errs)
 	out := make([][]byte, len(in))
-	for i := range in {
-		if errs[i] == nil {
-			out[i] = m[i].FillBytes(make([]byte, modBytes(ks[i].k.pub)))
+	parallel(len(in), 1024, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if errs[i] == nil {
+				out[i] = m[i].FillBytes(make([]byte, modBytes(ks[i].k.pub)))
+			}
 		}
-	}
+	})
 	return out, batch.Collect(errs)
 }
 

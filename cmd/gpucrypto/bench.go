@@ -52,7 +52,7 @@ func cmdBench(args []string) error {
 	devSpec := fs.String("device", "", "device index or name substring")
 	opsFlag := fs.String("ops", strings.Join(allOps, ","), "operations: "+strings.Join(allOps, ", "))
 	bitsFlag := fs.String("bits", "", "operand sizes in bits of add/sub/mul and modexp (default: all supported)")
-	batchFlag := fs.String("batch", "", "batch sizes (default on a GPU: 262144 for add/sub/mul, 16384,131072,524288 for ecdh, 65536 for modexp and rsa; on a CPU device 4096, and 64 for modexp and rsa)")
+	batchFlag := fs.String("batch", "", "batch sizes (default on a GPU: 262144 for add/sub/mul, 16384,131072,524288 for ecdh, 65536 for modexp and rsa; on a CPU device 4096, and 16 for modexp and rsa)")
 	seconds := fs.Float64("seconds", 1, "time per measurement (GPU and CPU each)")
 	asJSON := fs.Bool("json", false, "print JSON instead of the table")
 	jsonOut := fs.String("json-out", "", "also write the JSON report to this file")
@@ -104,7 +104,7 @@ func cmdBench(args []string) error {
 	}
 	batches, ecBatches, rsaBatches := []int{262144}, []int{16384, 131072, 524288}, []int{65536}
 	if d.Type&cl.TypeGPU == 0 {
-		batches, ecBatches, rsaBatches = []int{4096}, []int{4096}, []int{64}
+		batches, ecBatches, rsaBatches = []int{4096}, []int{4096}, []int{16}
 	}
 	if *batchFlag != "" {
 		if batches, err = intList(*batchFlag); err != nil {
