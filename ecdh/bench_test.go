@@ -18,22 +18,31 @@ func benchKeys(c ecdh.Curve, n int) (privs, peers [][]byte) {
 	return
 }
 
+// benchBinvK is the batch-inversion group size of the *-binv benchmarks.
+const benchBinvK = 16
+
 // BenchmarkEngine reports device ops/s per curve, operation and batch size
-// (ns/op is per batch; see the ops/s metric).
+// (ns/op is per batch; see the ops/s metric). The -binv operations share
+// the final inversion across groups of benchBinvK elements
+// (Engine.SetBatchInversion).
 func BenchmarkEngine(b *testing.B) {
-	e := engine(b)
+	e, eb := engine(b), binvEngine(b, benchBinvK)
 	for _, c := range ecdh.Curves {
 		for _, n := range []int{1024, 16384, 131072} {
 			privs, peers := benchKeys(c, n)
-			for _, op := range []string{"shared", "keygen", "keygen-ladder"} {
+			for _, op := range []string{"shared", "shared-binv", "keygen", "keygen-binv", "keygen-ladder"} {
 				b.Run(fmt.Sprintf("%s/%s/%d", c, op, n), func(b *testing.B) {
 					for b.Loop() {
 						var err error
 						switch op {
 						case "shared":
 							_, _, err = e.Timed(c, privs, peers)
+						case "shared-binv":
+							_, _, err = eb.Timed(c, privs, peers)
 						case "keygen":
 							_, _, err = e.TimedPublicKeys(c, privs, ecdh.KeygenComb)
+						case "keygen-binv":
+							_, _, err = eb.TimedPublicKeys(c, privs, ecdh.KeygenComb)
 						default: // the ladder that the comb replaced
 							_, _, err = e.TimedPublicKeys(c, privs, ecdh.KeygenLadder)
 						}

@@ -69,7 +69,11 @@ func cpuOne(c Curve, priv, peer []byte) ([]byte, error) {
 		return out[:], nil
 	}
 	copy(p[:], peer)
-	if !x448.Shared(&out, &k, &p) {
+	// circl rejects the known low-order peer points, but a scalar that is
+	// a multiple of the group order (the clamped 4q) also gives the
+	// all-zero secret: RFC 7748 §6.2 rejects every all-zero result, as the
+	// device path does.
+	if !x448.Shared(&out, &k, &p) || isZero(out[:]) {
 		return nil, ErrLowOrder
 	}
 	return out[:], nil

@@ -40,9 +40,10 @@ func unhex(t testing.TB, s string) []byte {
 	return b
 }
 
-// backends are checked side by side: the device engine and the CPU path.
+// backends are checked side by side: the device engine (inverting per
+// element and in groups of testK) and the CPU path.
 func backends(t *testing.T) map[string]ecdh.Backend {
-	return map[string]ecdh.Backend{"device": engine(t), "cpu": ecdh.CPU{}}
+	return map[string]ecdh.Backend{"device": engine(t), "device-binv": binvEngine(t, testK), "cpu": ecdh.CPU{}}
 }
 
 func one(t *testing.T, b ecdh.Backend, c ecdh.Curve, k, u []byte) []byte {

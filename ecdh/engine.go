@@ -60,6 +60,7 @@ type Engine struct {
 	mu         sync.Mutex
 	onFallback func(error)
 	fallbacks  int
+	binv       int          // SetBatchInversion: group size, 0 = per element
 	failHook   func() error // tests: simulate a device failure
 }
 
@@ -132,6 +133,28 @@ func (e *Engine) fellBack(err error) {
 	}
 }
 
+// SetBatchInversion chooses how the kernels turn each projective result
+// (X : Z) into u = X/Z. With k ≤ 0 (the default) every work-item inverts
+// its own Z by Fermat (254 squarings and 11 multiplications for X25519,
+// 453 and 13 for X448). With k ≥ 1 the ladder and comb kernels stop at
+// (X, Z) and a second kernel inverts the batch in groups of at most k
+// elements with one Fermat inversion per group (Montgomery's simultaneous
+// inversion, kernels/batch_invert.h): about 4 multiplications plus 1/k of
+// an inversion per element, for one more kernel launch and a device buffer
+// of 2·Size bytes per element (zeroed after use). k = 1 splits the work
+// the same way without sharing anything, which isolates the cost of the
+// split. The results are identical either way, low-order peers included
+// (each still fails alone with ErrLowOrder). The setting applies to
+// SharedSecrets, PublicKeys, Timed and TimedPublicKeys with KeygenComb or
+// KeygenCombConstant; KeygenLadder always inverts per element. It may be
+// changed while batches run: each batch uses the value it found when it
+// reached the device.
+func (e *Engine) SetBatchInversion(k int) {
+	e.mu.Lock()
+	e.binv = max(k, 0)
+	e.mu.Unlock()
+}
+
 // PublicKeys implements Backend: the public key of each private key.
 func (e *Engine) PublicKeys(c Curve, privs [][]byte) ([][]byte, error) {
 	out, _, err := e.Timed(c, privs, nil)
@@ -139,7 +162,8 @@ func (e *Engine) PublicKeys(c Curve, privs [][]byte) ([][]byte, error) {
 }
 
 // TimedPublicKeys is PublicKeys computed by the kernel k that also returns
-// the kernel's device time (zero after a CPU fallback), for benchmarks.
+// the kernel's device time (zero after a CPU fallback; with batch
+// inversion, of both kernels together), for benchmarks.
 func (e *Engine) TimedPublicKeys(c Curve, privs [][]byte, k Keygen) ([][]byte, time.Duration, error) {
 	if err := checkBatch(c, privs, nil, false); err != nil {
 		return nil, 0, err
@@ -161,7 +185,7 @@ func (e *Engine) SharedSecrets(c Curve, privs, peers [][]byte) ([][]byte, error)
 
 // Timed is SharedSecrets (or PublicKeys when peers is nil) that also
 // returns the device time of the kernel (zero after a CPU fallback), for
-// benchmarks.
+// benchmarks; with batch inversion, of both kernels together.
 func (e *Engine) Timed(c Curve, privs, peers [][]byte) ([][]byte, time.Duration, error) {
 	if err := checkBatch(c, privs, peers, peers != nil); err != nil {
 		return nil, 0, err
@@ -267,11 +291,14 @@ func (e *Engine) compute(c Curve, privs, peers [][]byte, kg Keygen) ([][]byte, t
 
 // run launches the ladder over m limb-major scalars and u-coordinates, or
 // the public-key kernel kg when us is nil, and returns the limb-major
-// results and the kernel's device time. The scalar buffer is zeroed on the
-// device before it is released.
-func (e *Engine) run(c Curve, scal, us []uint32, m int, kg Keygen) ([]uint32, time.Duration, error) {
+// results and the kernels' device time. With batch inversion (and a comb
+// or the variable-u ladder) the kernel writes (X, Z) to an intermediate
+// buffer and the batched-inversion kernel finishes them. Device buffers
+// that held scalars or secret-derived intermediate values are zeroed
+// before they are released.
+func (e *Engine) run(c Curve, scal, us []uint32, m int, kg Keygen) (_ []uint32, _ time.Duration, err error) {
 	e.mu.Lock()
-	hook := e.failHook
+	hook, binv := e.failHook, e.binv
 	e.mu.Unlock()
 	if hook != nil {
 		if err := hook(); err != nil {
@@ -284,8 +311,8 @@ func (e *Engine) run(c Curve, scal, us []uint32, m int, kg Keygen) ([]uint32, ti
 	case us != nil:
 	case kg == KeygenLadder:
 		name += "_base"
+		binv = 0
 	case kg == KeygenCombConstant:
-		var err error
 		if prog, err = e.constantComb(c); err != nil {
 			return nil, 0, err
 		}
@@ -293,6 +320,9 @@ func (e *Engine) run(c Curve, scal, us []uint32, m int, kg Keygen) ([]uint32, ti
 	default:
 		name += "_base_comb"
 		table = e.tables[c]
+	}
+	if binv > 0 {
+		name += "_xz"
 	}
 	k, err := prog.Kernel(name)
 	if err != nil {
@@ -308,8 +338,22 @@ func (e *Engine) run(c Curve, scal, us []uint32, m int, kg Keygen) ([]uint32, ti
 	if err != nil {
 		return nil, 0, err
 	}
-	defer dout.Release()
-	args := []any{dout, dk}
+	defer func() {
+		if err != nil && binv > 0 { // it may hold the inversion's prefix products
+			dout.Zero()
+		}
+		dout.Release()
+	}()
+	dst := dout // where the first kernel writes
+	if binv > 0 {
+		dxz, err := e.dev.NewBuffer(2 * 4 * words)
+		if err != nil {
+			return nil, 0, err
+		}
+		defer func() { dxz.Zero(); dxz.Release() }()
+		dst = dxz
+	}
+	args := []any{dst, dk}
 	if table != nil {
 		args = append(args, table)
 	}
@@ -326,12 +370,40 @@ func (e *Engine) run(c Curve, scal, us []uint32, m int, kg Keygen) ([]uint32, ti
 		return nil, 0, err
 	}
 	defer ev.Release()
+	var ev2 *cl.Event
+	if binv > 0 {
+		if ev2, err = e.invertBatch(c, dout, dst, m, binv); err != nil {
+			return nil, 0, err
+		}
+		defer ev2.Release()
+	}
 	res := make([]uint32, words)
 	if err := dout.Read(0, cl.Uint32Bytes(res)); err != nil {
 		return nil, 0, err
 	}
 	dur, err := ev.Duration()
-	return res, dur, err
+	if err != nil {
+		return nil, 0, err
+	}
+	if ev2 != nil {
+		d2, err := ev2.Duration()
+		if err != nil {
+			return nil, 0, err
+		}
+		dur += d2
+	}
+	return res, dur, nil
+}
+
+// invertBatch launches the batched-inversion kernel of c: dout = X/Z for
+// the m elements of dxz (X limb-major, then Z), in groups of at most k.
+func (e *Engine) invertBatch(c Curve, dout, dxz *cl.Buffer, m, k int) (*cl.Event, error) {
+	kern, err := e.progs[c].Kernel(curveName(c) + "_invert_batch")
+	if err != nil {
+		return nil, err
+	}
+	groups := (m-1)/k + 1 // ceil(m / k), m ≥ 1
+	return kern.Launch(groups, WorkGroup, dout, dxz, uint32(m), uint32(groups))
 }
 
 func curveName(c Curve) string {

@@ -20,8 +20,9 @@ import (
 
 func TestServerConcurrentCallers(t *testing.T) {
 	e := engine(t)
-	// Two workers: the device engine and the CPU share the load.
-	s, err := ecdh.NewServer(batch.Options{MaxBatch: 16, MaxDelay: time.Millisecond}, e, ecdh.CPU{})
+	// Three workers share the load: the device engine inverting per element,
+	// one inverting in groups (batch inversion), and the CPU.
+	s, err := ecdh.NewServer(batch.Options{MaxBatch: 16, MaxDelay: time.Millisecond}, e, binvEngine(t, testK), ecdh.CPU{})
 	require.NoError(t, err)
 	defer s.Close()
 	var wg sync.WaitGroup

@@ -5,6 +5,8 @@
  * The including file defines
  *   FE(op), NL         as for ladder.h
  *   COMB_KERNEL        the kernel's name
+ *   COMB_XZ_KERNEL     the name of the kernel that stops before the
+ *                      inversion (for batch_invert.h)
  * and, before including comb_gen.h, COMB_X25519 or COMB_X448, whose block
  * there gives the COMB_* constants and the table comb_table (documented in
  * comb_gen.h; the curve models in kernels/internal/generate/comb.go).
@@ -34,6 +36,8 @@
  * doublings (4S + 3M); X448 113 mixed additions (4M + 4M) and 16
  * doublings; then one inversion and one multiplication. The ladder does
  * 5M + 4S per scalar bit (255 or 448 bits) before the same inversion.
+ * COMB_XZ_KERNEL stops before the inversion; batch_invert.h then needs
+ * about 4M and 1/K of an inversion per key for groups of K keys.
  */
 
 #ifdef COMB_TABLE_CONSTANT
@@ -192,19 +196,15 @@ DEVICE_FN u32 comb_digit(const u32 *s, const int i)
 	return m - 8u;
 }
 
-/* out[i] = u(k[i]·B) over limb-major batches of NL limbs: public keys.
- * Arguments (out, k, tab, count); (out, k, count) with COMB_TABLE_CONSTANT. */
-KERNEL void COMB_KERNEL(GLOBAL u32 *RESTRICT out, GLOBAL const u32 *RESTRICT k COMB_TAB_PARAM,
-	const u32 count)
+/* u(k·B) = X/Y for the scalar k (limb-major with stride count), loosely
+ * reduced: the comb, then the conversion from y. */
+DEVICE_FN void comb_xz(u32 *X, u32 *Y, GLOBAL const u32 *k, const u32 count COMB_TAB_PARAM)
 {
-	const u32 gid = GID();
-	if (gid >= count) return;
-
 	/* s' = s + 0x8888…88 (NL words), carry in s[NL] */
 	u32 s[NL + 1];
 	u64 c = 0;
 	for (int j = 0; j < NL; j++) {
-		u32 w = LIMB(k + gid, j, count);
+		u32 w = LIMB(k, j, count);
 		if (j == NL - 1)
 			w &= COMB_TOP_MASK;
 		c += (u64)w + 0x88888888u;
@@ -214,7 +214,7 @@ KERNEL void COMB_KERNEL(GLOBAL u32 *RESTRICT out, GLOBAL const u32 *RESTRICT k C
 	s[NL] = (u32)c;
 
 	u32 E[NL], F[NL], G[NL], H[NL];  /* the sum, completed */
-	u32 X[NL], Y[NL], Z[NL], T[NL];
+	u32 Z[NL], T[NL];
 	u32 p0[NL], p1[NL], p2[NL];
 	FE(set_small)(E, 0u);            /* the neutral element */
 	FE(set_small)(F, 1u);
@@ -246,16 +246,45 @@ KERNEL void COMB_KERNEL(GLOBAL u32 *RESTRICT out, GLOBAL const u32 *RESTRICT k C
 	 * X25519 scalar is a multiple of q (8 | k, so 8q | k, but 8q > 2^255).
 	 * The one clamped X448 scalar that is, k = 4q, gives the neutral
 	 * element: inversion maps 0 to 0 and the result is u = 0, exactly what
-	 * the ladder (z2 = 0) and RFC 7748's x2·z2^(p−2) give. */
+	 * the ladder (z2 = 0) and RFC 7748's x2·z2^(p−2) give (the batched
+	 * inversion gives 0 for a zero denominator too). */
 	FE(add)(X, F, H);
 #if COMB_U_NEG
 	FE(sub)(Y, H, F);                /* u = (y + 1)/(y − 1) */
 #else
 	FE(sub)(Y, F, H);                /* u = (1 + y)/(1 − y) */
 #endif
+}
+
+/* out[i] = u(k[i]·B) over limb-major batches of NL limbs: public keys.
+ * Arguments (out, k, tab, count); (out, k, count) with COMB_TABLE_CONSTANT. */
+KERNEL void COMB_KERNEL(GLOBAL u32 *RESTRICT out, GLOBAL const u32 *RESTRICT k COMB_TAB_PARAM,
+	const u32 count)
+{
+	const u32 gid = GID();
+	if (gid >= count) return;
+	u32 X[NL], Y[NL];
+	comb_xz(X, Y, k + gid, count COMB_TAB_ARG);
 	FE(invert)(Y, Y);
 	FE(mul)(X, X, Y);
 	FE(canon)(X);
 	for (int j = 0; j < NL; j++)
 		LIMB(out + gid, j, count) = X[j];
+}
+
+/* The same without the inversion: xz[i] = X and xz[NL·count + i] = Y with
+ * u(k[i]·B) = X/Y, limb-major, loosely reduced; the batched inversion
+ * kernel (batch_invert.h) finishes them. Arguments (xz, k, tab, count);
+ * (xz, k, count) with COMB_TABLE_CONSTANT. */
+KERNEL void COMB_XZ_KERNEL(GLOBAL u32 *RESTRICT xz, GLOBAL const u32 *RESTRICT k COMB_TAB_PARAM,
+	const u32 count)
+{
+	const u32 gid = GID();
+	if (gid >= count) return;
+	u32 X[NL], Y[NL];
+	comb_xz(X, Y, k + gid, count COMB_TAB_ARG);
+	for (int j = 0; j < NL; j++) {
+		LIMB(xz + gid, j, count) = X[j];
+		LIMB(xz + gid, NL + j, count) = Y[j];
+	}
 }

@@ -6,6 +6,8 @@
  *   A24          (A − 2) / 4: 121665 or 39081
  *   LADDER       the name of the ladder function to define
  *   LADDER_KERNEL, LADDER_BASE_KERNEL  the kernel names (variable u, base point)
+ *   LADDER_XZ_KERNEL  the name of the variable-u kernel that stops before
+ *                the inversion (for batch_invert.h)
  *   BASE_U       the base point's u-coordinate (9 or 5)
  * Constant time: the scalar bit only feeds a mask for the conditional swap;
  * the loop bounds, memory indices and branches depend on public values only.
@@ -13,10 +15,13 @@
  * decodeUCoordinate are done by the host, exactly as the RFC writes them).
  */
 
-/* out = canonical u-coordinate of k·(u); k is limb-major with stride. */
-DEVICE_FN void LADDER(u32 *out, GLOBAL const u32 *k, const u32 kstride, const u32 *u)
+/* (x2 : z2) = k·(u) in projective x-only coordinates, loosely reduced;
+ * k is limb-major with stride. z2 ≡ 0 (mod p) exactly when k·(u) is the
+ * point at infinity: for a clamped k, when u has low order (the all-zero
+ * shared secret). */
+DEVICE_FN void LADDER(u32 *x2, u32 *z2, GLOBAL const u32 *k, const u32 kstride, const u32 *u)
 {
-	u32 x1[NL], x2[NL], z2[NL], x3[NL], z3[NL], A[NL], B[NL], C[NL], D[NL];
+	u32 x1[NL], x3[NL], z3[NL], A[NL], B[NL], C[NL], D[NL];
 	FE(copy)(x1, u);
 	FE(set_small)(x2, 1u);
 	FE(set_small)(z2, 0u);
@@ -51,9 +56,6 @@ DEVICE_FN void LADDER(u32 *out, GLOBAL const u32 *k, const u32 kstride, const u3
 	}
 	FE(cswap)(0u - swap, x2, x3);
 	FE(cswap)(0u - swap, z2, z3);
-	FE(invert)(z2, z2);
-	FE(mul)(out, x2, z2);
-	FE(canon)(out);
 }
 
 /* out[i] = X(k[i], u[i]) over limb-major batches of NL limbs. */
@@ -62,10 +64,30 @@ KERNEL void LADDER_KERNEL(GLOBAL u32 *RESTRICT out, GLOBAL const u32 *RESTRICT k
 {
 	const u32 i = GID();
 	if (i >= count) return;
-	u32 ui[NL], r[NL];
+	u32 ui[NL], x2[NL], z2[NL], r[NL];
 	for (int j = 0; j < NL; j++) ui[j] = LIMB(u + i, j, count);
-	LADDER(r, k + i, count, ui);
+	LADDER(x2, z2, k + i, count, ui);
+	FE(invert)(z2, z2);              /* u = x2·z2^(p−2): 0 when z2 = 0 */
+	FE(mul)(r, x2, z2);
+	FE(canon)(r);
 	for (int j = 0; j < NL; j++) LIMB(out + i, j, count) = r[j];
+}
+
+/* The same ladder without the inversion: xz[i] = X and xz[NL·count + i] =
+ * Z of k[i]·(u[i]), limb-major, loosely reduced; the batched inversion
+ * kernel (batch_invert.h) turns them into u = X/Z. */
+KERNEL void LADDER_XZ_KERNEL(GLOBAL u32 *RESTRICT xz, GLOBAL const u32 *RESTRICT k,
+	GLOBAL const u32 *RESTRICT u, const u32 count)
+{
+	const u32 i = GID();
+	if (i >= count) return;
+	u32 ui[NL], x2[NL], z2[NL];
+	for (int j = 0; j < NL; j++) ui[j] = LIMB(u + i, j, count);
+	LADDER(x2, z2, k + i, count, ui);
+	for (int j = 0; j < NL; j++) {
+		LIMB(xz + i, j, count) = x2[j];
+		LIMB(xz + i, NL + j, count) = z2[j];
+	}
 }
 
 /* out[i] = X(k[i], BASE_U): public keys. */
@@ -73,8 +95,11 @@ KERNEL void LADDER_BASE_KERNEL(GLOBAL u32 *RESTRICT out, GLOBAL const u32 *RESTR
 {
 	const u32 i = GID();
 	if (i >= count) return;
-	u32 ui[NL], r[NL];
+	u32 ui[NL], x2[NL], z2[NL], r[NL];
 	FE(set_small)(ui, BASE_U);
-	LADDER(r, k + i, count, ui);
+	LADDER(x2, z2, k + i, count, ui);
+	FE(invert)(z2, z2);              /* u = x2·z2^(p−2): 0 when z2 = 0 */
+	FE(mul)(r, x2, z2);
+	FE(canon)(r);
 	for (int j = 0; j < NL; j++) LIMB(out + i, j, count) = r[j];
 }

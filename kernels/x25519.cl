@@ -1,7 +1,8 @@
 /* x25519.cl: batched X25519 (RFC 7748), one work-item per scalar
  * multiplication over limb-major batches of 8 limbs: kernels x25519
  * (variable u; scalars clamped and u masked by the host) and x25519_base
- * (u = 9, public keys). The ladder and kernels are in ladder.h. */
+ * (u = 9, public keys). The ladder and kernels are in ladder.h; x25519_xz is
+ * the variable-u ladder without its final inversion. */
 #include "fe25519.h"
 
 #define FE(op) fe25519_##op
@@ -12,6 +13,7 @@
 #define LADDER x25519_ladder
 #define LADDER_KERNEL x25519
 #define LADDER_BASE_KERNEL x25519_base
+#define LADDER_XZ_KERNEL x25519_xz
 #include "ladder.h"
 
 /* public keys by the fixed-base comb (comb.h): kernel x25519_base_comb,
@@ -19,4 +21,10 @@
 #define COMB_X25519 1
 #include "comb_gen.h"
 #define COMB_KERNEL x25519_base_comb
+#define COMB_XZ_KERNEL x25519_base_comb_xz
 #include "comb.h"
+
+/* u = X/Z with one inversion per group of elements (batch_invert.h):
+ * kernel x25519_invert_batch finishes x25519_xz and x25519_base_comb_xz */
+#define BATCH_INVERT_KERNEL x25519_invert_batch
+#include "batch_invert.h"

@@ -33,6 +33,7 @@ type benchResult struct {
 	LatencyMs float64 `json:"gpu_batch_latency_ms"`     // median end-to-end time of one batch
 	CPUOps    float64 `json:"cpu_ops_per_s"`            // math/big on all cores, same run
 	Speedup   float64 `json:"speedup_end_to_end"`       // E2EOps / CPUOps
+	BinvGroup int     `json:"binv_group,omitempty"`     // *-binv ops: the batch-inversion group size K
 }
 
 type benchReport struct {
@@ -53,6 +54,7 @@ func cmdBench(args []string) error {
 	opsFlag := fs.String("ops", strings.Join(allOps, ","), "operations: "+strings.Join(allOps, ", "))
 	bitsFlag := fs.String("bits", "", "operand sizes in bits of add/sub/mul and modexp (default: all supported)")
 	batchFlag := fs.String("batch", "", "batch sizes (default on a GPU: 262144 for add/sub/mul, 16384,131072,524288 for ecdh, 65536 for modexp and rsa; on a CPU device 4096, and 16 for modexp and rsa)")
+	binvFlag := fs.String("binv", "16", "group sizes K of the *-binv ops (X25519/X448 with one field inversion per K elements)")
 	seconds := fs.Float64("seconds", 1, "time per measurement (GPU and CPU each)")
 	asJSON := fs.Bool("json", false, "print JSON instead of the table")
 	jsonOut := fs.String("json-out", "", "also write the JSON report to this file")
@@ -76,6 +78,10 @@ func cmdBench(args []string) error {
 		if !slices.Contains(allOps, op) {
 			return fmt.Errorf("bench: unknown op %q (have %s)", op, strings.Join(allOps, ", "))
 		}
+	}
+	binvGroups, err := intList(*binvFlag)
+	if err != nil {
+		return err
 	}
 	widths := arith.Widths()
 	var modWidths []int
@@ -128,18 +134,25 @@ func cmdBench(args []string) error {
 		op    string
 		bits  int
 		batch int
+		group int // *-binv: the batch-inversion group size
 	}
 	var cases []benchCase
 	for _, op := range ops {
 		if curve, _, ok := ecdhOp(op); ok {
-			for _, n := range ecBatches {
-				cases = append(cases, benchCase{op, curveBits(curve), n})
+			groups := []int{0}
+			if strings.HasSuffix(op, "-binv") {
+				groups = binvGroups
+			}
+			for _, k := range groups {
+				for _, n := range ecBatches {
+					cases = append(cases, benchCase{op, curveBits(curve), n, k})
+				}
 			}
 			continue
 		}
 		if bits, ok := rsaOpBits(op); ok {
 			for _, n := range rsaBatches {
-				cases = append(cases, benchCase{op, bits, n})
+				cases = append(cases, benchCase{op, bits, n, 0})
 			}
 			continue
 		}
@@ -149,7 +162,7 @@ func cmdBench(args []string) error {
 		}
 		for _, bits := range ws {
 			for _, n := range ns {
-				cases = append(cases, benchCase{op, bits, n})
+				cases = append(cases, benchCase{op, bits, n, 0})
 			}
 		}
 	}
@@ -157,10 +170,14 @@ func cmdBench(args []string) error {
 		GoVersion: runtime.Version(), CPU: cpuModel(), CPUCores: runtime.NumCPU(), Date: time.Now().UTC().Format(time.RFC3339)}
 	dur := time.Duration(*seconds * float64(time.Second))
 	for i, bc := range cases {
-		progress(i+1, len(cases), fmt.Sprintf("%s %d-bit, batch %d", bc.op, bc.bits, bc.batch))
+		label := bc.op
+		if bc.group > 0 {
+			label += fmt.Sprintf(" k=%d", bc.group)
+		}
+		progress(i+1, len(cases), fmt.Sprintf("%s %d-bit, batch %d", label, bc.bits, bc.batch))
 		var r benchResult
 		if curve, keygen, ok := ecdhOp(bc.op); ok {
-			r, err = benchECDH(ec, curve, keygen, bc.op, bc.batch, dur)
+			r, err = benchECDH(ec, curve, keygen, bc.op, bc.batch, bc.group, dur)
 		} else if _, ok := rsaOpBits(bc.op); ok {
 			r, err = benchRSA(re, bc.op, bc.bits, bc.batch, dur)
 		} else if bc.op == "modexp" {
@@ -189,7 +206,11 @@ func cmdBench(args []string) error {
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "op\tbits\tbatch\tdevice kernel ops/s\tdevice end-to-end ops/s\tbatch latency ms\tCPU ops/s (all cores)\tend-to-end / CPU\t")
 	for _, r := range rep.Results {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%.3f\t%s\t%.2fx\t\n", r.Op, r.Bits, r.Batch, human(r.KernelOps), human(r.E2EOps),
+		op := r.Op
+		if r.BinvGroup > 0 {
+			op += fmt.Sprintf(" k=%d", r.BinvGroup)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%.3f\t%s\t%.2fx\t\n", op, r.Bits, r.Batch, human(r.KernelOps), human(r.E2EOps),
 			r.LatencyMs, human(r.CPUOps), r.Speedup)
 	}
 	return tw.Flush()
@@ -378,13 +399,17 @@ func progressDone() {
 // the public-key path of the library (the fixed-base comb); -keygen-ctable
 // is the comb with its table in constant memory instead of a global buffer
 // and -keygen-ladder the Montgomery ladder it replaced, for comparison.
+// x25519-binv and x448-keygen-binv, ... are x25519 and x448-keygen, ...
+// with the final inversion shared by groups of K elements (--binv K,...;
+// ecdh.Engine.SetBatchInversion) instead of one Fermat inversion each.
 var allOps = slices.Concat(opGroups["arith"], opGroups["ecdh"], opGroups["rsa"])
 
 // opGroups are the operations of "bench arith|ecdh|rsa".
 var opGroups = map[string][]string{
 	"arith": {"add", "sub", "mul"},
 	"ecdh": {"x25519", "x25519-keygen", "x25519-keygen-ctable", "x25519-keygen-ladder",
-		"x448", "x448-keygen", "x448-keygen-ctable", "x448-keygen-ladder"},
+		"x448", "x448-keygen", "x448-keygen-ctable", "x448-keygen-ladder",
+		"x25519-binv", "x25519-keygen-binv", "x448-binv", "x448-keygen-binv"},
 	"rsa": rsaOps,
 }
 
@@ -397,14 +422,22 @@ var keygenKernels = map[string]ecdh.Keygen{
 
 // keygenKernel is the public-key kernel of op ("x448-keygen-ladder", ...).
 func keygenKernel(op string) ecdh.Keygen {
+	op = strings.TrimSuffix(op, "-binv")
 	if i := strings.Index(op, "-keygen"); i >= 0 {
 		return keygenKernels[op[i:]]
 	}
 	return ecdh.KeygenComb
 }
 
-// ecdhOp parses "x25519", "x448-keygen", "x25519-keygen-ladder", ...
+// ecdhOp parses "x25519", "x448-keygen", "x25519-keygen-ladder",
+// "x25519-binv", "x448-keygen-binv", ...
 func ecdhOp(op string) (c ecdh.Curve, keygen bool, ok bool) {
+	if base, binv := strings.CutSuffix(op, "-binv"); binv {
+		if strings.Contains(base, "-keygen-") { // the -binv ops: x*-binv and x*-keygen-binv
+			return 0, false, false
+		}
+		op = base
+	}
 	name := op
 	if i := strings.Index(op, "-keygen"); i >= 0 {
 		if _, known := keygenKernels[op[i:]]; !known {
@@ -421,7 +454,9 @@ func ecdhOp(op string) (c ecdh.Curve, keygen bool, ok bool) {
 	return 0, false, false
 }
 
-func benchECDH(e *ecdh.Engine, c ecdh.Curve, keygen bool, op string, n int, dur time.Duration) (benchResult, error) {
+// benchECDH measures op; group > 0 turns on batch inversion in groups of
+// that size for the measurement.
+func benchECDH(e *ecdh.Engine, c ecdh.Curve, keygen bool, op string, n, group int, dur time.Duration) (benchResult, error) {
 	privs, peers := make([][]byte, n), make([][]byte, n)
 	rng := rand.New(rand.NewPCG(uint64(n), uint64(c)))
 	for i := range n {
@@ -442,6 +477,8 @@ func benchECDH(e *ecdh.Engine, c ecdh.Curve, keygen bool, op string, n int, dur 
 		}
 	}
 	kernel := keygenKernel(op)
+	e.SetBatchInversion(group)
+	defer e.SetBatchInversion(0)
 	r, err := measure(op, curveBits(c), n, dur, func() (time.Duration, error) {
 		if keygen {
 			_, k, err := e.TimedPublicKeys(c, privs, kernel)
@@ -456,6 +493,7 @@ func benchECDH(e *ecdh.Engine, c ecdh.Curve, keygen bool, op string, n int, dur 
 	if e.Fallbacks() > 0 {
 		return benchResult{}, fmt.Errorf("device failed; the batch ran on the CPU")
 	}
+	r.BinvGroup = group
 	r.CPUOps = cpuECDH(c, keygen, privs[:min(n, 4096)], dur)
 	r.Speedup = r.E2EOps / r.CPUOps
 	return r, nil
