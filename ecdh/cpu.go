@@ -2,8 +2,6 @@ package ecdh
 
 import (
 	stdecdh "crypto/ecdh"
-	"runtime"
-	"sync"
 
 	"github.com/cloudflare/circl/dh/x448"
 
@@ -20,7 +18,7 @@ func (CPU) PublicKeys(c Curve, privs [][]byte) ([][]byte, error) {
 	if err := checkBatch(c, privs, nil, false); err != nil {
 		return nil, err
 	}
-	return cpuEach(len(privs), func(i int) ([]byte, error) {
+	return batch.Each(len(privs), func(i int) ([]byte, error) {
 		return cpuOne(c, privs[i], nil)
 	})
 }
@@ -30,7 +28,7 @@ func (CPU) SharedSecrets(c Curve, privs, peers [][]byte) ([][]byte, error) {
 	if err := checkBatch(c, privs, peers, true); err != nil {
 		return nil, err
 	}
-	return cpuEach(len(privs), func(i int) ([]byte, error) {
+	return batch.Each(len(privs), func(i int) ([]byte, error) {
 		if err := checkLen(c, "public", peers[i]); err != nil {
 			return nil, err
 		}
@@ -77,23 +75,4 @@ func cpuOne(c Curve, priv, peer []byte) ([]byte, error) {
 		return nil, ErrLowOrder
 	}
 	return out[:], nil
-}
-
-// cpuEach runs f for every index on all cores and collects per-element errors.
-func cpuEach(n int, f func(i int) ([]byte, error)) ([][]byte, error) {
-	out := make([][]byte, n)
-	errs := make([]error, n)
-	workers := min(runtime.GOMAXPROCS(0), n)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w; i < n; i += workers {
-				out[i], errs[i] = f(i)
-			}
-		}()
-	}
-	wg.Wait()
-	return out, batch.Collect(errs)
 }

@@ -2,8 +2,6 @@ package ecdh
 
 import (
 	"fmt"
-	"log"
-	"runtime"
 	"sync"
 	"time"
 
@@ -57,11 +55,10 @@ type Engine struct {
 	constMu sync.Mutex     // builds of the KeygenCombConstant programs
 	consts  [2]*cl.Program // built with -DCOMB_TABLE_CONSTANT, on first use
 
-	mu         sync.Mutex
-	onFallback func(error)
-	fallbacks  int
-	binv       int          // SetBatchInversion: group size, 0 = per element
-	failHook   func() error // tests: simulate a device failure
+	mu        sync.Mutex
+	fallbacks batch.Fallbacks
+	binv      int          // SetBatchInversion: group size, 0 = per element
+	failHook  func() error // tests: simulate a device failure
 }
 
 // NewEngine builds the X25519 and X448 kernels for dev (nil: cl.Default())
@@ -106,31 +103,14 @@ func kernelFile(c Curve) string {
 func (e *Engine) Device() *cl.Device { return e.dev }
 
 // OnFallback sets the function told about each device failure that sent a
-// batch to the CPU (default: log.Printf).
-func (e *Engine) OnFallback(f func(error)) {
-	e.mu.Lock()
-	e.onFallback = f
-	e.mu.Unlock()
-}
+// batch to the CPU (default: log.Print).
+func (e *Engine) OnFallback(f func(error)) { e.fallbacks.OnFallback(f) }
 
 // Fallbacks is the number of batches recomputed on the CPU so far.
-func (e *Engine) Fallbacks() int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.fallbacks
-}
+func (e *Engine) Fallbacks() int { return e.fallbacks.Count() }
 
 func (e *Engine) fellBack(err error) {
-	e.mu.Lock()
-	e.fallbacks++
-	f := e.onFallback
-	e.mu.Unlock()
-	err = fmt.Errorf("ecdh: device %s failed, batch recomputed on the CPU: %w", e.dev.Name, err)
-	if f != nil {
-		f(err)
-	} else {
-		log.Print(err)
-	}
+	e.fallbacks.Report(fmt.Errorf("ecdh: device %s failed, batch recomputed on the CPU: %w", e.dev.Name, err))
 }
 
 // SetBatchInversion chooses how the kernels turn each projective result
@@ -224,7 +204,7 @@ func (e *Engine) compute(c Curve, privs, peers [][]byte, kg Keygen) ([][]byte, t
 	if peers != nil {
 		us = make([]uint32, L*m)
 	}
-	parallel(m, func(lo, hi int) {
+	batch.Parallel(m, 2048, func(lo, hi int) {
 		tmp := make([]uint32, L)
 		defer clear(tmp)
 		for col := lo; col < hi; col++ {
@@ -270,7 +250,7 @@ func (e *Engine) compute(c Curve, privs, peers [][]byte, kg Keygen) ([][]byte, t
 	}
 	size := c.Size()
 	all := make([]byte, m*size) // one allocation for every result
-	parallel(m, func(lo, hi int) {
+	batch.Parallel(m, 2048, func(lo, hi int) {
 		tmp := make([]uint32, L)
 		for col := lo; col < hi; col++ {
 			i := idx[col]
@@ -432,27 +412,6 @@ func (e *Engine) constantComb(c Curve) (*cl.Program, error) {
 	}
 	e.consts[c] = p
 	return p, nil
-}
-
-// parallel splits [0, n) into one contiguous range per core (small batches
-// stay on the calling goroutine).
-func parallel(n int, f func(lo, hi int)) {
-	const minChunk = 2048
-	w := min(runtime.GOMAXPROCS(0), (n+minChunk-1)/minChunk)
-	if w <= 1 {
-		f(0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	for k := range w {
-		lo, hi := k*n/w, (k+1)*n/w
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f(lo, hi)
-		}()
-	}
-	wg.Wait()
 }
 
 // Auto returns an Engine on the default device, or the CPU backend when no

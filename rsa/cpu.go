@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"runtime"
-	"sync"
 
 	"github.com/gpucrypto/gpucrypto/batch"
 )
@@ -32,7 +30,7 @@ func (c *cpuBackend) private(keys []*privKey, in []*big.Int) ([]*big.Int, error)
 	if len(keys) != len(in) {
 		return nil, fmt.Errorf("rsa: %d keys for %d inputs", len(keys), len(in))
 	}
-	return cpuEach(len(in), func(i int) (*big.Int, error) {
+	return batch.Each(len(in), func(i int) (*big.Int, error) {
 		k, x := keys[i], in[i]
 		if err := checkInput(k.pub, x); err != nil {
 			return nil, err
@@ -50,7 +48,7 @@ func (c *cpuBackend) public(keys []*pubKey, in []*big.Int) ([]*big.Int, error) {
 	if len(keys) != len(in) {
 		return nil, fmt.Errorf("rsa: %d keys for %d inputs", len(keys), len(in))
 	}
-	return cpuEach(len(in), func(i int) (*big.Int, error) {
+	return batch.Each(len(in), func(i int) (*big.Int, error) {
 		k, x := keys[i], in[i]
 		if err := checkInput(k, x); err != nil {
 			return nil, err
@@ -100,24 +98,4 @@ func checkPrivate(k *pubKey, m, x *big.Int) bool {
 	}
 	y := new(big.Int).Exp(m, big.NewInt(int64(k.e)), k.n)
 	return y.Cmp(x) == 0
-}
-
-// cpuEach runs f for every index on all cores and collects per-element
-// errors.
-func cpuEach(n int, f func(i int) (*big.Int, error)) ([]*big.Int, error) {
-	out := make([]*big.Int, n)
-	errs := make([]error, n)
-	workers := min(runtime.GOMAXPROCS(0), n)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w; i < n; i += workers {
-				out[i], errs[i] = f(i)
-			}
-		}()
-	}
-	wg.Wait()
-	return out, batch.Collect(errs)
 }

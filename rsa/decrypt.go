@@ -31,7 +31,7 @@ func (e *Engine) decryptOAEP(hash, mgfHash crypto.Hash, keys []*stdrsa.PrivateKe
 	}
 	ks, m, errs := e.decrypt(keys, ciphertexts, func(_ int, pub *pubKey) error { return oaepFits(pub, hash) })
 	out := make([][]byte, len(keys))
-	parallel(len(keys), 64, func(lo, hi int) {
+	batch.Parallel(len(keys), 64, func(lo, hi int) {
 		h, mgf := hash.New(), mgfHash.New()
 		for i := lo; i < hi; i++ {
 			if errs[i] == nil {
@@ -54,7 +54,7 @@ func (e *Engine) DecryptPKCS1v15(keys []*stdrsa.PrivateKey, ciphertexts [][]byte
 	}
 	ks, m, errs := e.decrypt(keys, ciphertexts, nil)
 	out := make([][]byte, len(keys))
-	parallel(len(keys), 256, func(lo, hi int) {
+	batch.Parallel(len(keys), 256, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			if errs[i] == nil {
 				out[i], errs[i] = pkcs1v15Output(ks[i].k.pub, m[i])
@@ -83,7 +83,7 @@ func (e *Engine) DecryptPKCS1v15SessionKey(keys []*stdrsa.PrivateKey, ciphertext
 		}
 		return nil
 	})
-	parallel(len(keys), 256, func(lo, hi int) {
+	batch.Parallel(len(keys), 256, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			if errs[i] == nil {
 				sessionKeyOutput(ks[i].k.pub, m[i], sessionKeys[i])

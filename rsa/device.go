@@ -237,7 +237,7 @@ func (b *deviceBackend) privateGroup(half, limbs int, idx []int, keys []*privKey
 		job.Index[col], job.Index[m+col] = k, uint32(K)+k
 	}
 	var convErr atomic.Value
-	parallel(m, 256, func(lo, hi int) { // x mod p and x mod q, on all cores
+	batch.Parallel(m, 256, func(lo, hi int) { // x mod p and x mod q, on all cores
 		row := make([]uint32, mh.W)
 		defer clear(row)
 		var r big.Int
@@ -294,7 +294,7 @@ func (b *deviceBackend) privateGroup(half, limbs int, idx []int, keys []*privKey
 		return err
 	}
 	defer clear(vals)
-	parallel(m, 256, func(lo, hi int) {
+	batch.Parallel(m, 256, func(lo, hi int) {
 		mrow := make([]uint32, mf.W)
 		defer clear(mrow)
 		for col := lo; col < hi; col++ {
@@ -319,7 +319,7 @@ func (b *deviceBackend) privateGroup(half, limbs int, idx []int, keys []*privKey
 	}
 	var bad atomic.Int64
 	bad.Store(-1)
-	parallel(len(sample), 1, func(lo, hi int) {
+	batch.Parallel(len(sample), 1, func(lo, hi int) {
 		for _, i := range sample[lo:hi] {
 			if !checkPrivate(keys[i].pub, out[i], in[i]) {
 				bad.Store(int64(i))
@@ -336,7 +336,7 @@ func (b *deviceBackend) privateGroup(half, limbs int, idx []int, keys []*privKey
 // columns of dst (w words each), on all cores.
 func putColumns(dst []uint32, w, m int, v func(col int) *big.Int) error {
 	var failed atomic.Value
-	parallel(m, 256, func(lo, hi int) {
+	batch.Parallel(m, 256, func(lo, hi int) {
 		row := make([]uint32, w)
 		for col := lo; col < hi; col++ {
 			if err := arith.PutLimbs(row, v(col)); err != nil {
@@ -531,7 +531,7 @@ func (b *deviceBackend) publicGroup(limbs int, idx []int, keys []*pubKey, in, ou
 		return err
 	}
 	b.kernelNs.Add(int64(d))
-	parallel(m, 256, func(lo, hi int) {
+	batch.Parallel(m, 256, func(lo, hi int) {
 		row := make([]uint32, F)
 		for col := lo; col < hi; col++ {
 			for j := range F {

@@ -47,7 +47,7 @@ func (e *Engine) EncryptOAEP(hash crypto.Hash, random io.Reader, pubs []*stdrsa.
 		}
 	}
 	in := make([]*big.Int, len(pubs))
-	parallel(len(pubs), 64, func(lo, hi int) {
+	batch.Parallel(len(pubs), 64, func(lo, hi int) {
 		h, mgf := hash.New(), hash.New()
 		for i := lo; i < hi; i++ {
 			if errs[i] == nil {
@@ -91,7 +91,7 @@ func (e *Engine) EncryptPKCS1v15(random io.Reader, pubs []*stdrsa.PublicKey, msg
 func (e *Engine) ciphertexts(ks []*pubKey, in []*big.Int, errs []error) ([][]byte, error) {
 	c := e.public(ks, in, errs)
 	out := make([][]byte, len(in))
-	parallel(len(in), 1024, func(lo, hi int) {
+	batch.Parallel(len(in), 1024, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			if errs[i] == nil {
 				out[i] = c[i].FillBytes(make([]byte, modBytes(ks[i])))

@@ -4,9 +4,7 @@ import (
 	stdrsa "crypto/rsa"
 	"errors"
 	"fmt"
-	"log"
 	"math/big"
-	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -35,10 +33,9 @@ type Engine struct {
 
 	blinding atomic.Bool
 
-	mu         sync.Mutex
-	onFallback func(error)
-	fallbacks  int
-	failHook   func() error // tests: simulate a device failure
+	mu        sync.Mutex
+	fallbacks batch.Fallbacks
+	failHook  func() error // tests: simulate a device failure
 }
 
 // NewEngine returns an Engine that computes on dev (nil: cl.Default()).
@@ -93,32 +90,15 @@ func (e *Engine) SetBlinding(on bool) { e.blinding.Store(on) }
 func (e *Engine) Blinding() bool { return e.blinding.Load() }
 
 // OnFallback sets the function told about each device failure that sent a
-// batch to the CPU (default: log.Printf).
-func (e *Engine) OnFallback(f func(error)) {
-	e.mu.Lock()
-	e.onFallback = f
-	e.mu.Unlock()
-}
+// batch to the CPU (default: log.Print).
+func (e *Engine) OnFallback(f func(error)) { e.fallbacks.OnFallback(f) }
 
 // Fallbacks is the number of device calls recomputed on the CPU so far (one
 // per size class of a failed batch).
-func (e *Engine) Fallbacks() int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.fallbacks
-}
+func (e *Engine) Fallbacks() int { return e.fallbacks.Count() }
 
 func (e *Engine) fellBack(err error) {
-	e.mu.Lock()
-	e.fallbacks++
-	f := e.onFallback
-	e.mu.Unlock()
-	err = fmt.Errorf("rsa: %s failed, batch recomputed on the CPU: %w", e.be, err)
-	if f != nil {
-		f(err)
-	} else {
-		log.Print(err)
-	}
+	e.fallbacks.Report(fmt.Errorf("rsa: %s failed, batch recomputed on the CPU: %w", e.be, err))
 }
 
 // private computes in[i]^d mod n under keys[i] for every i with errs[i] ==
@@ -131,7 +111,7 @@ func (e *Engine) private(keys []*privEntry, in []*big.Int, errs []error) []*big.
 	if e.blinding.Load() {
 		x = make([]*big.Int, len(in))
 		rinv = make([]*big.Int, len(in))
-		parallel(len(in), 16, func(lo, hi int) {
+		batch.Parallel(len(in), 16, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				if errs[i] != nil {
 					continue
@@ -166,7 +146,7 @@ func (e *Engine) private(keys []*privEntry, in []*big.Int, errs []error) []*big.
 		}
 	}
 	if rinv != nil {
-		parallel(len(in), 16, func(lo, hi int) {
+		batch.Parallel(len(in), 16, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				if errs[i] != nil {
 					continue
@@ -281,26 +261,6 @@ func groupBySize(n int, skip []error, class func(i int) int) [][]int {
 		groups[g] = append(groups[g], i)
 	}
 	return groups
-}
-
-// parallel splits [0, n) into one contiguous range per core, each at least
-// minChunk long (small batches stay on the calling goroutine).
-func parallel(n, minChunk int, f func(lo, hi int)) {
-	w := min(runtime.GOMAXPROCS(0), (n+minChunk-1)/minChunk)
-	if w <= 1 {
-		f(0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	for k := range w {
-		lo, hi := k*n/w, (k+1)*n/w
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f(lo, hi)
-		}()
-	}
-	wg.Wait()
 }
 
 // shapeError is the whole-call error of slices of different lengths.

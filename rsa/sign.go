@@ -26,7 +26,7 @@ func (e *Engine) SignPKCS1v15(keys []*stdrsa.PrivateKey, hash crypto.Hash, diges
 	errs := make([]error, len(keys))
 	ks := preparePrivates(keys, errs)
 	in := make([]*big.Int, len(keys))
-	parallel(len(keys), 256, func(lo, hi int) {
+	batch.Parallel(len(keys), 256, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			if errs[i] == nil {
 				in[i], errs[i] = pkcs1v15SignInput(ks[i].k.pub, hash, prefix, digests[i])
@@ -74,7 +74,7 @@ func (e *Engine) SignPSS(random io.Reader, keys []*stdrsa.PrivateKey, hash crypt
 		salts[i], buf = buf[:n:n], buf[n:]
 	}
 	in := make([]*big.Int, len(keys))
-	parallel(len(keys), 64, func(lo, hi int) {
+	batch.Parallel(len(keys), 64, func(lo, hi int) {
 		h := hash.New()
 		for i := lo; i < hi; i++ {
 			if errs[i] == nil {
@@ -90,7 +90,7 @@ func (e *Engine) SignPSS(random io.Reader, keys []*stdrsa.PrivateKey, hash crypt
 func (e *Engine) signatures(ks []*privEntry, in []*big.Int, errs []error) ([][]byte, error) {
 	m := e.private(ks, in, errs)
 	out := make([][]byte, len(in))
-	parallel(len(in), 1024, func(lo, hi int) {
+	batch.Parallel(len(in), 1024, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			if errs[i] == nil {
 				out[i] = m[i].FillBytes(make([]byte, modBytes(ks[i].k.pub)))

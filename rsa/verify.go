@@ -36,7 +36,7 @@ func (e *Engine) VerifyPKCS1v15(pubs []*stdrsa.PublicKey, hash crypto.Hash, dige
 		in[i], errs[i] = parseInput(ks[i], sigs[i], ErrVerification)
 	}
 	m := e.public(ks, in, errs)
-	parallel(len(pubs), 256, func(lo, hi int) {
+	batch.Parallel(len(pubs), 256, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			if errs[i] != nil {
 				continue
@@ -76,7 +76,7 @@ func (e *Engine) VerifyPSS(pubs []*stdrsa.PublicKey, hash crypto.Hash, digests, 
 		}
 	}
 	m := e.public(ks, in, errs)
-	parallel(len(pubs), 64, func(lo, hi int) {
+	batch.Parallel(len(pubs), 64, func(lo, hi int) {
 		h := hash.New()
 		for i := lo; i < hi; i++ {
 			if errs[i] != nil {
