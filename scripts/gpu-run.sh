@@ -56,7 +56,9 @@ done
 ./gpucrypto selftest | tee -a "$INFO" || fail=1
 GPUCRYPTO_NO_PTX=1 ./gpucrypto selftest >> "$INFO" 2>&1 || fail=1
 
-BENCH_ARGS=${BENCH_ARGS:-}
+# quick: the headline operations (full: every op at the default batches)
+QUICK_OPS=modexp,rsa2048,rsa4096,x25519,x25519-keygen,x25519-binv,x25519-keygen-binv,x448,x448-keygen
+if [ "$MODE" = full ]; then BENCH_ARGS=${BENCH_ARGS:-}; else BENCH_ARGS=${BENCH_ARGS:---ops $QUICK_OPS}; fi
 ./gpucrypto bench --json-out "$OUT/bench.json" $BENCH_ARGS 2>> "$INFO" | tee "$OUT/bench.txt" || fail=1
 
 echo
