@@ -216,7 +216,7 @@ func (e *Engine) modexpProgram(m Mont) (*cl.Program, error) {
 	if p, ok := e.modexpProgs[key]; ok {
 		return p, nil
 	}
-	p, err := m.Program(e.dev, "modexp.cl", nil)
+	p, err := m.Program(e.dev, m.KernelFile(), nil)
 	if err != nil {
 		return nil, err
 	}

@@ -62,7 +62,9 @@ func modexpJob(b *testing.B, m arith.Mont, bits, n int) *arith.ModExpJob {
 // BenchmarkModExp times full-width exponentiations (exponent as wide as
 // the modulus) per modulus size and Montgomery configuration. Metrics:
 // kernel-ops/s from device event timings, ops/s end to end.
-// GPUCRYPTO_BENCH_VARIANTS=1 adds every variant and form at 512 and 1024 bits.
+// GPUCRYPTO_BENCH_VARIANTS=1 adds every variant and form at 512 and 1024 bits,
+// and the fp64 variant (with and without its squaring, rows unrolled or
+// kept a loop) at 512, 1024 and 2048 bits on devices with fp64.
 func BenchmarkModExp(b *testing.B) {
 	d := cltest.Device(b)
 	eng, err := arith.NewEngine(d)
@@ -88,6 +90,17 @@ func BenchmarkModExp(b *testing.B) {
 				}
 			}
 		}
+		// rows fully unrolled (Rows: 1) against the default loop of rows
+		for _, bits := range []int{1024, 2048} {
+			cases = append(cases, cfgCase{bits, arith.MontConfig{Variant: arith.CIOS, Rows: 1}})
+		}
+		for _, bits := range []int{512, 1024} {
+			for _, cfg := range []arith.MontConfig{{Variant: arith.FP64}, {Variant: arith.FP64, Sqr: -1}, {Variant: arith.FP64, Rows: 1}} {
+				cases = append(cases, cfgCase{bits, cfg})
+			}
+		}
+		// 2048 bits: no dedicated squaring; rows a loop (default) or unrolled
+		cases = append(cases, cfgCase{2048, arith.MontConfig{Variant: arith.FP64}}, cfgCase{2048, arith.MontConfig{Variant: arith.FP64, Rows: 1}})
 	}
 	for _, c := range cases {
 		m, err := c.cfg.Resolve(c.bits / 32)

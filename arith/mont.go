@@ -19,10 +19,22 @@ const (
 	CIOS Variant = "cios" // coarsely integrated operand scanning: two carry-chained rows per word
 	FIOS Variant = "fios" // finely integrated operand scanning: one pass, 64-bit products
 	FIPS Variant = "fips" // finely integrated product scanning (Comba); up to 1024 bits
+	// FP64 is the floating-point Montgomery product (the experiment of
+	// zheng 2014): 51-bit digits in doubles, each digit product split
+	// exactly into two halves by two fma and one subtraction, the halves
+	// summed as 64-bit integers in CIOS rows (kernels/fp64.h). It needs a
+	// device with double precision (cl.Device.FP64) and exists for the
+	// widths of FP64Limbs; results are the same canonical words.
+	FP64 Variant = "fp64"
 )
 
-// Variants lists the interleavings in a stable order.
+// Variants lists the integer interleavings in a stable order (FP64 is not
+// one of them: it has no forms, and its own widths, FP64Limbs).
 var Variants = []Variant{CIOS, FIOS, FIPS}
+
+// FP64Limbs are the modulus widths, in 32-bit limbs, of the FP64 variant
+// (512, 1024 and 2048 bits).
+func FP64Limbs() []int { return kernels.FP64Limbs() }
 
 // MontConfig selects the form of the Montgomery kernels. Zero fields pick
 // the defaults by modulus size (the fastest measured on an H100, see
@@ -39,8 +51,11 @@ type MontConfig struct {
 	// Window is the fixed-window width in bits (1..6); 0 picks it by size.
 	Window int
 	// Rows chooses how the loop over the words of the multiplier is
-	// compiled on GPUs: 0 picks by size (unrolled up to 1024 bits), 1
-	// unrolls it fully, -1 keeps it a loop. CPU devices always keep it.
+	// compiled on GPUs: 1 unrolls it fully (every index constant, but a
+	// copy of all rows at each call site); 0 or -1 keep it a loop of
+	// unrolled rows, the form measured in docs/BENCHMARKS.md. CPU devices
+	// always keep it. (FIPS and the dedicated squaring are unrolled by the
+	// generator either way.)
 	Rows int
 }
 
@@ -88,12 +103,19 @@ type Mont struct {
 	Sqr      bool
 	Window   int
 	Unroll   bool // rows unrolled (GPU devices)
+	// Digits is the number of 51-bit digits of the FP64 variant (0 for the
+	// integer variants). FP64 has W = N and FinalSub set: its results are
+	// canonical N-word values (inside, values stay below 2m in digits).
+	Digits int
 }
 
 // Resolve applies the defaults of c for an n-limb modulus.
 func (c MontConfig) Resolve(n int) (Mont, error) {
 	if !slices.Contains(ModLimbs(), n) {
 		return Mont{}, fmt.Errorf("arith: no Montgomery kernels for %d limbs (have %v)", n, ModLimbs())
+	}
+	if c.Variant == FP64 {
+		return c.resolveFP64(n)
 	}
 	def := DefaultMont(n)
 	if c.Variant == "" {
@@ -119,10 +141,15 @@ func (c MontConfig) Resolve(n int) (Mont, error) {
 		return Mont{}, fmt.Errorf("arith: the FIPS form exists up to %d bits, not %d", 32*maxWidth(kernels.MontHasFIPS), 32*n)
 	}
 	m.Sqr = c.Sqr > 0 && kernels.MontHasSqr(m.W)
-	m.Unroll = c.Rows > 0 || (c.Rows == 0 && m.N <= 32)
+	return c.finish(m)
+}
+
+// finish applies the row and window settings of c to m.
+func (c MontConfig) finish(m Mont) (Mont, error) {
+	m.Unroll = c.Rows > 0
 	if m.Window == 0 {
 		m.Window = 4
-		if n >= 48 {
+		if m.N >= 48 {
 			m.Window = 5
 		}
 	}
@@ -130,6 +157,25 @@ func (c MontConfig) Resolve(n int) (Mont, error) {
 		return Mont{}, fmt.Errorf("arith: window width %d outside 1..6", m.Window)
 	}
 	return m, nil
+}
+
+// resolveFP64 resolves the FP64 variant for an n-limb modulus: the
+// dedicated squaring where it exists unless c.Sqr < 0; Form may be empty
+// or FinalSub (the results are canonical), not NoFinalSub.
+func (c MontConfig) resolveFP64(n int) (Mont, error) {
+	if !slices.Contains(FP64Limbs(), n) {
+		bits := make([]int, 0, len(FP64Limbs()))
+		for _, l := range FP64Limbs() {
+			bits = append(bits, 32*l)
+		}
+		return Mont{}, fmt.Errorf("arith: the fp64 variant exists for %v-bit moduli, not %d", bits, 32*n)
+	}
+	if c.Form != "" && c.Form != FinalSub {
+		return Mont{}, fmt.Errorf("arith: the fp64 variant has no %q form (its results are canonical; inside, values stay below 2m in 51-bit digits)", c.Form)
+	}
+	m := Mont{N: n, W: n, Variant: FP64, FinalSub: true, Window: c.Window, Digits: kernels.FP64Digits(n)}
+	m.Sqr = c.Sqr >= 0 && kernels.FP64HasSqr(n)
+	return c.finish(m)
 }
 
 func maxWidth(has func(int) bool) int {
@@ -143,6 +189,16 @@ func maxWidth(has func(int) bool) int {
 }
 
 func (m Mont) String() string {
+	if m.Variant == FP64 {
+		sq, rows := "", ""
+		if m.Sqr {
+			sq = "+sqr"
+		}
+		if m.Unroll {
+			rows = "-unrolled"
+		}
+		return fmt.Sprintf("fp64-%dx51%s-w%d%s", m.Digits, sq, m.Window, rows)
+	}
 	form := "nfs"
 	if m.FinalSub {
 		form = "fs"
@@ -164,7 +220,12 @@ func (m Mont) String() string {
 // squaring or without final subtraction at 512 bits; those builds are
 // refused there rather than risked. The FIPS form with final subtraction
 // and no dedicated squaring (the 512-bit default) built and passed.
+//
+// The FP64 variant needs double precision: refused on a device without it.
 func (m Mont) Buildable(dev *cl.Device) error {
+	if m.Variant == FP64 && !dev.FP64 {
+		return fmt.Errorf("arith: the fp64 Montgomery variant needs a device with double precision (cl_khr_fp64); %s has none", dev.Name)
+	}
 	if m.Variant == FIPS && (m.Sqr || !m.FinalSub) && dev.Class == cl.VendorNVIDIA && !dev.InlinePTX() {
 		return fmt.Errorf("arith: %s is not built by NVIDIA's OpenCL compiler without inline PTX (it crashed compiling it); use the default form or CIOS", m)
 	}
@@ -181,7 +242,25 @@ func (m Mont) Defines() map[string]string {
 		}
 		return "0"
 	}
-	return map[string]string{
+	if m.Variant == FP64 {
+		// modexp_fp64.h uses modexp.h's table scan, which compiles with an
+		// integer product at width W (compiled, never called).
+		d := map[string]string{
+			"MONT_W":                         fmt.Sprint(m.W),
+			fmt.Sprintf("MONT_WANT_%d", m.W): "",
+			"MONT_FINAL_SUB":                 "1",
+			"MONT_VARIANT":                   string(CIOS),
+			"MONT_SQR":                       "0",
+			"WINDOW":                         fmt.Sprint(m.Window),
+			fmt.Sprintf("FP64_WANT_%d", m.W): "",
+			"FP64_SQR":                       b2s(m.Sqr),
+		}
+		if m.Unroll {
+			d["FP64_UNROLL"] = ""
+		}
+		return d
+	}
+	defs := map[string]string{
 		"MONT_W":                         fmt.Sprint(m.W),
 		fmt.Sprintf("MONT_WANT_%d", m.W): "",
 		"MONT_FINAL_SUB":                 b2s(m.FinalSub),
@@ -189,6 +268,19 @@ func (m Mont) Defines() map[string]string {
 		"MONT_SQR":                       b2s(m.Sqr),
 		"WINDOW":                         fmt.Sprint(m.Window),
 	}
+	if m.Unroll {
+		defs[fmt.Sprintf("MONT_UNROLL_%d", m.W)] = ""
+	}
+	return defs
+}
+
+// KernelFile is the modexp kernel file of m: modexp.cl, or modexp_fp64.cl
+// for the FP64 variant (same kernel name, arguments and layouts).
+func (m Mont) KernelFile() string {
+	if m.Variant == FP64 {
+		return "modexp_fp64.cl"
+	}
+	return "modexp.cl"
 }
 
 // Program builds (or fetches from the device's caches) the kernel file

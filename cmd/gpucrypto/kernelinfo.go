@@ -15,14 +15,15 @@ var kernelPrograms = []struct {
 	file    string
 	kernels []string
 }{
-	{"x25519.cl", []string{"x25519", "x25519_base", "x25519_base_comb"}},
-	{"x448.cl", []string{"x448", "x448_base", "x448_base_comb"}},
+	{"x25519.cl", []string{"x25519", "x25519_base", "x25519_base_comb", "x25519_xz", "x25519_base_comb_xz", "x25519_invert_batch"}},
+	{"x448.cl", []string{"x448", "x448_base", "x448_base_comb", "x448_xz", "x448_base_comb_xz", "x448_invert_batch"}},
 	{"arith.cl", []string{"arith_mul_256", "arith_mul_1024", "arith_mul_4096", "arith_add_4096"}},
 }
 
 // modexpConfigs are the modexp builds kernelinfo reports on: the default
-// configuration at every modulus width, and every variant and form at
-// 1024 bits.
+// configuration at every modulus width, every variant and form at 1024
+// bits, and the fp64 variant at each of its widths (with and without its
+// squaring at 1024 bits).
 func modexpConfigs() []arith.Mont {
 	var out []arith.Mont
 	for _, n := range arith.ModLimbs() {
@@ -43,6 +44,14 @@ func modexpConfigs() []arith.Mont {
 				}
 			}
 		}
+	}
+	for _, n := range arith.FP64Limbs() {
+		if m, err := (arith.MontConfig{Variant: arith.FP64}).Resolve(n); err == nil {
+			out = append(out, m)
+		}
+	}
+	if m, err := (arith.MontConfig{Variant: arith.FP64, Sqr: -1}).Resolve(32); err == nil {
+		out = append(out, m)
 	}
 	return out
 }
@@ -72,7 +81,10 @@ func cmdKernelInfo(args []string) error {
 		builds = append(builds, build{kp.file, kp.file, kp.kernels, nil})
 	}
 	for _, m := range modexpConfigs() {
-		builds = append(builds, build{"modexp.cl", fmt.Sprintf("modexp.cl %d-bit %s", 32*m.N, m), []string{"modexp"}, m.Defines()})
+		if m.Buildable(d) != nil { // not built on this device (no fp64; see Mont.Buildable)
+			continue
+		}
+		builds = append(builds, build{m.KernelFile(), fmt.Sprintf("%s %d-bit %s", m.KernelFile(), 32*m.N, m), []string{"modexp"}, m.Defines()})
 	}
 	for _, sz := range [][2]int{{32, 64}, {64, 128}} { // RSA-2048, RSA-4096
 		mh, _ := arith.MontConfig{}.Resolve(sz[0])

@@ -90,5 +90,6 @@ func Files() map[string]string {
 		"field_gen.h": Field(),
 		"comb_gen.h":  Comb(),
 		"mont_gen.h":  Mont(),
+		"fp64_gen.h":  FP64(),
 	}
 }
