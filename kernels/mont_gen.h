@@ -132,7 +132,7 @@ DEVICE_FN void mont_cios_16(u32 *r, const u32 *a, const u32 *b, const u32 *m, co
 	SUBC_CC(d[14], t14, m[14]);
 	SUBC_CC(d[15], t15, m[15]);
 	SUBC_CC(bw, t16, 0u);
-	SUBC(bw, 0u, 0u); /* all ones when t < m: keep t */
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (t0 & bw) | (d[0] & ~bw);
 	r[1] = (t1 & bw) | (d[1] & ~bw);
 	r[2] = (t2 & bw) | (d[2] & ~bw);
@@ -233,7 +233,7 @@ DEVICE_FN void mont_fios_16(u32 *r, const u32 *a, const u32 *b, const u32 *m, co
 	SUBC_CC(d[14], t14, m[14]);
 	SUBC_CC(d[15], t15, m[15]);
 	SUBC_CC(bw, t16, 0u);
-	SUBC(bw, 0u, 0u); /* all ones when t < m: keep t */
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (t0 & bw) | (d[0] & ~bw);
 	r[1] = (t1 & bw) | (d[1] & ~bw);
 	r[2] = (t2 & bw) | (d[2] & ~bw);
@@ -855,7 +855,7 @@ DEVICE_FN void mont_fips_16(u32 *r, const u32 *a, const u32 *b, const u32 *m, co
 	SUBC_CC(d[14], t14, m[14]);
 	SUBC_CC(d[15], t15, m[15]);
 	SUBC_CC(bw, t16, 0u);
-	SUBC(bw, 0u, 0u); /* all ones when t < m: keep t */
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (t0 & bw) | (d[0] & ~bw);
 	r[1] = (t1 & bw) | (d[1] & ~bw);
 	r[2] = (t2 & bw) | (d[2] & ~bw);
@@ -1342,7 +1342,7 @@ DEVICE_FN void mont_sqr_16(u32 *r, const u32 *a, const u32 *m, const u32 n0)
 	SUBC_CC(d[14], t14, m[14]);
 	SUBC_CC(d[15], t15, m[15]);
 	SUBC_CC(bw, t16, 0u);
-	SUBC(bw, 0u, 0u); /* all ones when t < m: keep t */
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (t0 & bw) | (d[0] & ~bw);
 	r[1] = (t1 & bw) | (d[1] & ~bw);
 	r[2] = (t2 & bw) | (d[2] & ~bw);
@@ -1400,7 +1400,7 @@ DEVICE_FN void mont_reduce_once_16(u32 *r, const u32 *m)
 	SUBC_CC(d[13], r[13], m[13]);
 	SUBC_CC(d[14], r[14], m[14]);
 	SUBC_CC(d[15], r[15], m[15]);
-	SUBC(bw, 0u, 0u);
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (r[0] & bw) | (d[0] & ~bw);
 	r[1] = (r[1] & bw) | (d[1] & ~bw);
 	r[2] = (r[2] & bw) | (d[2] & ~bw);
@@ -1551,7 +1551,7 @@ DEVICE_FN void mont_cios_17(u32 *r, const u32 *a, const u32 *b, const u32 *m, co
 	SUBC_CC(d[15], t15, m[15]);
 	SUBC_CC(d[16], t16, m[16]);
 	SUBC_CC(bw, t17, 0u);
-	SUBC(bw, 0u, 0u); /* all ones when t < m: keep t */
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (t0 & bw) | (d[0] & ~bw);
 	r[1] = (t1 & bw) | (d[1] & ~bw);
 	r[2] = (t2 & bw) | (d[2] & ~bw);
@@ -1657,7 +1657,7 @@ DEVICE_FN void mont_fios_17(u32 *r, const u32 *a, const u32 *b, const u32 *m, co
 	SUBC_CC(d[15], t15, m[15]);
 	SUBC_CC(d[16], t16, m[16]);
 	SUBC_CC(bw, t17, 0u);
-	SUBC(bw, 0u, 0u); /* all ones when t < m: keep t */
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (t0 & bw) | (d[0] & ~bw);
 	r[1] = (t1 & bw) | (d[1] & ~bw);
 	r[2] = (t2 & bw) | (d[2] & ~bw);
@@ -2351,7 +2351,7 @@ DEVICE_FN void mont_fips_17(u32 *r, const u32 *a, const u32 *b, const u32 *m, co
 	SUBC_CC(d[15], t15, m[15]);
 	SUBC_CC(d[16], t16, m[16]);
 	SUBC_CC(bw, t17, 0u);
-	SUBC(bw, 0u, 0u); /* all ones when t < m: keep t */
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (t0 & bw) | (d[0] & ~bw);
 	r[1] = (t1 & bw) | (d[1] & ~bw);
 	r[2] = (t2 & bw) | (d[2] & ~bw);
@@ -2884,7 +2884,7 @@ DEVICE_FN void mont_sqr_17(u32 *r, const u32 *a, const u32 *m, const u32 n0)
 	SUBC_CC(d[15], t15, m[15]);
 	SUBC_CC(d[16], t16, m[16]);
 	SUBC_CC(bw, t17, 0u);
-	SUBC(bw, 0u, 0u); /* all ones when t < m: keep t */
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (t0 & bw) | (d[0] & ~bw);
 	r[1] = (t1 & bw) | (d[1] & ~bw);
 	r[2] = (t2 & bw) | (d[2] & ~bw);
@@ -2945,7 +2945,7 @@ DEVICE_FN void mont_reduce_once_17(u32 *r, const u32 *m)
 	SUBC_CC(d[14], r[14], m[14]);
 	SUBC_CC(d[15], r[15], m[15]);
 	SUBC_CC(d[16], r[16], m[16]);
-	SUBC(bw, 0u, 0u);
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (r[0] & bw) | (d[0] & ~bw);
 	r[1] = (r[1] & bw) | (d[1] & ~bw);
 	r[2] = (r[2] & bw) | (d[2] & ~bw);
@@ -3187,7 +3187,7 @@ DEVICE_FN void mont_cios_32(u32 *r, const u32 *a, const u32 *b, const u32 *m, co
 	SUBC_CC(d[30], t30, m[30]);
 	SUBC_CC(d[31], t31, m[31]);
 	SUBC_CC(bw, t32, 0u);
-	SUBC(bw, 0u, 0u); /* all ones when t < m: keep t */
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (t0 & bw) | (d[0] & ~bw);
 	r[1] = (t1 & bw) | (d[1] & ~bw);
 	r[2] = (t2 & bw) | (d[2] & ~bw);
@@ -3368,7 +3368,7 @@ DEVICE_FN void mont_fios_32(u32 *r, const u32 *a, const u32 *b, const u32 *m, co
 	SUBC_CC(d[30], t30, m[30]);
 	SUBC_CC(d[31], t31, m[31]);
 	SUBC_CC(bw, t32, 0u);
-	SUBC(bw, 0u, 0u); /* all ones when t < m: keep t */
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (t0 & bw) | (d[0] & ~bw);
 	r[1] = (t1 & bw) | (d[1] & ~bw);
 	r[2] = (t2 & bw) | (d[2] & ~bw);
@@ -5622,7 +5622,7 @@ DEVICE_FN void mont_fips_32(u32 *r, const u32 *a, const u32 *b, const u32 *m, co
 	SUBC_CC(d[30], t30, m[30]);
 	SUBC_CC(d[31], t31, m[31]);
 	SUBC_CC(bw, t32, 0u);
-	SUBC(bw, 0u, 0u); /* all ones when t < m: keep t */
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (t0 & bw) | (d[0] & ~bw);
 	r[1] = (t1 & bw) | (d[1] & ~bw);
 	r[2] = (t2 & bw) | (d[2] & ~bw);
@@ -7085,7 +7085,7 @@ DEVICE_FN void mont_sqr_32(u32 *r, const u32 *a, const u32 *m, const u32 n0)
 	SUBC_CC(d[30], t30, m[30]);
 	SUBC_CC(d[31], t31, m[31]);
 	SUBC_CC(bw, t32, 0u);
-	SUBC(bw, 0u, 0u); /* all ones when t < m: keep t */
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (t0 & bw) | (d[0] & ~bw);
 	r[1] = (t1 & bw) | (d[1] & ~bw);
 	r[2] = (t2 & bw) | (d[2] & ~bw);
@@ -7191,7 +7191,7 @@ DEVICE_FN void mont_reduce_once_32(u32 *r, const u32 *m)
 	SUBC_CC(d[29], r[29], m[29]);
 	SUBC_CC(d[30], r[30], m[30]);
 	SUBC_CC(d[31], r[31], m[31]);
-	SUBC(bw, 0u, 0u);
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (r[0] & bw) | (d[0] & ~bw);
 	r[1] = (r[1] & bw) | (d[1] & ~bw);
 	r[2] = (r[2] & bw) | (d[2] & ~bw);
@@ -7454,7 +7454,7 @@ DEVICE_FN void mont_cios_33(u32 *r, const u32 *a, const u32 *b, const u32 *m, co
 	SUBC_CC(d[31], t31, m[31]);
 	SUBC_CC(d[32], t32, m[32]);
 	SUBC_CC(bw, t33, 0u);
-	SUBC(bw, 0u, 0u); /* all ones when t < m: keep t */
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (t0 & bw) | (d[0] & ~bw);
 	r[1] = (t1 & bw) | (d[1] & ~bw);
 	r[2] = (t2 & bw) | (d[2] & ~bw);
@@ -7640,7 +7640,7 @@ DEVICE_FN void mont_fios_33(u32 *r, const u32 *a, const u32 *b, const u32 *m, co
 	SUBC_CC(d[31], t31, m[31]);
 	SUBC_CC(d[32], t32, m[32]);
 	SUBC_CC(bw, t33, 0u);
-	SUBC(bw, 0u, 0u); /* all ones when t < m: keep t */
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (t0 & bw) | (d[0] & ~bw);
 	r[1] = (t1 & bw) | (d[1] & ~bw);
 	r[2] = (t2 & bw) | (d[2] & ~bw);
@@ -10030,7 +10030,7 @@ DEVICE_FN void mont_fips_33(u32 *r, const u32 *a, const u32 *b, const u32 *m, co
 	SUBC_CC(d[31], t31, m[31]);
 	SUBC_CC(d[32], t32, m[32]);
 	SUBC_CC(bw, t33, 0u);
-	SUBC(bw, 0u, 0u); /* all ones when t < m: keep t */
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (t0 & bw) | (d[0] & ~bw);
 	r[1] = (t1 & bw) | (d[1] & ~bw);
 	r[2] = (t2 & bw) | (d[2] & ~bw);
@@ -11571,7 +11571,7 @@ DEVICE_FN void mont_sqr_33(u32 *r, const u32 *a, const u32 *m, const u32 n0)
 	SUBC_CC(d[31], t31, m[31]);
 	SUBC_CC(d[32], t32, m[32]);
 	SUBC_CC(bw, t33, 0u);
-	SUBC(bw, 0u, 0u); /* all ones when t < m: keep t */
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (t0 & bw) | (d[0] & ~bw);
 	r[1] = (t1 & bw) | (d[1] & ~bw);
 	r[2] = (t2 & bw) | (d[2] & ~bw);
@@ -11680,7 +11680,7 @@ DEVICE_FN void mont_reduce_once_33(u32 *r, const u32 *m)
 	SUBC_CC(d[30], r[30], m[30]);
 	SUBC_CC(d[31], r[31], m[31]);
 	SUBC_CC(d[32], r[32], m[32]);
-	SUBC(bw, 0u, 0u);
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (r[0] & bw) | (d[0] & ~bw);
 	r[1] = (r[1] & bw) | (d[1] & ~bw);
 	r[2] = (r[2] & bw) | (d[2] & ~bw);
@@ -12034,7 +12034,7 @@ DEVICE_FN void mont_cios_48(u32 *r, const u32 *a, const u32 *b, const u32 *m, co
 	SUBC_CC(d[46], t46, m[46]);
 	SUBC_CC(d[47], t47, m[47]);
 	SUBC_CC(bw, t48, 0u);
-	SUBC(bw, 0u, 0u); /* all ones when t < m: keep t */
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (t0 & bw) | (d[0] & ~bw);
 	r[1] = (t1 & bw) | (d[1] & ~bw);
 	r[2] = (t2 & bw) | (d[2] & ~bw);
@@ -12295,7 +12295,7 @@ DEVICE_FN void mont_fios_48(u32 *r, const u32 *a, const u32 *b, const u32 *m, co
 	SUBC_CC(d[46], t46, m[46]);
 	SUBC_CC(d[47], t47, m[47]);
 	SUBC_CC(bw, t48, 0u);
-	SUBC(bw, 0u, 0u); /* all ones when t < m: keep t */
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (t0 & bw) | (d[0] & ~bw);
 	r[1] = (t1 & bw) | (d[1] & ~bw);
 	r[2] = (t2 & bw) | (d[2] & ~bw);
@@ -12449,7 +12449,7 @@ DEVICE_FN void mont_reduce_once_48(u32 *r, const u32 *m)
 	SUBC_CC(d[45], r[45], m[45]);
 	SUBC_CC(d[46], r[46], m[46]);
 	SUBC_CC(d[47], r[47], m[47]);
-	SUBC(bw, 0u, 0u);
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (r[0] & bw) | (d[0] & ~bw);
 	r[1] = (r[1] & bw) | (d[1] & ~bw);
 	r[2] = (r[2] & bw) | (d[2] & ~bw);
@@ -12824,7 +12824,7 @@ DEVICE_FN void mont_cios_49(u32 *r, const u32 *a, const u32 *b, const u32 *m, co
 	SUBC_CC(d[47], t47, m[47]);
 	SUBC_CC(d[48], t48, m[48]);
 	SUBC_CC(bw, t49, 0u);
-	SUBC(bw, 0u, 0u); /* all ones when t < m: keep t */
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (t0 & bw) | (d[0] & ~bw);
 	r[1] = (t1 & bw) | (d[1] & ~bw);
 	r[2] = (t2 & bw) | (d[2] & ~bw);
@@ -13090,7 +13090,7 @@ DEVICE_FN void mont_fios_49(u32 *r, const u32 *a, const u32 *b, const u32 *m, co
 	SUBC_CC(d[47], t47, m[47]);
 	SUBC_CC(d[48], t48, m[48]);
 	SUBC_CC(bw, t49, 0u);
-	SUBC(bw, 0u, 0u); /* all ones when t < m: keep t */
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (t0 & bw) | (d[0] & ~bw);
 	r[1] = (t1 & bw) | (d[1] & ~bw);
 	r[2] = (t2 & bw) | (d[2] & ~bw);
@@ -13247,7 +13247,7 @@ DEVICE_FN void mont_reduce_once_49(u32 *r, const u32 *m)
 	SUBC_CC(d[46], r[46], m[46]);
 	SUBC_CC(d[47], r[47], m[47]);
 	SUBC_CC(d[48], r[48], m[48]);
-	SUBC(bw, 0u, 0u);
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (r[0] & bw) | (d[0] & ~bw);
 	r[1] = (r[1] & bw) | (d[1] & ~bw);
 	r[2] = (r[2] & bw) | (d[2] & ~bw);
@@ -13713,7 +13713,7 @@ DEVICE_FN void mont_cios_64(u32 *r, const u32 *a, const u32 *b, const u32 *m, co
 	SUBC_CC(d[62], t62, m[62]);
 	SUBC_CC(d[63], t63, m[63]);
 	SUBC_CC(bw, t64, 0u);
-	SUBC(bw, 0u, 0u); /* all ones when t < m: keep t */
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (t0 & bw) | (d[0] & ~bw);
 	r[1] = (t1 & bw) | (d[1] & ~bw);
 	r[2] = (t2 & bw) | (d[2] & ~bw);
@@ -14054,7 +14054,7 @@ DEVICE_FN void mont_fios_64(u32 *r, const u32 *a, const u32 *b, const u32 *m, co
 	SUBC_CC(d[62], t62, m[62]);
 	SUBC_CC(d[63], t63, m[63]);
 	SUBC_CC(bw, t64, 0u);
-	SUBC(bw, 0u, 0u); /* all ones when t < m: keep t */
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (t0 & bw) | (d[0] & ~bw);
 	r[1] = (t1 & bw) | (d[1] & ~bw);
 	r[2] = (t2 & bw) | (d[2] & ~bw);
@@ -14256,7 +14256,7 @@ DEVICE_FN void mont_reduce_once_64(u32 *r, const u32 *m)
 	SUBC_CC(d[61], r[61], m[61]);
 	SUBC_CC(d[62], r[62], m[62]);
 	SUBC_CC(d[63], r[63], m[63]);
-	SUBC(bw, 0u, 0u);
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (r[0] & bw) | (d[0] & ~bw);
 	r[1] = (r[1] & bw) | (d[1] & ~bw);
 	r[2] = (r[2] & bw) | (d[2] & ~bw);
@@ -14743,7 +14743,7 @@ DEVICE_FN void mont_cios_65(u32 *r, const u32 *a, const u32 *b, const u32 *m, co
 	SUBC_CC(d[63], t63, m[63]);
 	SUBC_CC(d[64], t64, m[64]);
 	SUBC_CC(bw, t65, 0u);
-	SUBC(bw, 0u, 0u); /* all ones when t < m: keep t */
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (t0 & bw) | (d[0] & ~bw);
 	r[1] = (t1 & bw) | (d[1] & ~bw);
 	r[2] = (t2 & bw) | (d[2] & ~bw);
@@ -15089,7 +15089,7 @@ DEVICE_FN void mont_fios_65(u32 *r, const u32 *a, const u32 *b, const u32 *m, co
 	SUBC_CC(d[63], t63, m[63]);
 	SUBC_CC(d[64], t64, m[64]);
 	SUBC_CC(bw, t65, 0u);
-	SUBC(bw, 0u, 0u); /* all ones when t < m: keep t */
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (t0 & bw) | (d[0] & ~bw);
 	r[1] = (t1 & bw) | (d[1] & ~bw);
 	r[2] = (t2 & bw) | (d[2] & ~bw);
@@ -15294,7 +15294,7 @@ DEVICE_FN void mont_reduce_once_65(u32 *r, const u32 *m)
 	SUBC_CC(d[62], r[62], m[62]);
 	SUBC_CC(d[63], r[63], m[63]);
 	SUBC_CC(d[64], r[64], m[64]);
-	SUBC(bw, 0u, 0u);
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (r[0] & bw) | (d[0] & ~bw);
 	r[1] = (r[1] & bw) | (d[1] & ~bw);
 	r[2] = (r[2] & bw) | (d[2] & ~bw);
@@ -15968,7 +15968,7 @@ DEVICE_FN void mont_cios_96(u32 *r, const u32 *a, const u32 *b, const u32 *m, co
 	SUBC_CC(d[94], t94, m[94]);
 	SUBC_CC(d[95], t95, m[95]);
 	SUBC_CC(bw, t96, 0u);
-	SUBC(bw, 0u, 0u); /* all ones when t < m: keep t */
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (t0 & bw) | (d[0] & ~bw);
 	r[1] = (t1 & bw) | (d[1] & ~bw);
 	r[2] = (t2 & bw) | (d[2] & ~bw);
@@ -16469,7 +16469,7 @@ DEVICE_FN void mont_fios_96(u32 *r, const u32 *a, const u32 *b, const u32 *m, co
 	SUBC_CC(d[94], t94, m[94]);
 	SUBC_CC(d[95], t95, m[95]);
 	SUBC_CC(bw, t96, 0u);
-	SUBC(bw, 0u, 0u); /* all ones when t < m: keep t */
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (t0 & bw) | (d[0] & ~bw);
 	r[1] = (t1 & bw) | (d[1] & ~bw);
 	r[2] = (t2 & bw) | (d[2] & ~bw);
@@ -16767,7 +16767,7 @@ DEVICE_FN void mont_reduce_once_96(u32 *r, const u32 *m)
 	SUBC_CC(d[93], r[93], m[93]);
 	SUBC_CC(d[94], r[94], m[94]);
 	SUBC_CC(d[95], r[95], m[95]);
-	SUBC(bw, 0u, 0u);
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (r[0] & bw) | (d[0] & ~bw);
 	r[1] = (r[1] & bw) | (d[1] & ~bw);
 	r[2] = (r[2] & bw) | (d[2] & ~bw);
@@ -17478,7 +17478,7 @@ DEVICE_FN void mont_cios_97(u32 *r, const u32 *a, const u32 *b, const u32 *m, co
 	SUBC_CC(d[95], t95, m[95]);
 	SUBC_CC(d[96], t96, m[96]);
 	SUBC_CC(bw, t97, 0u);
-	SUBC(bw, 0u, 0u); /* all ones when t < m: keep t */
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (t0 & bw) | (d[0] & ~bw);
 	r[1] = (t1 & bw) | (d[1] & ~bw);
 	r[2] = (t2 & bw) | (d[2] & ~bw);
@@ -17984,7 +17984,7 @@ DEVICE_FN void mont_fios_97(u32 *r, const u32 *a, const u32 *b, const u32 *m, co
 	SUBC_CC(d[95], t95, m[95]);
 	SUBC_CC(d[96], t96, m[96]);
 	SUBC_CC(bw, t97, 0u);
-	SUBC(bw, 0u, 0u); /* all ones when t < m: keep t */
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (t0 & bw) | (d[0] & ~bw);
 	r[1] = (t1 & bw) | (d[1] & ~bw);
 	r[2] = (t2 & bw) | (d[2] & ~bw);
@@ -18285,7 +18285,7 @@ DEVICE_FN void mont_reduce_once_97(u32 *r, const u32 *m)
 	SUBC_CC(d[94], r[94], m[94]);
 	SUBC_CC(d[95], r[95], m[95]);
 	SUBC_CC(d[96], r[96], m[96]);
-	SUBC(bw, 0u, 0u);
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (r[0] & bw) | (d[0] & ~bw);
 	r[1] = (r[1] & bw) | (d[1] & ~bw);
 	r[2] = (r[2] & bw) | (d[2] & ~bw);
@@ -19183,7 +19183,7 @@ DEVICE_FN void mont_cios_128(u32 *r, const u32 *a, const u32 *b, const u32 *m, c
 	SUBC_CC(d[126], t126, m[126]);
 	SUBC_CC(d[127], t127, m[127]);
 	SUBC_CC(bw, t128, 0u);
-	SUBC(bw, 0u, 0u); /* all ones when t < m: keep t */
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (t0 & bw) | (d[0] & ~bw);
 	r[1] = (t1 & bw) | (d[1] & ~bw);
 	r[2] = (t2 & bw) | (d[2] & ~bw);
@@ -19844,7 +19844,7 @@ DEVICE_FN void mont_fios_128(u32 *r, const u32 *a, const u32 *b, const u32 *m, c
 	SUBC_CC(d[126], t126, m[126]);
 	SUBC_CC(d[127], t127, m[127]);
 	SUBC_CC(bw, t128, 0u);
-	SUBC(bw, 0u, 0u); /* all ones when t < m: keep t */
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (t0 & bw) | (d[0] & ~bw);
 	r[1] = (t1 & bw) | (d[1] & ~bw);
 	r[2] = (t2 & bw) | (d[2] & ~bw);
@@ -20238,7 +20238,7 @@ DEVICE_FN void mont_reduce_once_128(u32 *r, const u32 *m)
 	SUBC_CC(d[125], r[125], m[125]);
 	SUBC_CC(d[126], r[126], m[126]);
 	SUBC_CC(d[127], r[127], m[127]);
-	SUBC(bw, 0u, 0u);
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (r[0] & bw) | (d[0] & ~bw);
 	r[1] = (r[1] & bw) | (d[1] & ~bw);
 	r[2] = (r[2] & bw) | (d[2] & ~bw);
@@ -21173,7 +21173,7 @@ DEVICE_FN void mont_cios_129(u32 *r, const u32 *a, const u32 *b, const u32 *m, c
 	SUBC_CC(d[127], t127, m[127]);
 	SUBC_CC(d[128], t128, m[128]);
 	SUBC_CC(bw, t129, 0u);
-	SUBC(bw, 0u, 0u); /* all ones when t < m: keep t */
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (t0 & bw) | (d[0] & ~bw);
 	r[1] = (t1 & bw) | (d[1] & ~bw);
 	r[2] = (t2 & bw) | (d[2] & ~bw);
@@ -21839,7 +21839,7 @@ DEVICE_FN void mont_fios_129(u32 *r, const u32 *a, const u32 *b, const u32 *m, c
 	SUBC_CC(d[127], t127, m[127]);
 	SUBC_CC(d[128], t128, m[128]);
 	SUBC_CC(bw, t129, 0u);
-	SUBC(bw, 0u, 0u); /* all ones when t < m: keep t */
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (t0 & bw) | (d[0] & ~bw);
 	r[1] = (t1 & bw) | (d[1] & ~bw);
 	r[2] = (t2 & bw) | (d[2] & ~bw);
@@ -22236,7 +22236,7 @@ DEVICE_FN void mont_reduce_once_129(u32 *r, const u32 *m)
 	SUBC_CC(d[126], r[126], m[126]);
 	SUBC_CC(d[127], r[127], m[127]);
 	SUBC_CC(d[128], r[128], m[128]);
-	SUBC(bw, 0u, 0u);
+	SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */
 	r[0] = (r[0] & bw) | (d[0] & ~bw);
 	r[1] = (r[1] & bw) | (d[1] & ~bw);
 	r[2] = (r[2] & bw) | (d[2] & ~bw);

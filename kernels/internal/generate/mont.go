@@ -122,23 +122,33 @@ func shiftDown(e *emitter, k int) {
 	e.f("t%d = 0;", k-1)
 }
 
-// montFinish writes the W+1-word value t0..tW (below 2m) to r: canonical
-// with MONT_FINAL_SUB, else as it is (tW is then zero).
-func montFinish(e *emitter, w int) {
-	e.b.WriteString("#if MONT_FINAL_SUB\n")
+// maskedSub emits r = x − m when x ≥ m, else x, without a branch: d = x − m
+// in one borrow chain (top, when not "", is a word above x's w words whose
+// borrow counts too), then a select by the all-ones borrow mask. x(j)
+// names word j of x.
+func maskedSub(e *emitter, w int, x func(j int) string, top string) {
 	e.f("u32 d[%d], bw;", w)
 	for j := range w {
 		op := "SUBC_CC"
 		if j == 0 {
 			op = "SUB_CC"
 		}
-		e.f("%s(d[%d], t%d, m[%d]);", op, j, j, j)
+		e.f("%s(d[%d], %s, m[%d]);", op, j, x(j), j)
 	}
-	e.f("SUBC_CC(bw, t%d, 0u);", w)
-	e.f("SUBC(bw, 0u, 0u); /* all ones when t < m: keep t */")
+	if top != "" {
+		e.f("SUBC_CC(bw, %s, 0u);", top)
+	}
+	e.f("SUBC(bw, 0u, 0u); /* all ones when x < m: keep x */")
 	for j := range w {
-		e.f("r[%d] = (t%d & bw) | (d[%d] & ~bw);", j, j, j)
+		e.f("r[%d] = (%s & bw) | (d[%d] & ~bw);", j, x(j), j)
 	}
+}
+
+// montFinish writes the W+1-word value t0..tW (below 2m) to r: canonical
+// with MONT_FINAL_SUB, else as it is (tW is then zero).
+func montFinish(e *emitter, w int) {
+	e.b.WriteString("#if MONT_FINAL_SUB\n")
+	maskedSub(e, w, func(j int) string { return fmt.Sprintf("t%d", j) }, fmt.Sprintf("t%d", w))
 	e.b.WriteString("#else\n")
 	for j := range w {
 		e.f("r[%d] = t%d;", j, j)
@@ -252,17 +262,6 @@ func montSqr(b *strings.Builder, w int) {
 func montReduceOnce(b *strings.Builder, w int) {
 	montFn(b, fmt.Sprintf("r mod m for r < 2m, %d words (masked subtraction)", w),
 		fmt.Sprintf("mont_reduce_once_%d(u32 *r, const u32 *m)", w), func(e *emitter) {
-			e.f("u32 d[%d], bw;", w)
-			for j := range w {
-				op := "SUBC_CC"
-				if j == 0 {
-					op = "SUB_CC"
-				}
-				e.f("%s(d[%d], r[%d], m[%d]);", op, j, j, j)
-			}
-			e.f("SUBC(bw, 0u, 0u);")
-			for j := range w {
-				e.f("r[%d] = (r[%d] & bw) | (d[%d] & ~bw);", j, j, j)
-			}
+			maskedSub(e, w, func(j int) string { return fmt.Sprintf("r[%d]", j) }, "")
 		})
 }
