@@ -300,38 +300,29 @@ func parseInput(k *pubKey, b []byte, kind error) (*big.Int, error) {
 // preparePrivates prepares each key once per call (batches often repeat a
 // key), setting errs[i] for keys that are unusable.
 func preparePrivates(keys []*stdrsa.PrivateKey, errs []error) []*privEntry {
-	out := make([]*privEntry, len(keys))
-	type res struct {
-		e   *privEntry
-		err error
-	}
-	seen := map[*stdrsa.PrivateKey]res{}
-	for i, k := range keys {
-		r, ok := seen[k]
-		if !ok {
-			r.e, r.err = preparePrivate(k)
-			seen[k] = r
-		}
-		out[i], errs[i] = r.e, r.err
-	}
-	return out
+	return prepareEach(keys, errs, preparePrivate)
 }
 
 // preparePublics is preparePrivates for public keys.
 func preparePublics(keys []*stdrsa.PublicKey, errs []error) []*pubKey {
-	out := make([]*pubKey, len(keys))
+	return prepareEach(keys, errs, preparePublic)
+}
+
+// prepareEach applies prepare to each distinct key once.
+func prepareEach[K, V any](keys []*K, errs []error, prepare func(*K) (*V, error)) []*V {
+	out := make([]*V, len(keys))
 	type res struct {
-		k   *pubKey
+		v   *V
 		err error
 	}
-	seen := map[*stdrsa.PublicKey]res{}
+	seen := map[*K]res{}
 	for i, k := range keys {
 		r, ok := seen[k]
 		if !ok {
-			r.k, r.err = preparePublic(k)
+			r.v, r.err = prepare(k)
 			seen[k] = r
 		}
-		out[i], errs[i] = r.k, r.err
+		out[i], errs[i] = r.v, r.err
 	}
 	return out
 }
