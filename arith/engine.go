@@ -129,27 +129,17 @@ func (e *Engine) Run(op Op, a, b *Batch) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var bufs []*cl.Buffer
-	defer func() {
-		for _, x := range bufs {
-			x.Release()
-		}
-	}()
-	keep := func(buf *cl.Buffer, err error) (*cl.Buffer, error) {
-		if err == nil {
-			bufs = append(bufs, buf)
-		}
-		return buf, err
-	}
-	da, err := keep(e.dev.Upload(cl.Uint32Bytes(a.Words)))
+	bufs := e.dev.Buffers()
+	defer bufs.Release()
+	da, err := bufs.Upload(cl.Uint32Bytes(a.Words))
 	if err != nil {
 		return nil, err
 	}
-	db, err := keep(e.dev.Upload(cl.Uint32Bytes(b.Words)))
+	db, err := bufs.Upload(cl.Uint32Bytes(b.Words))
 	if err != nil {
 		return nil, err
 	}
-	dr, err := keep(e.dev.NewBuffer(4 * outLimbs * a.Count))
+	dr, err := bufs.New(4 * outLimbs * a.Count)
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +150,7 @@ func (e *Engine) Run(op Op, a, b *Batch) (*Result, error) {
 		ev, err = k.Launch(a.Count, 128, dr, da, db, count)
 	} else {
 		var dc *cl.Buffer
-		if dc, err = keep(e.dev.NewBuffer(4 * a.Count)); err != nil {
+		if dc, err = bufs.New(4 * a.Count); err != nil {
 			return nil, err
 		}
 		if ev, err = k.Launch(a.Count, 128, dr, dc, da, db, count); err == nil {

@@ -82,31 +82,20 @@ func (e *Engine) RunModExp(job *ModExpJob) (*ModExpResult, error) {
 		}
 		n0s[k] = c.N0
 	}
-	var bufs []*cl.Buffer
-	defer func() {
-		for _, b := range bufs {
-			b.Release()
-		}
-	}()
-	upload := func(words []uint32) (*cl.Buffer, error) {
-		b, err := e.dev.Upload(cl.Uint32Bytes(words))
-		if err == nil {
-			bufs = append(bufs, b)
-		}
-		return b, err
-	}
+	bufs := e.dev.Buffers()
+	defer bufs.Release()
 	var modBufs [4]*cl.Buffer // mods, ones, r2s, n0s
 	for i, words := range [][]uint32{mods, ones, r2s, n0s} {
-		if modBufs[i], err = upload(words); err != nil {
+		if modBufs[i], err = bufs.Upload(cl.Uint32Bytes(words)); err != nil {
 			return nil, err
 		}
 	}
 	var dexpAll *cl.Buffer
 	if job.ExpPerModulus { // shared by every chunk; may be secret
-		if dexpAll, err = upload(job.Exp); err != nil {
+		if dexpAll, err = bufs.Upload(cl.Uint32Bytes(job.Exp)); err != nil {
 			return nil, err
 		}
-		defer dexpAll.Zero() // runs before the release above
+		bufs.Secret(dexpAll)
 	}
 	res := &ModExpResult{Out: make([]uint32, W*job.Count)}
 	chunk := job.Count
@@ -140,26 +129,11 @@ func (e *Engine) modexpChunk(kern *cl.Kernel, job *ModExpJob, lo, n int, mb [4]*
 		return dst
 	}
 	base, idx := slice(job.Base, W), job.Index[lo:lo+n]
-	var bufs []*cl.Buffer
-	defer func() {
-		for _, b := range bufs {
-			b.Release()
-		}
-	}()
-	newBuf := func(bytes int, src []uint32) (*cl.Buffer, error) {
-		var b *cl.Buffer
-		var err error
-		if src != nil {
-			b, err = e.dev.Upload(cl.Uint32Bytes(src))
-		} else {
-			b, err = e.dev.NewBuffer(bytes)
-		}
-		if err == nil {
-			bufs = append(bufs, b)
-		}
-		return b, err
-	}
-	dbase, err := newBuf(0, base)
+	// exponents, the table of powers and the results are secret-derived
+	// (RSA halves): all three are zeroed before release
+	bufs := e.dev.Buffers()
+	defer bufs.Release()
+	dbase, err := bufs.Upload(cl.Uint32Bytes(base))
 	if err != nil {
 		return 0, err
 	}
@@ -170,24 +144,25 @@ func (e *Engine) modexpChunk(kern *cl.Kernel, job *ModExpJob, lo, n int, mb [4]*
 			defer clear(exp)
 		}
 		eper = 1
-		if dexp, err = newBuf(0, exp); err != nil {
+		if dexp, err = bufs.Upload(cl.Uint32Bytes(exp)); err != nil {
 			return 0, err
 		}
-		defer dexp.Zero() // runs before the release above
+		bufs.Secret(dexp)
 	}
-	dtab, err := newBuf(4*W*n<<job.Mont.Window, nil)
+	dtab, err := bufs.New(4 * W * n << job.Mont.Window)
 	if err != nil {
 		return 0, err
 	}
-	defer dtab.Zero()
-	didx, err := newBuf(0, idx)
+	bufs.Secret(dtab)
+	didx, err := bufs.Upload(cl.Uint32Bytes(idx))
 	if err != nil {
 		return 0, err
 	}
-	dout, err := newBuf(4*W*n, nil)
+	dout, err := bufs.New(4 * W * n)
 	if err != nil {
 		return 0, err
 	}
+	bufs.Secret(dout)
 	ev, err := kern.Launch(n, modexpWorkGroup, dout, dbase, dexp, uint32(job.EWords), eper,
 		mb[0], mb[1], mb[2], mb[3], didx, uint32(len(job.Mods)), dtab, uint32(n))
 	if err != nil {

@@ -295,3 +295,53 @@ func Uint32Bytes(s []uint32) []byte {
 	}
 	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), 4*len(s))
 }
+
+// Buffers allocates device buffers that are released together: the
+// buffers of one batched call. Buffers marked Secret are zeroed on the
+// device before they are released. Not safe for concurrent use.
+type Buffers struct {
+	dev    *Device
+	list   []*Buffer
+	secret []*Buffer
+}
+
+// Buffers returns an empty set of buffers on d.
+func (d *Device) Buffers() *Buffers { return &Buffers{dev: d} }
+
+// New allocates a buffer of size bytes in the set.
+func (s *Buffers) New(size int) (*Buffer, error) {
+	b, err := s.dev.NewBuffer(size)
+	if err == nil {
+		s.list = append(s.list, b)
+	}
+	return b, err
+}
+
+// Upload allocates a buffer in the set holding a copy of src.
+func (s *Buffers) Upload(src []byte) (*Buffer, error) {
+	b, err := s.dev.Upload(src)
+	if err == nil {
+		s.list = append(s.list, b)
+	}
+	return b, err
+}
+
+// Secret marks b (a buffer of the set, or nil) to be zeroed before release
+// and returns it.
+func (s *Buffers) Secret(b *Buffer) *Buffer {
+	if b != nil {
+		s.secret = append(s.secret, b)
+	}
+	return b
+}
+
+// Release zeroes the secret buffers, then releases every buffer of the set.
+func (s *Buffers) Release() {
+	for _, b := range s.secret {
+		b.Zero()
+	}
+	for _, b := range s.list {
+		b.Release()
+	}
+	s.list, s.secret = nil, nil
+}

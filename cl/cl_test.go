@@ -397,3 +397,20 @@ func TestKernelOutlivesProgramReference(t *testing.T) {
 		require.Equal(t, uint32(5), v)
 	}
 }
+
+func TestBuffersReleaseTogether(t *testing.T) {
+	d := cltest.Device(t)
+	bufs := d.Buffers()
+	a, err := bufs.New(16)
+	require.NoError(t, err)
+	b, err := bufs.Upload([]byte{1, 2, 3, 4})
+	require.NoError(t, err)
+	require.Same(t, b, bufs.Secret(b))
+	require.Nil(t, bufs.Secret(nil))
+	_, err = bufs.New(0)
+	require.Error(t, err, "a failed allocation is not kept")
+	bufs.Release()
+	require.ErrorContains(t, a.Write(0, []byte{1}), "released")
+	require.ErrorContains(t, b.Write(0, []byte{1}), "released")
+	bufs.Release() // idempotent
+}

@@ -309,28 +309,27 @@ func (e *Engine) run(c Curve, scal, us []uint32, m int, kg Keygen) (_ []uint32, 
 		return nil, 0, err
 	}
 	words := c.limbs() * m
-	dk, err := e.dev.Upload(cl.Uint32Bytes(scal))
+	bufs := e.dev.Buffers()
+	defer bufs.Release()
+	dk, err := bufs.Upload(cl.Uint32Bytes(scal))
 	if err != nil {
 		return nil, 0, err
 	}
-	defer func() { dk.Zero(); dk.Release() }()
-	dout, err := e.dev.NewBuffer(4 * words)
+	bufs.Secret(dk)
+	dout, err := bufs.New(4 * words)
 	if err != nil {
 		return nil, 0, err
 	}
-	defer func() {
-		if err != nil && binv > 0 { // it may hold the inversion's prefix products
-			dout.Zero()
-		}
-		dout.Release()
-	}()
 	dst := dout // where the first kernel writes
 	if binv > 0 {
-		dxz, err := e.dev.NewBuffer(2 * 4 * words)
+		// the projective results and the inversion's prefix products in
+		// dout are secret-derived
+		dxz, err := bufs.New(2 * 4 * words)
 		if err != nil {
 			return nil, 0, err
 		}
-		defer func() { dxz.Zero(); dxz.Release() }()
+		bufs.Secret(dxz)
+		bufs.Secret(dout)
 		dst = dxz
 	}
 	args := []any{dst, dk}
@@ -338,11 +337,10 @@ func (e *Engine) run(c Curve, scal, us []uint32, m int, kg Keygen) (_ []uint32, 
 		args = append(args, table)
 	}
 	if us != nil {
-		du, err := e.dev.Upload(cl.Uint32Bytes(us))
+		du, err := bufs.Upload(cl.Uint32Bytes(us))
 		if err != nil {
 			return nil, 0, err
 		}
-		defer du.Release()
 		args = append(args, du)
 	}
 	ev, err := k.Launch(m, WorkGroup, append(args, uint32(m))...)

@@ -382,37 +382,26 @@ func keyTable(dks []*devKey, H, F int) []uint32 {
 // combine uploads the halves and runs rsa_combine; it returns the results
 // (F words per element, limb-major) and the check flags.
 func (b *deviceBackend) combine(kern *cl.Kernel, halves, xs, table, kidx []uint32, K, m, F int, fault uint32) ([]uint32, []uint32, error) {
-	var bufs []*cl.Buffer
-	defer func() {
-		for _, x := range bufs {
-			x.Zero() // halves, key material and results are secret
-			x.Release()
-		}
-	}()
-	up := func(words []uint32) (*cl.Buffer, error) {
-		x, err := b.dev.Upload(cl.Uint32Bytes(words))
-		if err == nil {
-			bufs = append(bufs, x)
-		}
-		return x, err
-	}
+	bufs := b.dev.Buffers() // halves, key material and results are secret
+	defer bufs.Release()
 	var ins [4]*cl.Buffer
 	for j, words := range [][]uint32{halves, xs, table, kidx} {
 		var err error
-		if ins[j], err = up(words); err != nil {
+		if ins[j], err = bufs.Upload(cl.Uint32Bytes(words)); err != nil {
 			return nil, nil, err
 		}
+		bufs.Secret(ins[j])
 	}
-	dout, err := b.dev.NewBuffer(4 * F * m)
+	dout, err := bufs.New(4 * F * m)
 	if err != nil {
 		return nil, nil, err
 	}
-	bufs = append(bufs, dout)
-	dok, err := b.dev.NewBuffer(4 * m)
+	dok, err := bufs.New(4 * m)
 	if err != nil {
 		return nil, nil, err
 	}
-	bufs = append(bufs, dok)
+	bufs.Secret(dout)
+	bufs.Secret(dok)
 	ev, err := kern.Launch(m, rsaWorkGroup, dout, dok, ins[0], ins[1], ins[2], ins[3], uint32(K), uint32(m), fault)
 	if err != nil {
 		return nil, nil, err
@@ -500,24 +489,18 @@ func (b *deviceBackend) publicGroup(limbs int, idx []int, keys []*pubKey, in, ou
 	if err := putColumns(xs, F, m, func(col int) *big.Int { return in[live[col]] }); err != nil {
 		return err
 	}
-	var bufs []*cl.Buffer
-	defer func() {
-		for _, x := range bufs {
-			x.Release()
-		}
-	}()
+	bufs := b.dev.Buffers()
+	defer bufs.Release()
 	var ins [3]*cl.Buffer
 	for j, words := range [][]uint32{xs, keyTable(dks, 0, F), kidx} {
-		if ins[j], err = b.dev.Upload(cl.Uint32Bytes(words)); err != nil {
+		if ins[j], err = bufs.Upload(cl.Uint32Bytes(words)); err != nil {
 			return err
 		}
-		bufs = append(bufs, ins[j])
 	}
-	dout, err := b.dev.NewBuffer(4 * F * m)
+	dout, err := bufs.New(4 * F * m)
 	if err != nil {
 		return err
 	}
-	bufs = append(bufs, dout)
 	ev, err := kern.Launch(m, rsaWorkGroup, dout, ins[0], ins[1], ins[2], uint32(len(dks)), uint32(m))
 	if err != nil {
 		return err
