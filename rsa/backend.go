@@ -3,6 +3,8 @@ package rsa
 import (
 	"math/big"
 	"sync"
+
+	"github.com/gpucrypto/gpucrypto/arith"
 )
 
 // pubKey is a validated RSA public key prepared for batched use.
@@ -44,19 +46,11 @@ type backend interface {
 	String() string
 }
 
-// sizeClasses are the operand widths, in 32-bit limbs, that the device
-// kernels are generated for (512 to 4096 bits). A modulus uses the
-// smallest class that holds it: moduli of the public operation take any
-// class, the CRT halves of private keys of 1024 to 4096 bits take 16 to 64.
-var sizeClasses = []int{16, 32, 48, 64, 96, 128}
-
-// sizeClass returns the smallest size class that holds a number of bits
-// bits, or false when none does.
+// sizeClass returns the smallest modulus width of the device kernels, in
+// 32-bit limbs, that holds a number of bits bits (arith.ModClass: 512 to
+// 4096 bits), or false when none does. Moduli of the public operation take
+// any class, the CRT halves of 1024- to 4096-bit keys 16 to 64 limbs.
 func sizeClass(bits int) (int, bool) {
-	for _, n := range sizeClasses {
-		if 32*n >= bits {
-			return n, true
-		}
-	}
-	return 0, false
+	n, err := arith.ModClass(bits)
+	return n, err == nil
 }

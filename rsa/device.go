@@ -101,21 +101,49 @@ func (b *deviceBackend) program(mh, mf arith.Mont, private bool) (*cl.Program, e
 	if p, ok := b.progs[key]; ok {
 		return p, nil
 	}
-	extra := map[string]string{"RSA_FW": fmt.Sprint(mf.W), fmt.Sprintf("MONT_WANT_%d", mf.W): ""}
-	if private {
-		extra["RSA_PRIVATE"] = ""
-	}
-	// rsa_combine makes three products at the half width: CIOS with the
-	// rows kept as a loop is small code, whatever form the exponentiations
-	// use (the same width and reduction form, so the halves fit).
-	mc := mh
-	mc.Variant, mc.Sqr, mc.Unroll = arith.CIOS, false, false
+	mc, extra := rsaBuild(mh, mf, private)
 	p, err := mc.Program(b.dev, "rsa.cl", extra)
 	if err != nil {
 		return nil, err
 	}
 	b.progs[key] = p
 	return p, nil
+}
+
+// rsaBuild is how rsa.cl is built for halves of form mh and a modulus of
+// form mf: the Montgomery form of the program and the extra -D options.
+// rsa_combine makes three products at the half width: CIOS with the rows
+// kept as a loop is small code, whatever form the exponentiations use (the
+// same width and reduction form, so the halves fit).
+func rsaBuild(mh, mf arith.Mont, private bool) (arith.Mont, map[string]string) {
+	extra := map[string]string{"RSA_FW": fmt.Sprint(mf.W), fmt.Sprintf("MONT_WANT_%d", mf.W): ""}
+	if private {
+		extra["RSA_PRIVATE"] = ""
+	}
+	mc := mh
+	mc.Variant, mc.Sqr, mc.Unroll = arith.CIOS, false, false
+	return mc, extra
+}
+
+// KernelBuild is the build of rsa.cl for the private operations of
+// keyBits-bit keys with the default configuration: its -D options (for
+// tools such as gpucrypto kernelinfo) and a description.
+func KernelBuild(keyBits int) (defines map[string]string, desc string, err error) {
+	half, ok := sizeClass((keyBits + 1) / 2)
+	full, ok2 := sizeClass(keyBits)
+	if !ok || !ok2 {
+		return nil, "", fmt.Errorf("rsa: no kernels for %d-bit keys", keyBits)
+	}
+	mh, mf, err := (&deviceBackend{}).widths(half, full)
+	if err != nil {
+		return nil, "", err
+	}
+	mc, extra := rsaBuild(mh, mf, true)
+	defs := mc.Defines()
+	for k, v := range extra {
+		defs[k] = v
+	}
+	return defs, fmt.Sprintf("RSA-%d (halves %s, modulus %s)", keyBits, mc, mf), nil
 }
 
 // devKey is the device form of one private key at given widths.

@@ -8,6 +8,7 @@ import (
 	"github.com/gpucrypto/gpucrypto/arith"
 	"github.com/gpucrypto/gpucrypto/cl"
 	"github.com/gpucrypto/gpucrypto/kernels"
+	"github.com/gpucrypto/gpucrypto/rsa"
 )
 
 // kernelPrograms are the kernel files and the kernels each defines.
@@ -86,12 +87,12 @@ func cmdKernelInfo(args []string) error {
 		}
 		builds = append(builds, build{m.KernelFile(), fmt.Sprintf("%s %d-bit %s", m.KernelFile(), 32*m.N, m), []string{"modexp"}, m.Defines()})
 	}
-	for _, sz := range [][2]int{{32, 64}, {64, 128}} { // RSA-2048, RSA-4096
-		mh, _ := arith.MontConfig{}.Resolve(sz[0])
-		mf, _ := arith.MontConfig{Variant: arith.CIOS, Rows: -1}.Resolve(sz[1])
-		defs := mh.Defines()
-		defs["RSA_FW"], defs[fmt.Sprintf("MONT_WANT_%d", mf.W)], defs["RSA_PRIVATE"] = fmt.Sprint(mf.W), "", ""
-		builds = append(builds, build{"rsa.cl", fmt.Sprintf("rsa.cl RSA-%d (halves %s)", 32*sz[1], mh), []string{"rsa_combine", "rsa_public"}, defs})
+	for _, bits := range []int{2048, 4096} {
+		defs, desc, err := rsa.KernelBuild(bits)
+		if err != nil {
+			return err
+		}
+		builds = append(builds, build{"rsa.cl", "rsa.cl " + desc, []string{"rsa_combine", "rsa_public"}, defs})
 	}
 	for _, kb := range builds {
 		src, err := kernels.Source(kb.file)
