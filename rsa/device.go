@@ -152,7 +152,6 @@ type devKey struct {
 	dp, dq     []uint32         // half.N words
 	qinv       []uint32         // half.W words
 	e          uint32
-	mh, mf     arith.Mont
 	prepareErr error
 }
 
@@ -162,7 +161,7 @@ func (b *deviceBackend) privKeyFor(k *privKey, mh, mf arith.Mont) (*devKey, erro
 		d := v.(*devKey)
 		return d, d.prepareErr
 	}
-	d := &devKey{mh: mh, mf: mf, e: uint32(k.pub.e)}
+	d := &devKey{e: uint32(k.pub.e)}
 	d.prepareErr = func() (err error) {
 		if d.p, err = arith.NewConstants(k.p, mh.W); err != nil {
 			return err
