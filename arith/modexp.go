@@ -31,13 +31,6 @@ type ModExpResult struct {
 	Kernel time.Duration // device time of the kernel launches
 }
 
-// modexpWorkGroup is the work-group size of the modexp kernels.
-const modexpWorkGroup = 64
-
-// maxTableBytes bounds the scratch table of one launch; larger batches
-// run in chunks.
-const maxTableBytes = 1 << 30
-
 // RunModExp runs a prepared job on the device. The exponent and scratch
 // buffers are zeroed on the device before release (exponents may be
 // secret).
@@ -100,7 +93,7 @@ func (e *Engine) RunModExp(job *ModExpJob) (*ModExpResult, error) {
 	res := &ModExpResult{Out: make([]uint32, W*job.Count)}
 	chunk := job.Count
 	perElem := 4 * W << m.Window
-	limit := min(uint64(maxTableBytes), e.dev.MaxAlloc/2)
+	limit := min(uint64(MaxTableBytes), e.dev.MaxAlloc/2)
 	if uint64(chunk*perElem) > limit {
 		chunk = int(limit / uint64(perElem))
 	}
@@ -163,8 +156,9 @@ func (e *Engine) modexpChunk(kern *cl.Kernel, job *ModExpJob, lo, n int, mb [4]*
 		return 0, err
 	}
 	bufs.Secret(dout)
-	ev, err := kern.Launch(n, modexpWorkGroup, dout, dbase, dexp, uint32(job.EWords), eper,
-		mb[0], mb[1], mb[2], mb[3], didx, uint32(len(job.Mods)), dtab, uint32(n))
+	global, local, extra := job.Mont.ModExpLaunch(n)
+	ev, err := kern.Launch(global, local, append([]any{dout, dbase, dexp, uint32(job.EWords), eper,
+		mb[0], mb[1], mb[2], mb[3], didx, uint32(len(job.Mods)), dtab, uint32(n)}, extra...)...)
 	if err != nil {
 		return 0, err
 	}
@@ -242,7 +236,7 @@ func (e *Engine) ModExpConfig(cfg MontConfig, bases, exps, mods []*big.Int) ([]*
 		groups[n] = append(groups[n], i)
 	}
 	for n, idx := range groups {
-		m, err := cfg.Resolve(n)
+		m, err := cfg.ResolveFor(e.dev, n)
 		if err != nil {
 			return nil, err
 		}

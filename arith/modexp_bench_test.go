@@ -62,7 +62,9 @@ func modexpJob(b *testing.B, m arith.Mont, bits, n int) *arith.ModExpJob {
 // BenchmarkModExp times full-width exponentiations (exponent as wide as
 // the modulus) per modulus size and Montgomery configuration. Metrics:
 // kernel-ops/s from device event timings, ops/s end to end.
-// GPUCRYPTO_BENCH_VARIANTS=1 adds every variant and form at 512 and 1024 bits,
+// GPUCRYPTO_BENCH_MT=1 adds the multi-thread form (4, 8 and 16 threads per
+// number from 1024 bits up); GPUCRYPTO_BENCH_VARIANTS=1 adds it, every
+// variant and form at 512 and 1024 bits,
 // and the fp64 variant (with and without its squaring, rows unrolled or
 // kept a loop) at 512, 1024 and 2048 bits on devices with fp64.
 func BenchmarkModExp(b *testing.B) {
@@ -79,6 +81,14 @@ func BenchmarkModExp(b *testing.B) {
 	var cases []cfgCase
 	for _, limbs := range arith.ModLimbs() {
 		cases = append(cases, cfgCase{32 * limbs, arith.MontConfig{}})
+	}
+	if os.Getenv("GPUCRYPTO_BENCH_VARIANTS") == "1" || os.Getenv("GPUCRYPTO_BENCH_MT") == "1" {
+		// the multi-thread form: 4, 8 and 16 threads per number
+		for _, limbs := range arith.ModLimbs()[1:] {
+			for _, t := range []int{4, 8, 16} {
+				cases = append(cases, cfgCase{32 * limbs, arith.MontConfig{Threads: t}})
+			}
+		}
 	}
 	if os.Getenv("GPUCRYPTO_BENCH_VARIANTS") == "1" {
 		for _, bits := range []int{512, 1024} {

@@ -57,6 +57,36 @@ type MontConfig struct {
 	// always keep it. (FIPS and the dedicated squaring are unrolled by the
 	// generator either way.)
 	Rows int
+	// Threads is the number of work-items per number: 0 by size when
+	// Variant, Form and Sqr are by size too (else one), 1 for one (the
+	// generated variants), or 2, 4, 8, 16 or 32 for the multi-thread
+	// form (kernels/modexp_mt.h: CIOS distributed over the lanes, words
+	// exchanged by shuffles on NVIDIA and through local memory elsewhere),
+	// which needs Variant "" or CIOS and the FinalSub form. For a modulus
+	// width that Threads does not divide (a batch may mix widths), the
+	// largest power of two that divides its word count is used.
+	Threads int
+}
+
+// LanesWorkGroup is the work-group size of the multi-thread kernels.
+const LanesWorkGroup = 128
+
+// modexpWorkGroup is the work-group size of the one-thread modexp kernels.
+const modexpWorkGroup = 64
+
+// MaxTableBytes bounds the scratch table of one modexp launch (the powers
+// of the bases, WINDOW_SIZE·W words per element); larger batches run in
+// chunks.
+const MaxTableBytes = 1 << 30
+
+// ModExpLaunch is how the modexp kernel of m (KernelFile) runs count
+// elements: its global and work-group sizes, and the arguments that follow
+// the common ones (the lanes' scratch of the multi-thread form).
+func (m Mont) ModExpLaunch(count int) (global, local int, extra []any) {
+	if m.Lanes > 1 {
+		return count * m.Lanes, LanesWorkGroup, []any{cl.Local(4 * LanesWorkGroup)}
+	}
+	return count, modexpWorkGroup, nil
 }
 
 // Form is the reduction form of a Montgomery product.
@@ -67,15 +97,23 @@ const (
 	NoFinalSub Form = "nfs" // one extra word, values below 2N, no subtraction
 )
 
-// DefaultMont gives the defaults for an n-limb modulus: on the H100 the
-// fully unrolled product scanning without a dedicated squaring won at 512
-// bits, CIOS with the dedicated squaring at 1024 bits (BENCHMARKS.md);
-// wider moduli use CIOS with the rows kept as loops.
+// DefaultMont gives the defaults for an n-limb modulus, the fastest
+// measured on the H100 (BENCHMARKS.md): the fully unrolled product
+// scanning without a dedicated squaring at 512 bits, CIOS with the
+// dedicated squaring at 1024 bits (one thread per number: 1.73M/s against
+// 1.49M/s with 4), and the multi-thread form above: 8 threads per number
+// at 1536 and 2048 bits (1.5× one thread), 16 at 3072 and 4096 bits (1.6×
+// and 1.9×, where one thread spills its registers).
 func DefaultMont(n int) MontConfig {
-	if n <= 16 {
+	switch {
+	case n <= 16:
 		return MontConfig{Variant: FIPS, Form: FinalSub, Sqr: -1}
+	case n <= 32:
+		return MontConfig{Variant: CIOS, Form: FinalSub, Sqr: 1}
+	case n <= 64: // 1536, 2048 bits
+		return MontConfig{Variant: CIOS, Form: FinalSub, Threads: 8}
 	}
-	return MontConfig{Variant: CIOS, Form: FinalSub, Sqr: 1}
+	return MontConfig{Variant: CIOS, Form: FinalSub, Threads: 16}
 }
 
 // ModLimbs are the modulus widths, in 32-bit limbs, that the Montgomery
@@ -107,6 +145,9 @@ type Mont struct {
 	// integer variants). FP64 has W = N and FinalSub set: its results are
 	// canonical N-word values (inside, values stay below 2m in digits).
 	Digits int
+	// Lanes is the number of work-items per number (1, or the Threads of
+	// the multi-thread form).
+	Lanes int
 }
 
 // Resolve applies the defaults of c for an n-limb modulus.
@@ -115,9 +156,18 @@ func (c MontConfig) Resolve(n int) (Mont, error) {
 		return Mont{}, fmt.Errorf("arith: no Montgomery kernels for %d limbs (have %v)", n, ModLimbs())
 	}
 	if c.Variant == FP64 {
+		if c.Threads > 1 {
+			return Mont{}, errors.New("arith: the fp64 variant has no multi-thread form")
+		}
 		return c.resolveFP64(n)
 	}
 	def := DefaultMont(n)
+	if c.Threads == 0 && c.Variant == "" && c.Form == "" && c.Sqr == 0 {
+		c.Threads = def.Threads // all by size
+	}
+	if c.Threads > 1 {
+		return c.resolveMT(n)
+	}
 	if c.Variant == "" {
 		c.Variant = def.Variant
 	}
@@ -144,8 +194,42 @@ func (c MontConfig) Resolve(n int) (Mont, error) {
 	return c.finish(m)
 }
 
+// ResolveFor is Resolve for a modulus that will run on dev: on CPU
+// devices a configuration that is all by size runs one work-item per
+// number (the multi-thread form exists to spread a number's registers over
+// GPU lanes; on a CPU its exchanges are barriers, and PoCL builds it
+// slowly).
+func (c MontConfig) ResolveFor(dev *cl.Device, n int) (Mont, error) {
+	if dev != nil && dev.Class == cl.VendorCPU && c == (MontConfig{}) {
+		c.Threads = 1
+	}
+	return c.Resolve(n)
+}
+
+// resolveMT resolves the multi-thread form for an n-limb modulus.
+func (c MontConfig) resolveMT(n int) (Mont, error) {
+	t := c.Threads
+	if t > 32 || t&(t-1) != 0 {
+		return Mont{}, fmt.Errorf("arith: %d threads per number: want a power of two up to 32", t)
+	}
+	t = min(t, n&-n) // a batch may mix widths: at most what divides this one
+	if c.Variant != "" && c.Variant != CIOS {
+		return Mont{}, fmt.Errorf("arith: the multi-thread form is CIOS, not %s", c.Variant)
+	}
+	if c.Form != "" && c.Form != FinalSub {
+		return Mont{}, fmt.Errorf("arith: the multi-thread form has no %q form (it subtracts, masked, in every product)", c.Form)
+	}
+	if c.Sqr > 0 {
+		return Mont{}, errors.New("arith: the multi-thread form has no dedicated squaring")
+	}
+	m, err := c.finish(Mont{N: n, W: n, Variant: CIOS, FinalSub: true, Window: c.Window})
+	m.Unroll, m.Lanes = false, t
+	return m, err
+}
+
 // finish applies the row and window settings of c to m.
 func (c MontConfig) finish(m Mont) (Mont, error) {
+	m.Lanes = 1
 	m.Unroll = c.Rows > 0
 	if m.Window == 0 {
 		m.Window = 4
@@ -199,6 +283,9 @@ func (m Mont) String() string {
 		}
 		return fmt.Sprintf("fp64-%dx51%s-w%d%s", m.Digits, sq, m.Window, rows)
 	}
+	if m.Lanes > 1 {
+		return fmt.Sprintf("%s-fs-w%d-t%d", m.Variant, m.Window, m.Lanes)
+	}
 	form := "nfs"
 	if m.FinalSub {
 		form = "fs"
@@ -216,17 +303,18 @@ func (m Mont) String() string {
 
 // Buildable reports whether m may be compiled for dev. NVIDIA's OpenCL
 // compiler (driver 580) crashed the process inside clBuildProgram on the
-// portable-C (no inline PTX) build of the FIPS form with the dedicated
-// squaring or without final subtraction at 512 bits; those builds are
-// refused there rather than risked. The FIPS form with final subtraction
-// and no dedicated squaring (the 512-bit default) built and passed.
+// portable-C (no inline PTX) builds of the FIPS form: at 512 bits with the
+// dedicated squaring or without final subtraction, and at 1024 bits even
+// in the plain form. Only the one FIPS build that compiled and passed
+// there (512 bits, final subtraction, no dedicated squaring: the 512-bit
+// default) is allowed; the others are refused rather than risked.
 //
 // The FP64 variant needs double precision: refused on a device without it.
 func (m Mont) Buildable(dev *cl.Device) error {
 	if m.Variant == FP64 && !dev.FP64 {
 		return fmt.Errorf("arith: the fp64 Montgomery variant needs a device with double precision (cl_khr_fp64); %s has none", dev.Name)
 	}
-	if m.Variant == FIPS && (m.Sqr || !m.FinalSub) && dev.Class == cl.VendorNVIDIA && !dev.InlinePTX() {
+	if m.Variant == FIPS && (m.Sqr || !m.FinalSub || m.W != 16) && dev.Class == cl.VendorNVIDIA && !dev.InlinePTX() {
 		return fmt.Errorf("arith: %s is not built by NVIDIA's OpenCL compiler without inline PTX (it crashed compiling it); use the default form or CIOS", m)
 	}
 	return nil
@@ -260,6 +348,14 @@ func (m Mont) Defines() map[string]string {
 		}
 		return d
 	}
+	if m.Lanes > 1 {
+		return map[string]string{
+			"MT_N":     fmt.Sprint(m.N),
+			"LANES":    fmt.Sprint(m.Lanes),
+			"LANES_WG": fmt.Sprint(LanesWorkGroup),
+			"WINDOW":   fmt.Sprint(m.Window),
+		}
+	}
 	defs := map[string]string{
 		"MONT_W":                         fmt.Sprint(m.W),
 		fmt.Sprintf("MONT_WANT_%d", m.W): "",
@@ -274,11 +370,15 @@ func (m Mont) Defines() map[string]string {
 	return defs
 }
 
-// KernelFile is the modexp kernel file of m: modexp.cl, or modexp_fp64.cl
-// for the FP64 variant (same kernel name, arguments and layouts).
+// KernelFile is the modexp kernel file of m: modexp.cl, modexp_fp64.cl
+// for the FP64 variant or modexp_mt.cl for the multi-thread form (same
+// kernel name, arguments and layouts).
 func (m Mont) KernelFile() string {
 	if m.Variant == FP64 {
 		return "modexp_fp64.cl"
+	}
+	if m.Lanes > 1 {
+		return "modexp_mt.cl"
 	}
 	return "modexp.cl"
 }

@@ -403,12 +403,14 @@ __kernel void gpucrypto_probe(__global uint *o) {
 	uint a = o[0], b = o[1], r, c;
 	asm volatile ("add.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
 	asm volatile ("addc.u32 %0, 0, 0;" : "=r"(c));
-	o[2] = r; o[3] = c;
+	asm volatile ("shfl.sync.idx.b32 %0, %1, 0, 31, 0xffffffff;" : "=r"(a) : "r"(r));
+	o[2] = r; o[3] = c; o[4] = a;
 }
 `
 
 // InlinePTX reports whether the device's compiler accepts inline PTX. It is
-// probed once per device by a test compile (NVIDIA only), and the answer is
+// probed once per device by a test compile of carry-chain and shfl.sync
+// instructions (NVIDIA only), and the answer is
 // kept in the disk cache keyed by device and driver. GPUCRYPTO_NO_PTX=1
 // turns it off.
 func (d *Device) InlinePTX() bool {

@@ -27,6 +27,14 @@ PTX_OP3(ptx_mad_hi_cc,  "mad.hi.cc.u32")
 PTX_OP3(ptx_madc_hi_cc, "madc.hi.cc.u32")
 PTX_OP3(ptx_madc_hi,    "madc.hi.u32")
 
+/* v of lane src of the caller's segment of the warp; c = ((32 − width) << 8)
+ * | 31 for segments of width lanes (lanes.h). Every lane of the warp runs it. */
+DEVICE_FN u32 ptx_shfl_idx(u32 v, u32 src, u32 c) {
+	u32 r;
+	asm volatile ("shfl.sync.idx.b32 %0, %1, %2, %3, 0xffffffff;" : "=r"(r) : "r"(v), "r"(src), "r"(c));
+	return r;
+}
+
 #define ADD_CC(r, a, b)  ((r) = ptx_add_cc((a), (b)))
 #define ADDC_CC(r, a, b) ((r) = ptx_addc_cc((a), (b)))
 #define ADDC(r, a, b)    ((r) = ptx_addc((a), (b)))

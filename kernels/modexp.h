@@ -19,6 +19,7 @@
  */
 #pragma once
 #include "mont_gen.h"
+#include "exp_window.h"
 
 #define MX_CAT_(a, b) a##b
 #define MX_CAT(a, b) MX_CAT_(a, b)
@@ -39,14 +40,6 @@ DEVICE_FN void mx_sqr_by_mul(u32 *r, const u32 *a, const u32 *m, const u32 n0)
 	MONT_MULW(r, a, b, m, n0);
 }
 #endif
-
-#define WINDOW_SIZE (1u << WINDOW)
-
-/* All ones when a == b, else zero; a ^ b < 2^31. No branch. */
-DEVICE_FN u32 ct_eq_mask(const u32 a, const u32 b)
-{
-	return 0u - (((a ^ b) - 1u) >> 31);
-}
 
 /* Load W words of a limb-major batch (p points at element i's word 0). */
 DEVICE_FN void mx_load(u32 *r, GLOBAL const u32 *p, const u32 stride)
@@ -74,17 +67,6 @@ DEVICE_FN void mx_select(u32 *r, GLOBAL const u32 *table, const u32 stride, cons
 		UNROLL_OUTER
 		for (int j = 0; j < MONT_W; j++) r[j] |= LIMB(t, j, stride) & mask;
 	}
-}
-
-/* The window of exponent bits [pos, pos + WINDOW) (bits past ewords·32 are
- * zero). pos is public. */
-DEVICE_FN u32 mx_window(GLOBAL const u32 *e, const u32 estride, const u32 ewords, const u32 pos)
-{
-	const u32 w = pos >> 5, s = pos & 31u;
-	u32 d = LIMB(e, w, estride) >> s;
-	if (s + WINDOW > 32u && w + 1u < ewords)
-		d |= LIMB(e, w + 1u, estride) << (32u - s);
-	return d & (WINDOW_SIZE - 1u);
 }
 
 /* out = base^e mod m, canonical (below m). base is any W-word value below
