@@ -207,6 +207,54 @@ func (b *Buffer) Zero() error {
 	return b.Fill(make([]byte, p), 0, b.size)
 }
 
+// FillAsync enqueues what Fill does and returns at once; the bytes hold the
+// pattern once the returned event has completed (Event.Wait). Commands
+// enqueued later on the device's in-order queue see the filled bytes, so
+// a buffer can be reused, or released, right after FillAsync.
+func (b *Buffer) FillAsync(pattern []byte, off, n int) (*Event, error) {
+	p := len(pattern)
+	switch p {
+	case 1, 2, 4, 8, 16, 32, 64, 128:
+	default:
+		return nil, fmt.Errorf("cl: FillAsync: pattern of %d bytes; want 1, 2, 4, ... or 128", p)
+	}
+	if off%p != 0 || n%p != 0 || n == 0 {
+		return nil, fmt.Errorf("cl: FillAsync: offset %d and length %d must be multiples of the pattern length %d, length > 0", off, n, p)
+	}
+	if b.dev.api.EnqueueFillBuffer == nil {
+		// OpenCL 1.1 library: write the pattern from the host.
+		buf := make([]byte, n)
+		for i := 0; i < n; i += p {
+			copy(buf[i:], pattern)
+		}
+		return b.async("FillAsync", off, buf, true)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	mem, err := b.handle("FillAsync", off, n)
+	if err != nil {
+		return nil, err
+	}
+	ev := &Event{api: b.dev.api}
+	// The pattern is copied at enqueue time (OpenCL 1.2 §5.2.3); keep it
+	// alive anyway until the command is done.
+	ev.pin.Pin(&pattern[0])
+	ev.keep = pattern
+	st := b.dev.api.EnqueueFillBuffer(b.dev.queue, mem, unsafe.Pointer(&pattern[0]), uintptr(p), uintptr(off), uintptr(n), 0, nil, &ev.ev)
+	if err := check("clEnqueueFillBuffer", st); err != nil {
+		ev.pin.Unpin()
+		return nil, err
+	}
+	runtime.SetFinalizer(ev, (*Event).finalize)
+	return ev, nil
+}
+
+// ZeroAsync enqueues zero bytes over [0, n) of the buffer (n a multiple of
+// 4) and returns at once, like FillAsync.
+func (b *Buffer) ZeroAsync(n int) (*Event, error) {
+	return b.FillAsync(make([]byte, 4), 0, n)
+}
+
 // Event is an enqueued command. Wait blocks until it completes; Duration
 // gives its device execution time from the profiling counters.
 type Event struct {

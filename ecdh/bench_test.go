@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gpucrypto/gpucrypto/ecdh"
+	"github.com/gpucrypto/gpucrypto/internal/cltest"
 )
 
 func benchKeys(c ecdh.Curve, n int) (privs, peers [][]byte) {
@@ -67,5 +68,40 @@ func BenchmarkCPU(b *testing.B) {
 			}
 			b.ReportMetric(float64(4096*b.N)/b.Elapsed().Seconds(), "ops/s")
 		})
+	}
+}
+
+// BenchmarkHost measures the host side of Engine batches (checks,
+// decoding, encoding, allocation, clearing) with the device step replaced
+// by a copy of the scalars into the results: ns/elem is host time per
+// element, to compare with the kernel's time per element.
+func BenchmarkHost(b *testing.B) {
+	e, err := ecdh.NewEngine(cltest.Device(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.ReleaseBuffers()
+	e.SetDeviceStub(func(c ecdh.Curve, binv int, scal, us, res []uint32) { copy(res, scal) })
+	for _, c := range ecdh.Curves {
+		for _, n := range []int{131072, 524288} {
+			privs, peers := benchKeys(c, n)
+			for _, op := range []string{"shared", "keygen"} {
+				b.Run(fmt.Sprintf("%s/%s/%d", c, op, n), func(b *testing.B) {
+					b.ReportAllocs()
+					for b.Loop() {
+						var err error
+						if op == "shared" {
+							_, err = e.SharedSecrets(c, privs, peers)
+						} else {
+							_, err = e.PublicKeys(c, privs)
+						}
+						if err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n*b.N), "ns/elem")
+				})
+			}
+		}
 	}
 }

@@ -43,9 +43,16 @@ func (k Keygen) String() string {
 }
 
 // Engine computes batches of X25519 and X448 on one OpenCL device. It is
-// safe for concurrent use. When the device fails during a batch, the batch
-// is recomputed on the CPU and the failure is reported through OnFallback:
-// results are never wrong and never missing because of a device fault.
+// safe for concurrent use, and concurrent batches overlap: while the
+// device computes one, the host prepares or finishes others (a Server with
+// batch.Options.Pipeline ≥ 2 does this). When the device fails during a
+// batch, the batch is recomputed on the CPU and the failure is reported
+// through OnFallback: results are never wrong and never missing because of
+// a device fault.
+//
+// An Engine keeps the host and device buffers of up to three finished
+// batches per curve and operation for the next ones, zeroed where they
+// held secrets; ReleaseBuffers frees them.
 type Engine struct {
 	dev   *cl.Device
 	progs [2]*cl.Program
@@ -55,10 +62,14 @@ type Engine struct {
 	constMu sync.Mutex     // builds of the KeygenCombConstant programs
 	consts  [2]*cl.Program // built with -DCOMB_TABLE_CONSTANT, on first use
 
+	slots slotPool   // buffers of finished batches
+	enqMu sync.Mutex // keeps the commands of one batch together on the queue
+
 	mu        sync.Mutex
 	fallbacks batch.Fallbacks
-	binv      int          // SetBatchInversion: group size, 0 = per element
-	failHook  func() error // tests: simulate a device failure
+	binv      int                                             // SetBatchInversion: group size, 0 = per element, BatchInversionAuto
+	failHook  func() error                                    // tests: simulate a device failure
+	stub      func(c Curve, binv int, scal, us, res []uint32) // tests: the device step on the host
 }
 
 // NewEngine builds the X25519 and X448 kernels for dev (nil: cl.Default())
@@ -70,7 +81,7 @@ func NewEngine(dev *cl.Device) (*Engine, error) {
 			return nil, err
 		}
 	}
-	e := &Engine{dev: dev}
+	e := &Engine{dev: dev, binv: BatchInversionAuto}
 	for _, c := range Curves {
 		src, err := kernels.Source(kernelFile(c))
 		if err != nil {
@@ -113,27 +124,88 @@ func (e *Engine) fellBack(err error) {
 	e.fallbacks.Report(fmt.Errorf("ecdh: device %s failed, batch recomputed on the CPU: %w", e.dev.Name, err))
 }
 
+// BatchInversionAuto, given to SetBatchInversion, restores the default
+// rule for the batch inversion group size (see SetBatchInversion).
+const BatchInversionAuto = -1
+
+// The default rule of SetBatchInversion: groups of autoBinvGroup elements
+// from autoBinvMin elements per batch (autoBinvMinX448 for X448 shared
+// secrets), per-element inversion below.
+const (
+	autoBinvGroup   = 16
+	autoBinvMin     = 131072
+	autoBinvMinX448 = 262144
+)
+
 // SetBatchInversion chooses how the kernels turn each projective result
-// (X : Z) into u = X/Z. With k ≤ 0 (the default) every work-item inverts
-// its own Z by Fermat (254 squarings and 11 multiplications for X25519,
-// 453 and 13 for X448). With k ≥ 1 the ladder and comb kernels stop at
-// (X, Z) and a second kernel inverts the batch in groups of at most k
-// elements with one Fermat inversion per group (Montgomery's simultaneous
-// inversion, kernels/batch_invert.h): about 4 multiplications plus 1/k of
-// an inversion per element, for one more kernel launch and a device buffer
-// of 2·Size bytes per element (zeroed after use). k = 1 splits the work
-// the same way without sharing anything, which isolates the cost of the
-// split. The results are identical either way, low-order peers included
-// (each still fails alone with ErrLowOrder). The setting applies to
-// SharedSecrets, PublicKeys, Timed and TimedPublicKeys with KeygenComb or
-// KeygenCombConstant; KeygenLadder always inverts per element. It may be
-// changed while batches run: each batch uses the value it found when it
-// reached the device.
+// (X : Z) into u = X/Z.
+//
+// With k = 0 every work-item inverts its own Z by Fermat (254 squarings
+// and 11 multiplications for X25519, 453 and 13 for X448). With k ≥ 1 the
+// ladder and comb kernels stop at (X, Z) and a second kernel inverts the
+// batch in groups of at most k elements with one Fermat inversion per
+// group (Montgomery's simultaneous inversion, kernels/batch_invert.h):
+// about 4 multiplications plus 1/k of an inversion per element, for one
+// more kernel launch and a device buffer of 2·Size bytes per element
+// (zeroed after use). k = 1 splits the work the same way without sharing
+// anything, which isolates the cost of the split. The results are
+// identical either way, low-order peers included (each still fails alone
+// with ErrLowOrder).
+//
+// With k = BatchInversionAuto (any k < 0; the default) the group size
+// depends on the batch: 16 for X25519 shared secrets and for the public
+// keys of both curves from 131072 elements, 16 for X448 shared secrets
+// from 262144 elements, per element below. The rule comes from an NVIDIA
+// H100 (kernel ops/s, per-element inversion vs k = 16):
+//
+//	                    batch 131072       batch 524288
+//	X25519 shared       24.5M vs 26.2M     27.0M vs 30.1M
+//	X25519 public keys  69.5M vs 87.6M     70.8M vs 98M
+//	X448 shared         4.60M vs 4.35M     4.64M vs 4.95M
+//	X448 public keys    10.5M vs 13.9M     11.5M vs 15.8M
+//
+// Small batches fill the device with too few groups for the second kernel
+// to pay for its launch. BatchInversionGroup says what a batch will use.
+//
+// The setting applies to SharedSecrets, PublicKeys, Timed and
+// TimedPublicKeys with KeygenComb or KeygenCombConstant; KeygenLadder
+// always inverts per element. It may be changed while batches run: each
+// batch uses the value it found when it reached the device.
 func (e *Engine) SetBatchInversion(k int) {
 	e.mu.Lock()
-	e.binv = max(k, 0)
+	e.binv = max(k, BatchInversionAuto)
 	e.mu.Unlock()
 }
+
+// BatchInversionGroup is the batch inversion group size (0: per-element
+// inversion) that a batch of n shared secrets (shared) or comb public keys
+// on c uses with the current SetBatchInversion setting.
+func (e *Engine) BatchInversionGroup(c Curve, shared bool, n int) int {
+	e.mu.Lock()
+	k := e.binv
+	e.mu.Unlock()
+	return binvGroup(k, c, shared, n)
+}
+
+// binvGroup resolves the setting k (SetBatchInversion) for a batch.
+func binvGroup(k int, c Curve, shared bool, n int) int {
+	if k >= 0 {
+		return k
+	}
+	least := autoBinvMin
+	if c == X448 && shared {
+		least = autoBinvMinX448
+	}
+	if n >= least {
+		return autoBinvGroup
+	}
+	return 0
+}
+
+// ReleaseBuffers frees the host and device buffers that e keeps from
+// finished batches (they are zero where they held secrets). Batches that
+// run meanwhile are not affected; later ones allocate again.
+func (e *Engine) ReleaseBuffers() { e.slots.drain() }
 
 // PublicKeys implements Backend: the public key of each private key.
 func (e *Engine) PublicKeys(c Curve, privs [][]byte) ([][]byte, error) {
@@ -173,128 +245,137 @@ func (e *Engine) Timed(c Curve, privs, peers [][]byte) ([][]byte, time.Duration,
 	return e.compute(c, privs, peers, KeygenComb)
 }
 
-// compute validates every element, runs the valid ones on the device (or
-// the CPU if the device fails) and applies the all-zero check; public keys
-// (peers == nil) are computed by the kernel kg.
+// compute checks and decodes every element, runs the batch on the device
+// (or the CPU if the device fails) and applies the all-zero check; public
+// keys (peers == nil) are computed by the kernel kg. Elements that fail
+// the checks go to the device as a dummy key, so the device batch keeps
+// the caller's layout.
 func (e *Engine) compute(c Curve, privs, peers [][]byte, kg Keygen) ([][]byte, time.Duration, error) {
 	n := len(privs)
-	out := make([][]byte, n)
-	errs := make([]error, n)
-	var idx []int // elements that go to the device
-	for i := range privs {
-		if err := checkLen(c, "private", privs[i]); err != nil {
-			errs[i] = err
-		} else if peers != nil {
-			if err := checkLen(c, "public", peers[i]); err != nil {
-				errs[i] = err
-			}
-		}
+	if n == 0 {
+		return [][]byte{}, 0, nil
+	}
+	shared := peers != nil
+	s := e.slots.get(c, shared, n, e.dev.MaxAlloc)
+	defer e.slots.put(s)
+	w := c.limbs() * n
+	var us []uint32
+	if shared {
+		us = s.us[:w]
+	}
+	s.dirty = w
+	errs := prepare(c, privs, peers, s.scal[:w], us)
+	if errs.bad == n {
+		return make([][]byte, n), 0, batch.Collect(errs.errs)
+	}
+	dur, err := e.run(c, s, n, kg)
+	if err != nil {
+		s.broken = true // its device buffers are zeroed again and released
+		e.fellBack(err)
+		return e.onCPU(c, privs, peers, errs.errs)
+	}
+	out := finish(c, s.res[:w], n, shared, errs)
+	return out, dur, batch.Collect(errs.errs)
+}
+
+// onCPU computes the elements without an error in errs (nil: none has
+// one) on the CPU, after a device failure.
+func (e *Engine) onCPU(c Curve, privs, peers [][]byte, errs []error) ([][]byte, time.Duration, error) {
+	n := len(privs)
+	if errs == nil {
+		errs = make([]error, n)
+	}
+	var idx []int
+	var sub, subPeers [][]byte
+	for i := range n {
 		if errs[i] == nil {
 			idx = append(idx, i)
-		}
-	}
-	if len(idx) == 0 {
-		return out, 0, batch.Collect(errs)
-	}
-	L := c.limbs()
-	m := len(idx)
-	scal := make([]uint32, L*m)
-	defer clear(scal)
-	var us []uint32
-	if peers != nil {
-		us = make([]uint32, L*m)
-	}
-	batch.Parallel(m, 2048, func(lo, hi int) {
-		tmp := make([]uint32, L)
-		defer clear(tmp)
-		for col := lo; col < hi; col++ {
-			i := idx[col]
-			decode(c, privs[i], tmp, true)
-			for j := range L {
-				scal[j*m+col] = tmp[j]
-			}
-			if peers != nil {
-				decode(c, peers[i], tmp, false)
-				for j := range L {
-					us[j*m+col] = tmp[j]
-				}
-			}
-		}
-	})
-	res, dur, err := e.run(c, scal, us, m, kg)
-	if err != nil {
-		e.fellBack(err)
-		sub := make([][]byte, m)
-		var subPeers [][]byte
-		for col, i := range idx {
-			sub[col] = privs[i]
+			sub = append(sub, privs[i])
 			if peers != nil {
 				subPeers = append(subPeers, peers[i])
 			}
 		}
-		var vals [][]byte
-		var cerr error
-		if peers == nil {
-			vals, cerr = e.cpu.PublicKeys(c, sub)
-		} else {
-			vals, cerr = e.cpu.SharedSecrets(c, sub, subPeers)
-		}
-		per, _ := cerr.(*batch.Error)
-		for col, i := range idx {
-			out[i] = vals[col]
-			if per != nil {
-				errs[i] = per.Errs[col]
-			}
-		}
-		return out, 0, batch.Collect(errs)
 	}
-	size := c.Size()
-	all := make([]byte, m*size) // one allocation for every result
-	batch.Parallel(m, 2048, func(lo, hi int) {
-		tmp := make([]uint32, L)
-		for col := lo; col < hi; col++ {
-			i := idx[col]
-			v := all[col*size : (col+1)*size : (col+1)*size]
-			for j := range L {
-				tmp[j] = res[j*m+col]
-			}
-			limbsLE(tmp, v)
-			if peers != nil && isZero(v) {
-				errs[i] = ErrLowOrder
-				continue
-			}
-			out[i] = v
+	var vals [][]byte
+	var cerr error
+	if peers == nil {
+		vals, cerr = e.cpu.PublicKeys(c, sub)
+	} else {
+		vals, cerr = e.cpu.SharedSecrets(c, sub, subPeers)
+	}
+	per, _ := cerr.(*batch.Error)
+	out := make([][]byte, n)
+	for col, i := range idx {
+		out[i] = vals[col]
+		if per != nil {
+			errs[i] = per.Errs[col]
 		}
-	})
-	return out, dur, batch.Collect(errs)
+	}
+	return out, 0, batch.Collect(errs)
 }
 
-// run launches the ladder over m limb-major scalars and u-coordinates, or
-// the public-key kernel kg when us is nil, and returns the limb-major
-// results and the kernels' device time. With batch inversion (and a comb
-// or the variable-u ladder) the kernel writes (X, Z) to an intermediate
-// buffer and the batched-inversion kernel finishes them. Device buffers
-// that held scalars or secret-derived intermediate values are zeroed
-// before they are released.
-func (e *Engine) run(c Curve, scal, us []uint32, m int, kg Keygen) (_ []uint32, _ time.Duration, err error) {
+// run computes the n elements of slot s on the device: the ladder over the
+// limb-major scalars and u-coordinates, or the public-key kernel kg when s
+// has no u-coordinates. The results land in s.res; the kernels' device
+// time is returned. With batch inversion (and a comb or the variable-u
+// ladder) the first kernel writes (X, Z) to an intermediate buffer and the
+// batched-inversion kernel finishes them.
+//
+// The commands of the batch are enqueued together and without waiting
+// (uploads, kernels, zeroing, read-back), so the only wait is for the
+// results; the host scalars are cleared while the kernels run. Device
+// buffers that held scalars, secret-derived intermediate values or shared
+// secrets are zeroed by commands queued behind their last use, and the
+// batch returns only once they have completed.
+func (e *Engine) run(c Curve, s *slot, n int, kg Keygen) (time.Duration, error) {
 	e.mu.Lock()
-	hook, binv := e.failHook, e.binv
+	hook, stub, binv := e.failHook, e.stub, binvGroup(e.binv, c, s.shared, n)
 	e.mu.Unlock()
 	if hook != nil {
 		if err := hook(); err != nil {
-			return nil, 0, err
+			return 0, err
 		}
 	}
+	k, table, binv, err := e.kernel(c, s.shared, kg, binv)
+	if err != nil {
+		return 0, err
+	}
+	if stub != nil {
+		w := c.limbs() * n
+		var us []uint32
+		if s.shared {
+			us = s.us[:w]
+		}
+		stub(c, binv, s.scal[:w], us, s.res[:w])
+		s.clearScalars()
+		return 0, nil
+	}
+	if err := s.device(e.dev, binv > 0); err != nil {
+		return 0, err
+	}
+	q, err := e.enqueue(s, n, k, table, binv)
+	defer q.release()
+	if err != nil {
+		return 0, err
+	}
+	return q.finish(s)
+}
+
+// kernel picks the first kernel of a batch of c (the ladder with u when
+// shared, else the public-key kernel kg) and the comb table it reads (nil:
+// none); binv comes back 0 where that kernel has no batch-inversion form.
+func (e *Engine) kernel(c Curve, shared bool, kg Keygen, binv int) (*cl.Kernel, *cl.Buffer, int, error) {
 	prog, name := e.progs[c], curveName(c)
-	var table *cl.Buffer // KeygenComb: the argument after the scalars
+	var table *cl.Buffer
 	switch {
-	case us != nil:
+	case shared:
 	case kg == KeygenLadder:
 		name += "_base"
 		binv = 0
 	case kg == KeygenCombConstant:
+		var err error
 		if prog, err = e.constantComb(c); err != nil {
-			return nil, 0, err
+			return nil, nil, 0, err
 		}
 		name += "_base_comb"
 	default:
@@ -305,72 +386,119 @@ func (e *Engine) run(c Curve, scal, us []uint32, m int, kg Keygen) (_ []uint32, 
 		name += "_xz"
 	}
 	k, err := prog.Kernel(name)
-	if err != nil {
-		return nil, 0, err
+	return k, table, binv, err
+}
+
+// queued is the commands of one batch in flight.
+type queued struct {
+	writes  events    // uploads of the scalars and u-coordinates
+	kernels events    // the first kernel, then the inversion's
+	zeros   events    // zeroing of secret device buffers
+	read    *cl.Event // the results back to the host
+}
+
+type events []*cl.Event
+
+// add appends ev when err is nil and returns err, for calls that return
+// both.
+func (l *events) add(ev *cl.Event, err error) error {
+	if err == nil {
+		*l = append(*l, ev)
 	}
-	words := c.limbs() * m
-	bufs := e.dev.Buffers()
-	defer bufs.Release()
-	dk, err := bufs.Upload(cl.Uint32Bytes(scal))
-	if err != nil {
-		return nil, 0, err
+	return err
+}
+
+// enqueue queues the batch in s (n elements) without waiting: uploads,
+// the kernel k (reading table when not nil), the inversion kernel when
+// binv > 0, the zeroing of the device scalars and intermediates, the
+// read-back and the zeroing of secret results. e.enqMu keeps the commands
+// together, so the batch's wait never includes another batch's work
+// queued between its commands.
+func (e *Engine) enqueue(s *slot, n int, k *cl.Kernel, table *cl.Buffer, binv int) (*queued, error) {
+	bytes := 4 * s.c.limbs() * n
+	q := &queued{}
+	e.enqMu.Lock()
+	defer e.enqMu.Unlock()
+	if err := q.writes.add(s.dk.WriteAsync(0, cl.Uint32Bytes(s.scal[:bytes/4]))); err != nil {
+		return q, err
 	}
-	bufs.Secret(dk)
-	dout, err := bufs.New(4 * words)
-	if err != nil {
-		return nil, 0, err
-	}
-	dst := dout // where the first kernel writes
+	dst := s.dout // where the first kernel writes
 	if binv > 0 {
-		// the projective results and the inversion's prefix products in
-		// dout are secret-derived
-		dxz, err := bufs.New(2 * 4 * words)
-		if err != nil {
-			return nil, 0, err
-		}
-		bufs.Secret(dxz)
-		bufs.Secret(dout)
-		dst = dxz
+		dst = s.dxz
 	}
-	args := []any{dst, dk}
+	args := []any{dst, s.dk}
 	if table != nil {
 		args = append(args, table)
 	}
-	if us != nil {
-		du, err := bufs.Upload(cl.Uint32Bytes(us))
-		if err != nil {
-			return nil, 0, err
+	if s.shared {
+		if err := q.writes.add(s.du.WriteAsync(0, cl.Uint32Bytes(s.us[:bytes/4]))); err != nil {
+			return q, err
 		}
-		args = append(args, du)
+		args = append(args, s.du)
 	}
-	ev, err := k.Launch(m, WorkGroup, append(args, uint32(m))...)
-	if err != nil {
-		return nil, 0, err
+	if err := q.kernels.add(k.Launch(n, WorkGroup, append(args, uint32(n))...)); err != nil {
+		return q, err
 	}
-	defer ev.Release()
-	var ev2 *cl.Event
+	if err := q.zeros.add(s.dk.ZeroAsync(bytes)); err != nil {
+		return q, err
+	}
 	if binv > 0 {
-		if ev2, err = e.invertBatch(c, dout, dst, m, binv); err != nil {
-			return nil, 0, err
+		if err := q.kernels.add(e.invertBatch(s.c, s.dout, s.dxz, n, binv)); err != nil {
+			return q, err
 		}
-		defer ev2.Release()
+		// the projective results are secret-derived
+		if err := q.zeros.add(s.dxz.ZeroAsync(2 * bytes)); err != nil {
+			return q, err
+		}
 	}
-	res := make([]uint32, words)
-	if err := dout.Read(0, cl.Uint32Bytes(res)); err != nil {
-		return nil, 0, err
+	var err error
+	if q.read, err = s.dout.ReadAsync(0, cl.Uint32Bytes(s.res[:bytes/4])); err != nil {
+		return q, err
 	}
-	dur, err := ev.Duration()
-	if err != nil {
-		return nil, 0, err
+	if s.shared || binv > 0 {
+		// shared secrets, or the inversion's prefix products
+		err = q.zeros.add(s.dout.ZeroAsync(bytes))
 	}
-	if ev2 != nil {
-		d2, err := ev2.Duration()
+	return q, err
+}
+
+// finish waits for the batch: it clears the host scalars once they are on
+// the device, then waits for the results and the zeroing, and returns the
+// kernels' device time.
+func (q *queued) finish(s *slot) (time.Duration, error) {
+	for _, ev := range q.writes {
+		if err := ev.Wait(); err != nil {
+			return 0, err
+		}
+	}
+	s.clearScalars() // while the kernels run
+	if err := q.read.Wait(); err != nil {
+		return 0, err
+	}
+	for _, ev := range q.zeros {
+		if err := ev.Wait(); err != nil {
+			return 0, err
+		}
+	}
+	var dur time.Duration
+	for _, ev := range q.kernels {
+		d, err := ev.Duration()
 		if err != nil {
-			return nil, 0, err
+			return 0, err
 		}
-		dur += d2
+		dur += d
 	}
-	return res, dur, nil
+	return dur, nil
+}
+
+// release waits for and frees every event (a failed batch's commands may
+// still run: its host buffers stay pinned until then).
+func (q *queued) release() {
+	for _, list := range []events{q.writes, q.kernels, q.zeros, {q.read}} {
+		for _, ev := range list {
+			ev.Release()
+		}
+	}
 }
 
 // invertBatch launches the batched-inversion kernel of c: dout = X/Z for

@@ -1,6 +1,10 @@
 package ecdh
 
-import "github.com/gpucrypto/gpucrypto/cl"
+import (
+	"fmt"
+
+	"github.com/gpucrypto/gpucrypto/cl"
+)
 
 // SetFailHook makes every device run of e call f first and fail with its
 // error (nil: run normally). Tests use it to prove the CPU fallback.
@@ -33,3 +37,69 @@ func (e *Engine) InvertBatch(c Curve, x, z []uint32, k int) ([]uint32, error) {
 	err = dout.Read(0, cl.Uint32Bytes(out))
 	return out, err
 }
+
+// SetDeviceStub replaces the device step of e's batches with f (nil: the
+// device again): f gets the batch inversion group the batch would use and
+// the limb-major scalars, u-coordinates (nil for public keys) and result
+// rows, which it fills. Tests of the host side and host-time benchmarks
+// use it.
+func (e *Engine) SetDeviceStub(f func(c Curve, binv int, scal, us, res []uint32)) {
+	e.mu.Lock()
+	e.stub = f
+	e.mu.Unlock()
+}
+
+// IdleSlots is the number of idle batch buffer sets e keeps.
+func (e *Engine) IdleSlots() int {
+	e.slots.mu.Lock()
+	defer e.slots.mu.Unlock()
+	return len(e.slots.idle)
+}
+
+// CheckIdleZero returns an error unless every idle buffer set of e is zero
+// where it may have held secrets: the host scalars and results, and on the
+// device the scalars, the batch inversion's buffer and (shared secrets)
+// the results.
+func (e *Engine) CheckIdleZero() error {
+	e.slots.mu.Lock()
+	defer e.slots.mu.Unlock()
+	for _, s := range e.slots.idle {
+		for _, h := range [][]uint32{s.scal, s.res} {
+			for i, w := range h {
+				if w != 0 {
+					return fmt.Errorf("%v slot (shared %v, %d elements): host word %d is %#x", s.c, s.shared, s.cap, i, w)
+				}
+			}
+		}
+		dev := []*cl.Buffer{s.dk, s.dxz}
+		if s.shared {
+			dev = append(dev, s.dout)
+		}
+		for bi, b := range dev {
+			if b == nil {
+				continue
+			}
+			buf := make([]byte, b.Size())
+			if err := b.Read(0, buf); err != nil {
+				return err
+			}
+			for i, x := range buf {
+				if x != 0 {
+					return fmt.Errorf("%v slot (shared %v, %d elements): device buffer %d (scalars, inversion, results) byte %d is %#x", s.c, s.shared, s.cap, bi, i, x)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// PutKey and Decode expose the two key decoders for a comparison test.
+func PutKey(c Curve, k []byte, scalar bool, dst []uint32, i, n int) {
+	sm, um := masks(c)
+	if !scalar {
+		sm = um
+	}
+	putKey(k, sm, dst, i, n)
+}
+
+func Decode(c Curve, k []byte, dst []uint32, scalar bool) { decode(c, k, dst, scalar) }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	stdecdh "crypto/ecdh"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -16,6 +17,8 @@ import (
 	"sync/atomic"
 	"text/tabwriter"
 	"time"
+
+	"github.com/cloudflare/circl/dh/x448"
 
 	"github.com/gpucrypto/gpucrypto/arith"
 	"github.com/gpucrypto/gpucrypto/cl"
@@ -33,7 +36,13 @@ type benchResult struct {
 	LatencyMs float64 `json:"gpu_batch_latency_ms"`     // median end-to-end time of one batch
 	CPUOps    float64 `json:"cpu_ops_per_s"`            // math/big on all cores, same run
 	Speedup   float64 `json:"speedup_end_to_end"`       // E2EOps / CPUOps
-	BinvGroup int     `json:"binv_group,omitempty"`     // *-binv ops: the batch-inversion group size K
+	BinvGroup int     `json:"binv_group,omitempty"`     // x25519, ...: the batch-inversion group size the batch used; *-binv ops: the K asked for
+	BinvAuto  bool    `json:"binv_auto,omitempty"`      // BinvGroup is the library's automatic choice (ecdh.BatchInversionAuto)
+	// ecdh ops: Pipeline batches of the same size run at once from as many
+	// goroutines, as a Server with batch.Options.Pipeline keeps them in
+	// flight: all their elements / wall time.
+	PipeOps  float64 `json:"gpu_pipelined_ops_per_s,omitempty"`
+	Pipeline int     `json:"pipeline,omitempty"`
 }
 
 type benchReport struct {
@@ -54,7 +63,8 @@ func cmdBench(args []string) error {
 	opsFlag := fs.String("ops", strings.Join(allOps, ","), "operations: "+strings.Join(allOps, ", "))
 	bitsFlag := fs.String("bits", "", "operand sizes in bits of add/sub/mul and modexp (default: all supported)")
 	batchFlag := fs.String("batch", "", "batch sizes (default on a GPU: 262144 for add/sub/mul, 16384,131072,524288 for ecdh, 65536 for modexp and rsa; on a CPU device 4096, and 16 for modexp and rsa)")
-	binvFlag := fs.String("binv", "16", "group sizes K of the *-binv ops (X25519/X448 with one field inversion per K elements)")
+	binvFlag := fs.String("binv", "16", "group sizes K of the *-binv ops (X25519/X448 with one field inversion per K elements; 0: one per element)")
+	pipeFlag := fs.Int("pipeline", 2, "ecdh ops: batches in flight for the pipelined figure (like batch.Options.Pipeline)")
 	seconds := fs.Float64("seconds", 1, "time per measurement (GPU and CPU each)")
 	asJSON := fs.Bool("json", false, "print JSON instead of the table")
 	jsonOut := fs.String("json-out", "", "also write the JSON report to this file")
@@ -79,9 +89,12 @@ func cmdBench(args []string) error {
 			return fmt.Errorf("bench: unknown op %q (have %s)", op, strings.Join(allOps, ", "))
 		}
 	}
-	binvGroups, err := intList(*binvFlag)
+	binvGroups, err := binvList(*binvFlag)
 	if err != nil {
 		return err
+	}
+	if *pipeFlag < 1 {
+		return fmt.Errorf("bench: --pipeline %d: want at least 1", *pipeFlag)
 	}
 	widths := arith.Widths()
 	var modWidths []int
@@ -134,12 +147,12 @@ func cmdBench(args []string) error {
 		op    string
 		bits  int
 		batch int
-		group int // *-binv: the batch-inversion group size
+		group int // ecdh ops: the batch-inversion group size (ecdh.BatchInversionAuto: the library's choice)
 	}
 	var cases []benchCase
 	for _, op := range ops {
 		if curve, _, ok := ecdhOp(op); ok {
-			groups := []int{0}
+			groups := []int{ecdh.BatchInversionAuto}
 			if strings.HasSuffix(op, "-binv") {
 				groups = binvGroups
 			}
@@ -171,13 +184,13 @@ func cmdBench(args []string) error {
 	dur := time.Duration(*seconds * float64(time.Second))
 	for i, bc := range cases {
 		label := bc.op
-		if bc.group > 0 {
+		if strings.HasSuffix(bc.op, "-binv") {
 			label += fmt.Sprintf(" k=%d", bc.group)
 		}
 		progress(i+1, len(cases), fmt.Sprintf("%s %d-bit, batch %d", label, bc.bits, bc.batch))
 		var r benchResult
 		if curve, keygen, ok := ecdhOp(bc.op); ok {
-			r, err = benchECDH(ec, curve, keygen, bc.op, bc.batch, bc.group, dur)
+			r, err = benchECDH(ec, curve, keygen, bc.op, bc.batch, bc.group, *pipeFlag, dur)
 		} else if _, ok := rsaOpBits(bc.op); ok {
 			r, err = benchRSA(re, bc.op, bc.bits, bc.batch, dur)
 		} else if bc.op == "modexp" {
@@ -204,14 +217,14 @@ func cmdBench(args []string) error {
 	fmt.Printf("device: %s (driver %s, inline PTX %v)\ncommit: %s  %s  CPU: %s, %d threads\n\n",
 		rep.Device, rep.Driver, rep.InlinePTX, rep.Commit, rep.GoVersion, rep.CPU, rep.CPUCores)
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "op\tbits\tbatch\tdevice kernel ops/s\tdevice end-to-end ops/s\tbatch latency ms\tCPU ops/s (all cores)\tend-to-end / CPU\t")
+	fmt.Fprintln(tw, "op\tbits\tbatch\tdevice kernel ops/s\tdevice end-to-end ops/s\tbatch latency ms\tpipelined ops/s\tCPU ops/s (all cores)\tend-to-end / CPU\t")
 	for _, r := range rep.Results {
-		op := r.Op
-		if r.BinvGroup > 0 {
-			op += fmt.Sprintf(" k=%d", r.BinvGroup)
+		pipe := "-"
+		if r.Pipeline > 0 {
+			pipe = fmt.Sprintf("%s (P=%d)", human(r.PipeOps), r.Pipeline)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%.3f\t%s\t%.2fx\t\n", op, r.Bits, r.Batch, human(r.KernelOps), human(r.E2EOps),
-			r.LatencyMs, human(r.CPUOps), r.Speedup)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%.3f\t%s\t%s\t%.2fx\t\n", ecdhLabel(r), r.Bits, r.Batch, human(r.KernelOps), human(r.E2EOps),
+			r.LatencyMs, pipe, human(r.CPUOps), r.Speedup)
 	}
 	return tw.Flush()
 }
@@ -454,9 +467,11 @@ func ecdhOp(op string) (c ecdh.Curve, keygen bool, ok bool) {
 	return 0, false, false
 }
 
-// benchECDH measures op; group > 0 turns on batch inversion in groups of
-// that size for the measurement.
-func benchECDH(e *ecdh.Engine, c ecdh.Curve, keygen bool, op string, n, group int, dur time.Duration) (benchResult, error) {
+// benchECDH measures op with batch inversion in groups of group elements
+// (0: per element; ecdh.BatchInversionAuto: the library's default rule,
+// whose choice is reported), one batch at a time and with pipeline
+// batches in flight.
+func benchECDH(e *ecdh.Engine, c ecdh.Curve, keygen bool, op string, n, group, pipeline int, dur time.Duration) (benchResult, error) {
 	privs, peers := make([][]byte, n), make([][]byte, n)
 	rng := rand.New(rand.NewPCG(uint64(n), uint64(c)))
 	for i := range n {
@@ -478,44 +493,179 @@ func benchECDH(e *ecdh.Engine, c ecdh.Curve, keygen bool, op string, n, group in
 	}
 	kernel := keygenKernel(op)
 	e.SetBatchInversion(group)
-	defer e.SetBatchInversion(0)
-	r, err := measure(op, curveBits(c), n, dur, func() (time.Duration, error) {
+	defer e.SetBatchInversion(ecdh.BatchInversionAuto)
+	run := func() (time.Duration, error) {
 		if keygen {
 			_, k, err := e.TimedPublicKeys(c, privs, kernel)
 			return k, err
 		}
 		_, k, err := e.Timed(c, privs, peers)
 		return k, err
-	})
+	}
+	r, err := measure(op, curveBits(c), n, dur, run)
 	if err != nil {
 		return r, err
 	}
+	if r.PipeOps, err = pipelined(pipeline, n, dur, run); err != nil {
+		return r, err
+	}
+	r.Pipeline = pipeline
 	if e.Fallbacks() > 0 {
 		return benchResult{}, fmt.Errorf("device failed; the batch ran on the CPU")
 	}
 	r.BinvGroup = group
+	if group < 0 {
+		r.BinvGroup, r.BinvAuto = 0, true
+		if kernel != ecdh.KeygenLadder {
+			r.BinvGroup = e.BatchInversionGroup(c, !keygen, n)
+		}
+	}
 	r.CPUOps = cpuECDH(c, keygen, privs[:min(n, 4096)], dur)
 	r.Speedup = r.E2EOps / r.CPUOps
+	e.ReleaseBuffers() // the next measurement may use other sizes
 	return r, nil
 }
 
-// cpuECDH measures the CPU backend (crypto/ecdh, circl) on all cores.
+// pipelined runs run (one batch of n elements) from p goroutines at once,
+// each repeating it for at least dur and twice, and returns all their
+// elements per second of wall time: the end-to-end throughput of a Server
+// that keeps p batches in flight on one Engine, with the host work of some
+// overlapping the device work of others.
+func pipelined(p, n int, dur time.Duration, run func() (time.Duration, error)) (float64, error) {
+	var wg sync.WaitGroup
+	var done atomic.Int64
+	errs := make(chan error, p)
+	start := time.Now()
+	for range p {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := 0; k < 2 || time.Since(start) < dur; k++ {
+				if _, err := run(); err != nil {
+					errs <- err
+					return
+				}
+				done.Add(int64(n))
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	close(errs)
+	if err := <-errs; err != nil {
+		return 0, err
+	}
+	return float64(done.Load()) / elapsed.Seconds(), nil
+}
+
+// ecdhLabel is the table's name of r: the op, and for ecdh ops the batch
+// inversion group ("k=16", "k=16 auto" where the library chose it).
+func ecdhLabel(r benchResult) string {
+	switch {
+	case r.BinvAuto && r.BinvGroup > 0:
+		return fmt.Sprintf("%s k=%d auto", r.Op, r.BinvGroup)
+	case strings.HasSuffix(r.Op, "-binv"):
+		return fmt.Sprintf("%s k=%d", r.Op, r.BinvGroup)
+	}
+	return r.Op
+}
+
+// binvList parses --binv: group sizes ≥ 0 (0: per-element inversion).
+func binvList(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || v < 0 {
+			return nil, fmt.Errorf("bad group size %q in --binv %q", f, s)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// cpuOps is how many operations a CPU goroutine does between clock reads.
+const cpuOps = 64
+
+// cpuECDH measures the same operation on the CPU: one goroutine per core,
+// each repeating it over up to 256 keys, and only the operation itself is
+// timed. For X25519 shared secrets that is PrivateKey.ECDH on keys that
+// crypto/ecdh parsed beforehand: NewPrivateKey derives the public key with
+// a full scalar multiplication, so ecdh.CPU (the Engine's fallback and the
+// backend without a device), which parses raw keys per element, pays about
+// twice this per shared secret. X25519 public keys time NewPrivateKey,
+// which is exactly that derivation; X448 times circl's Shared and KeyGen
+// (one scalar multiplication each).
 func cpuECDH(c ecdh.Curve, keygen bool, privs [][]byte, dur time.Duration) float64 {
+	privs = privs[:min(len(privs), 256)]
 	var peers [][]byte
 	if !keygen {
 		peers, _ = ecdh.CPU{}.PublicKeys(c, privs)
 	}
-	done := 0
-	start := time.Now()
-	for time.Since(start) < dur {
-		if keygen {
-			ecdh.CPU{}.PublicKeys(c, privs)
-		} else {
-			ecdh.CPU{}.SharedSecrets(c, privs, peers)
-		}
-		done += len(privs)
+	op, err := cpuOp(c, privs, peers)
+	if err != nil {
+		return 0
 	}
-	return float64(done) / time.Since(start).Seconds()
+	var count atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	deadline := start.Add(dur)
+	for w := range runtime.NumCPU() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			done := int64(0)
+			for i := w; time.Now().Before(deadline); {
+				for range cpuOps {
+					op(i % len(privs))
+					i++
+				}
+				done += cpuOps
+			}
+			count.Add(done)
+		}()
+	}
+	wg.Wait()
+	return float64(count.Load()) / time.Since(start).Seconds()
+}
+
+// cpuOp returns the CPU operation on key i that cpuECDH times (a shared
+// secret when peers is not nil, else a public key), with the keys parsed
+// once beforehand.
+func cpuOp(c ecdh.Curve, privs, peers [][]byte) (func(i int), error) {
+	if c == ecdh.X448 {
+		ks, ps := make([]x448.Key, len(privs)), make([]x448.Key, len(peers))
+		for i := range privs {
+			copy(ks[i][:], privs[i])
+		}
+		for i := range peers {
+			copy(ps[i][:], peers[i])
+		}
+		if peers == nil {
+			return func(i int) {
+				var out x448.Key
+				x448.KeyGen(&out, &ks[i])
+			}, nil
+		}
+		return func(i int) {
+			var out x448.Key
+			x448.Shared(&out, &ks[i], &ps[i])
+		}, nil
+	}
+	x := stdecdh.X25519()
+	if peers == nil {
+		return func(i int) { x.NewPrivateKey(privs[i]) }, nil
+	}
+	ks, ps := make([]*stdecdh.PrivateKey, len(privs)), make([]*stdecdh.PublicKey, len(peers))
+	for i := range privs {
+		var err error
+		if ks[i], err = x.NewPrivateKey(privs[i]); err != nil {
+			return nil, err
+		}
+		if ps[i], err = x.NewPublicKey(peers[i]); err != nil {
+			return nil, err
+		}
+	}
+	return func(i int) { ks[i].ECDH(ps[i]) }, nil
 }
 
 func curveBits(c ecdh.Curve) int {
