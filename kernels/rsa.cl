@@ -5,7 +5,8 @@
  *                 halves (the primes p and q): width H
  *   RSA_FW        the arithmetic width F of the modulus n (its size class,
  *                 plus one word without final subtraction); MONT_WANT_<F>
- *   RSA_PRIVATE   defined: build rsa_combine (needs the half width too)
+ *   RSA_PRIVATE   defined: build rsa_split and rsa_combine (they need the
+ *                 half width too)
  *
  * Key material is a table of K keys, every field limb-major with stride K
  * (word j of key k at j·K + k), in this order:
@@ -90,6 +91,75 @@ KERNEL void rsa_public(GLOBAL u32 *RESTRICT out, GLOBAL const u32 *RESTRICT x,
 
 #ifdef RSA_PRIVATE
 #define H MONT_W
+
+/* The input is split into H-word chunks x = x1·R + x0 (R = 2^(32H)); a
+ * modulus below 2^(32F) fits two of them (the host keeps F ≤ 2H). */
+#if F > 2 * H
+#error "rsa_split: the modulus must fit two half widths (RSA_FW <= 2 * MONT_W)"
+#endif
+
+/* r = x[j·H + w] for w < H (zero past word F − 1): chunk j of an F-word
+ * input. */
+DEVICE_FN void rsa_chunk(u32 *r, GLOBAL const u32 *x, const u32 stride, const int j)
+{
+	for (int w = 0; w < H; w++) r[w] = j * H + w < F ? LIMB(x, j * H + w, stride) : 0u;
+}
+
+/* r = (a + b) mod m for a, b < m, masked (no branch on the values). */
+DEVICE_FN void rsa_addmod(u32 *r, const u32 *a, const u32 *b, const u32 *m)
+{
+	CARRY_DECL;
+	u32 s[H], d[H], c, bw;
+	ADD_CC(s[0], a[0], b[0]);
+	for (int j = 1; j < H; j++) ADDC_CC(s[j], a[j], b[j]);
+	ADDC(c, 0u, 0u);                        /* carry out of H words */
+	SUB_CC(d[0], s[0], m[0]);
+	for (int j = 1; j < H; j++) SUBC_CC(d[j], s[j], m[j]);
+	SUBC(bw, 0u, 0u);                       /* all ones when s < m */
+	const u32 keep = bw & (c - 1u);         /* s itself: no carry and s < m */
+	for (int j = 0; j < H; j++) r[j] = (s[j] & keep) | (d[j] & ~keep);
+}
+
+/* The bases of the CRT halves, for the modexp kernel (modexp.cl): for an
+ * element i < count with key k = kidx[i],
+ *   base[i] = x[i] mod p_k,  base[count + i] = x[i] mod q_k  (canonical)
+ *   midx[i] = k,             midx[count + i] = K + k
+ * base: H words per half (stride 2·count); x: F words per element (stride
+ * count), any value below 2^(32F). mods, ones, r2s (H words) and n0s are
+ * the modexp kernel's table of the 2K primes (p_k at k, q_k at K + k;
+ * stride 2K): m, R mod m, R² mod m and −m^(−1) mod 2^32, all canonical.
+ * With x = x1·R + x0:
+ *   x mod m = (x1·R² · R^(−1)) + (x0·(R mod m)·R^(−1))  (mod m),
+ * two Montgomery products (each operand below R times one below m, so
+ * each result is below 2m before its reduction) and a modular addition.
+ * One work-item per half: 2·count of them. */
+KERNEL void rsa_split(GLOBAL u32 *RESTRICT base, GLOBAL u32 *RESTRICT midx,
+	GLOBAL const u32 *RESTRICT x, GLOBAL const u32 *RESTRICT mods,
+	GLOBAL const u32 *RESTRICT ones, GLOBAL const u32 *RESTRICT r2s,
+	GLOBAL const u32 *RESTRICT n0s, GLOBAL const u32 *RESTRICT kidx,
+	const u32 K, const u32 count)
+{
+	const u32 i = GID();
+	if (i >= 2u * count) return;
+	const u32 h = i >= count ? 1u : 0u;     /* 0: the half mod p, 1: mod q */
+	const u32 e = i - h * count;
+	const u32 k = kidx[e] + h * K;
+	const u32 K2 = 2u * K;
+	const u32 n0 = n0s[k];
+	u32 m[H], c[H], hi[H], lo[H];
+	mx_load(m, mods + k, K2);
+	rsa_chunk(hi, x + e, count, 1);
+	mx_load(c, r2s + k, K2);
+	MONT_MULW(hi, hi, c, m, n0);            /* x1·R mod m */
+	MONT_REDUCE_ONCE(hi, m);
+	rsa_chunk(lo, x + e, count, 0);
+	mx_load(c, ones + k, K2);
+	MONT_MULW(lo, lo, c, m, n0);            /* x0 mod m */
+	MONT_REDUCE_ONCE(lo, m);
+	rsa_addmod(hi, hi, lo, m);
+	mx_store(base + i, 2u * count, hi);
+	midx[i] = k;
+}
 
 /* Garner's recombination of the CRT halves and the fault check (zheng
  * 2014 §5.2):

@@ -16,18 +16,22 @@ import (
 
 // deviceBackend computes the RSA primitives on an OpenCL device.
 //
-// Private operations: both CRT halves x^dp mod p and x^dq mod q run as one
-// batch of the modexp kernel (two work-items per element, fixed windows,
-// table entries read by masked scans: no branch and no memory index depends
-// on the key), then rsa_combine does Garner's recombination and checks
-// m^e mod n == x on the device; a failed check returns no value (ErrFault).
-// The host also recomputes a sample of results with math/big; a device
-// whose checked result disagrees fails the whole call (the Engine then
-// recomputes on the CPU). Device buffers that held key material or
-// results are zeroed before release.
+// Private operations run as three kernels on device memory: rsa_split
+// reduces each input modulo both primes (so the host does no big-number
+// arithmetic on the inputs and the CRT bases never exist on the host),
+// the modexp kernel computes both CRT halves x^dp mod p and x^dq mod q as
+// one batch (two work-items per element, fixed windows, table entries read
+// by masked scans: no branch and no memory index depends on the key), then
+// rsa_combine does Garner's recombination and checks m^e mod n == x; a
+// failed check returns no value (ErrFault). Only the inputs go to the
+// device and only the checked results come back. The host also recomputes
+// a sample of results with math/big; a device whose checked result
+// disagrees fails the whole call (the Engine then recomputes on the CPU).
+// Device memory is kept between batches (scratch) and every region a
+// batch used, key material, halves and results included, is zeroed before
+// the batch returns.
 type deviceBackend struct {
 	dev *cl.Device
-	ar  *arith.Engine
 	cfg arith.MontConfig
 
 	// fault (tests): the element of the next private batch whose mp is
@@ -36,8 +40,20 @@ type deviceBackend struct {
 
 	kernelNs atomic.Int64 // device time of every kernel run so far
 
+	// tableLimit (tests), when set, replaces the bound on the modexp table
+	// of one device batch (smaller batches: more chunks).
+	tableLimit uint64
+	// runPrivateStub (benchmarks of the host side), when set, stands for
+	// runPrivate: the device work of a private batch.
+	runPrivateStub func(mh, mf arith.Mont, kt *privTables, xs, kidx []uint32, fault uint32, vals, ok []uint32) error
+
 	mu    sync.Mutex
 	progs map[string]*cl.Program
+
+	devMu   sync.Mutex // one batch at a time on the device (see scratch)
+	scratch scratch
+	lastUse time.Time   // end of the last device section
+	idle    *time.Timer // releases the scratch after scratchIdle
 }
 
 // hostCheckEvery is the sampling period of the host's own check of device
@@ -49,11 +65,10 @@ const rsaWorkGroup = 64
 
 // newDeviceBackend returns the OpenCL backend for dev.
 func newDeviceBackend(dev *cl.Device) (backend, error) {
-	ar, err := arith.NewEngine(dev)
-	if err != nil {
-		return nil, err
+	if dev == nil {
+		return nil, errors.New("rsa: no device")
 	}
-	b := &deviceBackend{dev: dev, ar: ar, progs: map[string]*cl.Program{}}
+	b := &deviceBackend{dev: dev, progs: map[string]*cl.Program{}}
 	b.fault.Store(-1)
 	return b, nil
 }
@@ -74,12 +89,12 @@ func (e *Engine) DeviceTime() time.Duration {
 // a loop: only the public exponent runs at that width).
 func (b *deviceBackend) widths(half, limbs int) (mh, mf arith.Mont, err error) {
 	if half > 0 {
-		if mh, err = b.cfg.Resolve(half); err != nil {
+		if mh, err = b.cfg.ResolveFor(b.dev, half); err != nil {
 			return
 		}
 	}
 	fc := b.cfg
-	fc.Variant, fc.Rows = arith.CIOS, -1
+	fc.Variant, fc.Rows, fc.Threads = arith.CIOS, -1, 1
 	if half > 0 { // MONT_FINAL_SUB is one setting for the whole program
 		fc.Form = arith.NoFinalSub
 		if mh.FinalSub {
@@ -95,19 +110,45 @@ func (b *deviceBackend) widths(half, limbs int) (mh, mf arith.Mont, err error) {
 
 // program returns rsa.cl built for the half form mh and full width mf.
 func (b *deviceBackend) program(mh, mf arith.Mont, private bool) (*cl.Program, error) {
-	key := fmt.Sprintf("%s/%d/%s/%d/%v", mh, mh.W, mf, mf.W, private)
+	return b.cached(fmt.Sprintf("%s/%d/%s/%d/%v", mh, mh.W, mf, mf.W, private), func() (*cl.Program, error) {
+		mc, extra := rsaBuild(mh, mf, private)
+		return mc.Program(b.dev, "rsa.cl", extra)
+	})
+}
+
+// modexpProgram returns the modexp kernel's program for mh, built as
+// arith.Engine.RunModExp builds it (modexp.cl, modexp_fp64.cl or
+// modexp_mt.cl; mh.ModExpLaunch says how to launch it).
+func (b *deviceBackend) modexpProgram(mh arith.Mont) (*cl.Program, error) {
+	return b.cached(fmt.Sprintf("modexp/%s/%d", mh, mh.W), func() (*cl.Program, error) {
+		return mh.Program(b.dev, mh.KernelFile(), nil)
+	})
+}
+
+func (b *deviceBackend) cached(key string, build func() (*cl.Program, error)) (*cl.Program, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if p, ok := b.progs[key]; ok {
 		return p, nil
 	}
-	mc, extra := rsaBuild(mh, mf, private)
-	p, err := mc.Program(b.dev, "rsa.cl", extra)
+	p, err := build()
 	if err != nil {
 		return nil, err
 	}
 	b.progs[key] = p
 	return p, nil
+}
+
+// kernelsOf returns the named kernels of p.
+func kernelsOf(p *cl.Program, names ...string) ([]*cl.Kernel, error) {
+	ks := make([]*cl.Kernel, len(names))
+	for i, name := range names {
+		var err error
+		if ks[i], err = p.Kernel(name); err != nil {
+			return nil, err
+		}
+	}
+	return ks, nil
 }
 
 // rsaBuild is how rsa.cl is built for halves of form mh and a modulus of
@@ -121,7 +162,7 @@ func rsaBuild(mh, mf arith.Mont, private bool) (arith.Mont, map[string]string) {
 		extra["RSA_PRIVATE"] = ""
 	}
 	mc := mh
-	mc.Variant, mc.Sqr, mc.Unroll = arith.CIOS, false, false
+	mc.Variant, mc.Sqr, mc.Unroll, mc.Lanes = arith.CIOS, false, false, 1
 	return mc, extra
 }
 
@@ -155,8 +196,12 @@ type devKey struct {
 	prepareErr error
 }
 
-func (b *deviceBackend) privKeyFor(k *privKey, mh, mf arith.Mont) (*devKey, error) {
-	ck := fmt.Sprintf("%p/%s/%d/%d", b, mh, mh.W, mf.W)
+// privCacheKey is the key of a private key's device form in its cache.
+func (b *deviceBackend) privCacheKey(mh, mf arith.Mont) string {
+	return fmt.Sprintf("%p/%s/%d/%d", b, mh, mh.W, mf.W)
+}
+
+func (b *deviceBackend) privKeyFor(k *privKey, ck string, mh, mf arith.Mont) (*devKey, error) {
 	if v, ok := k.cache.Load(ck); ok {
 		d := v.(*devKey)
 		return d, d.prepareErr
@@ -189,27 +234,82 @@ func (b *deviceBackend) privKeyFor(k *privKey, mh, mf arith.Mont) (*devKey, erro
 	return d, d.prepareErr
 }
 
+// keyIndex assigns each distinct key of the elements idx a position, in
+// order of first use, preparing it with prepare (once per key). It
+// returns the elements whose key is usable, their key positions and the
+// prepared keys; the others get their key's error in errs. Batches often
+// repeat one key: consecutive equal keys cost one comparison.
+func keyIndex[K any](idx []int, keys []*K, errs []error, prepare func(*K) (*devKey, error)) (live []int, kidx []uint32, dks []*devKey) {
+	type pos struct {
+		k   uint32
+		err error
+	}
+	seen := map[*K]pos{}
+	live = make([]int, 0, len(idx))
+	kidx = make([]uint32, 0, len(idx))
+	var last *K
+	var lp pos
+	for _, i := range idx {
+		if k := keys[i]; k != last {
+			var ok bool
+			if lp, ok = seen[k]; !ok {
+				dk, err := prepare(k)
+				lp = pos{uint32(len(dks)), err}
+				if err == nil {
+					dks = append(dks, dk)
+				}
+				seen[k] = lp
+			}
+			last = k
+		}
+		if lp.err != nil {
+			errs[i] = lp.err
+			continue
+		}
+		live = append(live, i)
+		kidx = append(kidx, lp.k)
+	}
+	return live, kidx, dks
+}
+
 func (b *deviceBackend) private(keys []*privKey, in []*big.Int) ([]*big.Int, error) {
 	if len(keys) != len(in) {
 		return nil, fmt.Errorf("rsa: %d keys for %d inputs", len(keys), len(in))
 	}
 	out := make([]*big.Int, len(in))
 	errs := make([]error, len(in))
-	groups := map[[2]int][]int{}
+	batch.Parallel(len(in), 1024, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if keys[i] == nil {
+				errs[i] = errors.New("rsa: nil key")
+				continue
+			}
+			errs[i] = checkInput(keys[i].pub, in[i])
+		}
+	})
+	var groups [][]int
+	gpos := map[[2]int]int{}
+	var last *privKey
+	g := -1
 	for i, k := range keys {
-		if k == nil {
-			errs[i] = errors.New("rsa: nil key")
+		if errs[i] != nil {
 			continue
 		}
-		if err := checkInput(k.pub, in[i]); err != nil {
-			errs[i] = err
-			continue
+		if k != last {
+			c := [2]int{k.half, k.pub.limbs}
+			var ok bool
+			if g, ok = gpos[c]; !ok {
+				g = len(groups)
+				gpos[c] = g
+				groups = append(groups, nil)
+			}
+			last = k
 		}
-		g := [2]int{k.half, k.pub.limbs}
 		groups[g] = append(groups[g], i)
 	}
-	for g, idx := range groups {
-		if err := b.privateGroup(g[0], g[1], idx, keys, in, out, errs); err != nil {
+	for _, idx := range groups {
+		k := keys[idx[0]]
+		if err := b.privateGroup(k.half, k.pub.limbs, idx, keys, in, out, errs); err != nil {
 			return nil, err
 		}
 	}
@@ -217,129 +317,115 @@ func (b *deviceBackend) private(keys []*privKey, in []*big.Int) ([]*big.Int, err
 }
 
 // privateGroup computes the elements idx, whose keys share the half and
-// full widths.
+// full widths, in device batches of at most arith.MaxTableBytes of table.
 func (b *deviceBackend) privateGroup(half, limbs int, idx []int, keys []*privKey, in, out []*big.Int, errs []error) error {
 	mh, mf, err := b.widths(half, limbs)
 	if err != nil {
 		return err
 	}
-	// unique keys of the group, in order of first use
-	kpos := map[*privKey]uint32{}
-	var dks []*devKey
-	var live []int
-	for _, i := range idx {
-		if _, ok := kpos[keys[i]]; ok {
-			live = append(live, i)
-			continue
-		}
-		dk, err := b.privKeyFor(keys[i], mh, mf)
-		if err != nil {
-			errs[i] = err
-			continue
-		}
-		kpos[keys[i]] = uint32(len(dks))
-		dks = append(dks, dk)
-		live = append(live, i)
-	}
-	m, K := len(live), len(dks)
-	if m == 0 {
+	ck := b.privCacheKey(mh, mf)
+	live, kidx, dks := keyIndex(idx, keys, errs, func(k *privKey) (*devKey, error) { return b.privKeyFor(k, ck, mh, mf) })
+	if len(live) == 0 {
 		return nil
 	}
-	// halves: x mod p for elements [0, m), x mod q for [m, 2m)
-	job := &arith.ModExpJob{Mont: mh, Count: 2 * m, EWords: mh.N, ExpPerModulus: true,
-		Base: make([]uint32, mh.W*2*m), Exp: make([]uint32, mh.N*2*K), Index: make([]uint32, 2*m)}
-	defer clear(job.Exp)
-	defer clear(job.Base)
-	for k, dk := range dks {
-		job.Mods = append(job.Mods, dk.p)
-		for j := range mh.N {
-			job.Exp[j*2*K+k], job.Exp[j*2*K+K+k] = dk.dp[j], dk.dq[j]
+	fault := b.fault.Swap(-1)
+	chunk := len(live)
+	perElem := 2 * 4 * mh.W << mh.Window // the table of both halves
+	limit := min(uint64(arith.MaxTableBytes), b.dev.MaxAlloc/2)
+	if b.tableLimit > 0 {
+		limit = b.tableLimit
+	}
+	if uint64(chunk*perElem) > limit {
+		chunk = max(1, int(limit/uint64(perElem)))
+	}
+	kt := newPrivTables(dks, mh, mf)
+	defer kt.clear()
+	for lo := 0; lo < len(live); lo += chunk {
+		hi := min(lo+chunk, len(live))
+		f := uint32(0xffffffff)
+		if fault >= int64(lo) && fault < int64(hi) {
+			f = uint32(fault - int64(lo))
+		}
+		if err := b.privateChunk(mh, mf, kt, live[lo:hi], kidx[lo:hi], keys, in, out, errs, f); err != nil {
+			return err
 		}
 	}
-	for _, dk := range dks {
-		job.Mods = append(job.Mods, dk.q)
-	}
-	for col, i := range live {
-		k := kpos[keys[i]]
-		job.Index[col], job.Index[m+col] = k, uint32(K)+k
-	}
-	var convErr atomic.Value
-	batch.Parallel(m, 256, func(lo, hi int) { // x mod p and x mod q, on all cores
-		row := make([]uint32, mh.W)
-		defer clear(row)
-		var r big.Int
-		defer r.SetInt64(0)
-		for col := lo; col < hi; col++ {
-			i := live[col]
-			for h, prime := range []*big.Int{keys[i].p, keys[i].q} {
-				r.Mod(in[i], prime)
-				if err := arith.PutLimbs(row, &r); err != nil {
-					convErr.Store(err)
-					return
-				}
-				for j := range mh.W {
-					job.Base[j*2*m+h*m+col] = row[j]
-				}
-			}
-		}
-	})
-	if err, _ := convErr.Load().(error); err != nil {
-		return err
-	}
-	res, err := b.ar.RunModExp(job)
-	if err != nil {
-		return err
-	}
-	defer clear(res.Out)
-	b.kernelNs.Add(int64(res.Kernel))
+	return nil
+}
 
-	// recombination and check on the device
-	prog, err := b.program(mh, mf, true)
-	if err != nil {
-		return err
-	}
-	kern, err := prog.Kernel("rsa_combine")
-	if err != nil {
-		return err
-	}
-	table := keyTable(dks, mh.W, mf.W)
-	defer clear(table)
-	xs := make([]uint32, mf.W*m)
-	kidx := make([]uint32, m)
-	for col, i := range live {
-		kidx[col] = kpos[keys[i]]
-	}
-	if err := putColumns(xs, mf.W, m, func(col int) *big.Int { return in[live[col]] }); err != nil {
-		return err
-	}
-	fault := uint32(0xffffffff)
-	if f := b.fault.Swap(-1); f >= 0 && int(f) < m {
-		fault = uint32(f)
-	}
-	vals, ok, err := b.combine(kern, res.Out, xs, table, kidx, K, m, mf.W, fault)
-	if err != nil {
-		return err
-	}
-	defer clear(vals)
-	batch.Parallel(m, 256, func(lo, hi int) {
-		mrow := make([]uint32, mf.W)
-		defer clear(mrow)
-		for col := lo; col < hi; col++ {
-			i := live[col]
-			if ok[col] != 1 {
-				errs[i] = ErrFault
-				continue
+// privTables are the key tables of a private batch (K keys): rsa.cl's
+// table and the modexp kernel's tables of the 2K primes (p of key k at
+// k, q at K + k) with their exponents dp, dq. All of it is key material.
+type privTables struct {
+	K                    int
+	keys                 []uint32
+	mods, ones, r2s, n0s []uint32
+	exp                  []uint32
+}
+
+func newPrivTables(dks []*devKey, mh, mf arith.Mont) *privTables {
+	K, W, N := len(dks), mh.W, mh.N
+	t := &privTables{K: K, keys: keyTable(dks, W, mf.W),
+		mods: make([]uint32, W*2*K), ones: make([]uint32, W*2*K), r2s: make([]uint32, W*2*K),
+		n0s: make([]uint32, 2*K), exp: make([]uint32, N*2*K)}
+	batch.Parallel(K, 256, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			d := dks[k]
+			for h, c := range [2]*arith.Constants{d.p, d.q} {
+				col := h*K + k
+				for j := range W {
+					t.mods[j*2*K+col], t.ones[j*2*K+col], t.r2s[j*2*K+col] = c.M[j], c.One[j], c.R2[j]
+				}
+				t.n0s[col] = c.N0
 			}
-			for j := range mf.W {
-				mrow[j] = vals[j*m+col]
+			for j := range N {
+				t.exp[j*2*K+k], t.exp[j*2*K+K+k] = d.dp[j], d.dq[j]
 			}
-			out[i] = arith.FromLimbs(mrow)
 		}
 	})
+	return t
+}
+
+func (t *privTables) clear() {
+	for _, s := range [][]uint32{t.keys, t.mods, t.ones, t.r2s, t.n0s, t.exp} {
+		clear(s)
+	}
+}
+
+// privateChunk computes the elements cols (keys kidx in kt) in one device
+// batch; fault (tests) is the column whose mp rsa_combine corrupts.
+func (b *deviceBackend) privateChunk(mh, mf arith.Mont, kt *privTables, cols []int, kidx []uint32, keys []*privKey, in, out []*big.Int, errs []error, fault uint32) error {
+	m, F := len(cols), mf.W
+	xs := getWords(F * m) // every word is written
+	defer putWords(xs)
+	if err := putColumns(xs, F, m, func(col int) *big.Int { return in[cols[col]] }); err != nil {
+		return err
+	}
+	vals := getWords(F * m) // read from the device, cleared by getColumns
+	defer putWords(vals)
+	ok := make([]uint32, m)
+	err := b.deviceSection(func(s *scratch) error {
+		if b.runPrivateStub != nil {
+			return b.runPrivateStub(mh, mf, kt, xs, kidx, fault, vals, ok)
+		}
+		return b.runPrivate(s, mh, mf, kt, xs, kidx, fault, vals, ok)
+	})
+	if err != nil {
+		clear(vals)
+		return err
+	}
+	res := getColumns(vals, F, m, func(col int) bool { return ok[col] == 1 })
+	for col, i := range cols {
+		if res[col] == nil {
+			errs[i] = ErrFault
+			continue
+		}
+		out[i] = res[col]
+	}
 	// the host's own sample check: a device whose checked results are
 	// wrong is broken, and the whole call fails (the Engine falls back).
 	var sample []int
-	for col, i := range live {
+	for col, i := range cols {
 		if out[i] != nil && (col == 0 || mrand.IntN(hostCheckEvery) == 0) {
 			sample = append(sample, i)
 		}
@@ -359,24 +445,93 @@ func (b *deviceBackend) privateGroup(half, limbs int, idx []int, keys []*privKey
 	return nil
 }
 
-// putColumns writes the values v(col) for col < m as the limb-major
-// columns of dst (w words each), on all cores.
-func putColumns(dst []uint32, w, m int, v func(col int) *big.Int) error {
-	var failed atomic.Value
-	batch.Parallel(m, 256, func(lo, hi int) {
-		row := make([]uint32, w)
-		for col := lo; col < hi; col++ {
-			if err := arith.PutLimbs(row, v(col)); err != nil {
-				failed.Store(err)
-				return
-			}
-			for j := range w {
-				dst[j*m+col] = row[j]
-			}
+// runPrivate is the device part of a private batch of m = len(kidx)
+// elements: upload the inputs xs (F words each, limb-major) and the key
+// tables, run rsa_split (2m work-items), modexp (2m) and rsa_combine (m),
+// and read the results into vals (F words each) and the check flags into
+// ok.
+func (b *deviceBackend) runPrivate(s *scratch, mh, mf arith.Mont, kt *privTables, xs, kidx []uint32, fault uint32, vals, ok []uint32) error {
+	prog, err := b.program(mh, mf, true)
+	if err != nil {
+		return err
+	}
+	rk, err := kernelsOf(prog, "rsa_split", "rsa_combine")
+	if err != nil {
+		return err
+	}
+	mprog, err := b.modexpProgram(mh)
+	if err != nil {
+		return err
+	}
+	mk, err := mprog.Kernel("modexp")
+	if err != nil {
+		return err
+	}
+	m, K, W, F := len(kidx), kt.K, mh.W, mf.W
+	var up [8]*cl.Buffer
+	for j, u := range []struct {
+		slot  int
+		words []uint32
+	}{{slotX, xs}, {slotKidx, kidx}, {slotKeys, kt.keys}, {slotMods, kt.mods}, {slotOnes, kt.ones},
+		{slotR2s, kt.r2s}, {slotN0s, kt.n0s}, {slotExp, kt.exp}} {
+		if up[j], err = s.upload(b.dev, u.slot, u.words); err != nil {
+			return err
 		}
-	})
-	err, _ := failed.Load().(error)
-	return err
+	}
+	dx, dkidx, dkeys, dmods, dones, dr2s, dn0s, dexp := up[0], up[1], up[2], up[3], up[4], up[5], up[6], up[7]
+	var out [6]*cl.Buffer
+	for j, u := range []struct{ slot, bytes int }{
+		{slotBase, 4 * W * 2 * m}, {slotMidx, 4 * 2 * m}, {slotTable, 4 * W * 2 * m << mh.Window},
+		{slotHalves, 4 * W * 2 * m}, {slotOut, 4 * F * m}, {slotOK, 4 * m}} {
+		if out[j], err = s.buf(b.dev, u.slot, u.bytes); err != nil {
+			return err
+		}
+	}
+	dbase, dmidx, dtab, dhalves, dout, dok := out[0], out[1], out[2], out[3], out[4], out[5]
+	var evs []*cl.Event
+	defer func() {
+		for _, ev := range evs {
+			ev.Release()
+		}
+	}()
+	mg, ml, mextra := mh.ModExpLaunch(2 * m)
+	for _, l := range []struct {
+		k      *cl.Kernel
+		n, grp int
+		args   []any
+	}{
+		{rk[0], 2 * m, rsaWorkGroup, []any{dbase, dmidx, dx, dmods, dones, dr2s, dn0s, dkidx, uint32(K), uint32(m)}},
+		{mk, mg, ml, append([]any{dhalves, dbase, dexp, uint32(mh.N), uint32(0),
+			dmods, dones, dr2s, dn0s, dmidx, uint32(2 * K), dtab, uint32(2 * m)}, mextra...)},
+		{rk[1], m, rsaWorkGroup, []any{dout, dok, dhalves, dx, dkeys, dkidx, uint32(K), uint32(m), fault}},
+	} {
+		ev, err := l.k.Launch(l.n, l.grp, l.args...)
+		if err != nil {
+			return err
+		}
+		evs = append(evs, ev)
+	}
+	if err := dout.Read(0, cl.Uint32Bytes(vals)); err != nil {
+		return err
+	}
+	if err := dok.Read(0, cl.Uint32Bytes(ok)); err != nil {
+		return err
+	}
+	return b.addKernelTime(evs)
+}
+
+// addKernelTime adds the device time of the completed kernels evs.
+func (b *deviceBackend) addKernelTime(evs []*cl.Event) error {
+	var total time.Duration
+	for _, ev := range evs {
+		d, err := ev.Duration()
+		if err != nil {
+			return err
+		}
+		total += d
+	}
+	b.kernelNs.Add(int64(total))
+	return nil
 }
 
 // keyTable lays out the key material for rsa.cl (see its header): H-word
@@ -390,61 +545,23 @@ func keyTable(dks []*devKey, H, F int) []uint32 {
 			t[off+j*K+k] = w
 		}
 	}
-	for k, d := range dks {
-		if H > 0 {
-			put(0, d.p.M, k)
-			put(H*K, d.q.M, k)
-			put(2*H*K, d.qinv, k)
-			put(3*H*K, d.p.R2, k)
-			t[4*H*K+2*F*K+k] = d.p.N0
+	batch.Parallel(K, 256, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			d := dks[k]
+			if H > 0 {
+				put(0, d.p.M, k)
+				put(H*K, d.q.M, k)
+				put(2*H*K, d.qinv, k)
+				put(3*H*K, d.p.R2, k)
+				t[4*H*K+2*F*K+k] = d.p.N0
+			}
+			put(4*H*K, d.n.M, k)
+			put(4*H*K+F*K, d.n.R2, k)
+			t[4*H*K+2*F*K+K+k] = d.n.N0
+			t[4*H*K+2*F*K+2*K+k] = d.e
 		}
-		put(4*H*K, d.n.M, k)
-		put(4*H*K+F*K, d.n.R2, k)
-		t[4*H*K+2*F*K+K+k] = d.n.N0
-		t[4*H*K+2*F*K+2*K+k] = d.e
-	}
+	})
 	return t
-}
-
-// combine uploads the halves and runs rsa_combine; it returns the results
-// (F words per element, limb-major) and the check flags.
-func (b *deviceBackend) combine(kern *cl.Kernel, halves, xs, table, kidx []uint32, K, m, F int, fault uint32) ([]uint32, []uint32, error) {
-	bufs := b.dev.Buffers() // halves, key material and results are secret
-	defer bufs.Release()
-	var ins [4]*cl.Buffer
-	for j, words := range [][]uint32{halves, xs, table, kidx} {
-		var err error
-		if ins[j], err = bufs.Upload(cl.Uint32Bytes(words)); err != nil {
-			return nil, nil, err
-		}
-		bufs.Secret(ins[j])
-	}
-	dout, err := bufs.New(4 * F * m)
-	if err != nil {
-		return nil, nil, err
-	}
-	dok, err := bufs.New(4 * m)
-	if err != nil {
-		return nil, nil, err
-	}
-	bufs.Secret(dout)
-	bufs.Secret(dok)
-	ev, err := kern.Launch(m, rsaWorkGroup, dout, dok, ins[0], ins[1], ins[2], ins[3], uint32(K), uint32(m), fault)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer ev.Release()
-	vals := make([]uint32, F*m)
-	ok := make([]uint32, m)
-	if err := dout.Read(0, cl.Uint32Bytes(vals)); err != nil {
-		return nil, nil, err
-	}
-	if err := dok.Read(0, cl.Uint32Bytes(ok)); err != nil {
-		return nil, nil, err
-	}
-	d, err := ev.Duration()
-	b.kernelNs.Add(int64(d))
-	return vals, ok, err
 }
 
 func (b *deviceBackend) public(keys []*pubKey, in []*big.Int) ([]*big.Int, error) {
@@ -453,16 +570,32 @@ func (b *deviceBackend) public(keys []*pubKey, in []*big.Int) ([]*big.Int, error
 	}
 	out := make([]*big.Int, len(in))
 	errs := make([]error, len(in))
-	groups := map[int][]int{}
+	batch.Parallel(len(in), 1024, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			errs[i] = checkInput(keys[i], in[i])
+		}
+	})
+	var groups [][]int
+	gpos := map[int]int{}
+	var last *pubKey
+	g := -1
 	for i, k := range keys {
-		if err := checkInput(k, in[i]); err != nil {
-			errs[i] = err
+		if errs[i] != nil {
 			continue
 		}
-		groups[k.limbs] = append(groups[k.limbs], i)
+		if k != last {
+			var ok bool
+			if g, ok = gpos[k.limbs]; !ok {
+				g = len(groups)
+				gpos[k.limbs] = g
+				groups = append(groups, nil)
+			}
+			last = k
+		}
+		groups[g] = append(groups[g], i)
 	}
-	for limbs, idx := range groups {
-		if err := b.publicGroup(limbs, idx, keys, in, out, errs); err != nil {
+	for _, idx := range groups {
+		if err := b.publicGroup(keys[idx[0]].limbs, idx, keys, in, out, errs); err != nil {
 			return nil, err
 		}
 	}
@@ -475,31 +608,60 @@ func (b *deviceBackend) publicGroup(limbs int, idx []int, keys []*pubKey, in, ou
 		return err
 	}
 	F := mf.W
-	kpos := map[*pubKey]uint32{}
-	var dks []*devKey
-	var live []int
-	for _, i := range idx {
-		k := keys[i]
-		if _, ok := kpos[k]; !ok {
-			ck := fmt.Sprintf("%p/pub/%d", b, F)
-			v, ok := k.cache.Load(ck)
-			if !ok {
-				c, err := arith.NewConstants(k.n, F)
-				if err != nil {
-					errs[i] = fmt.Errorf("%w: %v", ErrInvalidKey, err)
-					continue
-				}
-				v, _ = k.cache.LoadOrStore(ck, &devKey{n: c, e: uint32(k.e)})
-			}
-			kpos[k] = uint32(len(dks))
-			dks = append(dks, v.(*devKey))
+	ck := fmt.Sprintf("%p/pub/%d", b, F)
+	live, kidx, dks := keyIndex(idx, keys, errs, func(k *pubKey) (*devKey, error) {
+		if v, ok := k.cache.Load(ck); ok {
+			return v.(*devKey), nil
 		}
-		live = append(live, i)
-	}
-	m := len(live)
-	if m == 0 {
+		c, err := arith.NewConstants(k.n, F)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrInvalidKey, err)
+		}
+		v, _ := k.cache.LoadOrStore(ck, &devKey{n: c, e: uint32(k.e)})
+		return v.(*devKey), nil
+	})
+	if len(live) == 0 {
 		return nil
 	}
+	table := keyTable(dks, 0, F)
+	chunk := len(live)
+	if limit := b.dev.MaxAlloc / 2; uint64(4*F*chunk) > limit {
+		chunk = max(1, int(limit/uint64(4*F)))
+	}
+	for lo := 0; lo < len(live); lo += chunk {
+		hi := min(lo+chunk, len(live))
+		if err := b.publicChunk(mf, len(dks), table, live[lo:hi], kidx[lo:hi], in, out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// publicChunk computes the elements cols (keys kidx in table) in one
+// device batch.
+func (b *deviceBackend) publicChunk(mf arith.Mont, K int, table []uint32, cols []int, kidx []uint32, in, out []*big.Int) error {
+	m, F := len(cols), mf.W
+	xs := getWords(F * m) // may be a plaintext (encryption): cleared by getColumns
+	defer putWords(xs)
+	if err := putColumns(xs, F, m, func(col int) *big.Int { return in[cols[col]] }); err != nil {
+		clear(xs)
+		return err
+	}
+	err := b.deviceSection(func(s *scratch) error { return b.runPublic(s, mf, K, xs, table, kidx) })
+	if err != nil {
+		clear(xs)
+		return err
+	}
+	res := getColumns(xs, F, m, func(int) bool { return true })
+	for col, i := range cols {
+		out[i] = res[col]
+	}
+	return nil
+}
+
+// runPublic is the device part of a public batch: xs (F words per
+// element, limb-major) is replaced by xs[i]^e mod n.
+func (b *deviceBackend) runPublic(s *scratch, mf arith.Mont, K int, xs, table, kidx []uint32) error {
 	prog, err := b.program(mf, mf, false)
 	if err != nil {
 		return err
@@ -508,27 +670,24 @@ func (b *deviceBackend) publicGroup(limbs int, idx []int, keys []*pubKey, in, ou
 	if err != nil {
 		return err
 	}
-	xs := make([]uint32, F*m)
-	kidx := make([]uint32, m)
-	for col, i := range live {
-		kidx[col] = kpos[keys[i]]
-	}
-	if err := putColumns(xs, F, m, func(col int) *big.Int { return in[live[col]] }); err != nil {
-		return err
-	}
-	bufs := b.dev.Buffers()
-	defer bufs.Release()
-	var ins [3]*cl.Buffer
-	for j, words := range [][]uint32{xs, keyTable(dks, 0, F), kidx} {
-		if ins[j], err = bufs.Upload(cl.Uint32Bytes(words)); err != nil {
-			return err
-		}
-	}
-	dout, err := bufs.New(4 * F * m)
+	m := len(kidx)
+	dx, err := s.upload(b.dev, slotX, xs)
 	if err != nil {
 		return err
 	}
-	ev, err := kern.Launch(m, rsaWorkGroup, dout, ins[0], ins[1], ins[2], uint32(len(dks)), uint32(m))
+	dkeys, err := s.upload(b.dev, slotKeys, table)
+	if err != nil {
+		return err
+	}
+	dkidx, err := s.upload(b.dev, slotKidx, kidx)
+	if err != nil {
+		return err
+	}
+	dout, err := s.buf(b.dev, slotOut, 4*mf.W*m)
+	if err != nil {
+		return err
+	}
+	ev, err := kern.Launch(m, rsaWorkGroup, dout, dx, dkeys, dkidx, uint32(K), uint32(m))
 	if err != nil {
 		return err
 	}
@@ -536,19 +695,5 @@ func (b *deviceBackend) publicGroup(limbs int, idx []int, keys []*pubKey, in, ou
 	if err := dout.Read(0, cl.Uint32Bytes(xs)); err != nil {
 		return err
 	}
-	d, err := ev.Duration()
-	if err != nil {
-		return err
-	}
-	b.kernelNs.Add(int64(d))
-	batch.Parallel(m, 256, func(lo, hi int) {
-		row := make([]uint32, F)
-		for col := lo; col < hi; col++ {
-			for j := range F {
-				row[j] = xs[j*m+col]
-			}
-			out[live[col]] = arith.FromLimbs(row)
-		}
-	})
-	return nil
+	return b.addKernelTime([]*cl.Event{ev})
 }

@@ -60,7 +60,7 @@ func (f *fakeDevice) public(keys []*pubKey, in []*big.Int) ([]*big.Int, error) {
 	return f.answer(f.cpu.public(keys, in))
 }
 
-func loadKey(t *testing.T, name string) *stdrsa.PrivateKey {
+func loadKey(t testing.TB, name string) *stdrsa.PrivateKey {
 	data, err := os.ReadFile("testdata/" + name + ".pem")
 	require.NoError(t, err)
 	b, _ := pem.Decode(data)

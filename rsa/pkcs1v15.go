@@ -74,22 +74,32 @@ var errNotHashed = errors.New("rsa: input must be hashed message")
 // emsaPKCS1v15 returns EM = 0x00 0x01 PS 0x00 T for a k-byte modulus, where
 // T = prefix || digest and PS is at least 8 bytes of 0xff.
 func emsaPKCS1v15(hash crypto.Hash, prefix, digest []byte, k int) ([]byte, error) {
-	if hash != 0 && len(digest) != hash.Size() {
-		return nil, errNotHashed
-	}
-	tLen := len(prefix) + len(digest)
-	if k < tLen+11 {
-		return nil, ErrMessageTooLong
-	}
 	em := make([]byte, k)
-	em[1] = 0x01
+	if err := emsaPKCS1v15Into(em, hash, prefix, digest); err != nil {
+		return nil, err
+	}
+	return em, nil
+}
+
+// emsaPKCS1v15Into is emsaPKCS1v15 for k = len(em), written into em (every
+// byte of it).
+func emsaPKCS1v15Into(em []byte, hash crypto.Hash, prefix, digest []byte) error {
+	if hash != 0 && len(digest) != hash.Size() {
+		return errNotHashed
+	}
+	k, tLen := len(em), len(prefix)+len(digest)
+	if k < tLen+11 {
+		return ErrMessageTooLong
+	}
+	em[0], em[1] = 0x00, 0x01
 	sep := k - tLen - 1
 	for i := 2; i < sep; i++ {
 		em[i] = 0xff
 	}
+	em[sep] = 0x00
 	copy(em[sep+1:], prefix)
 	copy(em[sep+1+len(prefix):], digest)
-	return em, nil
+	return nil
 }
 
 // emePKCS1v15 returns EM = 0x00 0x02 PS 0x00 M for a k-byte modulus with

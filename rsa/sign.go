@@ -27,9 +27,10 @@ func (e *Engine) SignPKCS1v15(keys []*stdrsa.PrivateKey, hash crypto.Hash, diges
 	ks := preparePrivates(keys, errs)
 	in := make([]*big.Int, len(keys))
 	batch.Parallel(len(keys), 256, func(lo, hi int) {
+		em := make([]byte, (MaxKeyBits+7)/8) // one encoding buffer per core
 		for i := lo; i < hi; i++ {
 			if errs[i] == nil {
-				in[i], errs[i] = pkcs1v15SignInput(ks[i].k.pub, hash, prefix, digests[i])
+				in[i], errs[i] = pkcs1v15SignInput(ks[i].k.pub, hash, prefix, digests[i], em)
 			}
 		}
 	})
@@ -100,10 +101,11 @@ func (e *Engine) signatures(ks []*privEntry, in []*big.Int, errs []error) ([][]b
 	return out, batch.Collect(errs)
 }
 
-// pkcs1v15SignInput is the integer that signs digest under pub.
-func pkcs1v15SignInput(pub *pubKey, hash crypto.Hash, prefix, digest []byte) (*big.Int, error) {
-	em, err := emsaPKCS1v15(hash, prefix, digest, modBytes(pub))
-	if err != nil {
+// pkcs1v15SignInput is the integer that signs digest under pub; buf
+// (at least the modulus size) holds the encoding meanwhile.
+func pkcs1v15SignInput(pub *pubKey, hash crypto.Hash, prefix, digest, buf []byte) (*big.Int, error) {
+	em := buf[:modBytes(pub)]
+	if err := emsaPKCS1v15Into(em, hash, prefix, digest); err != nil {
 		return nil, err
 	}
 	return new(big.Int).SetBytes(em), nil

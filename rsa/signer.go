@@ -70,7 +70,7 @@ func (s *Signer) SignContext(ctx context.Context, random io.Reader, digest []byt
 		if err != nil {
 			return nil, err
 		}
-		if x, err = pkcs1v15SignInput(pub, hash, prefix, digest); err != nil {
+		if x, err = pkcs1v15SignInput(pub, hash, prefix, digest, make([]byte, modBytes(pub))); err != nil {
 			return nil, err
 		}
 	}

@@ -22,14 +22,20 @@ var kernelPrograms = []struct {
 }
 
 // modexpConfigs are the modexp builds kernelinfo reports on: the default
-// configuration at every modulus width, every variant and form at 1024
+// configuration at every modulus width (and one thread per number where
+// the default is the multi-thread form), every variant and form at 1024
 // bits, and the fp64 variant at each of its widths (with and without its
 // squaring at 1024 bits).
-func modexpConfigs() []arith.Mont {
+func modexpConfigs(d *cl.Device) []arith.Mont {
 	var out []arith.Mont
 	for _, n := range arith.ModLimbs() {
-		if m, err := (arith.MontConfig{}).Resolve(n); err == nil {
+		if m, err := (arith.MontConfig{}).ResolveFor(d, n); err == nil {
 			out = append(out, m)
+		}
+		if n >= 48 { // one thread per number, where the default has several
+			if m, err := (arith.MontConfig{Threads: 1}).Resolve(n); err == nil {
+				out = append(out, m)
+			}
 		}
 	}
 	for _, v := range arith.Variants {
@@ -81,7 +87,7 @@ func cmdKernelInfo(args []string) error {
 	for _, kp := range kernelPrograms {
 		builds = append(builds, build{kp.file, kp.file, kp.kernels, nil})
 	}
-	for _, m := range modexpConfigs() {
+	for _, m := range modexpConfigs(d) {
 		if m.Buildable(d) != nil { // not built on this device (no fp64; see Mont.Buildable)
 			continue
 		}
@@ -92,7 +98,7 @@ func cmdKernelInfo(args []string) error {
 		if err != nil {
 			return err
 		}
-		builds = append(builds, build{"rsa.cl", "rsa.cl " + desc, []string{"rsa_combine", "rsa_public"}, defs})
+		builds = append(builds, build{"rsa.cl", "rsa.cl " + desc, []string{"rsa_split", "rsa_combine", "rsa_public"}, defs})
 	}
 	for _, kb := range builds {
 		src, err := kernels.Source(kb.file)

@@ -1,0 +1,235 @@
+package rsa
+
+import (
+	"crypto"
+	stdrsa "crypto/rsa"
+	"crypto/sha256"
+	"fmt"
+	"math/big"
+	mrand "math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpucrypto/gpucrypto/arith"
+	"github.com/gpucrypto/gpucrypto/batch"
+	"github.com/gpucrypto/gpucrypto/cl"
+	"github.com/gpucrypto/gpucrypto/internal/cltest"
+)
+
+func testDeviceBackend(t testing.TB) *deviceBackend {
+	t.Helper()
+	be, err := newDeviceBackend(cltest.Device(t))
+	require.NoError(t, err)
+	return be.(*deviceBackend)
+}
+
+// splitInputs are inputs below n that stress rsa_split's reduction: 0, 1,
+// n−1, the primes, their neighbours and multiples, chunks (H words: the
+// split point) of all ones or zero, and random values.
+func splitInputs(k *privKey, H int, rng *mrand.Rand) []*big.Int {
+	n := k.pub.n
+	r := new(big.Int).Lsh(bigOne, uint(32*H)) // R: the chunk boundary
+	sub := func(a, b *big.Int) *big.Int { return new(big.Int).Sub(a, b) }
+	xs := []*big.Int{
+		big.NewInt(0), big.NewInt(1), sub(n, bigOne), new(big.Int).Set(k.p), new(big.Int).Set(k.q),
+		sub(k.p, bigOne), sub(k.q, bigOne), new(big.Int).Lsh(k.p, 1), new(big.Int).Mul(k.q, big.NewInt(3)),
+		sub(r, bigOne),                        // low chunk all ones, high zero
+		new(big.Int).Set(r),                   // low chunk zero, high one
+		new(big.Int).Mul(r, sub(k.p, bigOne)), // a multiple of R
+		new(big.Int).Mul(sub(r, bigOne), k.q), // both chunks large
+		sub(n, new(big.Int).Add(k.p, k.q)),    // n − p − q
+		new(big.Int).Rsh(n, 1),
+	}
+	for range 40 {
+		buf := make([]byte, (n.BitLen()+7)/8)
+		for i := range buf {
+			buf[i] = byte(rng.Uint32())
+		}
+		xs = append(xs, new(big.Int).Mod(new(big.Int).SetBytes(buf), n))
+	}
+	var out []*big.Int
+	for _, x := range xs {
+		if x.Sign() >= 0 && x.Cmp(n) < 0 {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// rsa_split against math/big: x mod p and x mod q of every element and
+// the prime of each half, with the keys of one width mixed in a batch.
+// The no-final-subtraction form (halves one word wider) is checked at one
+// size.
+func TestSplitKernel(t *testing.T) {
+	rng := mrand.New(mrand.NewPCG(1, 2))
+	cases := []struct {
+		names []string
+		form  arith.Form
+	}{
+		{[]string{"rsa1024a", "rsa1024b"}, ""}, {[]string{"rsa2048a", "rsa2048b"}, ""}, {[]string{"rsa2049"}, ""},
+		{[]string{"rsa3072"}, ""}, {[]string{"rsa4096"}, ""}, {[]string{"rsa2048a", "rsa2048b"}, arith.NoFinalSub},
+	}
+	for _, c := range cases {
+		names := c.names
+		b := testDeviceBackend(t)
+		b.cfg.Form = c.form
+		form := c.form
+		if form == "" {
+			form = "default"
+		}
+		t.Run(fmt.Sprintf("%s/%s", names[0], form), func(t *testing.T) {
+			var pks []*privKey
+			for _, name := range names {
+				e, err := preparePrivate(loadKey(t, name))
+				require.NoError(t, err)
+				pks = append(pks, e.k)
+			}
+			mh, mf, err := b.widths(pks[0].half, pks[0].pub.limbs)
+			require.NoError(t, err)
+			ck := b.privCacheKey(mh, mf)
+			var dks []*devKey
+			for _, k := range pks {
+				require.Equal(t, [2]int{pks[0].half, pks[0].pub.limbs}, [2]int{k.half, k.pub.limbs})
+				dk, err := b.privKeyFor(k, ck, mh, mf)
+				require.NoError(t, err)
+				dks = append(dks, dk)
+			}
+			var ins []*big.Int
+			var kidx []uint32
+			for j, k := range pks {
+				for _, x := range splitInputs(k, mh.W, rng) {
+					ins = append(ins, x)
+					kidx = append(kidx, uint32(j))
+				}
+			}
+			// interleave the keys
+			rng.Shuffle(len(ins), func(i, j int) {
+				ins[i], ins[j] = ins[j], ins[i]
+				kidx[i], kidx[j] = kidx[j], kidx[i]
+			})
+			m, W, F, K := len(ins), mh.W, mf.W, len(dks)
+			xs := make([]uint32, F*m)
+			require.NoError(t, putColumns(xs, F, m, func(col int) *big.Int { return ins[col] }))
+			kt := newPrivTables(dks, mh, mf)
+			base := make([]uint32, W*2*m)
+			midx := make([]uint32, 2*m)
+			require.NoError(t, b.deviceSection(func(s *scratch) error {
+				prog, err := b.program(mh, mf, true)
+				if err != nil {
+					return err
+				}
+				kern, err := prog.Kernel("rsa_split")
+				if err != nil {
+					return err
+				}
+				var d [6]*cl.Buffer
+				for j, w := range [][]uint32{xs, kidx, kt.mods, kt.ones, kt.r2s, kt.n0s} {
+					if d[j], err = s.upload(b.dev, []int{slotX, slotKidx, slotMods, slotOnes, slotR2s, slotN0s}[j], w); err != nil {
+						return err
+					}
+				}
+				dbase, err := s.buf(b.dev, slotBase, 4*len(base))
+				if err != nil {
+					return err
+				}
+				dmidx, err := s.buf(b.dev, slotMidx, 4*len(midx))
+				if err != nil {
+					return err
+				}
+				ev, err := kern.Launch(2*m, rsaWorkGroup, dbase, dmidx, d[0], d[2], d[3], d[4], d[5], d[1], uint32(K), uint32(m))
+				if err != nil {
+					return err
+				}
+				defer ev.Release()
+				if err := dbase.Read(0, cl.Uint32Bytes(base)); err != nil {
+					return err
+				}
+				return dmidx.Read(0, cl.Uint32Bytes(midx))
+			}))
+			got := getColumns(base, W, 2*m, func(int) bool { return true })
+			for col, x := range ins {
+				k := pks[kidx[col]]
+				require.Equal(t, new(big.Int).Mod(x, k.p).String(), got[col].String(), "x mod p, element %d (x = %x)", col, x)
+				require.Equal(t, new(big.Int).Mod(x, k.q).String(), got[m+col].String(), "x mod q, element %d (x = %x)", col, x)
+				require.Equal(t, kidx[col], midx[col])
+				require.Equal(t, uint32(K)+kidx[col], midx[m+col])
+			}
+		})
+	}
+}
+
+// A group larger than one device batch runs in chunks: every result is
+// right, and a fault injected in a later chunk fails that element alone.
+func TestPrivateChunks(t *testing.T) {
+	b := testDeviceBackend(t)
+	e := &Engine{be: b, cpu: &cpuBackend{}}
+	e.OnFallback(func(err error) { t.Errorf("unexpected fallback: %v", err) })
+	k := loadKey(t, "rsa1024a")
+	mh, _, err := b.widths(16, 32)
+	require.NoError(t, err)
+	b.tableLimit = uint64(3 * 2 * 4 * mh.W << mh.Window) // three elements per chunk
+	const n, bad = 8, 4
+	digests := make([][]byte, n)
+	keys := make([]*stdrsa.PrivateKey, n)
+	for i := range digests {
+		d := sha256.Sum256([]byte{byte(i), 3})
+		digests[i], keys[i] = d[:], k
+	}
+	b.fault.Store(bad)
+	sigs, err := e.SignPKCS1v15(keys, crypto.SHA256, digests)
+	var be *batch.Error
+	require.ErrorAs(t, err, &be)
+	for i := range n {
+		if i == bad {
+			require.ErrorIs(t, be.Errs[i], ErrFault)
+			require.Nil(t, sigs[i])
+			continue
+		}
+		require.NoError(t, be.Errs[i])
+		want, err := stdrsa.SignPKCS1v15(nil, k, crypto.SHA256, digests[i])
+		require.NoError(t, err)
+		require.Equal(t, want, sigs[i])
+	}
+}
+
+// After a batch, the device memory the backend keeps holds nothing: every
+// buffer (inputs, key tables, bases, the table of powers, halves,
+// results) reads back as zeros.
+func TestScratchZeroed(t *testing.T) {
+	b := testDeviceBackend(t)
+	e := &Engine{be: b, cpu: &cpuBackend{}}
+	e.OnFallback(func(err error) { t.Errorf("unexpected fallback: %v", err) })
+	k := loadKey(t, "rsa1024a")
+	digests := make([][]byte, 5)
+	for i := range digests {
+		d := sha256.Sum256([]byte{byte(i)})
+		digests[i] = d[:]
+	}
+	sigs, err := e.SignPKCS1v15(repeat(k, 5), crypto.SHA256, digests)
+	require.NoError(t, err)
+	require.NoError(t, e.VerifyPKCS1v15(repeat(&k.PublicKey, 5), crypto.SHA256, digests, sigs))
+	b.devMu.Lock()
+	defer b.devMu.Unlock()
+	kept := 0
+	for slot, buf := range b.scratch.bufs {
+		if buf == nil {
+			continue
+		}
+		kept++
+		data := make([]byte, buf.Size())
+		require.NoError(t, buf.Read(0, data))
+		for i, c := range data {
+			require.Zero(t, c, "slot %d, byte %d of %d", slot, i, len(data))
+		}
+	}
+	require.Equal(t, int(numSlots), kept)
+}
+
+func repeat[T any](v T, n int) []T {
+	out := make([]T, n)
+	for i := range out {
+		out[i] = v
+	}
+	return out
+}
