@@ -276,7 +276,7 @@ func checkPublic(t *testing.T, c ecdh.Curve, k int, privs [][]byte) {
 func TestBatchInversionDifferential(t *testing.T) {
 	const k = testK
 	for _, c := range ecdh.Curves {
-		edge := edgeU(c)
+		edge := ecdh.EdgeU(c)
 		for _, n := range []int{1, 2, k - 1, k, k + 1, 3*k + 5, 1000, 4096} {
 			t.Run(fmt.Sprintf("%s/%d", c, n), func(t *testing.T) {
 				privs := keysFor(t, c, n) // edge scalars first (X448: 4q, whose public key is 0)

@@ -103,3 +103,6 @@ func PutKey(c Curve, k []byte, scalar bool, dst []uint32, i, n int) {
 }
 
 func Decode(c Curve, k []byte, dst []uint32, scalar bool) { decode(c, k, dst, scalar) }
+
+// EdgeU are the edge u-coordinates of the tests (edge_internal_test.go).
+func EdgeU(c Curve) [][]byte { return edgeU(c) }

@@ -583,9 +583,6 @@ func binvList(s string) ([]int, error) {
 	return out, nil
 }
 
-// cpuOps is how many operations a CPU goroutine does between clock reads.
-const cpuOps = 64
-
 // cpuECDH measures the same operation on the CPU: one goroutine per core,
 // each repeating it over up to 256 keys, and only the operation itself is
 // timed. For X25519 shared secrets that is PrivateKey.ECDH on keys that
@@ -605,27 +602,7 @@ func cpuECDH(c ecdh.Curve, keygen bool, privs [][]byte, dur time.Duration) float
 	if err != nil {
 		return 0
 	}
-	var count atomic.Int64
-	var wg sync.WaitGroup
-	start := time.Now()
-	deadline := start.Add(dur)
-	for w := range runtime.NumCPU() {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			done := int64(0)
-			for i := w; time.Now().Before(deadline); {
-				for range cpuOps {
-					op(i % len(privs))
-					i++
-				}
-				done += cpuOps
-			}
-			count.Add(done)
-		}()
-	}
-	wg.Wait()
-	return float64(count.Load()) / time.Since(start).Seconds()
+	return allCores(dur, func(i int) { op(i % len(privs)) })
 }
 
 // cpuOp returns the CPU operation on key i that cpuECDH times (a shared
