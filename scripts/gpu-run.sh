@@ -7,7 +7,7 @@
 # Phases, in order: info (devices; kernelinfo: registers/spills of every
 # kernel, PTX and portable), ptx (every test binary on the GPU with the
 # inline-PTX path), portable (the same with GPUCRYPTO_NO_PTX=1), selftest,
-# bench (JSON and table). A whole run takes more than one device call
+# bench (JSON and table), and, when named, sweep (RSA against batch size). A whole run takes more than one device call
 # allows (10 minutes: most of it is NVIDIA's compiler building every kernel
 # configuration), so it can be split, e.g. `./run.sh quick info ptx` then
 # `./run.sh quick portable selftest bench`; the kernel cache
@@ -37,7 +37,7 @@ export GPUCRYPTO_CACHE_DIR=${GPUCRYPTO_CACHE_DIR:-/tmp/gpucrypto-cache}
 [ "$MODE" = full ] && export GPUCRYPTO_FULL=1
 
 # Files that come back: info.txt, tests-ptx.log, tests-portable.log,
-# bench.txt, bench.json.
+# bench.txt, bench.json (sweep.txt, sweep.json).
 INFO="$OUT/info.txt"
 ./gpucrypto devices | tee -a "$INFO"
 if want info; then
@@ -77,6 +77,11 @@ QUICK_OPS=modexp,rsa2048,rsa4096,x25519,x25519-keygen,x448,x448-keygen
 if want bench; then
 	if [ "$MODE" = full ]; then BENCH_ARGS=${BENCH_ARGS:-}; else BENCH_ARGS=${BENCH_ARGS:---ops $QUICK_OPS}; fi
 	./gpucrypto bench --json-out "$OUT/bench.json" $BENCH_ARGS 2>> "$INFO" | tee "$OUT/bench.txt" || fail=1
+fi
+# sweep: RSA private operations per second and latency against batch size
+if want sweep; then
+	./gpucrypto bench --ops rsa2048,rsa3072,rsa4096 --batch ${SWEEP_BATCHES:-1024,8192,65536,262144} \
+		--json-out "$OUT/sweep.json" 2>> "$INFO" | tee "$OUT/sweep.txt" || fail=1
 fi
 
 echo
