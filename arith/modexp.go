@@ -91,12 +91,7 @@ func (e *Engine) RunModExp(job *ModExpJob) (*ModExpResult, error) {
 		bufs.Secret(dexpAll)
 	}
 	res := &ModExpResult{Out: make([]uint32, W*job.Count)}
-	chunk := job.Count
-	perElem := 4 * W << m.Window
-	limit := min(uint64(MaxTableBytes), e.dev.MaxAlloc/2)
-	if uint64(chunk*perElem) > limit {
-		chunk = int(limit / uint64(perElem))
-	}
+	chunk := m.ChunkElems(job.Count, 1, TableLimit(e.dev))
 	for lo := 0; lo < job.Count; lo += chunk {
 		n := min(chunk, job.Count-lo)
 		d, err := e.modexpChunk(kern, job, lo, n, modBufs, dexpAll, res.Out)

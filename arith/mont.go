@@ -79,6 +79,18 @@ const modexpWorkGroup = 64
 // chunks.
 const MaxTableBytes = 1 << 30
 
+// TableLimit is the most table of powers one modexp launch on dev uses:
+// MaxTableBytes, or half the device's largest allocation.
+func TableLimit(dev *cl.Device) uint64 { return min(uint64(MaxTableBytes), dev.MaxAlloc/2) }
+
+// ChunkElems is how many of count elements one modexp launch takes when
+// each needs tables tables of powers (WINDOW_SIZE·W words each) and the
+// launch may use limit bytes of them: all, or as many as fit, at least one.
+func (m Mont) ChunkElems(count, tables int, limit uint64) int {
+	per := uint64(tables * 4 * m.W << m.Window)
+	return max(1, min(count, int(limit/per)))
+}
+
 // ModExpLaunch is how the modexp kernel of m (KernelFile) runs count
 // elements: its global and work-group sizes, and the arguments that follow
 // the common ones (the lanes' scratch of the multi-thread form).
@@ -195,12 +207,11 @@ func (c MontConfig) Resolve(n int) (Mont, error) {
 }
 
 // ResolveFor is Resolve for a modulus that will run on dev: on CPU
-// devices a configuration that is all by size runs one work-item per
-// number (the multi-thread form exists to spread a number's registers over
-// GPU lanes; on a CPU its exchanges are barriers, and PoCL builds it
-// slowly).
+// devices Threads by size (0) means one work-item per number (the
+// multi-thread form exists to spread a number's registers over GPU lanes;
+// on a CPU its exchanges are barriers, and PoCL builds it slowly).
 func (c MontConfig) ResolveFor(dev *cl.Device, n int) (Mont, error) {
-	if dev != nil && dev.Class == cl.VendorCPU && c == (MontConfig{}) {
+	if dev != nil && dev.Class == cl.VendorCPU && c.Threads == 0 {
 		c.Threads = 1
 	}
 	return c.Resolve(n)

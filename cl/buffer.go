@@ -154,47 +154,17 @@ func (b *Buffer) async(op string, off int, host []byte, write bool) (*Event, err
 }
 
 // Fill sets n bytes starting at off to repetitions of pattern (1, 2, 4, 8,
-// 16, 32, 64 or 128 bytes long; off and n multiples of its length).
+// 16, 32, 64 or 128 bytes long; off and n multiples of its length) and
+// waits until done.
 func (b *Buffer) Fill(pattern []byte, off, n int) error {
-	p := len(pattern)
-	switch p {
-	case 1, 2, 4, 8, 16, 32, 64, 128:
-	default:
-		return fmt.Errorf("cl: Fill: pattern of %d bytes; want 1, 2, 4, ... or 128", p)
+	if err := checkFill("Fill", pattern, off, n); err != nil || n == 0 {
+		return err
 	}
-	if off%p != 0 || n%p != 0 {
-		return fmt.Errorf("cl: Fill: offset %d and length %d must be multiples of the pattern length %d", off, n, p)
-	}
-	if n == 0 {
-		return nil
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	mem, err := b.handle("Fill", off, n)
+	ev, err := b.fill("Fill", pattern, off, n)
 	if err != nil {
 		return err
 	}
-	a := b.dev.api
-	if a.EnqueueFillBuffer == nil {
-		// OpenCL 1.1 library: write the pattern from the host.
-		buf := make([]byte, n)
-		for i := 0; i < n; i += p {
-			copy(buf[i:], pattern)
-		}
-		st := a.EnqueueWriteBuffer(b.dev.queue, mem, 1, uintptr(off), uintptr(n), unsafe.Pointer(&buf[0]), 0, nil, nil)
-		return check("clEnqueueWriteBuffer", st)
-	}
-	var ev uintptr
-	st := a.EnqueueFillBuffer(b.dev.queue, mem, unsafe.Pointer(&pattern[0]), uintptr(p), uintptr(off), uintptr(n), 0, nil, &ev)
-	if err := check("clEnqueueFillBuffer", st); err != nil {
-		return err
-	}
-	// The pattern is copied at enqueue time by the spec, but wait anyway so
-	// the call is synchronous like Write.
-	st = a.WaitForEvents(1, &ev)
-	runtime.KeepAlive(pattern)
-	a.ReleaseEvent(ev)
-	return check("clWaitForEvents", st)
+	return ev.Release() // waits
 }
 
 // Zero overwrites the whole buffer with zero bytes (used on buffers that
@@ -212,26 +182,43 @@ func (b *Buffer) Zero() error {
 // enqueued later on the device's in-order queue see the filled bytes, so
 // a buffer can be reused, or released, right after FillAsync.
 func (b *Buffer) FillAsync(pattern []byte, off, n int) (*Event, error) {
+	if err := checkFill("FillAsync", pattern, off, n); err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("cl: FillAsync: offset %d and length %d must be multiples of the pattern length %d, length > 0", off, n, len(pattern))
+	}
+	return b.fill("FillAsync", pattern, off, n)
+}
+
+// checkFill checks the pattern length and that off and n are multiples of it.
+func checkFill(op string, pattern []byte, off, n int) error {
 	p := len(pattern)
 	switch p {
 	case 1, 2, 4, 8, 16, 32, 64, 128:
 	default:
-		return nil, fmt.Errorf("cl: FillAsync: pattern of %d bytes; want 1, 2, 4, ... or 128", p)
+		return fmt.Errorf("cl: %s: pattern of %d bytes; want 1, 2, 4, ... or 128", op, p)
 	}
-	if off%p != 0 || n%p != 0 || n == 0 {
-		return nil, fmt.Errorf("cl: FillAsync: offset %d and length %d must be multiples of the pattern length %d, length > 0", off, n, p)
+	if off%p != 0 || n%p != 0 {
+		return fmt.Errorf("cl: %s: offset %d and length %d must be multiples of the pattern length %d", op, off, n, p)
 	}
+	return nil
+}
+
+// fill enqueues the fill of a checked, non-empty range.
+func (b *Buffer) fill(op string, pattern []byte, off, n int) (*Event, error) {
+	p := len(pattern)
 	if b.dev.api.EnqueueFillBuffer == nil {
 		// OpenCL 1.1 library: write the pattern from the host.
 		buf := make([]byte, n)
 		for i := 0; i < n; i += p {
 			copy(buf[i:], pattern)
 		}
-		return b.async("FillAsync", off, buf, true)
+		return b.async(op, off, buf, true)
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	mem, err := b.handle("FillAsync", off, n)
+	mem, err := b.handle(op, off, n)
 	if err != nil {
 		return nil, err
 	}

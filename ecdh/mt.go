@@ -114,59 +114,21 @@ func (m *mtLadder) sharedSecrets(privs, peers [][]byte, binv int) ([][]byte, tim
 	if err := checkBatch(c, privs, peers, true); err != nil {
 		return nil, 0, err
 	}
-	n := len(privs)
-	out := make([][]byte, n)
-	errs := make([]error, n)
-	var idx []int
-	for i := range privs {
-		if err := checkLen(c, "private", privs[i]); err != nil {
-			errs[i] = err
-		} else if err := checkLen(c, "public", peers[i]); err != nil {
-			errs[i] = err
-		} else {
-			idx = append(idx, i)
-		}
-	}
-	if len(idx) == 0 {
-		return out, 0, batch.Collect(errs)
-	}
-	L, cnt := c.limbs(), len(idx)
-	scal, us := make([]uint32, L*cnt), make([]uint32, L*cnt)
+	// the Engine's host passes (host.go): a failed element runs as the
+	// all-zero key and its result is discarded
+	n, w := len(privs), c.limbs()*len(privs)
+	scal, us := make([]uint32, w), make([]uint32, w)
 	defer clear(scal)
-	batch.Parallel(cnt, 2048, func(lo, hi int) {
-		tmp := make([]uint32, L)
-		defer clear(tmp)
-		for col := lo; col < hi; col++ {
-			decode(c, privs[idx[col]], tmp, true)
-			for j := range L {
-				scal[j*cnt+col] = tmp[j]
-			}
-			decode(c, peers[idx[col]], tmp, false)
-			for j := range L {
-				us[j*cnt+col] = tmp[j]
-			}
-		}
-	})
-	res, dur, err := m.run(scal, us, cnt, binv)
+	errs := prepare(c, privs, peers, scal, us)
+	if errs.bad == n {
+		return make([][]byte, n), 0, batch.Collect(errs.errs)
+	}
+	res, dur, err := m.run(scal, us, n, binv)
 	if err != nil {
 		return nil, 0, err
 	}
-	size := c.Size()
-	all := make([]byte, cnt*size)
-	tmp := make([]uint32, L)
-	for col, i := range idx {
-		v := all[col*size : (col+1)*size : (col+1)*size]
-		for j := range L {
-			tmp[j] = res[j*cnt+col]
-		}
-		limbsLE(tmp, v)
-		if isZero(v) {
-			errs[i] = ErrLowOrder
-			continue
-		}
-		out[i] = v
-	}
-	return out, dur, batch.Collect(errs)
+	out := finish(c, res, n, true, errs)
+	return out, dur, batch.Collect(errs.errs)
 }
 
 // run launches the kernel over n limb-major clamped scalars and masked

@@ -272,6 +272,33 @@ func keyIndex[K any](idx []int, keys []*K, errs []error, prepare func(*K) (*devK
 	return live, kidx, dks
 }
 
+// groupByClass returns the indices of the elements without an error,
+// grouped by class(keys[i]) in order of first appearance; a run of one key
+// costs one map lookup.
+func groupByClass[K comparable, C comparable](keys []K, errs []error, class func(K) C) [][]int {
+	var groups [][]int
+	gpos := map[C]int{}
+	var last K
+	g := -1
+	for i, k := range keys {
+		if errs[i] != nil {
+			continue
+		}
+		if g < 0 || k != last {
+			c := class(k)
+			var ok bool
+			if g, ok = gpos[c]; !ok {
+				g = len(groups)
+				gpos[c] = g
+				groups = append(groups, nil)
+			}
+			last = k
+		}
+		groups[g] = append(groups[g], i)
+	}
+	return groups
+}
+
 func (b *deviceBackend) private(keys []*privKey, in []*big.Int) ([]*big.Int, error) {
 	if len(keys) != len(in) {
 		return nil, fmt.Errorf("rsa: %d keys for %d inputs", len(keys), len(in))
@@ -287,26 +314,7 @@ func (b *deviceBackend) private(keys []*privKey, in []*big.Int) ([]*big.Int, err
 			errs[i] = checkInput(keys[i].pub, in[i])
 		}
 	})
-	var groups [][]int
-	gpos := map[[2]int]int{}
-	var last *privKey
-	g := -1
-	for i, k := range keys {
-		if errs[i] != nil {
-			continue
-		}
-		if k != last {
-			c := [2]int{k.half, k.pub.limbs}
-			var ok bool
-			if g, ok = gpos[c]; !ok {
-				g = len(groups)
-				gpos[c] = g
-				groups = append(groups, nil)
-			}
-			last = k
-		}
-		groups[g] = append(groups[g], i)
-	}
+	groups := groupByClass(keys, errs, func(k *privKey) [2]int { return [2]int{k.half, k.pub.limbs} })
 	for _, idx := range groups {
 		k := keys[idx[0]]
 		if err := b.privateGroup(k.half, k.pub.limbs, idx, keys, in, out, errs); err != nil {
@@ -329,15 +337,11 @@ func (b *deviceBackend) privateGroup(half, limbs int, idx []int, keys []*privKey
 		return nil
 	}
 	fault := b.fault.Swap(-1)
-	chunk := len(live)
-	perElem := 2 * 4 * mh.W << mh.Window // the table of both halves
-	limit := min(uint64(arith.MaxTableBytes), b.dev.MaxAlloc/2)
+	limit := arith.TableLimit(b.dev)
 	if b.tableLimit > 0 {
 		limit = b.tableLimit
 	}
-	if uint64(chunk*perElem) > limit {
-		chunk = max(1, int(limit/uint64(perElem)))
-	}
+	chunk := mh.ChunkElems(len(live), 2, limit) // the tables of both halves
 	kt := newPrivTables(dks, mh, mf)
 	defer kt.clear()
 	for lo := 0; lo < len(live); lo += chunk {
@@ -575,25 +579,7 @@ func (b *deviceBackend) public(keys []*pubKey, in []*big.Int) ([]*big.Int, error
 			errs[i] = checkInput(keys[i], in[i])
 		}
 	})
-	var groups [][]int
-	gpos := map[int]int{}
-	var last *pubKey
-	g := -1
-	for i, k := range keys {
-		if errs[i] != nil {
-			continue
-		}
-		if k != last {
-			var ok bool
-			if g, ok = gpos[k.limbs]; !ok {
-				g = len(groups)
-				gpos[k.limbs] = g
-				groups = append(groups, nil)
-			}
-			last = k
-		}
-		groups[g] = append(groups[g], i)
-	}
+	groups := groupByClass(keys, errs, func(k *pubKey) int { return k.limbs })
 	for _, idx := range groups {
 		if err := b.publicGroup(keys[idx[0]].limbs, idx, keys, in, out, errs); err != nil {
 			return nil, err
