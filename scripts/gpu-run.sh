@@ -13,7 +13,8 @@
 # `./run.sh quick portable selftest bench`; the kernel cache
 # (GPUCRYPTO_CACHE_DIR, default /tmp/gpucrypto-cache) carries builds from
 # one call to the next while the machine stays warm. Logs go to $OUT (or
-# ./out). SUITE_TIMEOUT bounds each test binary (default 9m).
+# ./out). SUITE_TIMEOUT bounds each test binary (default 9m); TESTS="rsa arith"
+# runs only those test binaries.
 set -uo pipefail
 cd "$(dirname "$0")"
 MODE=${1:-quick}
@@ -50,6 +51,8 @@ for path in "ptx" "portable"; do
 	want $path || continue
 	for t in ./*.test; do
 		name=$(basename "$t" .test)
+		# TESTS="rsa arith" runs only those binaries (default: every one)
+		[ -n "${TESTS:-}" ] && [[ " $TESTS " != *" $name "* ]] && continue
 		log="$OUT/test-$name-$path.part"
 		start=$(date +%s)
 		if [ "$path" = portable ]; then
@@ -80,7 +83,7 @@ if want bench; then
 fi
 # sweep: RSA private operations per second and latency against batch size
 if want sweep; then
-	./gpucrypto bench --ops rsa2048,rsa3072,rsa4096 --batch ${SWEEP_BATCHES:-1024,8192,65536,262144} \
+	./gpucrypto bench --ops rsa2048,rsa3072,rsa4096 --batch ${SWEEP_BATCHES:-1,64,1024,8192,65536,262144} \
 		--json-out "$OUT/sweep.json" 2>> "$INFO" | tee "$OUT/sweep.txt" || fail=1
 fi
 
