@@ -231,7 +231,7 @@ func (e *Engine) ModExpConfig(cfg MontConfig, bases, exps, mods []*big.Int) ([]*
 		groups[n] = append(groups[n], i)
 	}
 	for n, idx := range groups {
-		m, err := cfg.ResolveFor(e.dev, n)
+		m, err := cfg.ResolveFor(e.dev, n, len(idx))
 		if err != nil {
 			return nil, err
 		}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -179,5 +180,63 @@ func BenchmarkModExpCPU(b *testing.B) {
 			wg.Wait()
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
 		})
+	}
+}
+
+// BenchmarkModExpThreads times the kernel against threads per number and
+// batch size at every width (1024, 1536 and 2048 bits are RSA's CRT halves):
+// small batches leave a GPU mostly idle, where more threads per number
+// shorten each exponentiation. Metrics: kernel-ops/s and kernel-ms (the
+// device time of one batch, the latency it adds). GPU devices only (PoCL
+// builds each multi-thread kernel for minutes). GPUCRYPTO_BENCH_COUNTS
+// replaces the batch sizes (default 2,128,2048,16384: the halves of RSA
+// batches of 1, 64, 1024 and 8192).
+func BenchmarkModExpThreads(b *testing.B) {
+	d := cltest.Device(b)
+	if d.Type&2 != 0 {
+		b.Skip("GPU devices only")
+	}
+	eng, err := arith.NewEngine(d)
+	if err != nil {
+		b.Fatal(err)
+	}
+	counts := []int{2, 128, 2048, 16384}
+	if s := os.Getenv("GPUCRYPTO_BENCH_COUNTS"); s != "" {
+		counts = counts[:0]
+		for _, f := range strings.Split(s, ",") {
+			n, err := strconv.Atoi(f)
+			if err != nil || n <= 0 {
+				b.Fatalf("GPUCRYPTO_BENCH_COUNTS=%q", s)
+			}
+			counts = append(counts, n)
+		}
+	}
+	for _, limbs := range arith.ModLimbs() {
+		bits := 32 * limbs
+		for _, t := range []int{1, 4, 8, 16, 32} {
+			m, err := arith.MontConfig{Threads: t}.Resolve(bits / 32)
+			if err != nil || m.Lanes != t || m.Buildable(d) != nil {
+				continue
+			}
+			for _, n := range counts {
+				b.Run(fmt.Sprintf("bits=%d/t=%d/batch=%d", bits, t, n), func(b *testing.B) {
+					job := modexpJob(b, m, bits, n)
+					if _, err := eng.RunModExp(job); err != nil { // build and warm up
+						b.Fatal(err)
+					}
+					var kernel time.Duration
+					b.ResetTimer()
+					for range b.N {
+						res, err := eng.RunModExp(job)
+						if err != nil {
+							b.Fatal(err)
+						}
+						kernel += res.Kernel
+					}
+					b.ReportMetric(float64(n*b.N)/kernel.Seconds(), "kernel-ops/s")
+					b.ReportMetric(kernel.Seconds()*1000/float64(b.N), "kernel-ms")
+				})
+			}
+		}
 	}
 }

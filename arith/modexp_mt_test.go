@@ -23,7 +23,8 @@ func TestModExpMultiThread(t *testing.T) {
 	short := cltest.Short(d)
 	cases := []struct{ bits, threads int }{
 		{512, 2}, {512, 4}, {512, 8}, {512, 16}, {512, 32},
-		{1024, 4}, {1024, 8}, {1024, 16}, {1536, 8}, {2048, 8}, {2048, 16}, {3072, 16}, {4096, 16}, {4096, 32},
+		{1024, 4}, {1024, 8}, {1024, 16}, {1536, 8}, {1536, 16}, {2048, 8}, {2048, 16}, {2048, 32},
+		{3072, 16}, {3072, 32}, {4096, 16}, {4096, 32},
 	}
 	if short { // PoCL builds each of these in minutes: one, over several
 		// work-groups (the H100 runs them all, on both paths)
@@ -49,6 +50,39 @@ func TestModExpMultiThread(t *testing.T) {
 	})
 }
 
+// The threads per number of a batch by its size, at the points measured on
+// the H100 (132 compute units; docs/BENCHMARKS.md, BenchmarkModExpThreads).
+func TestBatchThreads(t *testing.T) {
+	for _, c := range []struct{ n, count, want int }{
+		{32, 2, 16}, {32, 128, 16}, {32, 2048, 16}, {32, 4096, 8}, {32, 8192, 4}, {32, 16384, 1},
+		{48, 2, 16}, {48, 2048, 16}, {48, 16384, 8}, {48, 1 << 20, 8},
+		{64, 2, 32}, {64, 128, 32}, {64, 2048, 16}, {64, 16384, 8},
+		{96, 1000, 32}, {96, 2048, 16}, {128, 1 << 20, 16},
+		{16, 2, 8}, {16, 8192, 4}, {16, 1 << 20, 1},
+	} {
+		require.Equal(t, c.want, arith.BatchThreads(c.n, c.count, 132), "%d limbs, %d numbers", c.n, c.count)
+	}
+	gpu := &cl.Device{Info: cl.Info{Class: cl.VendorNVIDIA, ComputeUnits: 132}}
+	for _, c := range []struct {
+		cfg          arith.MontConfig
+		dev          *cl.Device
+		count, lanes int
+	}{
+		{arith.MontConfig{}, gpu, 2, 16},
+		{arith.MontConfig{}, gpu, 0, 1},       // unknown count: the large-batch default
+		{arith.MontConfig{}, gpu, 1 << 20, 1}, // 1024 bits: one thread when the batch fills the GPU
+		{arith.MontConfig{Threads: 1}, gpu, 2, 1},
+		{arith.MontConfig{Variant: arith.CIOS}, gpu, 2, 1},
+		{arith.MontConfig{Window: 3}, gpu, 2, 16}, // the window is not the kernel's choice
+		{arith.MontConfig{}, &cl.Device{Info: cl.Info{Class: cl.VendorCPU, ComputeUnits: 2}}, 2, 1},
+		{arith.MontConfig{}, nil, 2, 1},
+	} {
+		m, err := c.cfg.ResolveFor(c.dev, 32, c.count)
+		require.NoError(t, err)
+		require.Equal(t, c.lanes, m.Lanes, "%+v, %d numbers", c.cfg, c.count)
+	}
+}
+
 func TestMultiThreadResolve(t *testing.T) {
 	m, err := arith.MontConfig{Threads: 8}.Resolve(64)
 	require.NoError(t, err)
@@ -65,7 +99,7 @@ func TestMultiThreadResolve(t *testing.T) {
 	m, err = arith.MontConfig{Threads: 1}.Resolve(64)
 	require.NoError(t, err)
 	require.Equal(t, 1, m.Lanes)
-	m, err = arith.MontConfig{}.ResolveFor(&cl.Device{Info: cl.Info{Class: cl.VendorCPU}}, 64) // CPU devices: one
+	m, err = arith.MontConfig{}.ResolveFor(&cl.Device{Info: cl.Info{Class: cl.VendorCPU}}, 64, 1) // CPU devices: one
 	require.NoError(t, err)
 	require.Equal(t, 1, m.Lanes)
 	m, err = arith.MontConfig{Threads: 32}.Resolve(48) // capped at what divides 48 words

@@ -206,15 +206,54 @@ func (c MontConfig) Resolve(n int) (Mont, error) {
 	return c.finish(m)
 }
 
-// ResolveFor is Resolve for a modulus that will run on dev: on CPU
-// devices Threads by size (0) means one work-item per number (the
+// ResolveFor is Resolve for count numbers of an n-limb modulus that will
+// run on dev (count <= 0: a large batch, or unknown).
+//
+// On CPU devices Threads by size (0) means one work-item per number (the
 // multi-thread form exists to spread a number's registers over GPU lanes;
 // on a CPU its exchanges are barriers, and PoCL builds it slowly).
-func (c MontConfig) ResolveFor(dev *cl.Device, n int) (Mont, error) {
+//
+// On GPUs, when the whole configuration is by size, a batch too small to
+// fill the device gets more threads per number than DefaultMont's: each
+// exponentiation is then shorter (BatchThreads).
+func (c MontConfig) ResolveFor(dev *cl.Device, n, count int) (Mont, error) {
 	if dev != nil && dev.Class == cl.VendorCPU && c.Threads == 0 {
 		c.Threads = 1
 	}
+	if dev != nil && dev.Class != cl.VendorCPU && c.bySize() && count > 0 {
+		if t := BatchThreads(n, count, int(dev.ComputeUnits)); t > max(DefaultMont(n).Threads, 1) {
+			c.Threads = t
+		}
+	}
 	return c.Resolve(n)
+}
+
+// bySize says whether every setting of c that picks the kernel is by size.
+func (c MontConfig) bySize() bool {
+	return c.Threads == 0 && c.Variant == "" && c.Form == "" && c.Sqr == 0
+}
+
+// FillThreadsPerCU is how many work-items per compute unit a batch must
+// bring before more threads per number stop paying: below it the device
+// idles, and each exponentiation's chain of dependent products is its
+// latency. Measured on the H100 (BenchmarkModExpThreads,
+// docs/BENCHMARKS.md): 16 threads for 2,048 numbers of 1,024 bits (32,768
+// work-items on 132 compute units) tie with 8, 32 threads lose.
+const FillThreadsPerCU = 256
+
+// BatchThreads is the number of threads per number that count numbers of n
+// limbs get on a GPU of cus compute units: the most of 4, 8, 16 and 32
+// (at least two words per thread, and a divisor of n) that keeps count·t
+// within FillThreadsPerCU·cus, and never fewer than DefaultMont's (1 where
+// it has one thread).
+func BatchThreads(n, count, cus int) int {
+	t := max(DefaultMont(n).Threads, 1)
+	for _, u := range []int{4, 8, 16, 32} {
+		if u > t && 2*u <= n && n%u == 0 && count*u <= FillThreadsPerCU*cus {
+			t = u
+		}
+	}
+	return t
 }
 
 // resolveMT resolves the multi-thread form for an n-limb modulus.

@@ -85,11 +85,12 @@ func (e *Engine) DeviceTime() time.Duration {
 }
 
 // widths resolves the Montgomery forms of a CRT half of half limbs (the
-// configured variant) and of the modulus of limbs limbs (CIOS, rows kept as
-// a loop: only the public exponent runs at that width).
-func (b *deviceBackend) widths(half, limbs int) (mh, mf arith.Mont, err error) {
+// configured variant; by size, a batch of count halves too small to fill a
+// GPU gets more threads per number) and of the modulus of limbs limbs
+// (CIOS, rows kept as a loop: only the public exponent runs at that width).
+func (b *deviceBackend) widths(half, limbs, count int) (mh, mf arith.Mont, err error) {
 	if half > 0 {
-		if mh, err = b.cfg.ResolveFor(b.dev, half); err != nil {
+		if mh, err = b.cfg.ResolveFor(b.dev, half, count); err != nil {
 			return
 		}
 	}
@@ -175,7 +176,7 @@ func KernelBuild(keyBits int) (defines map[string]string, desc string, err error
 	if !ok || !ok2 {
 		return nil, "", fmt.Errorf("rsa: no kernels for %d-bit keys", keyBits)
 	}
-	mh, mf, err := (&deviceBackend{}).widths(half, full)
+	mh, mf, err := (&deviceBackend{}).widths(half, full, 0)
 	if err != nil {
 		return nil, "", err
 	}
@@ -327,7 +328,7 @@ func (b *deviceBackend) private(keys []*privKey, in []*big.Int) ([]*big.Int, err
 // privateGroup computes the elements idx, whose keys share the half and
 // full widths, in device batches of at most arith.MaxTableBytes of table.
 func (b *deviceBackend) privateGroup(half, limbs int, idx []int, keys []*privKey, in, out []*big.Int, errs []error) error {
-	mh, mf, err := b.widths(half, limbs)
+	mh, mf, err := b.widths(half, limbs, 2*len(idx)) // two halves per element
 	if err != nil {
 		return err
 	}
@@ -589,7 +590,7 @@ func (b *deviceBackend) public(keys []*pubKey, in []*big.Int) ([]*big.Int, error
 }
 
 func (b *deviceBackend) publicGroup(limbs int, idx []int, keys []*pubKey, in, out []*big.Int, errs []error) error {
-	_, mf, err := b.widths(0, limbs)
+	_, mf, err := b.widths(0, limbs, 0)
 	if err != nil {
 		return err
 	}

@@ -85,7 +85,7 @@ func TestSplitKernel(t *testing.T) {
 				require.NoError(t, err)
 				pks = append(pks, e.k)
 			}
-			mh, mf, err := b.widths(pks[0].half, pks[0].pub.limbs)
+			mh, mf, err := b.widths(pks[0].half, pks[0].pub.limbs, 0)
 			require.NoError(t, err)
 			ck := b.privCacheKey(mh, mf)
 			var dks []*devKey
@@ -166,7 +166,7 @@ func TestPrivateChunks(t *testing.T) {
 	e := &Engine{be: b, cpu: &cpuBackend{}}
 	e.OnFallback(func(err error) { t.Errorf("unexpected fallback: %v", err) })
 	k := loadKey(t, "rsa1024a")
-	mh, _, err := b.widths(16, 32)
+	mh, _, err := b.widths(16, 32, 0)
 	require.NoError(t, err)
 	b.tableLimit = uint64(3 * 2 * 4 * mh.W << mh.Window) // three elements per chunk
 	const n, bad = 8, 4

@@ -38,7 +38,7 @@ func rsaOpBits(op string) (int, bool) {
 // modulus of bits bits, and math/big's Exp on all cores.
 func benchModExp(e *arith.Engine, bits, n int, dur time.Duration) (benchResult, error) {
 	limbs := bits / 32
-	m, err := arith.MontConfig{}.ResolveFor(e.Device(), limbs)
+	m, err := arith.MontConfig{}.ResolveFor(e.Device(), limbs, n)
 	if err != nil {
 		return benchResult{}, err
 	}

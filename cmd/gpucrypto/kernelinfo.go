@@ -29,7 +29,7 @@ var kernelPrograms = []struct {
 func modexpConfigs(d *cl.Device) []arith.Mont {
 	var out []arith.Mont
 	for _, n := range arith.ModLimbs() {
-		if m, err := (arith.MontConfig{}).ResolveFor(d, n); err == nil {
+		if m, err := (arith.MontConfig{}).ResolveFor(d, n, 0); err == nil {
 			out = append(out, m)
 		}
 		if n >= 48 { // one thread per number, where the default has several
