@@ -3,6 +3,7 @@ module github.com/gpucrypto/gpucrypto
 go 1.24
 
 require (
+	filippo.io/bigmod v0.1.0
 	github.com/cloudflare/circl v1.6.1
 	github.com/ebitengine/purego v0.10.0
 	github.com/stretchr/testify v1.12.1

@@ -30,7 +30,8 @@ type privKey struct {
 
 // backend computes the raw RSA primitives for a batch. All keys of one call
 // have the same size class (pubKey.limbs). Implementations: cpuBackend
-// (math/big, always available) and deviceBackend (OpenCL, device.go).
+// (constant-time filippo.io/bigmod, always available) and deviceBackend
+// (OpenCL, device.go).
 //
 // Results are per element: a failed element has a nil result and its error
 // in the returned *batch.Error; any other error fails the whole call.

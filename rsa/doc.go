@@ -36,12 +36,13 @@
 // Padding checks of decryption (OAEP, PKCS #1 v1.5 and its session-key
 // variant) run in constant time: no branch or memory index depends on the
 // decrypted bytes, and every failure is the same ErrDecryption. The CPU
-// backend computes with math/big, which is not constant-time: its time
-// depends on the input and on the key. Engine.SetBlinding multiplies every
-// private input by a random r^e (and the result by r^-1) so that timing
-// cannot be related to chosen inputs; turn it on wherever private
-// operations may run on the CPU and an attacker can time them. The timing
-// properties of the device kernels are documented with the device backend.
+// backend computes private operations and their fault checks with
+// filippo.io/bigmod, the constant-time modular arithmetic of crypto/rsa
+// itself: no branch and no memory index depends on the key or the value.
+// Engine.SetBlinding adds defence in depth: it multiplies every private
+// input by a random r^e (and the result by r^-1), so that no chosen input
+// reaches the exponentiation. The timing properties of the device kernels
+// are documented with the device backend.
 //
 // # Fallback
 //

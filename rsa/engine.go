@@ -53,7 +53,8 @@ func NewEngine(dev *cl.Device) (*Engine, error) {
 	return &Engine{be: be, cpu: &cpuBackend{}, dev: dev}, nil
 }
 
-// CPUEngine returns an Engine that computes with math/big on all CPU cores.
+// CPUEngine returns an Engine that computes on all CPU cores (private
+// operations in constant time, with filippo.io/bigmod).
 func CPUEngine() *Engine {
 	c := &cpuBackend{}
 	return &Engine{be: c, cpu: c}
@@ -80,10 +81,11 @@ func (e *Engine) String() string { return e.be.String() }
 // off). With blinding, each input x is multiplied by r^e mod n before the
 // private operation and the result by r^-1 mod n after it, for a random r
 // kept per key (and squared after each use), so the backend never sees
-// the attacker's chosen value. It defends against timing attacks on
-// backends whose time depends on the data, such as the math/big CPU
-// backend, for about two modular multiplications and a public-exponent
-// check per operation. Results are identical either way.
+// the attacker's chosen value. Both backends already run private
+// operations in constant time (the device kernels, and filippo.io/bigmod
+// on the CPU): blinding is defence in depth, for about two modular
+// multiplications and a public-exponent check per operation. Results are
+// identical either way.
 func (e *Engine) SetBlinding(on bool) { e.blinding.Store(on) }
 
 // Blinding reports whether blinding is on.

@@ -1,0 +1,146 @@
+package rsa
+
+import (
+	"fmt"
+	"math/big"
+
+	"filippo.io/bigmod"
+)
+
+// ctPriv is a private key in the form of the constant-time CPU arithmetic
+// (filippo.io/bigmod): the moduli, the CRT exponents as fixed-length
+// big-endian bytes, qinv modulo p and q modulo n.
+type ctPriv struct {
+	pub    *ctPub
+	p, q   *bigmod.Modulus
+	dp, dq []byte
+	qinv   *bigmod.Nat // < p
+	qModN  *bigmod.Nat // q as an element mod n
+	pInt   *big.Int    // p, for the test hook
+}
+
+// ctPub is a public key in the form of the constant-time CPU arithmetic.
+type ctPub struct {
+	n *bigmod.Modulus
+	e uint
+}
+
+// cache keys of the constant-time forms in pubKey.cache and privKey.cache
+type ctPubTag struct{}
+type ctPrivTag struct{}
+
+// constTime returns k's constant-time form, built once.
+func (k *pubKey) constTime() (*ctPub, error) {
+	if v, ok := k.cache.Load(ctPubTag{}); ok {
+		return v.(*ctPub), nil
+	}
+	n, err := bigmod.NewModulus(k.n.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("%w: modulus: %v", ErrInvalidKey, err)
+	}
+	v, _ := k.cache.LoadOrStore(ctPubTag{}, &ctPub{n: n, e: uint(k.e)})
+	return v.(*ctPub), nil
+}
+
+// constTime returns k's constant-time form, built once.
+func (k *privKey) constTime() (*ctPriv, error) {
+	if v, ok := k.cache.Load(ctPrivTag{}); ok {
+		return v.(*ctPriv), nil
+	}
+	pub, err := k.pub.constTime()
+	if err != nil {
+		return nil, err
+	}
+	c := &ctPriv{pub: pub, pInt: k.p}
+	if c.p, err = bigmod.NewModulus(k.p.Bytes()); err != nil {
+		return nil, fmt.Errorf("%w: p: %v", ErrInvalidKey, err)
+	}
+	if c.q, err = bigmod.NewModulus(k.q.Bytes()); err != nil {
+		return nil, fmt.Errorf("%w: q: %v", ErrInvalidKey, err)
+	}
+	c.dp = k.dp.FillBytes(make([]byte, c.p.Size())) // dp < p, dq < q
+	c.dq = k.dq.FillBytes(make([]byte, c.q.Size()))
+	if c.qinv, err = bigmod.NewNat().SetBytes(k.qinv.Bytes(), c.p); err != nil {
+		return nil, fmt.Errorf("%w: qinv: %v", ErrInvalidKey, err)
+	}
+	if c.qModN, err = bigmod.NewNat().SetBytes(k.q.Bytes(), pub.n); err != nil {
+		return nil, fmt.Errorf("%w: q: %v", ErrInvalidKey, err)
+	}
+	v, _ := k.cache.LoadOrStore(ctPrivTag{}, c)
+	return v.(*ctPriv), nil
+}
+
+// nat returns x (0 <= x < m) as an element mod m.
+func nat(x *big.Int, m *bigmod.Modulus) (*bigmod.Nat, error) {
+	buf := make([]byte, m.Size())
+	if x.Sign() < 0 || x.BitLen() > 8*len(buf) {
+		return nil, ErrInputRange
+	}
+	v, err := bigmod.NewNat().SetBytes(x.FillBytes(buf), m)
+	clear(buf)
+	if err != nil {
+		return nil, ErrInputRange
+	}
+	return v, nil
+}
+
+// private returns x^d mod n for x < n, computed by CRT with Garner's
+// recombination,
+//
+//	mp = x^dp mod p,  mq = x^dq mod q
+//	h  = qinv·(mp − mq) mod p
+//	m  = mq + h·q
+//
+// and checked against the public key (m^e mod n == x) before it is
+// released: a failed check is ErrFault. corrupt (tests) alters mp before
+// recombination.
+func (c *ctPriv) private(x *big.Int, corrupt func(*big.Int)) (*big.Int, error) {
+	xn, err := nat(x, c.pub.n)
+	if err != nil {
+		return nil, err
+	}
+	mp := bigmod.NewNat().Mod(xn, c.p)
+	mp.Exp(mp, c.dp, c.p)
+	mq := bigmod.NewNat().Mod(xn, c.q)
+	mq.Exp(mq, c.dq, c.q)
+	if corrupt != nil {
+		v := new(big.Int).SetBytes(mp.Bytes(c.p))
+		corrupt(v)
+		v.Mod(v, c.pInt)
+		if mp, err = nat(v, c.p); err != nil {
+			return nil, err
+		}
+	}
+	mqp := bigmod.NewNat().Mod(mq, c.p) // q may exceed p
+	h := mp.Sub(mqp, c.p).Mul(c.qinv, c.p)
+	m := h.ExpandFor(c.pub.n).Mul(c.qModN, c.pub.n).Add(mq.ExpandFor(c.pub.n), c.pub.n)
+	if !c.pub.verify(m, xn) {
+		return nil, ErrFault
+	}
+	return new(big.Int).SetBytes(m.Bytes(c.pub.n)), nil
+}
+
+// verify reports, in constant time in m, whether m^e mod n == x.
+func (c *ctPub) verify(m, x *bigmod.Nat) bool {
+	y := bigmod.NewNat().ExpShortVarTime(m, c.e, c.n) // e is public
+	return y.Equal(x) == 1
+}
+
+// checkPrivate reports whether m^e mod n == x for a result m of the
+// private operation on x (m is secret: the check runs in constant time in
+// its value).
+func checkPrivate(k *pubKey, m, x *big.Int) bool {
+	c, err := k.constTime()
+	if err != nil {
+		return false
+	}
+	mn, err := nat(m, c.n)
+	if err != nil {
+		return false
+	}
+	xn, err := nat(x, c.n)
+	if err != nil {
+		return false
+	}
+	return c.verify(mn, xn)
+}
