@@ -68,4 +68,3 @@ func checkInput(k *pubKey, x *big.Int) error {
 	}
 	return nil
 }
-
