@@ -1,21 +1,19 @@
 package ecdh
 
 import (
-	stdecdh "crypto/ecdh"
-
+	"github.com/cloudflare/circl/dh/x25519"
 	"github.com/cloudflare/circl/dh/x448"
 
 	"github.com/gpucrypto/gpucrypto/batch"
 )
 
-// CPU computes X25519 with crypto/ecdh and X448 with circl, spreading a
-// batch over all cores. It is the fallback of an Engine and the backend
-// where no device exists.
+// CPU computes X25519 and X448 with circl (constant-time, with assembly on
+// amd64), spreading a batch over all cores. It is the fallback of an Engine
+// and the backend where no device exists.
 //
-// crypto/ecdh has no X25519 function on raw keys: NewPrivateKey derives
-// the public key with a full scalar multiplication before ECDH does the
-// one asked for, so an X25519 shared secret costs CPU two scalar
-// multiplications (about half the rate of PrivateKey.ECDH on parsed keys).
+// (Not crypto/ecdh for X25519: it has no function on raw keys, and its
+// NewPrivateKey derives the public key with a full scalar multiplication
+// before ECDH does the one asked for, so a shared secret would cost two.)
 type CPU struct{}
 
 // PublicKeys implements Backend.
@@ -47,22 +45,21 @@ func cpuOne(c Curve, priv, peer []byte) ([]byte, error) {
 		return nil, err
 	}
 	if c == X25519 {
-		k, err := stdecdh.X25519().NewPrivateKey(priv)
-		if err != nil {
-			return nil, err
-		}
+		var k, p, out x25519.Key
+		copy(k[:], priv)
+		defer clear(k[:])
 		if peer == nil {
-			return k.PublicKey().Bytes(), nil
+			x25519.KeyGen(&out, &k)
+			return out[:], nil
 		}
-		p, err := stdecdh.X25519().NewPublicKey(peer)
-		if err != nil {
-			return nil, err
-		}
-		s, err := k.ECDH(p)
-		if err != nil {
+		copy(p[:], peer)
+		// circl rejects the known low-order peer points (the top bit of
+		// the u-coordinate masked, as RFC 7748 says); every all-zero
+		// result is rejected too (RFC 7748 §6.1), as the device does.
+		if !x25519.Shared(&out, &k, &p) || isZero(out[:]) {
 			return nil, ErrLowOrder
 		}
-		return s, nil
+		return out[:], nil
 	}
 	var k, p, out x448.Key
 	copy(k[:], priv)

@@ -2,6 +2,7 @@ package ecdh_test
 
 import (
 	"bytes"
+	stdecdh "crypto/ecdh"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -238,4 +239,54 @@ func TestBadInput(t *testing.T) {
 			require.Empty(t, out)
 		})
 	}
+}
+
+// The CPU backend's X25519 (circl) against Go's crypto/ecdh: random
+// scalars and peers, scalars of extreme bit patterns, and the edge points
+// (low order, non-canonical, top bit set). A low-order result is an error
+// in both.
+func TestCPUX25519AgainstStd(t *testing.T) {
+	const n = 500
+	edge := ecdh.EdgeU(ecdh.X25519)
+	privs, peers := make([][]byte, n), make([][]byte, n)
+	for i := range n {
+		privs[i], peers[i] = make([]byte, 32), make([]byte, 32)
+		rand.Read(privs[i])
+		rand.Read(peers[i])
+		if i%7 == 3 {
+			for j := range privs[i] {
+				privs[i][j] = 0xff * byte(i%2)
+			}
+		}
+		if i < len(edge) {
+			peers[i] = edge[i]
+		}
+	}
+	got, gerr := ecdh.CPU{}.SharedSecrets(ecdh.X25519, privs, peers)
+	var ge *batch.Error
+	if gerr != nil {
+		require.True(t, errors.As(gerr, &ge), "%v", gerr)
+	}
+	pubs, err := ecdh.CPU{}.PublicKeys(ecdh.X25519, privs)
+	require.NoError(t, err)
+	lowOrder := 0
+	for i := range n {
+		k, err := stdecdh.X25519().NewPrivateKey(privs[i])
+		require.NoError(t, err)
+		require.Equal(t, k.PublicKey().Bytes(), pubs[i], "public key %d", i)
+		p, err := stdecdh.X25519().NewPublicKey(peers[i])
+		require.NoError(t, err)
+		want, werr := k.ECDH(p)
+		if werr != nil {
+			lowOrder++
+			require.NotNil(t, ge, "element %d: crypto/ecdh failed (%v), CPU did not", i, werr)
+			require.ErrorIs(t, ge.Errs[i], ecdh.ErrLowOrder, "element %d", i)
+			continue
+		}
+		if ge != nil {
+			require.NoError(t, ge.Errs[i], "element %d", i)
+		}
+		require.Equal(t, want, got[i], "element %d: priv %x peer %x", i, privs[i], peers[i])
+	}
+	require.NotZero(t, lowOrder, "the edge points include low-order ones")
 }
