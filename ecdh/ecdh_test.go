@@ -290,3 +290,36 @@ func TestCPUX25519AgainstStd(t *testing.T) {
 	}
 	require.NotZero(t, lowOrder, "the edge points include low-order ones")
 }
+
+// SetCPUBelow: a batch smaller than the setting runs on the CPU (no device
+// time), a larger one on the device; the results are the same.
+func TestCPUBelow(t *testing.T) {
+	e := engine(t)
+	require.Zero(t, e.CPUBelow())
+	e.SetCPUBelow(3)
+	defer e.SetCPUBelow(0)
+	for _, c := range ecdh.Curves {
+		privs, peers := make([][]byte, 3), make([][]byte, 3)
+		for i := range privs {
+			privs[i], peers[i] = make([]byte, c.Size()), make([]byte, c.Size())
+			rand.Read(privs[i])
+			rand.Read(peers[i])
+		}
+		want, err := ecdh.CPU{}.SharedSecrets(c, privs, peers)
+		require.NoError(t, err)
+		got, dur, err := e.Timed(c, privs[:2], peers[:2]) // 2 < 3: the CPU
+		require.NoError(t, err)
+		require.Zero(t, dur)
+		require.Equal(t, want[:2], got)
+		got, dur, err = e.Timed(c, privs, peers) // 3: the device
+		require.NoError(t, err)
+		require.NotZero(t, dur)
+		require.Equal(t, want, got)
+		// bad input is the element's error on the CPU too
+		_, err = e.SharedSecrets(c, [][]byte{privs[0], privs[1][:5]}, peers[:2])
+		var be *batch.Error
+		require.ErrorAs(t, err, &be)
+		require.NoError(t, be.Errs[0])
+		require.Error(t, be.Errs[1])
+	}
+}

@@ -3,6 +3,7 @@ package ecdh
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gpucrypto/gpucrypto/batch"
@@ -65,6 +66,8 @@ type Engine struct {
 	slots slotPool   // buffers of finished batches
 	enqMu sync.Mutex // keeps the commands of one batch together on the queue
 
+	cpuBelow atomic.Int64 // SetCPUBelow
+
 	mu        sync.Mutex
 	fallbacks batch.Fallbacks
 	binv      int                                             // SetBatchInversion: group size, 0 = per element, BatchInversionAuto
@@ -123,6 +126,18 @@ func (e *Engine) Fallbacks() int { return e.fallbacks.Count() }
 func (e *Engine) fellBack(err error) {
 	e.fallbacks.Report(fmt.Errorf("ecdh: device %s failed, batch recomputed on the CPU: %w", e.dev.Name, err))
 }
+
+// SetCPUBelow sends batches of fewer than n elements to the CPU backend
+// (CPU: circl on all cores, constant-time) instead of the device; 0, the
+// default, sends every batch to the device. A device batch has a floor of
+// latency (uploads, a kernel launch, the ladder's length, read-back) that
+// a few elements on the CPU cores beat: set n to where the two cross on
+// your machine (gpucrypto bench --batch 1,16,64,256 shows both). Such
+// batches are not fallbacks: OnFallback is not told.
+func (e *Engine) SetCPUBelow(n int) { e.cpuBelow.Store(int64(max(n, 0))) }
+
+// CPUBelow is the setting of SetCPUBelow.
+func (e *Engine) CPUBelow() int { return int(e.cpuBelow.Load()) }
 
 // BatchInversionAuto, given to SetBatchInversion, restores the default
 // rule for the batch inversion group size (see SetBatchInversion).
@@ -255,6 +270,9 @@ func (e *Engine) compute(c Curve, privs, peers [][]byte, kg Keygen) ([][]byte, t
 	if n == 0 {
 		return [][]byte{}, 0, nil
 	}
+	if int64(n) < e.cpuBelow.Load() {
+		return e.onCPU(c, privs, peers, nil)
+	}
 	shared := peers != nil
 	s := e.slots.get(c, shared, n, e.dev.MaxAlloc)
 	defer e.slots.put(s)
@@ -279,7 +297,7 @@ func (e *Engine) compute(c Curve, privs, peers [][]byte, kg Keygen) ([][]byte, t
 }
 
 // onCPU computes the elements without an error in errs (nil: none has
-// one) on the CPU, after a device failure.
+// one) on the CPU, after a device failure or for a batch below SetCPUBelow.
 func (e *Engine) onCPU(c Curve, privs, peers [][]byte, errs []error) ([][]byte, time.Duration, error) {
 	n := len(privs)
 	if errs == nil {

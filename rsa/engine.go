@@ -32,6 +32,7 @@ type Engine struct {
 	dev *cl.Device  // nil on a CPU engine
 
 	blinding atomic.Bool
+	cpuBelow atomic.Int64 // SetCPUBelow
 
 	mu        sync.Mutex
 	fallbacks batch.Fallbacks
@@ -90,6 +91,20 @@ func (e *Engine) SetBlinding(on bool) { e.blinding.Store(on) }
 
 // Blinding reports whether blinding is on.
 func (e *Engine) Blinding() bool { return e.blinding.Load() }
+
+// SetCPUBelow sends backend calls of fewer than n elements (a call holds
+// the elements of one size class of a batch) to the CPU backend
+// (constant-time, on all cores) instead of the device; 0, the default,
+// sends every call to the device. A device call has a floor of latency
+// (on an H100, 4.2 ms for one RSA-2048 signature, 4.4 ms for 64: see
+// docs/BENCHMARKS.md) that a few elements on the CPU cores beat: set n to
+// where the two cross on your machine (gpucrypto bench --ops rsa2048
+// --batch 1,16,64,256 shows both). Such calls are not fallbacks:
+// OnFallback is not told.
+func (e *Engine) SetCPUBelow(n int) { e.cpuBelow.Store(int64(max(n, 0))) }
+
+// CPUBelow is the setting of SetCPUBelow.
+func (e *Engine) CPUBelow() int { return int(e.cpuBelow.Load()) }
 
 // OnFallback sets the function told about each device failure that sent a
 // batch to the CPU (default: log.Print).
@@ -190,7 +205,7 @@ func (e *Engine) public(keys []*pubKey, in []*big.Int, errs []error) []*big.Int 
 // the CPU when the device fails as a whole. It returns one value or one
 // error per element.
 func (e *Engine) run(n int, call func(backend) ([]*big.Int, error)) ([]*big.Int, []error) {
-	if e.be != backend(e.cpu) {
+	if e.be != backend(e.cpu) && int64(n) >= e.cpuBelow.Load() {
 		e.mu.Lock()
 		hook := e.failHook
 		e.mu.Unlock()

@@ -530,3 +530,40 @@ func TestDeviceFailureFallsBackToCPU(t *testing.T) {
 	require.ErrorContains(t, reported[0], "recomputed on the CPU")
 	require.ErrorContains(t, reported[0], "CL_OUT_OF_RESOURCES")
 }
+
+// SetCPUBelow: a size class with fewer elements than the setting runs on
+// the CPU (no device time, no fallback), a larger one on the device; the
+// signatures are crypto/rsa's either way.
+func TestCPUBelow(t *testing.T) {
+	shared := deviceEngine(t) // skips like every device test
+	e, err := rsa.NewEngine(shared.Device())
+	require.NoError(t, err)
+	require.Zero(t, e.CPUBelow())
+	e.SetCPUBelow(4)
+	require.Equal(t, 4, e.CPUBelow())
+	k1, k2 := key(t, "rsa1024a"), key(t, "rsa2048a")
+	// three 1024-bit elements (CPU) and four 2048-bit ones (device)
+	keys := []*stdrsa.PrivateKey{k1, k2, k1, k2, k2, k1, k2}
+	digests := make([][]byte, len(keys))
+	for i := range digests {
+		digests[i] = randBytes(t, 32)
+	}
+	check := func(wantDevice bool, keys []*stdrsa.PrivateKey, digests [][]byte) {
+		t.Helper()
+		t0 := e.DeviceTime()
+		sigs, err := e.SignPKCS1v15(keys, crypto.SHA256, digests)
+		require.NoError(t, err)
+		for i, k := range keys {
+			want, err := stdrsa.SignPKCS1v15(nil, k, crypto.SHA256, digests[i])
+			require.NoError(t, err)
+			require.Equal(t, want, sigs[i], "element %d", i)
+		}
+		require.Equal(t, wantDevice, e.DeviceTime() > t0)
+	}
+	check(false, keys[:3], digests[:3]) // 2 + 1 elements: both classes below 4
+	check(true, keys, digests)          // the 2048-bit class (4) on the device
+	require.Zero(t, e.Fallbacks())
+	e.SetCPUBelow(-1)
+	require.Zero(t, e.CPUBelow())
+	check(true, keys[:1], digests[:1])
+}
