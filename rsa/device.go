@@ -188,6 +188,42 @@ func KernelBuild(keyBits int) (defines map[string]string, desc string, err error
 	return defs, fmt.Sprintf("RSA-%d (halves %s, modulus %s)", keyBits, mc, mf), nil
 }
 
+// warm builds every program that batches of keyBits-bit keys may use on
+// this device: rsa.cl for the halves and for the modulus, and the modexp
+// kernel of each number of threads per number that a batch size can pick
+// (arith.BatchThreads: the number falls as the batch grows, so batch sizes
+// of every power of two meet each one).
+func (b *deviceBackend) warm(keyBits int) error {
+	if keyBits < MinKeyBits || keyBits > MaxKeyBits {
+		return fmt.Errorf("rsa: warm: %d-bit keys: supported sizes are %d to %d bits", keyBits, MinKeyBits, MaxKeyBits)
+	}
+	half, _ := sizeClass((keyBits + 1) / 2)
+	full, _ := sizeClass(keyBits)
+	seen := map[string]bool{}
+	for count := 2; count <= 1<<24; count *= 2 { // halves: two per element
+		mh, mf, err := b.widths(half, full, count)
+		if err != nil {
+			return err
+		}
+		if seen[mh.String()] {
+			continue
+		}
+		seen[mh.String()] = true
+		if _, err := b.program(mh, mf, true); err != nil {
+			return err
+		}
+		if _, err := b.modexpProgram(mh); err != nil {
+			return err
+		}
+	}
+	_, mf, err := b.widths(0, full, 0)
+	if err != nil {
+		return err
+	}
+	_, err = b.program(mf, mf, false)
+	return err
+}
+
 // devKey is the device form of one private key at given widths.
 type devKey struct {
 	p, q, n    *arith.Constants // p, q at the half width; n at the full width

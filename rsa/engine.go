@@ -92,6 +92,25 @@ func (e *Engine) SetBlinding(on bool) { e.blinding.Store(on) }
 // Blinding reports whether blinding is on.
 func (e *Engine) Blinding() bool { return e.blinding.Load() }
 
+// Warm builds, or loads from the kernel cache, every kernel that batches
+// of keys of the given sizes (in bits, 1024 to 4096) may use on the
+// engine's device, so that the first batch of each size and batch-size
+// range does not wait for the compiler (about a second per kernel with
+// NVIDIA's). A server calls it once at start-up with the sizes of its keys.
+// A CPU engine has nothing to build.
+func (e *Engine) Warm(keyBits ...int) error {
+	d, ok := e.be.(*deviceBackend)
+	if !ok {
+		return nil
+	}
+	for _, bits := range keyBits {
+		if err := d.warm(bits); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // SetCPUBelow sends backend calls of fewer than n elements (a call holds
 // the elements of one size class of a batch) to the CPU backend
 // (constant-time, on all cores) instead of the device; 0, the default,

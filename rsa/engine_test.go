@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpucrypto/gpucrypto/cl"
+	"github.com/gpucrypto/gpucrypto/internal/cltest"
 	"github.com/gpucrypto/gpucrypto/rsa"
 )
 
@@ -566,4 +567,38 @@ func TestCPUBelow(t *testing.T) {
 	e.SetCPUBelow(-1)
 	require.Zero(t, e.CPUBelow())
 	check(true, keys[:1], digests[:1])
+}
+
+// Warm builds the kernels of the given key sizes; after it, batches of
+// every size sign without a build (the engine's program cache is what a
+// batch would fill). Bad sizes are errors.
+func TestWarm(t *testing.T) {
+	shared := deviceEngine(t) // skips like every device test
+	e, err := rsa.NewEngine(shared.Device())
+	require.NoError(t, err)
+	require.NoError(t, e.Warm(2048))
+	before := rsa.ProgramCount(e)
+	require.NotZero(t, before)
+	k := key(t, "rsa2048a")
+	sizes := []int{1, 700, 1500, 3000, 5000} // on an H100: 16, 16, 8, 4 and 1 threads per half
+	if cltest.Short(e.Device()) {
+		sizes = []int{1, 3, 700} // a CPU device has one configuration
+	}
+	for _, n := range sizes {
+		keys, digests := repeat(k, n), repeat(randBytes(t, 32), n)
+		sigs, err := e.SignPKCS1v15(keys, crypto.SHA256, digests)
+		require.NoError(t, err)
+		want, err := stdrsa.SignPKCS1v15(nil, k, crypto.SHA256, digests[0])
+		require.NoError(t, err)
+		require.Equal(t, want, sigs[n-1])
+	}
+	d := randBytes(t, 32)
+	sig, err := stdrsa.SignPKCS1v15(nil, k, crypto.SHA256, d)
+	require.NoError(t, err)
+	require.NoError(t, e.VerifyPKCS1v15([]*stdrsa.PublicKey{&k.PublicKey}, crypto.SHA256, [][]byte{d}, [][]byte{sig}))
+	require.Equal(t, before, rsa.ProgramCount(e), "a batch built a kernel that Warm did not")
+	for _, bits := range []int{0, 512, 1023, 4097} {
+		require.Error(t, e.Warm(bits), "%d bits", bits)
+	}
+	require.NoError(t, rsa.CPUEngine().Warm(2048))
 }

@@ -67,6 +67,12 @@ func ExampleEngine_SignPKCS1v15() {
 // Signers stand in for the *rsa.PrivateKey, here as a TLS server's key.
 func ExampleSigner() {
 	e, _ := rsa.Auto()
+	// Build the kernels of the key sizes served before the first handshake
+	// (a CPU engine has none). e.SetCPUBelow(n) would leave batches of
+	// fewer than n operations to the CPU cores.
+	if err := e.Warm(2048); err != nil {
+		log.Fatal(err)
+	}
 	s := rsa.NewServer(batch.Options{MaxBatch: 4096, MaxDelay: time.Millisecond}, e)
 	defer s.Close()
 	signer, err := s.Signer(loadKey("testdata/rsa2048a.pem"))
