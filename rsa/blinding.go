@@ -5,35 +5,67 @@ import (
 	"errors"
 	"math/big"
 	"sync"
+
+	"filippo.io/bigmod"
 )
 
 // blinder holds one key's blinding pair (r^e mod n, r^-1 mod n) for a
 // random r. Each use takes the current pair and replaces it by its square
 // (still a valid pair, for r²), so consecutive operations are blinded by
 // different values at the cost of two modular squarings instead of a new
-// inversion.
+// inversion. The pair is secret: it is kept and used with the
+// constant-time arithmetic of consttime.go.
 type blinder struct {
 	mu   sync.Mutex
-	re   *big.Int // r^e mod n
-	rinv *big.Int // r^-1 mod n
+	re   *bigmod.Nat // r^e mod n
+	rinv *bigmod.Nat // r^-1 mod n
 }
 
-// next returns a fresh copy of the pair for one operation under pub.
-func (b *blinder) next(pub *pubKey) (re, rinv *big.Int, err error) {
+// blind returns x·r^e mod n for the next pair and the r^-1 that unblinds
+// its result (unblind). x must be below n.
+func (b *blinder) blind(pub *pubKey, x *big.Int) (*big.Int, *bigmod.Nat, error) {
+	c, err := pub.constTime()
+	if err != nil {
+		return nil, nil, err
+	}
+	xn, err := nat(x, c.n)
+	if err != nil {
+		return nil, nil, err
+	}
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	if b.re == nil {
-		if b.re, b.rinv, err = newBlindingPair(pub); err != nil {
+		if b.re, b.rinv, err = newBlindingPair(pub, c.n); err != nil {
+			b.mu.Unlock()
 			return nil, nil, err
 		}
 	}
-	re, rinv = new(big.Int).Set(b.re), new(big.Int).Set(b.rinv)
-	b.re.Mul(b.re, b.re).Mod(b.re, pub.n)
-	b.rinv.Mul(b.rinv, b.rinv).Mod(b.rinv, pub.n)
-	return re, rinv, nil
+	re := bigmod.NewNat().Mod(b.re, c.n) // copies
+	rinv := bigmod.NewNat().Mod(b.rinv, c.n)
+	b.re.Mul(b.re, c.n)
+	b.rinv.Mul(b.rinv, c.n)
+	b.mu.Unlock()
+	xn.Mul(re, c.n)
+	return new(big.Int).SetBytes(xn.Bytes(c.n)), rinv, nil
 }
 
-func newBlindingPair(pub *pubKey) (re, rinv *big.Int, err error) {
+// unblind returns m·rinv mod n for a result m below n.
+func unblind(pub *pubKey, m *big.Int, rinv *bigmod.Nat) (*big.Int, error) {
+	c, err := pub.constTime()
+	if err != nil {
+		return nil, err
+	}
+	mn, err := nat(m, c.n)
+	if err != nil {
+		return nil, err
+	}
+	mn.Mul(rinv, c.n)
+	return new(big.Int).SetBytes(mn.Bytes(c.n)), nil
+}
+
+// newBlindingPair draws r in [2, n) invertible mod n and returns
+// (r^e mod n, r^-1 mod n). The inversion is math/big's (its time depends
+// on r, which is fresh, used only through its powers, and never again).
+func newBlindingPair(pub *pubKey, n *bigmod.Modulus) (re, rinv *bigmod.Nat, err error) {
 	for range 64 {
 		r, err := rand.Int(rand.Reader, pub.n)
 		if err != nil {
@@ -42,11 +74,18 @@ func newBlindingPair(pub *pubKey) (re, rinv *big.Int, err error) {
 		if r.Cmp(bigOne) <= 0 {
 			continue
 		}
-		rinv = new(big.Int).ModInverse(r, pub.n)
-		if rinv == nil {
+		ri := new(big.Int).ModInverse(r, pub.n)
+		if ri == nil {
 			continue // r shares a factor with n (never, for a real key)
 		}
-		re = new(big.Int).Exp(r, big.NewInt(int64(pub.e)), pub.n)
+		rn, err := nat(r, n)
+		if err != nil {
+			return nil, nil, err
+		}
+		if rinv, err = nat(ri, n); err != nil {
+			return nil, nil, err
+		}
+		re = bigmod.NewNat().ExpShortVarTime(rn, uint(pub.e), n) // e is public
 		return re, rinv, nil
 	}
 	return nil, nil, errors.New("rsa: no invertible blinding value found")

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"filippo.io/bigmod"
+
 	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/cl"
 )
@@ -84,9 +86,9 @@ func (e *Engine) String() string { return e.be.String() }
 // kept per key (and squared after each use), so the backend never sees
 // the attacker's chosen value. Both backends already run private
 // operations in constant time (the device kernels, and filippo.io/bigmod
-// on the CPU): blinding is defence in depth, for about two modular
-// multiplications and a public-exponent check per operation. Results are
-// identical either way.
+// on the CPU): blinding is defence in depth, for about four modular
+// multiplications and a public-exponent check per operation, all in
+// constant time too. Results are identical either way.
 func (e *Engine) SetBlinding(on bool) { e.blinding.Store(on) }
 
 // Blinding reports whether blinding is on.
@@ -142,11 +144,11 @@ func (e *Engine) fellBack(err error) {
 // class, one backend call per class.
 func (e *Engine) private(keys []*privEntry, in []*big.Int, errs []error) []*big.Int {
 	out := make([]*big.Int, len(in))
-	var rinv []*big.Int // blinding: the factor that unblinds each result
+	var rinv []*bigmod.Nat // blinding: the factor that unblinds each result
 	x := in
 	if e.blinding.Load() {
 		x = make([]*big.Int, len(in))
-		rinv = make([]*big.Int, len(in))
+		rinv = make([]*bigmod.Nat, len(in))
 		batch.Parallel(len(in), 16, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				if errs[i] != nil {
@@ -156,14 +158,7 @@ func (e *Engine) private(keys []*privEntry, in []*big.Int, errs []error) []*big.
 				if errs[i] = checkInput(pub, in[i]); errs[i] != nil {
 					continue
 				}
-				re, ri, err := keys[i].blind.next(pub) // each call its own pair
-				if err != nil {
-					errs[i] = err
-					continue
-				}
-				x[i] = re.Mul(re, in[i])
-				x[i].Mod(x[i], pub.n)
-				rinv[i] = ri
+				x[i], rinv[i], errs[i] = keys[i].blind.blind(pub, in[i]) // each call its own pair
 			}
 		})
 	}
@@ -188,12 +183,12 @@ func (e *Engine) private(keys []*privEntry, in []*big.Int, errs []error) []*big.
 					continue
 				}
 				pub := keys[i].k.pub
-				m := new(big.Int).Mul(out[i], rinv[i])
-				m.Mod(m, pub.n)
-				out[i] = m
-				if !checkPrivate(pub, m, in[i]) {
+				m, err := unblind(pub, out[i], rinv[i])
+				if err != nil || !checkPrivate(pub, m, in[i]) {
 					out[i], errs[i] = nil, ErrFault
+					continue
 				}
+				out[i] = m
 			}
 		})
 	}

@@ -150,10 +150,14 @@ func TestBlindingRecheck(t *testing.T) {
 	k := loadKey(t, "rsa1024a")
 	entry, err := preparePrivate(k)
 	require.NoError(t, err)
-	_, _, err = entry.blind.next(entry.k.pub) // initialise the pair
+	_, _, err = entry.blind.blind(entry.k.pub, big.NewInt(2)) // initialise the pair
+	require.NoError(t, err)
+	c, err := entry.k.pub.constTime()
+	require.NoError(t, err)
+	one, err := nat(bigOne, c.n)
 	require.NoError(t, err)
 	entry.blind.mu.Lock()
-	entry.blind.rinv.Add(entry.blind.rinv, bigOne) // no longer r^-1
+	entry.blind.rinv.Add(one, c.n) // no longer r^-1
 	entry.blind.mu.Unlock()
 	e := CPUEngine()
 	e.SetBlinding(true)
