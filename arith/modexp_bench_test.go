@@ -60,6 +60,26 @@ func modexpJob(b *testing.B, m arith.Mont, bits, n int) *arith.ModExpJob {
 	return job
 }
 
+// timeModExp runs b.N batches of n random full-width exponentiations of
+// bits bits under m (after one that builds and warms up) and returns the
+// kernels' device time.
+func timeModExp(b *testing.B, eng *arith.Engine, m arith.Mont, bits, n int) time.Duration {
+	job := modexpJob(b, m, bits, n)
+	if _, err := eng.RunModExp(job); err != nil {
+		b.Fatal(err)
+	}
+	var kernel time.Duration
+	b.ResetTimer()
+	for range b.N {
+		res, err := eng.RunModExp(job)
+		if err != nil {
+			b.Fatal(err)
+		}
+		kernel += res.Kernel
+	}
+	return kernel
+}
+
 // BenchmarkModExp times full-width exponentiations (exponent as wide as
 // the modulus) per modulus size and Montgomery configuration. Metrics:
 // kernel-ops/s from device event timings, ops/s end to end.
@@ -122,19 +142,7 @@ func BenchmarkModExp(b *testing.B) {
 			continue
 		}
 		b.Run(fmt.Sprintf("bits=%d/%s/batch=%d", c.bits, m, n), func(b *testing.B) {
-			job := modexpJob(b, m, c.bits, n)
-			if _, err := eng.RunModExp(job); err != nil { // build and warm up
-				b.Fatal(err)
-			}
-			var kernel time.Duration
-			b.ResetTimer()
-			for range b.N {
-				res, err := eng.RunModExp(job)
-				if err != nil {
-					b.Fatal(err)
-				}
-				kernel += res.Kernel
-			}
+			kernel := timeModExp(b, eng, m, c.bits, n)
 			b.ReportMetric(float64(n*b.N)/kernel.Seconds(), "kernel-ops/s")
 			b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "ops/s")
 		})
@@ -214,25 +222,13 @@ func BenchmarkModExpThreads(b *testing.B) {
 	for _, limbs := range arith.ModLimbs() {
 		bits := 32 * limbs
 		for _, t := range []int{1, 4, 8, 16, 32} {
-			m, err := arith.MontConfig{Threads: t}.Resolve(bits / 32)
+			m, err := arith.MontConfig{Threads: t}.Resolve(limbs)
 			if err != nil || m.Lanes != t || m.Buildable(d) != nil {
 				continue
 			}
 			for _, n := range counts {
 				b.Run(fmt.Sprintf("bits=%d/t=%d/batch=%d", bits, t, n), func(b *testing.B) {
-					job := modexpJob(b, m, bits, n)
-					if _, err := eng.RunModExp(job); err != nil { // build and warm up
-						b.Fatal(err)
-					}
-					var kernel time.Duration
-					b.ResetTimer()
-					for range b.N {
-						res, err := eng.RunModExp(job)
-						if err != nil {
-							b.Fatal(err)
-						}
-						kernel += res.Kernel
-					}
+					kernel := timeModExp(b, eng, m, bits, n)
 					b.ReportMetric(float64(n*b.N)/kernel.Seconds(), "kernel-ops/s")
 					b.ReportMetric(kernel.Seconds()*1000/float64(b.N), "kernel-ms")
 				})

@@ -174,8 +174,8 @@ func (c MontConfig) Resolve(n int) (Mont, error) {
 		return c.resolveFP64(n)
 	}
 	def := DefaultMont(n)
-	if c.Threads == 0 && c.Variant == "" && c.Form == "" && c.Sqr == 0 {
-		c.Threads = def.Threads // all by size
+	if c.bySize() {
+		c.Threads = def.Threads
 	}
 	if c.Threads > 1 {
 		return c.resolveMT(n)
@@ -217,12 +217,13 @@ func (c MontConfig) Resolve(n int) (Mont, error) {
 // fill the device gets more threads per number than DefaultMont's: each
 // exponentiation is then shorter (BatchThreads).
 func (c MontConfig) ResolveFor(dev *cl.Device, n, count int) (Mont, error) {
-	if dev != nil && dev.Class == cl.VendorCPU && c.Threads == 0 {
+	switch {
+	case dev == nil || c.Threads != 0:
+	case dev.Class == cl.VendorCPU:
 		c.Threads = 1
-	}
-	if dev != nil && dev.Class != cl.VendorCPU && c.bySize() && count > 0 {
-		if t := BatchThreads(n, count, int(dev.ComputeUnits)); t > max(DefaultMont(n).Threads, 1) {
-			c.Threads = t
+	case c.bySize() && count > 0:
+		if t := BatchThreads(n, count, int(dev.ComputeUnits)); t > 1 {
+			c.Threads = t // DefaultMont's where the batch fills the device
 		}
 	}
 	return c.Resolve(n)

@@ -39,42 +39,31 @@ func (CPU) SharedSecrets(c Curve, privs, peers [][]byte) ([][]byte, error) {
 	})
 }
 
-// cpuOne computes one public key (peer == nil) or shared secret.
+// cpuOne computes one public key (peer == nil) or shared secret. circl
+// reads the keys in place (it clamps a copy of the scalar) and rejects the
+// known low-order peer points; every all-zero result is rejected too (RFC
+// 7748 §6.1 and §6.2: for X448 a scalar that is a multiple of the group
+// order, the clamped 4q, also gives it), as the device path does.
 func cpuOne(c Curve, priv, peer []byte) ([]byte, error) {
 	if err := checkLen(c, "private", priv); err != nil {
 		return nil, err
 	}
-	if c == X25519 {
-		var k, p, out x25519.Key
-		copy(k[:], priv)
-		defer clear(k[:])
-		if peer == nil {
-			x25519.KeyGen(&out, &k)
-			return out[:], nil
-		}
-		copy(p[:], peer)
-		// circl rejects the known low-order peer points (the top bit of
-		// the u-coordinate masked, as RFC 7748 says); every all-zero
-		// result is rejected too (RFC 7748 §6.1), as the device does.
-		if !x25519.Shared(&out, &k, &p) || isZero(out[:]) {
-			return nil, ErrLowOrder
-		}
-		return out[:], nil
+	out := make([]byte, c.Size())
+	var ok bool
+	switch {
+	case c == X25519 && peer == nil:
+		x25519.KeyGen((*x25519.Key)(out), (*x25519.Key)(priv))
+		return out, nil
+	case c == X25519:
+		ok = x25519.Shared((*x25519.Key)(out), (*x25519.Key)(priv), (*x25519.Key)(peer))
+	case peer == nil:
+		x448.KeyGen((*x448.Key)(out), (*x448.Key)(priv))
+		return out, nil
+	default:
+		ok = x448.Shared((*x448.Key)(out), (*x448.Key)(priv), (*x448.Key)(peer))
 	}
-	var k, p, out x448.Key
-	copy(k[:], priv)
-	defer clear(k[:])
-	if peer == nil {
-		x448.KeyGen(&out, &k)
-		return out[:], nil
-	}
-	copy(p[:], peer)
-	// circl rejects the known low-order peer points, but a scalar that is
-	// a multiple of the group order (the clamped 4q) also gives the
-	// all-zero secret: RFC 7748 §6.2 rejects every all-zero result, as the
-	// device path does.
-	if !x448.Shared(&out, &k, &p) || isZero(out[:]) {
+	if !ok || isZero(out) {
 		return nil, ErrLowOrder
 	}
-	return out[:], nil
+	return out, nil
 }

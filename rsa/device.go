@@ -109,10 +109,12 @@ func (b *deviceBackend) widths(half, limbs, count int) (mh, mf arith.Mont, err e
 	return
 }
 
-// program returns rsa.cl built for the half form mh and full width mf.
+// program returns rsa.cl built for the half form mh and full width mf,
+// cached by what is built: halves that differ only in how the modexp
+// kernel runs them (threads per number, rows, squaring) share one program.
 func (b *deviceBackend) program(mh, mf arith.Mont, private bool) (*cl.Program, error) {
-	return b.cached(fmt.Sprintf("%s/%d/%s/%d/%v", mh, mh.W, mf, mf.W, private), func() (*cl.Program, error) {
-		mc, extra := rsaBuild(mh, mf, private)
+	mc, extra := rsaBuild(mh, mf, private)
+	return b.cached(fmt.Sprintf("%s/%d/%s/%d/%v", mc, mc.W, mf, mf.W, private), func() (*cl.Program, error) {
 		return mc.Program(b.dev, "rsa.cl", extra)
 	})
 }
@@ -233,9 +235,11 @@ type devKey struct {
 	prepareErr error
 }
 
-// privCacheKey is the key of a private key's device form in its cache.
+// privCacheKey is the key of a private key's device form in its cache: the
+// form depends on the widths only (not on how the halves are run), so a
+// key is prepared once whatever threads per number its batches get.
 func (b *deviceBackend) privCacheKey(mh, mf arith.Mont) string {
-	return fmt.Sprintf("%p/%s/%d/%d", b, mh, mh.W, mf.W)
+	return fmt.Sprintf("%p/%d/%d/%d/%d", b, mh.N, mh.W, mh.Digits, mf.W)
 }
 
 func (b *deviceBackend) privKeyFor(k *privKey, ck string, mh, mf arith.Mont) (*devKey, error) {
@@ -336,21 +340,33 @@ func groupByClass[K comparable, C comparable](keys []K, errs []error, class func
 	return groups
 }
 
-func (b *deviceBackend) private(keys []*privKey, in []*big.Int) ([]*big.Int, error) {
+// checkInputs checks the shape of a call and each element's input against
+// its key (pub: the key's public part, nil for a nil key), in parallel:
+// one error per element.
+func checkInputs[K any](keys []*K, in []*big.Int, pub func(*K) *pubKey) ([]error, error) {
 	if len(keys) != len(in) {
 		return nil, fmt.Errorf("rsa: %d keys for %d inputs", len(keys), len(in))
 	}
-	out := make([]*big.Int, len(in))
 	errs := make([]error, len(in))
 	batch.Parallel(len(in), 1024, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			if keys[i] == nil {
-				errs[i] = errors.New("rsa: nil key")
-				continue
-			}
-			errs[i] = checkInput(keys[i].pub, in[i])
+			errs[i] = checkInput(pub(keys[i]), in[i])
 		}
 	})
+	return errs, nil
+}
+
+func (b *deviceBackend) private(keys []*privKey, in []*big.Int) ([]*big.Int, error) {
+	errs, err := checkInputs(keys, in, func(k *privKey) *pubKey {
+		if k == nil {
+			return nil
+		}
+		return k.pub
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*big.Int, len(in))
 	groups := groupByClass(keys, errs, func(k *privKey) [2]int { return [2]int{k.half, k.pub.limbs} })
 	for _, idx := range groups {
 		k := keys[idx[0]]
@@ -606,16 +622,11 @@ func keyTable(dks []*devKey, H, F int) []uint32 {
 }
 
 func (b *deviceBackend) public(keys []*pubKey, in []*big.Int) ([]*big.Int, error) {
-	if len(keys) != len(in) {
-		return nil, fmt.Errorf("rsa: %d keys for %d inputs", len(keys), len(in))
+	errs, err := checkInputs(keys, in, func(k *pubKey) *pubKey { return k })
+	if err != nil {
+		return nil, err
 	}
 	out := make([]*big.Int, len(in))
-	errs := make([]error, len(in))
-	batch.Parallel(len(in), 1024, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			errs[i] = checkInput(keys[i], in[i])
-		}
-	})
 	groups := groupByClass(keys, errs, func(k *pubKey) int { return k.limbs })
 	for _, idx := range groups {
 		if err := b.publicGroup(keys[idx[0]].limbs, idx, keys, in, out, errs); err != nil {
