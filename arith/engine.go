@@ -5,11 +5,10 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/gpucrypto/gpucrypto/batch"
-	"github.com/gpucrypto/gpucrypto/cl"
+	"github.com/gpucrypto/gpucrypto/device"
 	"github.com/gpucrypto/gpucrypto/kernels"
 )
 
@@ -45,47 +44,38 @@ func CheckWidth(bits int) (int, error) {
 
 // Engine runs the arith kernels on one device. It is safe for concurrent use.
 type Engine struct {
-	dev *cl.Device
-
-	progOnce sync.Once // arith.cl, built on first use
-	prog     *cl.Program
-	progErr  error
-
-	modexpMu    sync.Mutex
-	modexpProgs map[string]*cl.Program // by Mont configuration
+	dev  *device.Device
+	pool *device.Pool // device buffers of the batches
 }
 
-// NewEngine returns an engine on dev (nil: cl.Default()). Programs are
+// bufferIdle is how long an Engine keeps the device buffers of its last
+// batches for the next ones.
+const bufferIdle = 10 * time.Second
+
+// NewEngine returns an engine on dev (nil: device.Default()). Programs are
 // built on first use (and kept in the disk cache): Run builds arith.cl,
 // ModExp the Montgomery kernels of the sizes it meets.
-func NewEngine(dev *cl.Device) (*Engine, error) {
+func NewEngine(dev *device.Device) (*Engine, error) {
 	if dev == nil {
 		var err error
-		if dev, err = cl.Default(); err != nil {
+		if dev, err = device.Default(); err != nil {
 			return nil, err
 		}
 	}
-	return &Engine{dev: dev}, nil
+	return &Engine{dev: dev, pool: dev.NewPool(bufferIdle)}, nil
 }
 
-// arithProgram builds arith.cl once.
-func (e *Engine) arithProgram() (*cl.Program, error) {
-	e.progOnce.Do(func() {
-		src, err := kernels.Source("arith.cl")
-		if err != nil {
-			e.progErr = err
-			return
-		}
-		e.prog, err = e.dev.Program(src, cl.BuildOptions{})
-		if err != nil {
-			e.progErr = fmt.Errorf("arith: building kernels for %s: %w", e.dev.Name, err)
-		}
-	})
-	return e.prog, e.progErr
+// arithProgram builds arith.cl (once per device).
+func (e *Engine) arithProgram() (*device.Program, error) {
+	p, err := e.dev.Program(kernels.Program("arith.cl", nil))
+	if err != nil {
+		return nil, fmt.Errorf("arith: building kernels for %s: %w", e.dev.Name, err)
+	}
+	return p, nil
 }
 
 // Device is the engine's device.
-func (e *Engine) Device() *cl.Device { return e.dev }
+func (e *Engine) Device() *device.Device { return e.dev }
 
 // Result is the output of Run.
 type Result struct {
@@ -129,40 +119,40 @@ func (e *Engine) Run(op Op, a, b *Batch) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	bufs := e.dev.Buffers()
-	defer bufs.Release()
-	da, err := bufs.Upload(cl.Uint32Bytes(a.Words))
+	lease := e.pool.Lease(nil)
+	defer lease.Release()
+	da, err := lease.Upload(a.Words, false)
 	if err != nil {
 		return nil, err
 	}
-	db, err := bufs.Upload(cl.Uint32Bytes(b.Words))
+	db, err := lease.Upload(b.Words, false)
 	if err != nil {
 		return nil, err
 	}
-	dr, err := bufs.New(4 * outLimbs * a.Count)
+	dr, err := lease.Buffer(4*outLimbs*a.Count, false)
 	if err != nil {
 		return nil, err
 	}
 	count := uint32(a.Count)
-	var ev *cl.Event
+	var ev *device.Event
 	res := &Result{Out: NewBatch(outLimbs, a.Count)}
 	if op == OpMul {
 		ev, err = k.Launch(a.Count, 128, dr, da, db, count)
 	} else {
-		var dc *cl.Buffer
-		if dc, err = bufs.New(4 * a.Count); err != nil {
+		var dc *device.Buffer
+		if dc, err = lease.Buffer(4*a.Count, false); err != nil {
 			return nil, err
 		}
 		if ev, err = k.Launch(a.Count, 128, dr, dc, da, db, count); err == nil {
 			res.Carry = make([]uint32, a.Count)
-			err = dc.Read(0, cl.Uint32Bytes(res.Carry))
+			err = dc.Read(0, device.Uint32Bytes(res.Carry))
 		}
 	}
 	if err != nil {
 		return nil, err
 	}
 	defer ev.Release()
-	if err := dr.Read(0, cl.Uint32Bytes(res.Out.Words)); err != nil {
+	if err := dr.Read(0, device.Uint32Bytes(res.Out.Words)); err != nil {
 		return nil, err
 	}
 	if res.Kernel, err = ev.Duration(); err != nil {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/gpucrypto/gpucrypto/arith"
 	"github.com/gpucrypto/gpucrypto/batch"
-	"github.com/gpucrypto/gpucrypto/internal/cltest"
+	"github.com/gpucrypto/gpucrypto/internal/devicetest"
 )
 
 // edgeValues are the values most likely to break a carry chain.
@@ -59,13 +59,13 @@ func operands(bits, count int) (a, b []*big.Int) {
 }
 
 func TestOpsAgainstMathBig(t *testing.T) {
-	d := cltest.Device(t)
+	d := devicetest.Device(t)
 	e, err := arith.NewEngine(d)
 	require.NoError(t, err)
 	for _, bits := range arith.Widths() {
 		mod := new(big.Int).Lsh(big.NewInt(1), uint(bits))
 		for _, count := range []int{1, 7, 1000, 65536} {
-			if count == 65536 && bits > 1024 && cltest.Short(d) {
+			if count == 65536 && bits > 1024 && devicetest.Short(d) {
 				count = 4096 // PoCL on 2 CI cores; GPUCRYPTO_FULL=1 runs all
 			}
 			t.Run(fmt.Sprintf("%d/%d", bits, count), func(t *testing.T) {
@@ -107,7 +107,7 @@ func TestOpsAgainstMathBig(t *testing.T) {
 }
 
 func TestPerElementErrors(t *testing.T) {
-	e, err := arith.NewEngine(cltest.Device(t))
+	e, err := arith.NewEngine(devicetest.Device(t))
 	require.NoError(t, err)
 	big256 := new(big.Int).Lsh(big.NewInt(1), 256)
 	a := []*big.Int{big.NewInt(5), nil, big.NewInt(-3), big256, big.NewInt(7)}

@@ -6,13 +6,13 @@ import (
 	"math/big"
 
 	"github.com/gpucrypto/gpucrypto/arith"
-	"github.com/gpucrypto/gpucrypto/cl"
+	"github.com/gpucrypto/gpucrypto/device"
 )
 
 // ModExp runs a batch of exponentiations, each under its own modulus (or
 // ModExpShared under one); an element with a bad modulus fails alone.
 func ExampleEngine_ModExp() {
-	dev, err := cl.Default()
+	dev, err := device.Default()
 	if err != nil {
 		log.Fatal(err) // no OpenCL device: arith has no CPU path (use math/big)
 	}
@@ -36,7 +36,7 @@ func ExampleEngine_ModExp() {
 // 4096-bit number (the default on GPUs from 3072 bits; one work-item per
 // number is Threads: 1).
 func ExampleEngine_ModExpConfig() {
-	dev, err := cl.Default()
+	dev, err := device.Default()
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/gpucrypto/gpucrypto/batch"
-	"github.com/gpucrypto/gpucrypto/cl"
+	"github.com/gpucrypto/gpucrypto/device"
 )
 
 // ModExpJob is one launch-ready batch of exponentiations of one modulus
@@ -59,7 +59,7 @@ func (e *Engine) RunModExp(job *ModExpJob) (*ModExpResult, error) {
 			return nil, fmt.Errorf("arith: modexp: modulus index %d out of range (%d moduli)", k, K)
 		}
 	}
-	prog, err := e.modexpProgram(m)
+	prog, err := m.Program(e.dev, m.KernelFile(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -75,20 +75,19 @@ func (e *Engine) RunModExp(job *ModExpJob) (*ModExpResult, error) {
 		}
 		n0s[k] = c.N0
 	}
-	bufs := e.dev.Buffers()
-	defer bufs.Release()
-	var modBufs [4]*cl.Buffer // mods, ones, r2s, n0s
+	lease := e.pool.Lease(nil)
+	defer lease.Release()
+	var modBufs [4]*device.Buffer // mods, ones, r2s, n0s
 	for i, words := range [][]uint32{mods, ones, r2s, n0s} {
-		if modBufs[i], err = bufs.Upload(cl.Uint32Bytes(words)); err != nil {
+		if modBufs[i], err = lease.Upload(words, false); err != nil {
 			return nil, err
 		}
 	}
-	var dexpAll *cl.Buffer
+	var dexpAll *device.Buffer
 	if job.ExpPerModulus { // shared by every chunk; may be secret
-		if dexpAll, err = bufs.Upload(cl.Uint32Bytes(job.Exp)); err != nil {
+		if dexpAll, err = lease.Upload(job.Exp, true); err != nil {
 			return nil, err
 		}
-		bufs.Secret(dexpAll)
 	}
 	res := &ModExpResult{Out: make([]uint32, W*job.Count)}
 	chunk := m.ChunkElems(job.Count, 1, TableLimit(e.dev))
@@ -104,7 +103,7 @@ func (e *Engine) RunModExp(job *ModExpJob) (*ModExpResult, error) {
 }
 
 // modexpChunk runs elements [lo, lo+n) of job.
-func (e *Engine) modexpChunk(kern *cl.Kernel, job *ModExpJob, lo, n int, mb [4]*cl.Buffer, dexp *cl.Buffer, out []uint32) (time.Duration, error) {
+func (e *Engine) modexpChunk(kern *device.Kernel, job *ModExpJob, lo, n int, mb [4]*device.Buffer, dexp *device.Buffer, out []uint32) (time.Duration, error) {
 	W, count := job.Mont.W, job.Count
 	slice := func(src []uint32, words int) []uint32 { // rows of [lo, lo+n)
 		if n == count {
@@ -119,9 +118,9 @@ func (e *Engine) modexpChunk(kern *cl.Kernel, job *ModExpJob, lo, n int, mb [4]*
 	base, idx := slice(job.Base, W), job.Index[lo:lo+n]
 	// exponents, the table of powers and the results are secret-derived
 	// (RSA halves): all three are zeroed before release
-	bufs := e.dev.Buffers()
-	defer bufs.Release()
-	dbase, err := bufs.Upload(cl.Uint32Bytes(base))
+	lease := e.pool.Lease(nil)
+	defer lease.Release()
+	dbase, err := lease.Upload(base, false)
 	if err != nil {
 		return 0, err
 	}
@@ -132,25 +131,22 @@ func (e *Engine) modexpChunk(kern *cl.Kernel, job *ModExpJob, lo, n int, mb [4]*
 			defer clear(exp)
 		}
 		eper = 1
-		if dexp, err = bufs.Upload(cl.Uint32Bytes(exp)); err != nil {
+		if dexp, err = lease.Upload(exp, true); err != nil {
 			return 0, err
 		}
-		bufs.Secret(dexp)
 	}
-	dtab, err := bufs.New(4 * W * n << job.Mont.Window)
+	dtab, err := lease.Buffer(4*W*n<<job.Mont.Window, true)
 	if err != nil {
 		return 0, err
 	}
-	bufs.Secret(dtab)
-	didx, err := bufs.Upload(cl.Uint32Bytes(idx))
+	didx, err := lease.Upload(idx, false)
 	if err != nil {
 		return 0, err
 	}
-	dout, err := bufs.New(4 * W * n)
+	dout, err := lease.Buffer(4*W*n, true)
 	if err != nil {
 		return 0, err
 	}
-	bufs.Secret(dout)
 	global, local, extra := job.Mont.ModExpLaunch(n)
 	ev, err := kern.Launch(global, local, append([]any{dout, dbase, dexp, uint32(job.EWords), eper,
 		mb[0], mb[1], mb[2], mb[3], didx, uint32(len(job.Mods)), dtab, uint32(n)}, extra...)...)
@@ -162,7 +158,7 @@ func (e *Engine) modexpChunk(kern *cl.Kernel, job *ModExpJob, lo, n int, mb [4]*
 	if n != count {
 		res = make([]uint32, W*n)
 	}
-	if err := dout.Read(0, cl.Uint32Bytes(res)); err != nil {
+	if err := dout.Read(0, device.Uint32Bytes(res)); err != nil {
 		return 0, err
 	}
 	if n != count {
@@ -171,24 +167,6 @@ func (e *Engine) modexpChunk(kern *cl.Kernel, job *ModExpJob, lo, n int, mb [4]*
 		}
 	}
 	return ev.Duration()
-}
-
-func (e *Engine) modexpProgram(m Mont) (*cl.Program, error) {
-	key := m.String() + fmt.Sprintf("/%d", m.W)
-	e.modexpMu.Lock()
-	defer e.modexpMu.Unlock()
-	if p, ok := e.modexpProgs[key]; ok {
-		return p, nil
-	}
-	p, err := m.Program(e.dev, m.KernelFile(), nil)
-	if err != nil {
-		return nil, err
-	}
-	if e.modexpProgs == nil {
-		e.modexpProgs = map[string]*cl.Program{}
-	}
-	e.modexpProgs[key] = p
-	return p, nil
 }
 
 // MaxExpBits is the widest exponent ModExp takes.

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/gpucrypto/gpucrypto/arith"
-	"github.com/gpucrypto/gpucrypto/internal/cltest"
+	"github.com/gpucrypto/gpucrypto/internal/devicetest"
 )
 
 // benchBatch is the modexp batch size: GPUCRYPTO_BENCH_BATCH, else 131072
@@ -89,7 +89,7 @@ func timeModExp(b *testing.B, eng *arith.Engine, m arith.Mont, bits, n int) time
 // and the fp64 variant (with and without its squaring, rows unrolled or
 // kept a loop) at 512, 1024 and 2048 bits on devices with fp64.
 func BenchmarkModExp(b *testing.B) {
-	d := cltest.Device(b)
+	d := devicetest.Device(b)
 	eng, err := arith.NewEngine(d)
 	if err != nil {
 		b.Fatal(err)
@@ -200,7 +200,7 @@ func BenchmarkModExpCPU(b *testing.B) {
 // replaces the batch sizes (default 2,128,2048,16384: the halves of RSA
 // batches of 1, 64, 1024 and 8192).
 func BenchmarkModExpThreads(b *testing.B) {
-	d := cltest.Device(b)
+	d := devicetest.Device(b)
 	if d.Type&2 != 0 {
 		b.Skip("GPU devices only")
 	}

@@ -12,13 +12,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpucrypto/gpucrypto/arith"
-	"github.com/gpucrypto/gpucrypto/cl"
-	"github.com/gpucrypto/gpucrypto/internal/cltest"
+	"github.com/gpucrypto/gpucrypto/device"
+	"github.com/gpucrypto/gpucrypto/internal/devicetest"
 )
 
 // fp64Device returns the test device, skipping when it has no fp64.
-func fp64Device(t *testing.T) *cl.Device {
-	d := cltest.Device(t)
+func fp64Device(t *testing.T) *device.Device {
+	d := devicetest.Device(t)
 	if !d.FP64 {
 		t.Skipf("%s has no double precision", d.Name)
 	}
@@ -139,7 +139,7 @@ func TestFP64Conversions(t *testing.T) {
 					in[j*count+i] = row[j]
 				}
 			}
-			din, err := d.Upload(cl.Uint32Bytes(in))
+			din, err := d.Upload(device.Uint32Bytes(in))
 			require.NoError(t, err)
 			defer din.Release()
 			ddig, err := d.NewBuffer(8 * dg * count)
@@ -155,7 +155,7 @@ func TestFP64Conversions(t *testing.T) {
 			raw := make([]byte, 8*dg*count)
 			require.NoError(t, ddig.Read(0, raw))
 			back := make([]uint32, n*count)
-			require.NoError(t, dback.Read(0, cl.Uint32Bytes(back)))
+			require.NoError(t, dback.Read(0, device.Uint32Bytes(back)))
 			for i, v := range vals {
 				want := fp64Digits(v, dg)
 				for j := range dg {
@@ -246,7 +246,7 @@ func TestFP64Resolve(t *testing.T) {
 	// a device without double precision: a clear error, before any build
 	m, err = arith.MontConfig{Variant: arith.FP64}.Resolve(32)
 	require.NoError(t, err)
-	nofp := &cl.Device{Info: cl.Info{Name: "no-fp64 device"}}
+	nofp := &device.Device{Info: device.Info{Name: "no-fp64 device"}}
 	require.ErrorContains(t, m.Buildable(nofp), "needs a device with double precision")
 	_, err = m.Program(nofp, m.KernelFile(), nil)
 	require.ErrorContains(t, err, "fp64 Montgomery variant needs a device with double precision (cl_khr_fp64); no-fp64 device has none")

@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpucrypto/gpucrypto/arith"
-	"github.com/gpucrypto/gpucrypto/cl"
-	"github.com/gpucrypto/gpucrypto/internal/cltest"
+	"github.com/gpucrypto/gpucrypto/device"
+	"github.com/gpucrypto/gpucrypto/internal/devicetest"
 )
 
 // The multi-thread form against math/big: every lane count at 512 bits
@@ -17,10 +17,10 @@ import (
 // that is not a whole number of work-groups (the padding groups must store
 // nothing and disturb no real element).
 func TestModExpMultiThread(t *testing.T) {
-	d := cltest.Device(t)
+	d := devicetest.Device(t)
 	eng, err := arith.NewEngine(d)
 	require.NoError(t, err)
-	short := cltest.Short(d)
+	short := devicetest.Short(d)
 	cases := []struct{ bits, threads int }{
 		{512, 2}, {512, 4}, {512, 8}, {512, 16}, {512, 32},
 		{1024, 4}, {1024, 8}, {1024, 16}, {1536, 8}, {1536, 16}, {2048, 8}, {2048, 16}, {2048, 32},
@@ -62,10 +62,10 @@ func TestBatchThreads(t *testing.T) {
 	} {
 		require.Equal(t, c.want, arith.BatchThreads(c.n, c.count, 132), "%d limbs, %d numbers", c.n, c.count)
 	}
-	gpu := &cl.Device{Info: cl.Info{Class: cl.VendorNVIDIA, ComputeUnits: 132}}
+	gpu := &device.Device{Info: device.Info{Class: device.VendorNVIDIA, ComputeUnits: 132}}
 	for _, c := range []struct {
 		cfg          arith.MontConfig
-		dev          *cl.Device
+		dev          *device.Device
 		count, lanes int
 	}{
 		{arith.MontConfig{}, gpu, 2, 16},
@@ -74,7 +74,7 @@ func TestBatchThreads(t *testing.T) {
 		{arith.MontConfig{Threads: 1}, gpu, 2, 1},
 		{arith.MontConfig{Variant: arith.CIOS}, gpu, 2, 1},
 		{arith.MontConfig{Window: 3}, gpu, 2, 16}, // the window is not the kernel's choice
-		{arith.MontConfig{}, &cl.Device{Info: cl.Info{Class: cl.VendorCPU, ComputeUnits: 2}}, 2, 1},
+		{arith.MontConfig{}, &device.Device{Info: device.Info{Class: device.VendorCPU, ComputeUnits: 2}}, 2, 1},
 		{arith.MontConfig{}, nil, 2, 1},
 	} {
 		m, err := c.cfg.ResolveFor(c.dev, 32, c.count)
@@ -99,7 +99,7 @@ func TestMultiThreadResolve(t *testing.T) {
 	m, err = arith.MontConfig{Threads: 1}.Resolve(64)
 	require.NoError(t, err)
 	require.Equal(t, 1, m.Lanes)
-	m, err = arith.MontConfig{}.ResolveFor(&cl.Device{Info: cl.Info{Class: cl.VendorCPU}}, 64, 1) // CPU devices: one
+	m, err = arith.MontConfig{}.ResolveFor(&device.Device{Info: device.Info{Class: device.VendorCPU}}, 64, 1) // CPU devices: one
 	require.NoError(t, err)
 	require.Equal(t, 1, m.Lanes)
 	m, err = arith.MontConfig{Threads: 32}.Resolve(48) // capped at what divides 48 words

@@ -11,7 +11,7 @@ import (
 
 	"github.com/gpucrypto/gpucrypto/arith"
 	"github.com/gpucrypto/gpucrypto/batch"
-	"github.com/gpucrypto/gpucrypto/internal/cltest"
+	"github.com/gpucrypto/gpucrypto/internal/devicetest"
 )
 
 // modexpCase is one exponentiation with its expected value.
@@ -83,10 +83,10 @@ func checkModExp(t *testing.T, eng *arith.Engine, cfg arith.MontConfig, cases []
 // configuration, and every Montgomery variant and form at 512 and 1024
 // bits (the widths where all of them exist).
 func TestModExpAgainstMathBig(t *testing.T) {
-	d := cltest.Device(t)
+	d := devicetest.Device(t)
 	eng, err := arith.NewEngine(d)
 	require.NoError(t, err)
-	short := cltest.Short(d)
+	short := devicetest.Short(d)
 	for _, n := range arith.ModLimbs() {
 		bits := 32 * n
 		count := 300
@@ -118,7 +118,7 @@ func TestModExpAgainstMathBig(t *testing.T) {
 }
 
 func TestModExpPerElementErrors(t *testing.T) {
-	eng, err := arith.NewEngine(cltest.Device(t))
+	eng, err := arith.NewEngine(devicetest.Device(t))
 	require.NoError(t, err)
 	m := randOdd(512)
 	bases := []*big.Int{big.NewInt(7), big.NewInt(7), nil, big.NewInt(-1), big.NewInt(7), big.NewInt(7), big.NewInt(7), big.NewInt(7)}

@@ -3,10 +3,11 @@ package arith
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math/big"
 	"slices"
 
-	"github.com/gpucrypto/gpucrypto/cl"
+	"github.com/gpucrypto/gpucrypto/device"
 	"github.com/gpucrypto/gpucrypto/kernels"
 )
 
@@ -23,7 +24,7 @@ const (
 	// zheng 2014): 51-bit digits in doubles, each digit product split
 	// exactly into two halves by two fma and one subtraction, the halves
 	// summed as 64-bit integers in CIOS rows (kernels/fp64.h). It needs a
-	// device with double precision (cl.Device.FP64) and exists for the
+	// device with double precision (device.Info.FP64) and exists for the
 	// widths of FP64Limbs; results are the same canonical words.
 	FP64 Variant = "fp64"
 )
@@ -81,7 +82,7 @@ const MaxTableBytes = 1 << 30
 
 // TableLimit is the most table of powers one modexp launch on dev uses:
 // MaxTableBytes, or half the device's largest allocation.
-func TableLimit(dev *cl.Device) uint64 { return min(uint64(MaxTableBytes), dev.MaxAlloc/2) }
+func TableLimit(dev *device.Device) uint64 { return min(uint64(MaxTableBytes), dev.MaxAlloc/2) }
 
 // ChunkElems is how many of count elements one modexp launch takes when
 // each needs tables tables of powers (WINDOW_SIZE·W words each) and the
@@ -96,7 +97,7 @@ func (m Mont) ChunkElems(count, tables int, limit uint64) int {
 // the common ones (the lanes' scratch of the multi-thread form).
 func (m Mont) ModExpLaunch(count int) (global, local int, extra []any) {
 	if m.Lanes > 1 {
-		return count * m.Lanes, LanesWorkGroup, []any{cl.Local(4 * LanesWorkGroup)}
+		return count * m.Lanes, LanesWorkGroup, []any{device.Local(4 * LanesWorkGroup)}
 	}
 	return count, modexpWorkGroup, nil
 }
@@ -216,10 +217,10 @@ func (c MontConfig) Resolve(n int) (Mont, error) {
 // On GPUs, when the whole configuration is by size, a batch too small to
 // fill the device gets more threads per number than DefaultMont's: each
 // exponentiation is then shorter (BatchThreads).
-func (c MontConfig) ResolveFor(dev *cl.Device, n, count int) (Mont, error) {
+func (c MontConfig) ResolveFor(dev *device.Device, n, count int) (Mont, error) {
 	switch {
 	case dev == nil || c.Threads != 0:
-	case dev.Class == cl.VendorCPU:
+	case dev.Class == device.VendorCPU:
 		c.Threads = 1
 	case c.bySize() && count > 0:
 		if t := BatchThreads(n, count, int(dev.ComputeUnits)); t > 1 {
@@ -352,21 +353,20 @@ func (m Mont) String() string {
 	return fmt.Sprintf("%s-%s%s-w%d%s", m.Variant, form, sq, m.Window, rows)
 }
 
-// Buildable reports whether m may be compiled for dev. NVIDIA's OpenCL
-// compiler (driver 580) crashed the process inside clBuildProgram on the
-// portable-C (no inline PTX) builds of the FIPS form: at 512 bits with the
-// dedicated squaring or without final subtraction, and at 1024 bits even
-// in the plain form. Only the one FIPS build that compiled and passed
-// there (512 bits, final subtraction, no dedicated squaring: the 512-bit
-// default) is allowed; the others are refused rather than risked.
+// Buildable reports whether m may be compiled for dev. On a device whose
+// compiler is fragile (device.Info.FragileCompiler: NVIDIA's OpenCL
+// without inline PTX, which crashed the process on these builds) only the
+// one product-scanning build that compiled and passed there (512 bits,
+// final subtraction, no dedicated squaring: the 512-bit default) is
+// allowed; the other FIPS builds are refused rather than risked.
 //
 // The FP64 variant needs double precision: refused on a device without it.
-func (m Mont) Buildable(dev *cl.Device) error {
+func (m Mont) Buildable(dev *device.Device) error {
 	if m.Variant == FP64 && !dev.FP64 {
-		return fmt.Errorf("arith: the fp64 Montgomery variant needs a device with double precision (cl_khr_fp64); %s has none", dev.Name)
+		return fmt.Errorf("arith: the fp64 Montgomery variant needs a device with double precision; %s has none", dev.Name)
 	}
-	if m.Variant == FIPS && (m.Sqr || !m.FinalSub || m.W != 16) && dev.Class == cl.VendorNVIDIA && !dev.InlinePTX() {
-		return fmt.Errorf("arith: %s is not built by NVIDIA's OpenCL compiler without inline PTX (it crashed compiling it); use the default form or CIOS", m)
+	if m.Variant == FIPS && (m.Sqr || !m.FinalSub || m.W != 16) && dev.FragileCompiler {
+		return fmt.Errorf("arith: %s is not built on %s (%s): its compiler crashed on it; use the default form or CIOS", m, dev.Name, dev.Backend)
 	}
 	return nil
 }
@@ -434,24 +434,28 @@ func (m Mont) KernelFile() string {
 	return "modexp.cl"
 }
 
-// Program builds (or fetches from the device's caches) the kernel file
-// file compiled for m on dev (rows never unrolled on CPU devices).
-func (m Mont) Program(dev *cl.Device, file string, extra map[string]string) (*cl.Program, error) {
-	src, err := kernels.Source(file)
-	if err != nil {
-		return nil, err
-	}
-	if dev.Class == cl.VendorCPU {
+// Source is the program of the kernel file file compiled for m on dev
+// (rows never unrolled on CPU devices), with extra -D definitions.
+func (m Mont) Source(dev *device.Device, file string, extra map[string]string) (device.Source, error) {
+	if dev.Class == device.VendorCPU {
 		m.Unroll = false
 	}
 	if err := m.Buildable(dev); err != nil {
-		return nil, err
+		return device.Source{}, err
 	}
 	defs := m.Defines()
-	for k, v := range extra {
-		defs[k] = v
+	maps.Copy(defs, extra)
+	return kernels.Program(file, defs), nil
+}
+
+// Program builds (or takes from the device, which keeps built programs)
+// the kernel file file compiled for m on dev.
+func (m Mont) Program(dev *device.Device, file string, extra map[string]string) (*device.Program, error) {
+	src, err := m.Source(dev, file, extra)
+	if err != nil {
+		return nil, err
 	}
-	p, err := dev.Program(src, cl.BuildOptions{Defines: defs})
+	p, err := dev.Program(src)
 	if err != nil {
 		return nil, fmt.Errorf("arith: building %s (%s, %d bits) for %s: %w", file, m, 32*m.N, dev.Name, err)
 	}

@@ -15,11 +15,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpucrypto/gpucrypto/cl"
-	"github.com/gpucrypto/gpucrypto/internal/cltest"
+	"github.com/gpucrypto/gpucrypto/internal/devicetest"
 )
 
 func TestEnumerate(t *testing.T) {
-	d := cltest.Device(t)
+	d := devicetest.Device(t)
 	devs, err := cl.Devices()
 	require.NoError(t, err)
 	require.NotEmpty(t, devs)
@@ -89,14 +89,14 @@ func roundTrip(t *testing.T, d *cl.Device, size int) {
 }
 
 func TestBufferRoundTrip(t *testing.T) {
-	d := cltest.Device(t)
+	d := devicetest.Device(t)
 	for _, size := range []int{1, 3, 7, 31, 1000, 4097, 65537, 1<<20 + 13} {
 		roundTrip(t, d, size)
 	}
 }
 
 func TestBufferAsyncAndFill(t *testing.T) {
-	d := cltest.Device(t)
+	d := devicetest.Device(t)
 	b, err := d.NewBuffer(1024)
 	require.NoError(t, err)
 	defer b.Release()
@@ -123,7 +123,7 @@ func TestBufferAsyncAndFill(t *testing.T) {
 }
 
 func TestBufferBadSizes(t *testing.T) {
-	d := cltest.Device(t)
+	d := devicetest.Device(t)
 	_, err := d.NewBuffer(0)
 	require.ErrorContains(t, err, "at least one byte")
 	_, err = d.NewBuffer(-5)
@@ -156,7 +156,7 @@ func u32s(b []byte) []uint32 {
 }
 
 func TestKernelLaunch(t *testing.T) {
-	d := cltest.Device(t)
+	d := devicetest.Device(t)
 	p, err := d.Program(scaleSrc, cl.BuildOptions{})
 	require.NoError(t, err)
 	k, err := p.Kernel("scale")
@@ -188,7 +188,7 @@ func TestKernelLaunch(t *testing.T) {
 }
 
 func TestBuildErrorHasLog(t *testing.T) {
-	d := cltest.Device(t)
+	d := devicetest.Device(t)
 	t.Setenv(cl.EnvNoCache, "1")
 	_, err := d.Build("__kernel void broken(__global uint *x) { x[0] = undefined_symbol_q; }", cl.BuildOptions{})
 	require.Error(t, err)
@@ -201,7 +201,7 @@ func TestBuildErrorHasLog(t *testing.T) {
 }
 
 func TestBuildDefines(t *testing.T) {
-	d := cltest.Device(t)
+	d := devicetest.Device(t)
 	src := `__kernel void k(__global uint *x) { x[0] = VALUE + (FLAG ? 1 : 0); }`
 	p, err := d.Program(src, cl.BuildOptions{Defines: map[string]string{"VALUE": "41", "FLAG": "1"}})
 	require.NoError(t, err)
@@ -218,7 +218,7 @@ func TestBuildDefines(t *testing.T) {
 }
 
 func TestProgramCache(t *testing.T) {
-	d := cltest.Device(t)
+	d := devicetest.Device(t)
 	dir := t.TempDir()
 	t.Setenv(cl.EnvCacheDir, dir)
 	// A source unique to this run, so no earlier entry can exist.
@@ -316,7 +316,7 @@ func checkAdds5(t *testing.T, d *cl.Device, p *cl.Program) {
 }
 
 func TestConcurrentUse(t *testing.T) {
-	d := cltest.Device(t)
+	d := devicetest.Device(t)
 	p, err := d.Program(`__kernel void inc(__global uint *x, uint k, uint n) {
 		uint i = get_global_id(0); if (i < n) x[i] = x[i] * 3u + k; }`, cl.BuildOptions{})
 	require.NoError(t, err)
@@ -372,7 +372,7 @@ func TestConcurrentUse(t *testing.T) {
 // and collecting garbage must not release the kernel under a caller that
 // still holds it (the bug behind a CI failure of TestProgramCache).
 func TestKernelOutlivesProgramReference(t *testing.T) {
-	d := cltest.Device(t)
+	d := devicetest.Device(t)
 	t.Setenv(cl.EnvNoCache, "1")
 	k := func() *cl.Kernel {
 		p, err := d.Build(`__kernel void k(__global uint *x) { x[get_global_id(0)] += 5u; }`, cl.BuildOptions{})
@@ -399,7 +399,7 @@ func TestKernelOutlivesProgramReference(t *testing.T) {
 }
 
 func TestBuffersReleaseTogether(t *testing.T) {
-	d := cltest.Device(t)
+	d := devicetest.Device(t)
 	bufs := d.Buffers()
 	a, err := bufs.New(16)
 	require.NoError(t, err)

@@ -95,13 +95,8 @@ type Device struct {
 	openOnce sync.Once
 	openErr  error
 	ctx      uintptr
-	queue    uintptr
 
-	probeOnce sync.Once
-	ptx       bool
-
-	progMu   sync.Mutex
-	programs map[string]*Program // built programs, keyed like the disk cache
+	queue0 *Queue // the default queue, made with the context
 }
 
 func (d *Device) String() string {
@@ -159,7 +154,7 @@ func enumerate() ([]*Device, error) {
 			continue
 		}
 		for _, id := range ids {
-			d := &Device{api: a, id: id, platform: p, programs: map[string]*Program{}}
+			d := &Device{api: a, id: id, platform: p}
 			d.Platform, d.PlatformVersion = pname, pver
 			if err := d.query(); err != nil {
 				errs = append(errs, fmt.Errorf("platform %q: %w", pname, err))
@@ -366,21 +361,11 @@ func (d *Device) open() error {
 			d.openErr = fmt.Errorf("%s: %w", d.Name, err)
 			return
 		}
-		const profiling = 1 << 1
-		d.queue = d.api.CreateCommandQueue(d.ctx, d.id, profiling, &st)
-		if err := check("clCreateCommandQueue", st); err != nil {
+		if d.queue0, d.openErr = d.newQueue(); d.openErr != nil {
 			d.api.ReleaseContext(d.ctx)
 			d.ctx = 0
-			d.openErr = fmt.Errorf("%s: %w", d.Name, err)
+			d.openErr = fmt.Errorf("%s: %w", d.Name, d.openErr)
 		}
 	})
 	return d.openErr
-}
-
-// Finish waits until every command queued on the device has completed.
-func (d *Device) Finish() error {
-	if err := d.open(); err != nil {
-		return err
-	}
-	return check("clFinish", d.api.Finish(d.queue))
 }

@@ -77,8 +77,9 @@ type api struct {
 	GetEventProfiling    func(e uintptr, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) int32
 	ReleaseEvent         func(e uintptr) int32
 
-	// Optional (nil when absent).
-	EnqueueFillBuffer func(q, m uintptr, pattern unsafe.Pointer, psize, off, size uintptr, nwait uint32, wait *uintptr, ev *uintptr) int32
+	// Optional (nil when absent: OpenCL 1.1 libraries).
+	EnqueueFillBuffer          func(q, m uintptr, pattern unsafe.Pointer, psize, off, size uintptr, nwait uint32, wait *uintptr, ev *uintptr) int32
+	EnqueueBarrierWithWaitList func(q uintptr, nwait uint32, wait *uintptr, ev *uintptr) int32
 }
 
 var (
@@ -155,8 +156,13 @@ func openLibrary() (*api, error) {
 		}
 		purego.RegisterFunc(r.fn, sym)
 	}
-	if sym, err := purego.Dlsym(handle, "clEnqueueFillBuffer"); err == nil && sym != 0 {
-		purego.RegisterFunc(&a.EnqueueFillBuffer, sym)
+	for _, o := range []struct {
+		name string
+		fn   any
+	}{{"clEnqueueFillBuffer", &a.EnqueueFillBuffer}, {"clEnqueueBarrierWithWaitList", &a.EnqueueBarrierWithWaitList}} {
+		if sym, err := purego.Dlsym(handle, o.name); err == nil && sym != 0 {
+			purego.RegisterFunc(o.fn, sym)
+		}
 	}
 	return a, nil
 }

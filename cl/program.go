@@ -1,62 +1,17 @@
 package cl
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"os"
 	"runtime"
-	"sort"
-	"strings"
 	"sync"
 	"unsafe"
-)
-
-// EnvNoPTX, when "1", makes every device use the portable C paths even where
-// inline PTX works (to test both paths on one NVIDIA GPU).
-const EnvNoPTX = "GPUCRYPTO_NO_PTX"
-
-// BuildOptions are the -D definitions and extra compiler flags of a build.
-type BuildOptions struct {
-	Defines map[string]string // NAME → value ("" gives -DNAME)
-	Flags   []string          // passed through verbatim, e.g. "-cl-std=CL1.2"
-}
-
-func (o BuildOptions) String() string {
-	names := make([]string, 0, len(o.Defines))
-	for k := range o.Defines {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	var parts []string
-	for _, k := range names {
-		if v := o.Defines[k]; v != "" {
-			parts = append(parts, "-D"+k+"="+v)
-		} else {
-			parts = append(parts, "-D"+k)
-		}
-	}
-	parts = append(parts, o.Flags...)
-	return strings.Join(parts, " ")
-}
-
-// Cache states of a built program.
-const (
-	CacheDisabled = "disabled"
-	CacheMiss     = "miss"
-	CacheHit      = "hit"
-	CacheCorrupt  = "corrupt" // an entry existed but was unusable; rebuilt and rewritten
 )
 
 // Program is a program built for one device. Its kernels are shared and
 // safe for concurrent launches.
 type Program struct {
-	dev     *Device
-	prog    uintptr
-	Key     string // cache key (hex SHA-256)
-	Cache   string // one of the Cache* states
-	Source  string // full source as compiled (prelude included)
-	Options string
+	dev  *Device
+	prog uintptr
 
 	mu      sync.Mutex
 	kernels map[string]*Kernel
@@ -83,94 +38,40 @@ func (h *progHandles) free() {
 	}
 }
 
-// Prelude is the generated header put before every source compiled for the
-// device: the dialect selector and the device's feature flags.
-func (d *Device) Prelude() string {
-	var b strings.Builder
-	b.WriteString("/* gpucrypto prelude */\n#define GPUCRYPTO_OPENCL 1\n")
-	fmt.Fprintf(&b, "#define GPUCRYPTO_VENDOR_%s 1\n", strings.ToUpper(d.Class.String()))
-	if d.FP64 {
-		b.WriteString("#define GPUCRYPTO_HAS_FP64 1\n")
-	}
-	if d.Subgroups {
-		b.WriteString("#define GPUCRYPTO_HAS_SUBGROUPS 1\n")
-	}
-	if d.InlinePTX() {
-		b.WriteString("#define GPUCRYPTO_HAS_PTX 1\n")
-	}
-	return b.String()
-}
-
-// Program returns the program for src built with opts, building it (or
-// loading it from the disk cache) on first use and reusing it afterwards.
-func (d *Device) Program(src string, opts BuildOptions) (*Program, error) {
-	full := d.Prelude() + src
-	key := d.cacheKey(full, opts.String())
-	d.progMu.Lock()
-	defer d.progMu.Unlock()
-	if p, ok := d.programs[key]; ok {
-		return p, nil
-	}
-	p, err := d.build(full, opts.String(), key)
-	if err != nil {
-		return nil, err
-	}
-	d.programs[key] = p
-	return p, nil
-}
-
-// Build compiles src (after the prelude) with opts. Unlike Program it does
-// not reuse an earlier in-process build, but it does use the disk cache.
-func (d *Device) Build(src string, opts BuildOptions) (*Program, error) {
-	full := d.Prelude() + src
-	return d.build(full, opts.String(), d.cacheKey(full, opts.String()))
-}
-
-func (d *Device) cacheKey(full, opts string) string {
-	h := sha256.New()
-	for _, s := range []string{cacheFormat, full, opts, d.Name, d.Vendor, d.DriverVersion, d.Platform, d.PlatformVersion, d.Version} {
-		fmt.Fprintf(h, "%d:%s;", len(s), s)
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-func (d *Device) build(full, opts, key string) (*Program, error) {
+// BuildSource compiles src with the compiler options opts. A failed build
+// is an *Error carrying the compiler's log.
+func (d *Device) BuildSource(src, opts string) (*Program, error) {
 	if err := d.open(); err != nil {
 		return nil, err
 	}
-	p := &Program{dev: d, Key: key, Source: full, Options: opts, kernels: map[string]*Kernel{}}
-	cache := openCache()
-	p.Cache = CacheDisabled
-	if cache != nil {
-		p.Cache = CacheMiss
-		bin, state := cache.load(key)
-		if state == CacheHit {
-			if prog, err := d.fromBinary(bin, opts); err == nil {
-				p.prog, p.Cache = prog, CacheHit
-			} else {
-				state = CacheCorrupt
-			}
-		}
-		if state == CacheCorrupt {
-			p.Cache = CacheCorrupt
-			cache.remove(key)
-		}
+	prog, err := d.fromSource(src, opts)
+	if err != nil {
+		return nil, err
 	}
-	if p.prog == 0 {
-		prog, err := d.fromSource(full, opts)
-		if err != nil {
-			return nil, err
-		}
-		p.prog = prog
-		if cache != nil {
-			if bin, err := d.binary(prog); err == nil && len(bin) > 0 {
-				_ = cache.store(key, bin) // a cache that cannot be written is not an error
-			}
-		}
+	return d.newProgram(prog), nil
+}
+
+// BuildBinary loads a program from a binary that Program.Binary returned
+// for the same device and driver, built with the same options.
+func (d *Device) BuildBinary(bin []byte, opts string) (*Program, error) {
+	if len(bin) == 0 {
+		return nil, fmt.Errorf("cl: BuildBinary: empty binary")
 	}
-	p.handles = &progHandles{api: d.api, prog: p.prog}
+	if err := d.open(); err != nil {
+		return nil, err
+	}
+	prog, err := d.fromBinary(bin, opts)
+	if err != nil {
+		return nil, err
+	}
+	return d.newProgram(prog), nil
+}
+
+func (d *Device) newProgram(prog uintptr) *Program {
+	p := &Program{dev: d, prog: prog, kernels: map[string]*Kernel{}}
+	p.handles = &progHandles{api: d.api, prog: prog}
 	p.cleanup = runtime.AddCleanup(p, (*progHandles).free, p.handles)
-	return p, nil
+	return p
 }
 
 func (d *Device) fromSource(src, opts string) (uintptr, error) {
@@ -304,78 +205,6 @@ type Kernel struct {
 	Name string
 }
 
-// Local asks for n bytes of local (shared) memory as a kernel argument.
-type Local int
-
-// Launch runs the kernel over a 1-D range of global work-items in groups of
-// local (0 lets the driver choose). global is rounded up to a multiple of
-// local, so kernels must bound-check their index. Arguments may be *Buffer,
-// Local, int32, uint32, int64, uint64, float32 or float64.
-func (k *Kernel) Launch(global, local int, args ...any) (*Event, error) {
-	if global <= 0 {
-		return nil, fmt.Errorf("cl: Launch %s: global size %d must be positive", k.Name, global)
-	}
-	if local < 0 || local > k.dev.MaxWorkGroup {
-		return nil, fmt.Errorf("cl: Launch %s: work-group size %d outside [0, %d]", k.Name, local, k.dev.MaxWorkGroup)
-	}
-	if local > 0 && global%local != 0 {
-		global += local - global%local
-	}
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.k == 0 {
-		return nil, fmt.Errorf("cl: Launch %s: kernel released", k.Name)
-	}
-	a := k.dev.api
-	var keep []*Buffer
-	for i, arg := range args {
-		var st int32
-		switch v := arg.(type) {
-		case *Buffer:
-			if v == nil || v.mem == 0 {
-				return nil, fmt.Errorf("cl: Launch %s: argument %d is a nil or released buffer", k.Name, i)
-			}
-			mem := v.mem
-			st = a.SetKernelArg(k.k, uint32(i), unsafe.Sizeof(mem), unsafe.Pointer(&mem))
-			keep = append(keep, v)
-		case Local:
-			st = a.SetKernelArg(k.k, uint32(i), uintptr(v), nil)
-		case int32:
-			st = a.SetKernelArg(k.k, uint32(i), 4, unsafe.Pointer(&v))
-		case uint32:
-			st = a.SetKernelArg(k.k, uint32(i), 4, unsafe.Pointer(&v))
-		case int64:
-			st = a.SetKernelArg(k.k, uint32(i), 8, unsafe.Pointer(&v))
-		case uint64:
-			st = a.SetKernelArg(k.k, uint32(i), 8, unsafe.Pointer(&v))
-		case float32:
-			st = a.SetKernelArg(k.k, uint32(i), 4, unsafe.Pointer(&v))
-		case float64:
-			st = a.SetKernelArg(k.k, uint32(i), 8, unsafe.Pointer(&v))
-		default:
-			return nil, fmt.Errorf("cl: Launch %s: argument %d has unsupported type %T", k.Name, i, arg)
-		}
-		if err := check("clSetKernelArg", st); err != nil {
-			return nil, fmt.Errorf("%w (kernel %s, argument %d)", err, k.Name, i)
-		}
-	}
-	g := uintptr(global)
-	l := uintptr(local)
-	var lp *uintptr
-	if local > 0 {
-		lp = &l
-	}
-	ev := &Event{api: a, keep: nil}
-	st := a.EnqueueNDRangeKernel(k.dev.queue, k.k, 1, nil, &g, lp, 0, nil, &ev.ev)
-	runtime.KeepAlive(keep)
-	if err := check("clEnqueueNDRangeKernel", st); err != nil {
-		return nil, fmt.Errorf("%w (kernel %s, global %d, local %d)", err, k.Name, global, local)
-	}
-	a.Flush(k.dev.queue)
-	runtime.SetFinalizer(ev, (*Event).finalize)
-	return ev, nil
-}
-
 // WorkGroupInfo reports the kernel's largest work-group size and its private
 // memory per work-item (bytes), as the driver computes them for the device.
 func (k *Kernel) WorkGroupInfo() (maxGroup int, privateMem uint64, err error) {
@@ -408,39 +237,16 @@ __kernel void gpucrypto_probe(__global uint *o) {
 }
 `
 
-// InlinePTX reports whether the device's compiler accepts inline PTX. It is
-// probed once per device by a test compile of carry-chain and shfl.sync
-// instructions (NVIDIA only), and the answer is
-// kept in the disk cache keyed by device and driver. GPUCRYPTO_NO_PTX=1
-// turns it off.
-func (d *Device) InlinePTX() bool {
-	d.probeOnce.Do(func() {
-		if d.Class != VendorNVIDIA {
-			return
-		}
-		key := "probe-ptx-" + d.cacheKey(ptxProbe, "")
-		cache := openCache()
-		if cache != nil {
-			if v, ok := cache.loadSmall(key); ok {
-				d.ptx = v == "1"
-				return
-			}
-		}
-		if d.open() != nil {
-			return
-		}
-		prog, err := d.fromSource(ptxProbe, "")
-		if err == nil {
-			d.api.ReleaseProgram(prog)
-		}
-		d.ptx = err == nil
-		if cache != nil {
-			v := "0"
-			if d.ptx {
-				v = "1"
-			}
-			_ = cache.storeSmall(key, v)
-		}
-	})
-	return d.ptx && os.Getenv(EnvNoPTX) != "1"
+// AcceptsInlinePTX compiles a probe of carry-chain and shfl.sync
+// instructions: whether the device's compiler accepts inline PTX (NVIDIA
+// only; false elsewhere without trying).
+func (d *Device) AcceptsInlinePTX() bool {
+	if d.Class != VendorNVIDIA || d.open() != nil {
+		return false
+	}
+	prog, err := d.fromSource(ptxProbe, "")
+	if err == nil {
+		d.api.ReleaseProgram(prog)
+	}
+	return err == nil
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/gpucrypto/gpucrypto/ecdh"
-	"github.com/gpucrypto/gpucrypto/internal/cltest"
+	"github.com/gpucrypto/gpucrypto/internal/devicetest"
 )
 
 func benchKeys(c ecdh.Curve, n int) (privs, peers [][]byte) {
@@ -31,21 +31,19 @@ func BenchmarkEngine(b *testing.B) {
 	for _, c := range ecdh.Curves {
 		for _, n := range []int{1024, 16384, 131072} {
 			privs, peers := benchKeys(c, n)
-			for _, op := range []string{"shared", "shared-binv", "keygen", "keygen-binv", "keygen-ladder"} {
+			for _, op := range []string{"shared", "shared-binv", "keygen", "keygen-binv"} {
 				b.Run(fmt.Sprintf("%s/%s/%d", c, op, n), func(b *testing.B) {
 					for b.Loop() {
 						var err error
 						switch op {
 						case "shared":
-							_, _, err = e.Timed(c, privs, peers)
+							_, err = e.SharedSecrets(c, privs, peers)
 						case "shared-binv":
-							_, _, err = eb.Timed(c, privs, peers)
+							_, err = eb.SharedSecrets(c, privs, peers)
 						case "keygen":
-							_, _, err = e.TimedPublicKeys(c, privs, ecdh.KeygenComb)
+							_, err = e.PublicKeys(c, privs)
 						case "keygen-binv":
-							_, _, err = eb.TimedPublicKeys(c, privs, ecdh.KeygenComb)
-						default: // the ladder that the comb replaced
-							_, _, err = e.TimedPublicKeys(c, privs, ecdh.KeygenLadder)
+							_, err = eb.PublicKeys(c, privs)
 						}
 						if err != nil {
 							b.Fatal(err)
@@ -76,7 +74,7 @@ func BenchmarkCPU(b *testing.B) {
 // by a copy of the scalars into the results: ns/elem is host time per
 // element, to compare with the kernel's time per element.
 func BenchmarkHost(b *testing.B) {
-	e, err := ecdh.NewEngine(cltest.Device(b))
+	e, err := ecdh.NewEngine(devicetest.Device(b))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -7,43 +7,14 @@ import (
 	"time"
 
 	"github.com/gpucrypto/gpucrypto/batch"
-	"github.com/gpucrypto/gpucrypto/cl"
+	"github.com/gpucrypto/gpucrypto/device"
 	"github.com/gpucrypto/gpucrypto/kernels"
 )
 
 // WorkGroup is the work-group size of the ladder and comb kernels.
 const WorkGroup = 128
 
-// Keygen selects the device kernel that computes public keys. PublicKeys
-// always uses KeygenComb; TimedPublicKeys runs any of them, so that
-// benchmarks can compare them on one device.
-type Keygen int
-
-const (
-	// KeygenComb is the fixed-base comb (kernels/comb.h) with its table in
-	// a global buffer: about a third of the ladder's field operations.
-	KeygenComb Keygen = iota
-	// KeygenCombConstant is the same comb with the table in constant
-	// memory (a second program, built on first use).
-	KeygenCombConstant
-	// KeygenLadder is the Montgomery ladder from the base point, the
-	// kernel that shared secrets use.
-	KeygenLadder
-)
-
-func (k Keygen) String() string {
-	switch k {
-	case KeygenComb:
-		return "comb"
-	case KeygenCombConstant:
-		return "comb-constant-table"
-	case KeygenLadder:
-		return "ladder"
-	}
-	return fmt.Sprintf("Keygen(%d)", int(k))
-}
-
-// Engine computes batches of X25519 and X448 on one OpenCL device. It is
+// Engine computes batches of X25519 and X448 on one device. It is
 // safe for concurrent use, and concurrent batches overlap: while the
 // device computes one, the host prepares or finishes others (a Server with
 // batch.Options.Pipeline ≥ 2 does this). When the device fails during a
@@ -51,22 +22,23 @@ func (k Keygen) String() string {
 // through OnFallback: results are never wrong and never missing because of
 // a device fault.
 //
-// An Engine keeps the host and device buffers of up to three finished
-// batches per curve and operation for the next ones, zeroed where they
-// held secrets; ReleaseBuffers frees them.
+// An Engine keeps the host buffers of up to three finished batches per
+// curve and operation, and the device buffers of recent batches (a
+// device.Pool), for the next ones, zeroed where they held secrets;
+// ReleaseBuffers frees them.
 type Engine struct {
-	dev   *cl.Device
-	progs [2]*cl.Program
+	dev   *device.Device
+	progs [2]*device.Program
 	cpu   CPU
 
-	tables  [2]*cl.Buffer  // the comb tables (kernels.CombTable) for progs
-	constMu sync.Mutex     // builds of the KeygenCombConstant programs
-	consts  [2]*cl.Program // built with -DCOMB_TABLE_CONSTANT, on first use
+	tables [2]*device.Buffer // the comb tables (kernels.CombTable) for progs
 
-	slots slotPool   // buffers of finished batches
-	enqMu sync.Mutex // keeps the commands of one batch together on the queue
+	slots slotPool     // host buffers of finished batches
+	pool  *device.Pool // device buffers
+	enqMu sync.Mutex   // keeps the commands of one batch together on the queue
 
 	cpuBelow atomic.Int64 // SetCPUBelow
+	kernelNs atomic.Int64 // device time of every kernel run so far
 
 	mu        sync.Mutex
 	fallbacks batch.Fallbacks
@@ -75,22 +47,22 @@ type Engine struct {
 	stub      func(c Curve, binv int, scal, us, res []uint32) // tests: the device step on the host
 }
 
-// NewEngine builds the X25519 and X448 kernels for dev (nil: cl.Default())
-// and uploads the tables of the public-key kernels.
-func NewEngine(dev *cl.Device) (*Engine, error) {
+// bufferIdle is how long an Engine keeps the device buffers of its last
+// batches for the next ones.
+const bufferIdle = 10 * time.Second
+
+// NewEngine builds the X25519 and X448 kernels for dev (nil:
+// device.Default()) and uploads the tables of the public-key kernels.
+func NewEngine(dev *device.Device) (*Engine, error) {
 	if dev == nil {
 		var err error
-		if dev, err = cl.Default(); err != nil {
+		if dev, err = device.Default(); err != nil {
 			return nil, err
 		}
 	}
-	e := &Engine{dev: dev, binv: BatchInversionAuto}
+	e := &Engine{dev: dev, binv: BatchInversionAuto, pool: dev.NewPool(bufferIdle)}
 	for _, c := range Curves {
-		src, err := kernels.Source(kernelFile(c))
-		if err != nil {
-			return nil, err
-		}
-		p, err := dev.Program(src, cl.BuildOptions{})
+		p, err := dev.Program(kernels.Program(kernelFile(c), nil))
 		if err != nil {
 			return nil, fmt.Errorf("ecdh: building %s kernels for %s: %w", c, dev.Name, err)
 		}
@@ -99,7 +71,7 @@ func NewEngine(dev *cl.Device) (*Engine, error) {
 		if err != nil {
 			return nil, err
 		}
-		if e.tables[c], err = dev.Upload(cl.Uint32Bytes(words)); err != nil {
+		if e.tables[c], err = dev.Upload(device.Uint32Bytes(words)); err != nil {
 			return nil, fmt.Errorf("ecdh: uploading the %s public-key table to %s: %w", c, dev.Name, err)
 		}
 	}
@@ -114,7 +86,11 @@ func kernelFile(c Curve) string {
 }
 
 // Device is the engine's device.
-func (e *Engine) Device() *cl.Device { return e.dev }
+func (e *Engine) Device() *device.Device { return e.dev }
+
+// DeviceTime is the device time of every kernel the engine has run so far
+// (batches on the CPU add nothing): benchmarks divide work by it.
+func (e *Engine) DeviceTime() time.Duration { return time.Duration(e.kernelNs.Load()) }
 
 // OnFallback sets the function told about each device failure that sent a
 // batch to the CPU (default: log.Print).
@@ -182,10 +158,9 @@ const (
 // Small batches fill the device with too few groups for the second kernel
 // to pay for its launch. BatchInversionGroup says what a batch will use.
 //
-// The setting applies to SharedSecrets, PublicKeys, Timed and
-// TimedPublicKeys with KeygenComb or KeygenCombConstant; KeygenLadder
-// always inverts per element. It may be changed while batches run: each
-// batch uses the value it found when it reached the device.
+// The setting applies to SharedSecrets and PublicKeys. It may be changed
+// while batches run: each batch uses the value it found when it reached
+// the device.
 func (e *Engine) SetBatchInversion(k int) {
 	e.mu.Lock()
 	e.binv = max(k, BatchInversionAuto)
@@ -220,25 +195,17 @@ func binvGroup(k int, c Curve, shared bool, n int) int {
 // ReleaseBuffers frees the host and device buffers that e keeps from
 // finished batches (they are zero where they held secrets). Batches that
 // run meanwhile are not affected; later ones allocate again.
-func (e *Engine) ReleaseBuffers() { e.slots.drain() }
+func (e *Engine) ReleaseBuffers() {
+	e.slots.drain()
+	e.pool.Drain()
+}
 
 // PublicKeys implements Backend: the public key of each private key.
 func (e *Engine) PublicKeys(c Curve, privs [][]byte) ([][]byte, error) {
-	out, _, err := e.Timed(c, privs, nil)
-	return out, err
-}
-
-// TimedPublicKeys is PublicKeys computed by the kernel k that also returns
-// the kernel's device time (zero after a CPU fallback; with batch
-// inversion, of both kernels together), for benchmarks.
-func (e *Engine) TimedPublicKeys(c Curve, privs [][]byte, k Keygen) ([][]byte, time.Duration, error) {
 	if err := checkBatch(c, privs, nil, false); err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	if k < KeygenComb || k > KeygenLadder {
-		return nil, 0, fmt.Errorf("ecdh: unknown public-key kernel %v", k)
-	}
-	return e.compute(c, privs, nil, k)
+	return e.compute(c, privs, nil)
 }
 
 // SharedSecrets implements Backend: X(privs[i], peers[i]) for each i.
@@ -246,35 +213,24 @@ func (e *Engine) SharedSecrets(c Curve, privs, peers [][]byte) ([][]byte, error)
 	if err := checkBatch(c, privs, peers, true); err != nil {
 		return nil, err
 	}
-	out, _, err := e.Timed(c, privs, peers)
-	return out, err
-}
-
-// Timed is SharedSecrets (or PublicKeys when peers is nil) that also
-// returns the device time of the kernel (zero after a CPU fallback), for
-// benchmarks; with batch inversion, of both kernels together.
-func (e *Engine) Timed(c Curve, privs, peers [][]byte) ([][]byte, time.Duration, error) {
-	if err := checkBatch(c, privs, peers, peers != nil); err != nil {
-		return nil, 0, err
-	}
-	return e.compute(c, privs, peers, KeygenComb)
+	return e.compute(c, privs, peers)
 }
 
 // compute checks and decodes every element, runs the batch on the device
 // (or the CPU if the device fails) and applies the all-zero check; public
-// keys (peers == nil) are computed by the kernel kg. Elements that fail
+// keys (peers == nil) are computed by the comb kernel. Elements that fail
 // the checks go to the device as a dummy key, so the device batch keeps
 // the caller's layout.
-func (e *Engine) compute(c Curve, privs, peers [][]byte, kg Keygen) ([][]byte, time.Duration, error) {
+func (e *Engine) compute(c Curve, privs, peers [][]byte) ([][]byte, error) {
 	n := len(privs)
 	if n == 0 {
-		return [][]byte{}, 0, nil
+		return [][]byte{}, nil
 	}
 	if int64(n) < e.cpuBelow.Load() {
 		return e.onCPU(c, privs, peers, nil)
 	}
 	shared := peers != nil
-	s := e.slots.get(c, shared, n, e.dev.MaxAlloc)
+	s := e.slots.get(c, shared, n)
 	defer e.slots.put(s)
 	w := c.limbs() * n
 	var us []uint32
@@ -284,21 +240,21 @@ func (e *Engine) compute(c Curve, privs, peers [][]byte, kg Keygen) ([][]byte, t
 	s.dirty = w
 	errs := prepare(c, privs, peers, s.scal[:w], us)
 	if errs.bad == n {
-		return make([][]byte, n), 0, batch.Collect(errs.errs)
+		return make([][]byte, n), batch.Collect(errs.errs)
 	}
-	dur, err := e.run(c, s, n, kg)
+	dur, err := e.run(c, s, n)
 	if err != nil {
-		s.broken = true // its device buffers are zeroed again and released
 		e.fellBack(err)
 		return e.onCPU(c, privs, peers, errs.errs)
 	}
+	e.kernelNs.Add(int64(dur))
 	out := finish(c, s.res[:w], n, shared, errs)
-	return out, dur, batch.Collect(errs.errs)
+	return out, batch.Collect(errs.errs)
 }
 
 // onCPU computes the elements without an error in errs (nil: none has
 // one) on the CPU, after a device failure or for a batch below SetCPUBelow.
-func (e *Engine) onCPU(c Curve, privs, peers [][]byte, errs []error) ([][]byte, time.Duration, error) {
+func (e *Engine) onCPU(c Curve, privs, peers [][]byte, errs []error) ([][]byte, error) {
 	n := len(privs)
 	if errs == nil {
 		errs = make([]error, n)
@@ -329,23 +285,22 @@ func (e *Engine) onCPU(c Curve, privs, peers [][]byte, errs []error) ([][]byte, 
 			errs[i] = per.Errs[col]
 		}
 	}
-	return out, 0, batch.Collect(errs)
+	return out, batch.Collect(errs)
 }
 
 // run computes the n elements of slot s on the device: the ladder over the
-// limb-major scalars and u-coordinates, or the public-key kernel kg when s
-// has no u-coordinates. The results land in s.res; the kernels' device
-// time is returned. With batch inversion (and a comb or the variable-u
-// ladder) the first kernel writes (X, Z) to an intermediate buffer and the
-// batched-inversion kernel finishes them.
+// limb-major scalars and u-coordinates, or the comb kernel when s has no
+// u-coordinates. The results land in s.res; the kernels' device time is
+// returned. With batch inversion the first kernel writes (X, Z) to an
+// intermediate buffer and the batched-inversion kernel finishes them.
 //
 // The commands of the batch are enqueued together and without waiting
-// (uploads, kernels, zeroing, read-back), so the only wait is for the
+// (uploads, kernels, read-back, zeroing), so the only wait is for the
 // results; the host scalars are cleared while the kernels run. Device
 // buffers that held scalars, secret-derived intermediate values or shared
-// secrets are zeroed by commands queued behind their last use, and the
-// batch returns only once they have completed.
-func (e *Engine) run(c Curve, s *slot, n int, kg Keygen) (time.Duration, error) {
+// secrets are zeroed by commands queued behind their last use (the
+// lease's), and the batch returns only once they have completed.
+func (e *Engine) run(c Curve, s *slot, n int) (time.Duration, error) {
 	e.mu.Lock()
 	hook, stub, binv := e.failHook, e.stub, binvGroup(e.binv, c, s.shared, n)
 	e.mu.Unlock()
@@ -353,10 +308,6 @@ func (e *Engine) run(c Curve, s *slot, n int, kg Keygen) (time.Duration, error) 
 		if err := hook(); err != nil {
 			return 0, err
 		}
-	}
-	k, table, binv, err := e.kernel(c, s.shared, kg, binv)
-	if err != nil {
-		return 0, err
 	}
 	if stub != nil {
 		w := c.limbs() * n
@@ -368,135 +319,129 @@ func (e *Engine) run(c Curve, s *slot, n int, kg Keygen) (time.Duration, error) 
 		s.clearScalars()
 		return 0, nil
 	}
-	if err := s.device(e.dev, binv > 0); err != nil {
-		return 0, err
-	}
-	q, err := e.enqueue(s, n, k, table, binv)
-	defer q.release()
-	if err != nil {
-		return 0, err
-	}
-	return q.finish(s)
-}
-
-// kernel picks the first kernel of a batch of c (the ladder with u when
-// shared, else the public-key kernel kg) and the comb table it reads (nil:
-// none); binv comes back 0 where that kernel has no batch-inversion form.
-func (e *Engine) kernel(c Curve, shared bool, kg Keygen, binv int) (*cl.Kernel, *cl.Buffer, int, error) {
-	prog, name := e.progs[c], curveName(c)
-	var table *cl.Buffer
-	switch {
-	case shared:
-	case kg == KeygenLadder:
-		name += "_base"
-		binv = 0
-	case kg == KeygenCombConstant:
-		var err error
-		if prog, err = e.constantComb(c); err != nil {
-			return nil, nil, 0, err
-		}
+	name := curveName(c)
+	if !s.shared {
 		name += "_base_comb"
-	default:
-		name += "_base_comb"
-		table = e.tables[c]
 	}
 	if binv > 0 {
 		name += "_xz"
 	}
-	k, err := prog.Kernel(name)
-	return k, table, binv, err
+	k, err := e.progs[c].Kernel(name)
+	if err != nil {
+		return 0, err
+	}
+	lease := e.pool.Lease(nil)
+	q, err := e.enqueue(lease, s, n, k, binv)
+	if err != nil {
+		lease.Fail()
+	}
+	dur, werr := q.finish(s)
+	if err == nil {
+		err = werr
+	}
+	q.release()
+	if rerr := lease.Release(); err == nil {
+		err = rerr
+	}
+	return dur, err
 }
 
 // queued is the commands of one batch in flight.
 type queued struct {
-	writes  events    // uploads of the scalars and u-coordinates
-	kernels events    // the first kernel, then the inversion's
-	zeros   events    // zeroing of secret device buffers
-	read    *cl.Event // the results back to the host
+	writes  events        // uploads of the scalars and u-coordinates
+	kernels events        // the first kernel, then the inversion's
+	read    *device.Event // the results back to the host
 }
 
-type events []*cl.Event
+type events []*device.Event
 
 // add appends ev when err is nil and returns err, for calls that return
 // both.
-func (l *events) add(ev *cl.Event, err error) error {
+func (l *events) add(ev *device.Event, err error) error {
 	if err == nil {
 		*l = append(*l, ev)
 	}
 	return err
 }
 
-// enqueue queues the batch in s (n elements) without waiting: uploads,
-// the kernel k (reading table when not nil), the inversion kernel when
-// binv > 0, the zeroing of the device scalars and intermediates, the
-// read-back and the zeroing of secret results. e.enqMu keeps the commands
+// enqueue queues the batch in s (n elements) without waiting, in device
+// buffers of lease: uploads, the kernel k (with the comb table when s has
+// no u-coordinates), the inversion kernel when binv > 0, the read-back,
+// and the zeroing of the secret buffers. e.enqMu keeps the commands
 // together, so the batch's wait never includes another batch's work
 // queued between its commands.
-func (e *Engine) enqueue(s *slot, n int, k *cl.Kernel, table *cl.Buffer, binv int) (*queued, error) {
+func (e *Engine) enqueue(lease *device.Lease, s *slot, n int, k *device.Kernel, binv int) (*queued, error) {
 	bytes := 4 * s.c.limbs() * n
 	q := &queued{}
-	e.enqMu.Lock()
-	defer e.enqMu.Unlock()
-	if err := q.writes.add(s.dk.WriteAsync(0, cl.Uint32Bytes(s.scal[:bytes/4]))); err != nil {
+	// Scalars, shared secrets, the projective results and the inversion's
+	// prefix products are secret; u-coordinates and public keys are not,
+	// but are zeroed all the same, so that idle device buffers are all
+	// zero (a check anyone can make).
+	dk, err := lease.Buffer(bytes, true)
+	if err != nil {
 		return q, err
 	}
-	dst := s.dout // where the first kernel writes
-	if binv > 0 {
-		dst = s.dxz
+	dout, err := lease.Buffer(bytes, true)
+	if err != nil {
+		return q, err
 	}
-	args := []any{dst, s.dk}
-	if table != nil {
-		args = append(args, table)
-	}
+	var du, dxz *device.Buffer
 	if s.shared {
-		if err := q.writes.add(s.du.WriteAsync(0, cl.Uint32Bytes(s.us[:bytes/4]))); err != nil {
+		if du, err = lease.Buffer(bytes, true); err != nil {
 			return q, err
 		}
-		args = append(args, s.du)
+	}
+	dst := dout // where the first kernel writes
+	if binv > 0 {
+		if dxz, err = lease.Buffer(2*bytes, true); err != nil {
+			return q, err
+		}
+		dst = dxz
+	}
+	e.enqMu.Lock()
+	defer e.enqMu.Unlock()
+	if err := q.writes.add(dk.WriteAsync(0, device.Uint32Bytes(s.scal[:bytes/4]))); err != nil {
+		return q, err
+	}
+	args := []any{dst, dk}
+	if s.shared {
+		if err := q.writes.add(du.WriteAsync(0, device.Uint32Bytes(s.us[:bytes/4]))); err != nil {
+			return q, err
+		}
+		args = append(args, du)
+	} else {
+		args = append(args, e.tables[s.c])
 	}
 	if err := q.kernels.add(k.Launch(n, WorkGroup, append(args, uint32(n))...)); err != nil {
 		return q, err
 	}
-	if err := q.zeros.add(s.dk.ZeroAsync(bytes)); err != nil {
-		return q, err
-	}
 	if binv > 0 {
-		if err := q.kernels.add(e.invertBatch(s.c, s.dout, s.dxz, n, binv)); err != nil {
-			return q, err
-		}
-		// the projective results are secret-derived
-		if err := q.zeros.add(s.dxz.ZeroAsync(2 * bytes)); err != nil {
+		if err := q.kernels.add(e.invertBatch(s.c, dout, dxz, n, binv)); err != nil {
 			return q, err
 		}
 	}
-	var err error
-	if q.read, err = s.dout.ReadAsync(0, cl.Uint32Bytes(s.res[:bytes/4])); err != nil {
+	if q.read, err = dout.ReadAsync(0, device.Uint32Bytes(s.res[:bytes/4])); err != nil {
 		return q, err
 	}
-	if s.shared || binv > 0 {
-		// shared secrets, or the inversion's prefix products
-		err = q.zeros.add(s.dout.ZeroAsync(bytes))
-	}
-	return q, err
+	return q, lease.ZeroAsync()
 }
 
 // finish waits for the batch: it clears the host scalars once they are on
-// the device, then waits for the results and the zeroing, and returns the
-// kernels' device time.
+// the device, then waits for the results, and returns the kernels' device
+// time. After a failed enqueue it only waits for what was enqueued.
 func (q *queued) finish(s *slot) (time.Duration, error) {
+	var first error
 	for _, ev := range q.writes {
-		if err := ev.Wait(); err != nil {
-			return 0, err
+		if err := ev.Wait(); err != nil && first == nil {
+			first = err
 		}
 	}
 	s.clearScalars() // while the kernels run
+	if q.read == nil {
+		return 0, first
+	}
 	if err := q.read.Wait(); err != nil {
 		return 0, err
-	}
-	for _, ev := range q.zeros {
-		if err := ev.Wait(); err != nil {
-			return 0, err
-		}
 	}
 	var dur time.Duration
 	for _, ev := range q.kernels {
@@ -506,13 +451,13 @@ func (q *queued) finish(s *slot) (time.Duration, error) {
 		}
 		dur += d
 	}
-	return dur, nil
+	return dur, first
 }
 
 // release waits for and frees every event (a failed batch's commands may
-// still run: its host buffers stay pinned until then).
+// still run: its host buffers stay alive until then).
 func (q *queued) release() {
-	for _, list := range []events{q.writes, q.kernels, q.zeros, {q.read}} {
+	for _, list := range []events{q.writes, q.kernels, {q.read}} {
 		for _, ev := range list {
 			ev.Release()
 		}
@@ -521,7 +466,7 @@ func (q *queued) release() {
 
 // invertBatch launches the batched-inversion kernel of c: dout = X/Z for
 // the m elements of dxz (X limb-major, then Z), in groups of at most k.
-func (e *Engine) invertBatch(c Curve, dout, dxz *cl.Buffer, m, k int) (*cl.Event, error) {
+func (e *Engine) invertBatch(c Curve, dout, dxz *device.Buffer, m, k int) (*device.Event, error) {
 	kern, err := e.progs[c].Kernel(curveName(c) + "_invert_batch")
 	if err != nil {
 		return nil, err
@@ -535,27 +480,6 @@ func curveName(c Curve) string {
 		return "x448"
 	}
 	return "x25519"
-}
-
-// constantComb returns the program built with COMB_TABLE_CONSTANT for c
-// (its comb kernel reads the table from constant memory), building it on
-// first use.
-func (e *Engine) constantComb(c Curve) (*cl.Program, error) {
-	e.constMu.Lock()
-	defer e.constMu.Unlock()
-	if e.consts[c] != nil {
-		return e.consts[c], nil
-	}
-	src, err := kernels.Source(kernelFile(c))
-	if err != nil {
-		return nil, err
-	}
-	p, err := e.dev.Program(src, cl.BuildOptions{Defines: map[string]string{"COMB_TABLE_CONSTANT": ""}})
-	if err != nil {
-		return nil, fmt.Errorf("ecdh: building %s kernels (constant comb table) for %s: %w", c, e.dev.Name, err)
-	}
-	e.consts[c] = p
-	return p, nil
 }
 
 // Auto returns an Engine on the default device, or the CPU backend when no

@@ -3,7 +3,7 @@ package ecdh
 import (
 	"fmt"
 
-	"github.com/gpucrypto/gpucrypto/cl"
+	"github.com/gpucrypto/gpucrypto/device"
 )
 
 // SetFailHook makes every device run of e call f first and fail with its
@@ -18,7 +18,7 @@ func (e *Engine) SetFailHook(f func() error) {
 // limb-major x and z of n elements each, in groups of at most k.
 func (e *Engine) InvertBatch(c Curve, x, z []uint32, k int) ([]uint32, error) {
 	n := len(x) / c.limbs()
-	dxz, err := e.dev.Upload(cl.Uint32Bytes(append(append([]uint32(nil), x...), z...)))
+	dxz, err := e.dev.Upload(device.Uint32Bytes(append(append([]uint32(nil), x...), z...)))
 	if err != nil {
 		return nil, err
 	}
@@ -34,7 +34,7 @@ func (e *Engine) InvertBatch(c Curve, x, z []uint32, k int) ([]uint32, error) {
 	}
 	defer ev.Release()
 	out := make([]uint32, len(x))
-	err = dout.Read(0, cl.Uint32Bytes(out))
+	err = dout.Read(0, device.Uint32Bytes(out))
 	return out, err
 }
 
@@ -56,37 +56,30 @@ func (e *Engine) IdleSlots() int {
 	return len(e.slots.idle)
 }
 
-// CheckIdleZero returns an error unless every idle buffer set of e is zero
-// where it may have held secrets: the host scalars and results, and on the
-// device the scalars, the batch inversion's buffer and (shared secrets)
-// the results.
+// CheckIdleZero returns an error unless every idle buffer of e is zero
+// where it may have held secrets: the host scalars and results of its
+// slots, and every idle device buffer.
 func (e *Engine) CheckIdleZero() error {
 	e.slots.mu.Lock()
-	defer e.slots.mu.Unlock()
 	for _, s := range e.slots.idle {
 		for _, h := range [][]uint32{s.scal, s.res} {
 			for i, w := range h {
 				if w != 0 {
+					e.slots.mu.Unlock()
 					return fmt.Errorf("%v slot (shared %v, %d elements): host word %d is %#x", s.c, s.shared, s.cap, i, w)
 				}
 			}
 		}
-		dev := []*cl.Buffer{s.dk, s.dxz}
-		if s.shared {
-			dev = append(dev, s.dout)
-		}
-		for bi, b := range dev {
-			if b == nil {
-				continue
-			}
-			buf := make([]byte, b.Size())
-			if err := b.Read(0, buf); err != nil {
-				return err
-			}
-			for i, x := range buf {
-				if x != 0 {
-					return fmt.Errorf("%v slot (shared %v, %d elements): device buffer %d (scalars, inversion, results) byte %d is %#x", s.c, s.shared, s.cap, bi, i, x)
-				}
+	}
+	e.slots.mu.Unlock()
+	idle, err := e.pool.IdleContents()
+	if err != nil {
+		return err
+	}
+	for n, b := range idle {
+		for i, x := range b {
+			if x != 0 {
+				return fmt.Errorf("idle device buffer %d of %d bytes: byte %d is %#x", n, len(b), i, x)
 			}
 		}
 	}

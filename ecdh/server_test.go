@@ -15,7 +15,7 @@ import (
 	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/cl"
 	"github.com/gpucrypto/gpucrypto/ecdh"
-	"github.com/gpucrypto/gpucrypto/internal/cltest"
+	"github.com/gpucrypto/gpucrypto/internal/devicetest"
 )
 
 func TestServerConcurrentCallers(t *testing.T) {
@@ -131,7 +131,7 @@ func (b blockingBackend) SharedSecrets(c ecdh.Curve, privs, peers [][]byte) ([][
 }
 
 func TestDeviceFailureFallsBackToCPU(t *testing.T) {
-	d := cltest.Device(t)
+	d := devicetest.Device(t)
 	e, err := ecdh.NewEngine(d)
 	require.NoError(t, err)
 	var reported []error

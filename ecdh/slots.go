@@ -3,33 +3,24 @@ package ecdh
 import (
 	"math/bits"
 	"sync"
-
-	"github.com/gpucrypto/gpucrypto/cl"
 )
 
-// A slot holds the host and device buffers of one batch: the limb-major
-// scalars, u-coordinates and results on the host, and their device
-// buffers. An Engine keeps the slots of finished batches for the next ones
-// (allocating, faulting in, zeroing and collecting tens of megabytes per
-// batch cost host time, and device allocations may synchronize), one
-// batch per slot at a time.
+// A slot holds the host buffers of one batch: the limb-major scalars,
+// u-coordinates and results. An Engine keeps the slots of finished batches
+// for the next ones (allocating, faulting in, zeroing and collecting tens
+// of megabytes per batch cost host time), one batch per slot at a time;
+// the device buffers come from the Engine's device.Pool.
 //
 // Every buffer of an idle slot is zero where it held secrets: the host
-// scalars and results are cleared as soon as they are no longer needed,
-// and the device scalars, intermediate values and shared secrets are
-// zeroed on the device before the batch returns. The u-coordinates (public
-// keys) are not cleared.
+// scalars and results are cleared as soon as they are no longer needed.
+// The u-coordinates (public keys) are not cleared.
 type slot struct {
 	c      Curve
 	shared bool
 	cap    int // elements
 
-	scal, us, res []uint32 // host: L·cap words each (us: shared secrets only)
+	scal, us, res []uint32 // L·cap words each (us: shared secrets only)
 	dirty         int      // scal[:dirty] may hold scalars
-
-	dk, du, dout *cl.Buffer // device: scalars, u-coordinates, results
-	dxz          *cl.Buffer // device: batch inversion's (X, Z), on first use
-	broken       bool       // a device command failed: release, do not reuse
 }
 
 // minSlot is the smallest slot, in elements; larger ones are rounded up to
@@ -41,13 +32,12 @@ const minSlot = 1024
 // (batch.Options.Pipeline, 2 by default) and one more.
 const maxIdleSlots = 3
 
-// slotCap is the capacity of a new slot for n elements, of which the
-// device can allocate at most most.
-func slotCap(n, most int) int {
+// slotCap is the capacity of a new slot for n elements.
+func slotCap(n int) int {
 	if n <= minSlot {
-		return max(min(minSlot, most), n)
+		return minSlot
 	}
-	return max(min(1<<bits.Len(uint(n-1)), most), n)
+	return 1 << bits.Len(uint(n-1))
 }
 
 // slotPool is the idle slots of an Engine.
@@ -57,8 +47,8 @@ type slotPool struct {
 }
 
 // get returns the smallest idle slot for (c, shared) that holds n elements,
-// or a new one whose device buffers stay within maxAlloc bytes each.
-func (p *slotPool) get(c Curve, shared bool, n int, maxAlloc uint64) *slot {
+// or a new one.
+func (p *slotPool) get(c Curve, shared bool, n int) *slot {
 	p.mu.Lock()
 	best := -1
 	for i, s := range p.idle {
@@ -73,8 +63,7 @@ func (p *slotPool) get(c Curve, shared bool, n int, maxAlloc uint64) *slot {
 		return s
 	}
 	p.mu.Unlock()
-	most := int(min(maxAlloc/uint64(8*c.limbs()), 1<<40)) // the batch inversion's buffer is the largest
-	return newSlot(c, shared, slotCap(n, most))
+	return newSlot(c, shared, slotCap(n))
 }
 
 func newSlot(c Curve, shared bool, capacity int) *slot {
@@ -86,14 +75,10 @@ func newSlot(c Curve, shared bool, capacity int) *slot {
 	return s
 }
 
-// put returns s to the pool after its batch, or releases it when it is
-// broken. Beyond maxIdleSlots slots of its kind, the smallest is released.
+// put returns s to the pool after its batch. Beyond maxIdleSlots slots of
+// its kind, the smallest is released.
 func (p *slotPool) put(s *slot) {
 	s.clearScalars()
-	if s.broken {
-		s.release()
-		return
-	}
 	p.mu.Lock()
 	p.idle = append(p.idle, s)
 	var drop *slot
@@ -136,47 +121,8 @@ func (s *slot) clearScalars() {
 	}
 }
 
-// device allocates the device buffers of s on d that are still missing;
-// binv asks for the batch inversion's buffer too. New buffers are zeroed
-// (OpenCL leaves them undefined), so that an idle slot is zero throughout
-// and each batch needs to zero only the part it used.
-func (s *slot) device(d *cl.Device, binv bool) error {
-	bytes := 4 * len(s.scal)
-	var err error
-	alloc := func(b **cl.Buffer, size int) {
-		if *b != nil || err != nil {
-			return
-		}
-		if *b, err = d.NewBuffer(size); err == nil {
-			err = (*b).Zero()
-		}
-	}
-	alloc(&s.dk, bytes)
-	if s.shared {
-		alloc(&s.du, bytes)
-	}
-	alloc(&s.dout, bytes)
-	if binv {
-		alloc(&s.dxz, 2*bytes)
-	}
-	return err
-}
-
-// release zeroes the device buffers that may hold secrets (a broken slot
-// may have stopped before its zeroing) and frees them; the host buffers
-// go to the garbage collector, cleared.
+// release clears the buffers (they go to the garbage collector).
 func (s *slot) release() {
-	for _, b := range []*cl.Buffer{s.dk, s.dout, s.dxz} {
-		if b != nil && s.broken {
-			b.Zero()
-		}
-	}
-	for _, b := range []*cl.Buffer{s.dk, s.du, s.dout, s.dxz} {
-		if b != nil {
-			b.Release()
-		}
-	}
-	s.dk, s.du, s.dout, s.dxz = nil, nil, nil, nil
 	s.clearScalars()
 	clear(s.res)
 }

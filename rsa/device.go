@@ -11,10 +11,10 @@ import (
 
 	"github.com/gpucrypto/gpucrypto/arith"
 	"github.com/gpucrypto/gpucrypto/batch"
-	"github.com/gpucrypto/gpucrypto/cl"
+	"github.com/gpucrypto/gpucrypto/device"
 )
 
-// deviceBackend computes the RSA primitives on an OpenCL device.
+// deviceBackend computes the RSA primitives on a device.
 //
 // Private operations run as three kernels on device memory: rsa_split
 // reduces each input modulo both primes (so the host does no big-number
@@ -27,11 +27,11 @@ import (
 // device and only the checked results come back. The host also recomputes
 // a sample of results with math/big; a device whose checked result
 // disagrees fails the whole call (the Engine then recomputes on the CPU).
-// Device memory is kept between batches (scratch) and every region a
+// Device memory is kept between batches (a device.Pool) and every region a
 // batch used, key material, halves and results included, is zeroed before
 // the batch returns.
 type deviceBackend struct {
-	dev *cl.Device
+	dev *device.Device
 	cfg arith.MontConfig
 
 	// fault (tests): the element of the next private batch whose mp is
@@ -47,13 +47,8 @@ type deviceBackend struct {
 	// runPrivate: the device work of a private batch.
 	runPrivateStub func(mh, mf arith.Mont, kt *privTables, xs, kidx []uint32, fault uint32, vals, ok []uint32) error
 
-	mu    sync.Mutex
-	progs map[string]*cl.Program
-
-	devMu   sync.Mutex // one batch at a time on the device (see scratch)
-	scratch scratch
-	lastUse time.Time   // end of the last device section
-	idle    *time.Timer // releases the scratch after scratchIdle
+	devMu sync.Mutex   // one batch at a time on the device (see deviceSection)
+	pool  *device.Pool // the device buffers of the batches
 }
 
 // hostCheckEvery is the sampling period of the host's own check of device
@@ -63,12 +58,12 @@ const hostCheckEvery = 256
 // rsaWorkGroup is the work-group size of the rsa.cl kernels.
 const rsaWorkGroup = 64
 
-// newDeviceBackend returns the OpenCL backend for dev.
-func newDeviceBackend(dev *cl.Device) (backend, error) {
+// newDeviceBackend returns the backend on dev.
+func newDeviceBackend(dev *device.Device) (backend, error) {
 	if dev == nil {
 		return nil, errors.New("rsa: no device")
 	}
-	b := &deviceBackend{dev: dev, progs: map[string]*cl.Program{}}
+	b := &deviceBackend{dev: dev, pool: dev.NewPool(bufferIdle)}
 	b.fault.Store(-1)
 	return b, nil
 }
@@ -109,42 +104,24 @@ func (b *deviceBackend) widths(half, limbs, count int) (mh, mf arith.Mont, err e
 	return
 }
 
-// program returns rsa.cl built for the half form mh and full width mf,
-// cached by what is built: halves that differ only in how the modexp
-// kernel runs them (threads per number, rows, squaring) share one program.
-func (b *deviceBackend) program(mh, mf arith.Mont, private bool) (*cl.Program, error) {
+// program returns rsa.cl built for the half form mh and full width mf
+// (the device keeps built programs: halves that differ only in how the
+// modexp kernel runs them share one).
+func (b *deviceBackend) program(mh, mf arith.Mont, private bool) (*device.Program, error) {
 	mc, extra := rsaBuild(mh, mf, private)
-	return b.cached(fmt.Sprintf("%s/%d/%s/%d/%v", mc, mc.W, mf, mf.W, private), func() (*cl.Program, error) {
-		return mc.Program(b.dev, "rsa.cl", extra)
-	})
+	return mc.Program(b.dev, "rsa.cl", extra)
 }
 
 // modexpProgram returns the modexp kernel's program for mh, built as
 // arith.Engine.RunModExp builds it (modexp.cl, modexp_fp64.cl or
 // modexp_mt.cl; mh.ModExpLaunch says how to launch it).
-func (b *deviceBackend) modexpProgram(mh arith.Mont) (*cl.Program, error) {
-	return b.cached(fmt.Sprintf("modexp/%s/%d", mh, mh.W), func() (*cl.Program, error) {
-		return mh.Program(b.dev, mh.KernelFile(), nil)
-	})
-}
-
-func (b *deviceBackend) cached(key string, build func() (*cl.Program, error)) (*cl.Program, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if p, ok := b.progs[key]; ok {
-		return p, nil
-	}
-	p, err := build()
-	if err != nil {
-		return nil, err
-	}
-	b.progs[key] = p
-	return p, nil
+func (b *deviceBackend) modexpProgram(mh arith.Mont) (*device.Program, error) {
+	return mh.Program(b.dev, mh.KernelFile(), nil)
 }
 
 // kernelsOf returns the named kernels of p.
-func kernelsOf(p *cl.Program, names ...string) ([]*cl.Kernel, error) {
-	ks := make([]*cl.Kernel, len(names))
+func kernelsOf(p *device.Program, names ...string) ([]*device.Kernel, error) {
+	ks := make([]*device.Kernel, len(names))
 	for i, name := range names {
 		var err error
 		if ks[i], err = p.Kernel(name); err != nil {
@@ -461,11 +438,11 @@ func (b *deviceBackend) privateChunk(mh, mf arith.Mont, kt *privTables, cols []i
 	vals := getWords(F * m) // read from the device, cleared by getColumns
 	defer putWords(vals)
 	ok := make([]uint32, m)
-	err := b.deviceSection(func(s *scratch) error {
+	err := b.deviceSection(func(l *device.Lease) error {
 		if b.runPrivateStub != nil {
 			return b.runPrivateStub(mh, mf, kt, xs, kidx, fault, vals, ok)
 		}
-		return b.runPrivate(s, mh, mf, kt, xs, kidx, fault, vals, ok)
+		return b.runPrivate(l, mh, mf, kt, xs, kidx, fault, vals, ok)
 	})
 	if err != nil {
 		clear(vals)
@@ -507,7 +484,7 @@ func (b *deviceBackend) privateChunk(mh, mf arith.Mont, kt *privTables, cols []i
 // tables, run rsa_split (2m work-items), modexp (2m) and rsa_combine (m),
 // and read the results into vals (F words each) and the check flags into
 // ok.
-func (b *deviceBackend) runPrivate(s *scratch, mh, mf arith.Mont, kt *privTables, xs, kidx []uint32, fault uint32, vals, ok []uint32) error {
+func (b *deviceBackend) runPrivate(l *device.Lease, mh, mf arith.Mont, kt *privTables, xs, kidx []uint32, fault uint32, vals, ok []uint32) error {
 	prog, err := b.program(mh, mf, true)
 	if err != nil {
 		return err
@@ -525,27 +502,23 @@ func (b *deviceBackend) runPrivate(s *scratch, mh, mf arith.Mont, kt *privTables
 		return err
 	}
 	m, K, W, F := len(kidx), kt.K, mh.W, mf.W
-	var up [8]*cl.Buffer
-	for j, u := range []struct {
-		slot  int
-		words []uint32
-	}{{slotX, xs}, {slotKidx, kidx}, {slotKeys, kt.keys}, {slotMods, kt.mods}, {slotOnes, kt.ones},
-		{slotR2s, kt.r2s}, {slotN0s, kt.n0s}, {slotExp, kt.exp}} {
-		if up[j], err = s.upload(b.dev, u.slot, u.words); err != nil {
+	// every region is zeroed after the batch: inputs (plaintexts, when
+	// encrypting), key material, CRT halves and results
+	var up [8]*device.Buffer
+	for j, words := range [][]uint32{xs, kidx, kt.keys, kt.mods, kt.ones, kt.r2s, kt.n0s, kt.exp} {
+		if up[j], err = l.Upload(words, true); err != nil {
 			return err
 		}
 	}
 	dx, dkidx, dkeys, dmods, dones, dr2s, dn0s, dexp := up[0], up[1], up[2], up[3], up[4], up[5], up[6], up[7]
-	var out [6]*cl.Buffer
-	for j, u := range []struct{ slot, bytes int }{
-		{slotBase, 4 * W * 2 * m}, {slotMidx, 4 * 2 * m}, {slotTable, 4 * W * 2 * m << mh.Window},
-		{slotHalves, 4 * W * 2 * m}, {slotOut, 4 * F * m}, {slotOK, 4 * m}} {
-		if out[j], err = s.buf(b.dev, u.slot, u.bytes); err != nil {
+	var out [6]*device.Buffer
+	for j, bytes := range []int{4 * W * 2 * m, 4 * 2 * m, 4 * W * 2 * m << mh.Window, 4 * W * 2 * m, 4 * F * m, 4 * m} {
+		if out[j], err = l.Buffer(bytes, true); err != nil {
 			return err
 		}
 	}
 	dbase, dmidx, dtab, dhalves, dout, dok := out[0], out[1], out[2], out[3], out[4], out[5]
-	var evs []*cl.Event
+	var evs []*device.Event
 	defer func() {
 		for _, ev := range evs {
 			ev.Release()
@@ -553,7 +526,7 @@ func (b *deviceBackend) runPrivate(s *scratch, mh, mf arith.Mont, kt *privTables
 	}()
 	mg, ml, mextra := mh.ModExpLaunch(2 * m)
 	for _, l := range []struct {
-		k      *cl.Kernel
+		k      *device.Kernel
 		n, grp int
 		args   []any
 	}{
@@ -568,17 +541,17 @@ func (b *deviceBackend) runPrivate(s *scratch, mh, mf arith.Mont, kt *privTables
 		}
 		evs = append(evs, ev)
 	}
-	if err := dout.Read(0, cl.Uint32Bytes(vals)); err != nil {
+	if err := dout.Read(0, device.Uint32Bytes(vals)); err != nil {
 		return err
 	}
-	if err := dok.Read(0, cl.Uint32Bytes(ok)); err != nil {
+	if err := dok.Read(0, device.Uint32Bytes(ok)); err != nil {
 		return err
 	}
 	return b.addKernelTime(evs)
 }
 
 // addKernelTime adds the device time of the completed kernels evs.
-func (b *deviceBackend) addKernelTime(evs []*cl.Event) error {
+func (b *deviceBackend) addKernelTime(evs []*device.Event) error {
 	var total time.Duration
 	for _, ev := range evs {
 		d, err := ev.Duration()
@@ -681,7 +654,7 @@ func (b *deviceBackend) publicChunk(mf arith.Mont, K int, table []uint32, cols [
 		clear(xs)
 		return err
 	}
-	err := b.deviceSection(func(s *scratch) error { return b.runPublic(s, mf, K, xs, table, kidx) })
+	err := b.deviceSection(func(l *device.Lease) error { return b.runPublic(l, mf, K, xs, table, kidx) })
 	if err != nil {
 		clear(xs)
 		return err
@@ -695,7 +668,7 @@ func (b *deviceBackend) publicChunk(mf arith.Mont, K int, table []uint32, cols [
 
 // runPublic is the device part of a public batch: xs (F words per
 // element, limb-major) is replaced by xs[i]^e mod n.
-func (b *deviceBackend) runPublic(s *scratch, mf arith.Mont, K int, xs, table, kidx []uint32) error {
+func (b *deviceBackend) runPublic(l *device.Lease, mf arith.Mont, K int, xs, table, kidx []uint32) error {
 	prog, err := b.program(mf, mf, false)
 	if err != nil {
 		return err
@@ -705,19 +678,21 @@ func (b *deviceBackend) runPublic(s *scratch, mf arith.Mont, K int, xs, table, k
 		return err
 	}
 	m := len(kidx)
-	dx, err := s.upload(b.dev, slotX, xs)
+	dx, err := l.Upload(xs, true) // a plaintext, when encrypting
 	if err != nil {
 		return err
 	}
-	dkeys, err := s.upload(b.dev, slotKeys, table)
+	// public keys and indices: zeroed too, so that kept buffers are all
+	// zero between batches
+	dkeys, err := l.Upload(table, true)
 	if err != nil {
 		return err
 	}
-	dkidx, err := s.upload(b.dev, slotKidx, kidx)
+	dkidx, err := l.Upload(kidx, true)
 	if err != nil {
 		return err
 	}
-	dout, err := s.buf(b.dev, slotOut, 4*mf.W*m)
+	dout, err := l.Buffer(4*mf.W*m, true)
 	if err != nil {
 		return err
 	}
@@ -726,8 +701,8 @@ func (b *deviceBackend) runPublic(s *scratch, mf arith.Mont, K int, xs, table, k
 		return err
 	}
 	defer ev.Release()
-	if err := dout.Read(0, cl.Uint32Bytes(xs)); err != nil {
+	if err := dout.Read(0, device.Uint32Bytes(xs)); err != nil {
 		return err
 	}
-	return b.addKernelTime([]*cl.Event{ev})
+	return b.addKernelTime([]*device.Event{ev})
 }

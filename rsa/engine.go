@@ -11,11 +11,11 @@ import (
 	"filippo.io/bigmod"
 
 	"github.com/gpucrypto/gpucrypto/batch"
-	"github.com/gpucrypto/gpucrypto/cl"
+	"github.com/gpucrypto/gpucrypto/device"
 )
 
-// Engine computes batches of RSA operations on one backend: an OpenCL
-// device (NewEngine) or all CPU cores (CPUEngine). It is safe for
+// Engine computes batches of RSA operations on one backend: a device
+// (NewEngine) or all CPU cores (CPUEngine). It is safe for
 // concurrent use.
 //
 // Every batched method takes parallel slices, one element per operation,
@@ -29,9 +29,9 @@ import (
 // and the failure is reported through OnFallback: results are never wrong
 // and never missing because of a device fault.
 type Engine struct {
-	be  backend     // computes the batches: the device backend, or cpu
-	cpu *cpuBackend // the fallback (and be itself on a CPU engine)
-	dev *cl.Device  // nil on a CPU engine
+	be  backend        // computes the batches: the device backend, or cpu
+	cpu *cpuBackend    // the fallback (and be itself on a CPU engine)
+	dev *device.Device // nil on a CPU engine
 
 	blinding atomic.Bool
 	cpuBelow atomic.Int64 // SetCPUBelow
@@ -41,11 +41,11 @@ type Engine struct {
 	failHook  func() error // tests: simulate a device failure
 }
 
-// NewEngine returns an Engine that computes on dev (nil: cl.Default()).
-func NewEngine(dev *cl.Device) (*Engine, error) {
+// NewEngine returns an Engine that computes on dev (nil: device.Default()).
+func NewEngine(dev *device.Device) (*Engine, error) {
 	if dev == nil {
 		var err error
-		if dev, err = cl.Default(); err != nil {
+		if dev, err = device.Default(); err != nil {
 			return nil, err
 		}
 	}
@@ -75,7 +75,7 @@ func Auto() (e *Engine, note error) {
 }
 
 // Device is the engine's device (nil for CPUEngine).
-func (e *Engine) Device() *cl.Device { return e.dev }
+func (e *Engine) Device() *device.Device { return e.dev }
 
 // String names the engine's backend.
 func (e *Engine) String() string { return e.be.String() }

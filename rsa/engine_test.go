@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpucrypto/gpucrypto/cl"
-	"github.com/gpucrypto/gpucrypto/internal/cltest"
+	"github.com/gpucrypto/gpucrypto/internal/devicetest"
 	"github.com/gpucrypto/gpucrypto/rsa"
 )
 
@@ -581,7 +581,7 @@ func TestWarm(t *testing.T) {
 	require.NotZero(t, before)
 	k := key(t, "rsa2048a")
 	sizes := []int{1, 700, 1500, 3000, 5000} // on an H100: 16, 16, 8, 4 and 1 threads per half
-	if cltest.Short(e.Device()) {
+	if devicetest.Short(e.Device()) {
 		sizes = []int{1, 3, 700} // a CPU device has one configuration
 	}
 	for _, n := range sizes {

@@ -87,14 +87,11 @@ func (e *Engine) InjectDeviceFault(i int) bool {
 	return ok
 }
 
-// ProgramCount is the number of programs the engine's device backend has
-// built or loaded (0 on a CPU engine).
+// ProgramCount is the number of programs the engine's device has built or
+// loaded (0 on a CPU engine).
 func ProgramCount(e *Engine) int {
-	d, ok := e.be.(*deviceBackend)
-	if !ok {
+	if e.dev == nil {
 		return 0
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return len(d.progs)
+	return e.dev.Programs()
 }

@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpucrypto/gpucrypto/batch"
-	"github.com/gpucrypto/gpucrypto/internal/cltest"
+	"github.com/gpucrypto/gpucrypto/internal/devicetest"
 	"github.com/gpucrypto/gpucrypto/rsa"
 )
 
@@ -31,7 +31,7 @@ type testEngine struct {
 
 // testEngines returns the engines that every engine test runs on, each in
 // its own subtest: the CPU engine, and the Engine on the test device
-// (cltest.Device: skipped without a device, failed without one under
+// (devicetest.Device: skipped without a device, failed without one under
 // GPUCRYPTO_REQUIRE_DEVICE=1).
 
 func testEngines(t testing.TB) []testEngine {
@@ -64,7 +64,7 @@ var device struct {
 // device, not the CPU behind it.
 func deviceEngine(t testing.TB) *rsa.Engine {
 	t.Helper()
-	d := cltest.Device(t)
+	d := devicetest.Device(t)
 	device.once.Do(func() {
 		device.e, device.err = rsa.NewEngine(d)
 		if device.err == nil {

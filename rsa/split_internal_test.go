@@ -13,13 +13,13 @@ import (
 
 	"github.com/gpucrypto/gpucrypto/arith"
 	"github.com/gpucrypto/gpucrypto/batch"
-	"github.com/gpucrypto/gpucrypto/cl"
-	"github.com/gpucrypto/gpucrypto/internal/cltest"
+	"github.com/gpucrypto/gpucrypto/device"
+	"github.com/gpucrypto/gpucrypto/internal/devicetest"
 )
 
 func testDeviceBackend(t testing.TB) *deviceBackend {
 	t.Helper()
-	be, err := newDeviceBackend(cltest.Device(t))
+	be, err := newDeviceBackend(devicetest.Device(t))
 	require.NoError(t, err)
 	return be.(*deviceBackend)
 }
@@ -114,7 +114,7 @@ func TestSplitKernel(t *testing.T) {
 			kt := newPrivTables(dks, mh, mf)
 			base := make([]uint32, W*2*m)
 			midx := make([]uint32, 2*m)
-			require.NoError(t, b.deviceSection(func(s *scratch) error {
+			require.NoError(t, b.deviceSection(func(l *device.Lease) error {
 				prog, err := b.program(mh, mf, true)
 				if err != nil {
 					return err
@@ -123,17 +123,17 @@ func TestSplitKernel(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				var d [6]*cl.Buffer
+				var d [6]*device.Buffer
 				for j, w := range [][]uint32{xs, kidx, kt.mods, kt.ones, kt.r2s, kt.n0s} {
-					if d[j], err = s.upload(b.dev, []int{slotX, slotKidx, slotMods, slotOnes, slotR2s, slotN0s}[j], w); err != nil {
+					if d[j], err = l.Upload(w, true); err != nil {
 						return err
 					}
 				}
-				dbase, err := s.buf(b.dev, slotBase, 4*len(base))
+				dbase, err := l.Buffer(4*len(base), true)
 				if err != nil {
 					return err
 				}
-				dmidx, err := s.buf(b.dev, slotMidx, 4*len(midx))
+				dmidx, err := l.Buffer(4*len(midx), true)
 				if err != nil {
 					return err
 				}
@@ -142,10 +142,10 @@ func TestSplitKernel(t *testing.T) {
 					return err
 				}
 				defer ev.Release()
-				if err := dbase.Read(0, cl.Uint32Bytes(base)); err != nil {
+				if err := dbase.Read(0, device.Uint32Bytes(base)); err != nil {
 					return err
 				}
-				return dmidx.Read(0, cl.Uint32Bytes(midx))
+				return dmidx.Read(0, device.Uint32Bytes(midx))
 			}))
 			got := getColumns(base, W, 2*m, func(int) bool { return true })
 			for col, x := range ins {
@@ -211,19 +211,14 @@ func TestScratchZeroed(t *testing.T) {
 	require.NoError(t, e.VerifyPKCS1v15(repeat(&k.PublicKey, 5), crypto.SHA256, digests, sigs))
 	b.devMu.Lock()
 	defer b.devMu.Unlock()
-	kept := 0
-	for slot, buf := range b.scratch.bufs {
-		if buf == nil {
-			continue
-		}
-		kept++
-		data := make([]byte, buf.Size())
-		require.NoError(t, buf.Read(0, data))
+	idle, err := b.pool.IdleContents()
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(idle), 14, "the buffers of a private batch are kept")
+	for n, data := range idle {
 		for i, c := range data {
-			require.Zero(t, c, "slot %d, byte %d of %d", slot, i, len(data))
+			require.Zero(t, c, "buffer %d, byte %d of %d", n, i, len(data))
 		}
 	}
-	require.Equal(t, int(numSlots), kept)
 }
 
 func repeat[T any](v T, n int) []T {

@@ -21,7 +21,7 @@ import (
 	"github.com/cloudflare/circl/dh/x448"
 
 	"github.com/gpucrypto/gpucrypto/arith"
-	"github.com/gpucrypto/gpucrypto/cl"
+	"github.com/gpucrypto/gpucrypto/device"
 	"github.com/gpucrypto/gpucrypto/ecdh"
 	"github.com/gpucrypto/gpucrypto/rsa"
 )
@@ -48,6 +48,7 @@ type benchResult struct {
 type benchReport struct {
 	Device    string        `json:"device"`
 	Driver    string        `json:"driver"`
+	Backend   string        `json:"backend"`
 	InlinePTX bool          `json:"inline_ptx"`
 	Commit    string        `json:"commit"`
 	GoVersion string        `json:"go"`
@@ -59,7 +60,7 @@ type benchReport struct {
 
 func cmdBench(args []string) error {
 	fs := flag.NewFlagSet("bench", flag.ExitOnError)
-	devSpec := fs.String("device", "", "device index or name substring")
+	pickDevice := deviceFlags(fs)
 	opsFlag := fs.String("ops", strings.Join(allOps, ","), "operations: "+strings.Join(allOps, ", "))
 	bitsFlag := fs.String("bits", "", "operand sizes in bits of add/sub/mul and modexp (default: all supported)")
 	batchFlag := fs.String("batch", "", "batch sizes (default on a GPU: 262144 for add/sub/mul, 16384,131072,524288 for ecdh, 65536 for modexp and rsa; on a CPU device 4096, and 16 for modexp and rsa)")
@@ -79,7 +80,7 @@ func cmdBench(args []string) error {
 	}
 	fs.Parse(args)
 
-	d, err := pickDevice(*devSpec)
+	d, err := pickDevice()
 	if err != nil {
 		return err
 	}
@@ -122,7 +123,7 @@ func cmdBench(args []string) error {
 		}
 	}
 	batches, ecBatches, rsaBatches := []int{262144}, []int{16384, 131072, 524288}, []int{65536}
-	if d.Type&cl.TypeGPU == 0 {
+	if d.Type != device.TypeGPU {
 		batches, ecBatches, rsaBatches = []int{4096}, []int{4096}, []int{16}
 	}
 	if *batchFlag != "" {
@@ -179,7 +180,7 @@ func cmdBench(args []string) error {
 			}
 		}
 	}
-	rep := benchReport{Device: d.Name, Driver: d.DriverVersion, InlinePTX: d.InlinePTX(), Commit: commit(),
+	rep := benchReport{Device: d.Name, Backend: d.Backend, Driver: d.DriverVersion, InlinePTX: d.CarryChains, Commit: commit(),
 		GoVersion: runtime.Version(), CPU: cpuModel(), CPUCores: runtime.NumCPU(), Date: time.Now().UTC().Format(time.RFC3339)}
 	dur := time.Duration(*seconds * float64(time.Second))
 	for i, bc := range cases {
@@ -214,8 +215,8 @@ func cmdBench(args []string) error {
 	if *asJSON {
 		return printJSON(rep)
 	}
-	fmt.Printf("device: %s (driver %s, inline PTX %v)\ncommit: %s  %s  CPU: %s, %d threads\n\n",
-		rep.Device, rep.Driver, rep.InlinePTX, rep.Commit, rep.GoVersion, rep.CPU, rep.CPUCores)
+	fmt.Printf("device: %s (%s, driver %s, inline PTX %v)\ncommit: %s  %s  CPU: %s, %d threads\n\n",
+		rep.Device, rep.Backend, rep.Driver, rep.InlinePTX, rep.Commit, rep.GoVersion, rep.CPU, rep.CPUCores)
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "op\tbits\tbatch\tdevice kernel ops/s\tdevice end-to-end ops/s\tbatch latency ms\tpipelined ops/s\tCPU ops/s (all cores)\tend-to-end / CPU\t")
 	for _, r := range rep.Results {
@@ -409,9 +410,7 @@ func progressDone() {
 }
 
 // allOps are the benchmarkable operations, in report order. x*-keygen is
-// the public-key path of the library (the fixed-base comb); -keygen-ctable
-// is the comb with its table in constant memory instead of a global buffer
-// and -keygen-ladder the Montgomery ladder it replaced, for comparison.
+// the public-key path of the library (the fixed-base comb).
 // x25519-binv and x448-keygen-binv, ... are x25519 and x448-keygen, ...
 // with the final inversion shared by groups of K elements (--binv K,...;
 // ecdh.Engine.SetBatchInversion) instead of one Fermat inversion each.
@@ -420,44 +419,16 @@ var allOps = slices.Concat(opGroups["arith"], opGroups["ecdh"], opGroups["rsa"])
 // opGroups are the operations of "bench arith|ecdh|rsa".
 var opGroups = map[string][]string{
 	"arith": {"add", "sub", "mul"},
-	"ecdh": {"x25519", "x25519-keygen", "x25519-keygen-ctable", "x25519-keygen-ladder",
-		"x448", "x448-keygen", "x448-keygen-ctable", "x448-keygen-ladder",
+	"ecdh": {"x25519", "x25519-keygen", "x448", "x448-keygen",
 		"x25519-binv", "x25519-keygen-binv", "x448-binv", "x448-keygen-binv"},
 	"rsa": rsaOps,
 }
 
-// keygenKernels maps the suffix of a public-key op to its kernel.
-var keygenKernels = map[string]ecdh.Keygen{
-	"-keygen":        ecdh.KeygenComb,
-	"-keygen-ctable": ecdh.KeygenCombConstant,
-	"-keygen-ladder": ecdh.KeygenLadder,
-}
-
-// keygenKernel is the public-key kernel of op ("x448-keygen-ladder", ...).
-func keygenKernel(op string) ecdh.Keygen {
-	op = strings.TrimSuffix(op, "-binv")
-	if i := strings.Index(op, "-keygen"); i >= 0 {
-		return keygenKernels[op[i:]]
-	}
-	return ecdh.KeygenComb
-}
-
-// ecdhOp parses "x25519", "x448-keygen", "x25519-keygen-ladder",
-// "x25519-binv", "x448-keygen-binv", ...
+// ecdhOp parses "x25519", "x448-keygen", "x25519-binv",
+// "x448-keygen-binv", ...
 func ecdhOp(op string) (c ecdh.Curve, keygen bool, ok bool) {
-	if base, binv := strings.CutSuffix(op, "-binv"); binv {
-		if strings.Contains(base, "-keygen-") { // the -binv ops: x*-binv and x*-keygen-binv
-			return 0, false, false
-		}
-		op = base
-	}
-	name := op
-	if i := strings.Index(op, "-keygen"); i >= 0 {
-		if _, known := keygenKernels[op[i:]]; !known {
-			return 0, false, false
-		}
-		name, keygen = op[:i], true
-	}
+	op = strings.TrimSuffix(op, "-binv")
+	name, keygen := strings.CutSuffix(op, "-keygen")
 	switch name {
 	case "x25519":
 		return ecdh.X25519, keygen, true
@@ -491,16 +462,17 @@ func benchECDH(e *ecdh.Engine, c ecdh.Curve, keygen bool, op string, n, group, p
 			peers[i] = pubs[i%len(pubs)]
 		}
 	}
-	kernel := keygenKernel(op)
 	e.SetBatchInversion(group)
 	defer e.SetBatchInversion(ecdh.BatchInversionAuto)
-	run := func() (time.Duration, error) {
+	run := func() (time.Duration, error) { // the kernel time of one batch (one caller at a time)
+		before := e.DeviceTime()
+		var err error
 		if keygen {
-			_, k, err := e.TimedPublicKeys(c, privs, kernel)
-			return k, err
+			_, err = e.PublicKeys(c, privs)
+		} else {
+			_, err = e.SharedSecrets(c, privs, peers)
 		}
-		_, k, err := e.Timed(c, privs, peers)
-		return k, err
+		return e.DeviceTime() - before, err
 	}
 	r, err := measure(op, curveBits(c), n, dur, run)
 	if err != nil {
@@ -515,10 +487,7 @@ func benchECDH(e *ecdh.Engine, c ecdh.Curve, keygen bool, op string, n, group, p
 	}
 	r.BinvGroup = group
 	if group < 0 {
-		r.BinvGroup, r.BinvAuto = 0, true
-		if kernel != ecdh.KeygenLadder {
-			r.BinvGroup = e.BatchInversionGroup(c, !keygen, n)
-		}
+		r.BinvGroup, r.BinvAuto = e.BatchInversionGroup(c, !keygen, n), true
 	}
 	r.CPUOps = cpuECDH(c, keygen, privs[:min(n, 4096)], dur)
 	r.Speedup = r.E2EOps / r.CPUOps

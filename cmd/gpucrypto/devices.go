@@ -7,11 +7,12 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/gpucrypto/gpucrypto/cl"
+	"github.com/gpucrypto/gpucrypto/device"
 )
 
 type deviceRow struct {
 	Index        int      `json:"index"`
+	Backend      string   `json:"backend"`
 	Platform     string   `json:"platform"`
 	Name         string   `json:"name"`
 	Type         string   `json:"type"`
@@ -19,29 +20,28 @@ type deviceRow struct {
 	Vendor       string   `json:"vendor"`
 	Driver       string   `json:"driver"`
 	Version      string   `json:"version"`
-	CVersion     string   `json:"opencl_c"`
+	Compiler     string   `json:"compiler"`
 	ComputeUnits uint32   `json:"compute_units"`
 	ClockMHz     uint32   `json:"clock_mhz"`
 	GlobalMem    uint64   `json:"global_mem"`
-	LocalMem     uint64   `json:"local_mem"`
+	SharedMem    uint64   `json:"shared_mem"`
+	MaxSharedMem uint64   `json:"max_shared_mem"`
 	MaxAlloc     uint64   `json:"max_alloc"`
 	MaxWorkGroup int      `json:"max_work_group"`
 	FP64         bool     `json:"fp64"`
-	Subgroups    bool     `json:"subgroups"`
+	Shuffles     bool     `json:"shuffles"`
 	InlinePTX    bool     `json:"inline_ptx"`
 	ComputeCap   string   `json:"compute_capability,omitempty"`
 	Default      bool     `json:"default"`
-	Extensions   []string `json:"extensions"`
 }
 
 func cmdDevices(args []string) error {
 	fs := flag.NewFlagSet("devices", flag.ExitOnError)
 	asJSON := fs.Bool("json", false, "print JSON")
-	ext := fs.Bool("ext", false, "also list each device's extensions")
 	fs.Parse(args)
 
-	devs, err := cl.Devices()
-	hint := cl.ICDHint()
+	devs, err := device.Devices()
+	hint := device.Hint()
 	if err != nil {
 		if *asJSON {
 			printJSON(map[string]any{"devices": []deviceRow{}, "error": err.Error(), "hint": hint})
@@ -50,38 +50,34 @@ func cmdDevices(args []string) error {
 		}
 		return err
 	}
-	def, _ := cl.Default()
+	def, _ := device.Default()
 	var rows []deviceRow
 	for _, d := range devs {
 		rows = append(rows, deviceRow{
-			Index: d.Index, Platform: d.Platform, Name: d.Name, Type: d.TypeName(), Class: d.Class.String(),
-			Vendor: d.Vendor, Driver: d.DriverVersion, Version: d.Version, CVersion: d.CVersion,
-			ComputeUnits: d.ComputeUnits, ClockMHz: d.ClockMHz, GlobalMem: d.GlobalMem, LocalMem: d.LocalMem,
-			MaxAlloc: d.MaxAlloc, MaxWorkGroup: d.MaxWorkGroup, FP64: d.FP64, Subgroups: d.Subgroups,
-			InlinePTX: d.InlinePTX(), ComputeCap: d.ComputeCap, Default: d == def, Extensions: d.Extensions,
+			Index: d.Index, Backend: d.Backend, Platform: d.Platform, Name: d.Name, Type: d.TypeName(), Class: d.Class.String(),
+			Vendor: d.Vendor, Driver: d.DriverVersion, Version: d.Runtime, Compiler: d.Compiler,
+			ComputeUnits: uint32(d.ComputeUnits), ClockMHz: uint32(d.ClockMHz), GlobalMem: d.GlobalMem,
+			SharedMem: d.SharedMem, MaxSharedMem: d.MaxSharedMem,
+			MaxAlloc: d.MaxAlloc, MaxWorkGroup: d.MaxGroup, FP64: d.FP64, Shuffles: d.Shuffles,
+			InlinePTX: d.CarryChains, ComputeCap: d.ComputeCapability, Default: d == def,
 		})
 	}
 	if *asJSON {
 		return printJSON(map[string]any{"devices": rows, "hint": hint})
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "#\tPLATFORM\tDEVICE\tTYPE\tCU\tMHZ\tGLOBAL\tLOCAL\tMAX WG\tFP64\tSUBGROUPS\tPTX\tDRIVER")
+	fmt.Fprintln(tw, "#\tBACKEND\tPLATFORM\tDEVICE\tTYPE\tCU\tMHZ\tGLOBAL\tSHARED\tMAX WG\tFP64\tPTX\tDRIVER")
 	for _, r := range rows {
 		mark := " "
 		if r.Default {
 			mark = "*"
 		}
-		fmt.Fprintf(tw, "%d%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", r.Index, mark, r.Platform, r.Name, r.Type,
-			r.ComputeUnits, r.ClockMHz, bytesHuman(r.GlobalMem), bytesHuman(r.LocalMem), r.MaxWorkGroup,
-			yes(r.FP64), yes(r.Subgroups), yes(r.InlinePTX), r.Driver)
+		fmt.Fprintf(tw, "%d%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%d\t%s\t%s\t%s\n", r.Index, mark, r.Backend, r.Platform, r.Name, r.Type,
+			r.ComputeUnits, r.ClockMHz, bytesHuman(r.GlobalMem), bytesHuman(r.MaxSharedMem), r.MaxWorkGroup,
+			yes(r.FP64), yes(r.InlinePTX), r.Driver)
 	}
 	tw.Flush()
-	fmt.Println("* default device (override with --device or GPUCRYPTO_DEVICE)")
-	if *ext {
-		for _, r := range rows {
-			fmt.Printf("\n#%d %s extensions:\n  %s\n", r.Index, r.Name, strings.Join(r.Extensions, "\n  "))
-		}
-	}
+	fmt.Printf("* default device (override with --device or GPUCRYPTO_DEVICE); backends built in: %s\n", strings.Join(device.Backends(), ", "))
 	if hint != "" {
 		fmt.Println()
 		fmt.Println(hint)

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/gpucrypto/gpucrypto/arith"
-	"github.com/gpucrypto/gpucrypto/cl"
+	"github.com/gpucrypto/gpucrypto/device"
 	"github.com/gpucrypto/gpucrypto/kernels"
 	"github.com/gpucrypto/gpucrypto/rsa"
 )
@@ -16,8 +16,8 @@ var kernelPrograms = []struct {
 	file    string
 	kernels []string
 }{
-	{"x25519.cl", []string{"x25519", "x25519_base", "x25519_base_comb", "x25519_xz", "x25519_base_comb_xz", "x25519_invert_batch"}},
-	{"x448.cl", []string{"x448", "x448_base", "x448_base_comb", "x448_xz", "x448_base_comb_xz", "x448_invert_batch"}},
+	{"x25519.cl", []string{"x25519", "x25519_base_comb", "x25519_xz", "x25519_base_comb_xz", "x25519_invert_batch"}},
+	{"x448.cl", []string{"x448", "x448_base_comb", "x448_xz", "x448_base_comb_xz", "x448_invert_batch"}},
 	{"arith.cl", []string{"arith_mul_256", "arith_mul_1024", "arith_mul_4096", "arith_add_4096"}},
 }
 
@@ -26,7 +26,7 @@ var kernelPrograms = []struct {
 // the default is the multi-thread form), every variant and form at 1024
 // bits, and the fp64 variant at each of its widths (with and without its
 // squaring at 1024 bits).
-func modexpConfigs(d *cl.Device) []arith.Mont {
+func modexpConfigs(d *device.Device) []arith.Mont {
 	var out []arith.Mont
 	for _, n := range arith.ModLimbs() {
 		if m, err := (arith.MontConfig{}).ResolveFor(d, n, 0); err == nil {
@@ -64,64 +64,65 @@ func modexpConfigs(d *cl.Device) []arith.Mont {
 }
 
 // cmdKernelInfo prints what the compiler reports about each kernel:
-// registers and spills (NVIDIA, -cl-nv-verbose) and private memory.
+// registers (CUDA; on NVIDIA's OpenCL from its verbose build log), private
+// memory (spills) and the largest work-group.
 func cmdKernelInfo(args []string) error {
 	fs := flag.NewFlagSet("kernelinfo", flag.ExitOnError)
-	devSpec := fs.String("device", "", "device index or name substring")
+	pickDevice := deviceFlags(fs)
 	fs.Parse(args)
-	d, err := pickDevice(*devSpec)
+	d, err := pickDevice()
 	if err != nil {
 		return err
 	}
-	opts := cl.BuildOptions{}
-	if d.Class == cl.VendorNVIDIA {
-		opts.Flags = []string{"-cl-nv-verbose"}
+	var flags []string
+	if d.Backend == "opencl" && d.Class == device.VendorNVIDIA {
+		flags = []string{"-cl-nv-verbose"}
 	}
-	fmt.Printf("kernel info on %s (inline PTX: %v)\n", d, d.InlinePTX())
+	fmt.Printf("kernel info on %s (inline PTX: %v)\n", d, d.CarryChains)
 	type build struct {
-		file, title string
-		kernels     []string
-		defines     map[string]string
+		title   string
+		kernels []string
+		src     device.Source
 	}
 	var builds []build
 	for _, kp := range kernelPrograms {
-		builds = append(builds, build{kp.file, kp.file, kp.kernels, nil})
+		builds = append(builds, build{kp.file, kp.kernels, kernels.Program(kp.file, nil)})
 	}
 	for _, m := range modexpConfigs(d) {
-		if m.Buildable(d) != nil { // not built on this device (no fp64; see Mont.Buildable)
+		src, err := m.Source(d, m.KernelFile(), nil)
+		if err != nil { // not built on this device (no fp64; see Mont.Buildable)
 			continue
 		}
-		builds = append(builds, build{m.KernelFile(), fmt.Sprintf("%s %d-bit %s", m.KernelFile(), 32*m.N, m), []string{"modexp"}, m.Defines()})
+		builds = append(builds, build{fmt.Sprintf("%s %d-bit %s", m.KernelFile(), 32*m.N, m), []string{"modexp"}, src})
 	}
 	for _, bits := range []int{2048, 4096} {
 		defs, desc, err := rsa.KernelBuild(bits)
 		if err != nil {
 			return err
 		}
-		builds = append(builds, build{"rsa.cl", "rsa.cl " + desc, []string{"rsa_split", "rsa_combine", "rsa_public"}, defs})
+		builds = append(builds, build{"rsa.cl " + desc, []string{"rsa_split", "rsa_combine", "rsa_public"}, kernels.Program("rsa.cl", defs)})
 	}
 	for _, kb := range builds {
-		src, err := kernels.Source(kb.file)
+		kb.src.Flags = flags
+		p, err := d.Build(kb.src)
 		if err != nil {
 			return err
 		}
-		o := opts
-		o.Defines = kb.defines
-		p, err := d.Build(src, o)
-		if err != nil {
-			return err
-		}
-		fmt.Printf("\n== %s\n", kb.title)
+		fmt.Printf("\n== %s (%d bytes of source)\n", kb.title, len(p.Text))
 		for _, name := range kb.kernels {
 			k, err := p.Kernel(name)
 			if err != nil {
 				return err
 			}
-			wg, priv, err := k.WorkGroupInfo()
+			info, err := k.Info()
 			if err != nil {
 				return err
 			}
-			fmt.Printf("%-16s max work-group %4d, private memory %d bytes/work-item\n", name, wg, priv)
+			regs := "?"
+			if info.Registers > 0 {
+				regs = fmt.Sprint(info.Registers)
+			}
+			fmt.Printf("%-20s registers %3s, private memory %d bytes/work-item, max work-group %4d\n", name, regs, info.PrivateBytes, info.MaxGroup)
 		}
 		for _, line := range strings.Split(p.BuildLog(), "\n") {
 			if strings.Contains(line, "ptxas") || strings.Contains(line, "registers") || strings.Contains(line, "spill") {

@@ -1,32 +1,36 @@
-// Command gpucrypto lists OpenCL devices, checks them with known-answer
-// tests and benchmarks gpucrypto's kernels against the CPU.
+// Command gpucrypto lists devices, checks them with known-answer tests and
+// benchmarks gpucrypto's kernels against the CPU.
 //
 //	gpucrypto devices [--json]
-//	gpucrypto selftest [--device SPEC] [--json]
-//	gpucrypto bench [arith|ecdh|rsa] [--device SPEC] [--ops add,...,x25519,modexp,rsa2048] [--bits 256,...] [--batch N,...] [--seconds S] [--json]
-//	gpucrypto kernelinfo [--device SPEC]
+//	gpucrypto selftest [--device SPEC] [--backend opencl|cuda] [--json]
+//	gpucrypto bench [arith|ecdh|rsa] [--device SPEC] [--backend opencl|cuda] [--ops add,...,x25519,modexp,rsa2048] [--bits 256,...] [--batch N,...] [--seconds S] [--json]
+//	gpucrypto kernelinfo [--device SPEC] [--backend opencl|cuda]
+//	gpucrypto source FILE [-D NAME[=VALUE]]...
 //
-// --device takes an index or a name substring (as GPUCRYPTO_DEVICE does).
+// --device takes an index or a name substring (as GPUCRYPTO_DEVICE does);
+// --backend picks the driver (as GPUCRYPTO_BACKEND does).
 package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 
-	"github.com/gpucrypto/gpucrypto/cl"
+	"github.com/gpucrypto/gpucrypto/device"
 )
 
 const usage = `usage: gpucrypto <command> [flags]
 
 commands:
-  devices    list every OpenCL device and its features
+  devices    list every device of every backend (OpenCL; CUDA with -tags cuda) and its features
   selftest   run known-answer tests on the chosen device (exit 1 on failure)
   bench      measure throughput on the chosen device and on all CPU cores
   kernelinfo compiler facts per kernel: registers, spills, private memory
+  source     print the full source of a kernel program, as it is compiled
 
 Run "gpucrypto <command> -h" for a command's flags. GPUCRYPTO_DEVICE picks
-the default device (index or name substring).
+the default device (index or name substring), GPUCRYPTO_BACKEND the driver.
 `
 
 func main() {
@@ -44,6 +48,8 @@ func main() {
 		err = cmdBench(os.Args[2:])
 	case "kernelinfo":
 		err = cmdKernelInfo(os.Args[2:])
+	case "source":
+		err = cmdSource(os.Args[2:])
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 		return
@@ -57,22 +63,21 @@ func main() {
 	}
 }
 
-// pickDevice resolves --device (or the default) and explains a failure.
-func pickDevice(spec string) (*cl.Device, error) {
-	var d *cl.Device
-	var err error
-	if spec != "" {
-		d, err = cl.Select(spec)
-	} else {
-		d, err = cl.Default()
-	}
-	if err != nil {
-		if h := cl.ICDHint(); h != "" {
-			err = fmt.Errorf("%w\n%s", err, h)
+// deviceFlags adds --device and --backend to a command's flags; the
+// function it returns resolves them (or the defaults) to a device.
+func deviceFlags(fs *flag.FlagSet) func() (*device.Device, error) {
+	spec := fs.String("device", "", "device index or name substring (default: GPUCRYPTO_DEVICE, else the best device)")
+	backend := fs.String("backend", "", "driver: opencl or cuda (default: GPUCRYPTO_BACKEND, else CUDA for NVIDIA GPUs where built with -tags cuda)")
+	return func() (*device.Device, error) {
+		if *backend != "" {
+			// read once, at the first enumeration: set it before that
+			os.Setenv(device.EnvBackend, *backend)
 		}
-		return nil, err
+		if *spec != "" {
+			return device.Select(*spec)
+		}
+		return device.Default()
 	}
-	return d, nil
 }
 
 func printJSON(v any) error {

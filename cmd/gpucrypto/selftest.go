@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/gpucrypto/gpucrypto/arith"
-	"github.com/gpucrypto/gpucrypto/cl"
+	"github.com/gpucrypto/gpucrypto/device"
 	"github.com/gpucrypto/gpucrypto/ecdh"
 	"github.com/gpucrypto/gpucrypto/rsa"
 )
@@ -22,30 +22,30 @@ type selftestResult struct {
 // selftests are the known-answer suites, one per package with kernels.
 var selftests = []struct {
 	name string
-	run  func(*cl.Device) error
+	run  func(*device.Device) error
 }{
-	{"arith add/sub/mul 256-4096", func(d *cl.Device) error {
+	{"arith add/sub/mul 256-4096", func(d *device.Device) error {
 		e, err := arith.NewEngine(d)
 		if err != nil {
 			return err
 		}
 		return e.SelfTest()
 	}},
-	{"modexp 512-4096", func(d *cl.Device) error {
+	{"modexp 512-4096", func(d *device.Device) error {
 		e, err := arith.NewEngine(d)
 		if err != nil {
 			return err
 		}
 		return e.SelfTestModExp()
 	}},
-	{"rsa-2048 sign/verify/decrypt", func(d *cl.Device) error {
+	{"rsa-2048 sign/verify/decrypt", func(d *device.Device) error {
 		e, err := rsa.NewEngine(d)
 		if err != nil {
 			return err
 		}
 		return rsa.SelfTest(e)
 	}},
-	{"x25519/x448 RFC 7748 vectors", func(d *cl.Device) error {
+	{"x25519/x448 RFC 7748 vectors", func(d *device.Device) error {
 		e, err := ecdh.NewEngine(d)
 		if err != nil {
 			return err
@@ -61,15 +61,15 @@ var selftests = []struct {
 
 func cmdSelftest(args []string) error {
 	fs := flag.NewFlagSet("selftest", flag.ExitOnError)
-	devSpec := fs.String("device", "", "device index or name substring")
+	pickDevice := deviceFlags(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
 	fs.Parse(args)
-	d, err := pickDevice(*devSpec)
+	d, err := pickDevice()
 	if err != nil {
 		return err
 	}
 	if !*asJSON {
-		fmt.Printf("selftest on %s (inline PTX: %v)\n", d, d.InlinePTX())
+		fmt.Printf("selftest on %s (inline PTX: %v)\n", d, d.CarryChains)
 	}
 	var results []selftestResult
 	failed := 0

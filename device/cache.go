@@ -1,8 +1,9 @@
-package cl
+package device
 
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
@@ -15,9 +16,9 @@ const (
 )
 
 // cacheFormat is part of every key: bump it when the entry layout changes.
-const cacheFormat = "gpucrypto-clbin-1"
+const cacheFormat = "gpucrypto-bin-2"
 
-var cacheMagic = []byte("GPUCRYPTO-CLBIN1\n")
+var cacheMagic = []byte("GPUCRYPTO-BIN2\n")
 
 // diskCache stores program binaries as files named by their key. Each file
 // is magic ‖ SHA-256(payload) ‖ payload, written to a temporary file and
@@ -76,7 +77,7 @@ func (c *diskCache) load(key string) ([]byte, string) {
 
 func (c *diskCache) store(key string, payload []byte) error {
 	if len(payload) == 0 {
-		return errors.New("cl: empty program binary not cached")
+		return errors.New("device: empty program binary not cached")
 	}
 	sum := sha256.Sum256(payload)
 	entry := make([]byte, 0, len(cacheMagic)+len(sum)+len(payload))
@@ -114,6 +115,12 @@ func (c *diskCache) loadSmall(key string) (string, bool) {
 	return string(b), true
 }
 
-func (c *diskCache) storeSmall(key, v string) error {
-	return c.writeAtomic(filepath.Join(c.dir, key+".txt"), []byte(v))
+func (c *diskCache) storeSmall(key, v string) {
+	_ = c.writeAtomic(filepath.Join(c.dir, key+".txt"), []byte(v)) // a cache that cannot be written is not an error
+}
+
+// hashKey is a short file-name-safe digest of s.
+func hashKey(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:16])
 }

@@ -1,0 +1,289 @@
+// Package device is gpucrypto's device layer: it finds GPUs (and CPUs
+// through OpenCL), builds programs from kernel source, runs kernels on
+// buffers, copies memory and keeps pools of device buffers, through one
+// API whatever the driver underneath. The crypto packages talk to devices
+// only through it.
+//
+// Two drivers: OpenCL (package cl: any vendor, PoCL on CPUs) always, and
+// CUDA (package cuda: the driver API and NVRTC) when built with the tag
+// cuda. Both load their runtime libraries at run time, so the module
+// builds anywhere with CGO_ENABLED=0 and finds no device where there is
+// none, saying why. With the tag, NVIDIA GPUs are driven through CUDA by
+// default; GPUCRYPTO_BACKEND=opencl or =cuda chooses.
+//
+// The package knows no cryptography: kernel source comes from its callers
+// (package kernels), with device facts passed to the compiler as -D
+// definitions (GPUCRYPTO_VENDOR_<CLASS>, GPUCRYPTO_HAS_FP64,
+// GPUCRYPTO_HAS_PTX).
+package device
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Environment variables that choose devices.
+const (
+	EnvDevice  = "GPUCRYPTO_DEVICE"  // an index into Devices() or a name substring
+	EnvBackend = "GPUCRYPTO_BACKEND" // "opencl" or "cuda": use that driver only
+	EnvNoPTX   = "GPUCRYPTO_NO_PTX"  // "1": portable limb code even where inline PTX works
+)
+
+// Device is one device of one driver. It is safe for concurrent use by
+// many goroutines.
+type Device struct {
+	Info
+	drv driverDevice
+
+	queueOnce sync.Once
+	queue     *Queue
+	queueErr  error
+
+	progMu   sync.Mutex
+	programs map[string]*Program // built programs, by Source.key
+}
+
+var (
+	devOnce sync.Once
+	devList []*Device
+	devErr  error
+)
+
+// drivers are the compiled-in drivers, in order of preference for the
+// same hardware (cuda.go puts CUDA first).
+var drivers = []driver{openclDriver{}}
+
+// Backends lists the names of the compiled-in drivers.
+func Backends() []string {
+	var names []string
+	for _, d := range drivers {
+		names = append(names, d.name())
+	}
+	return names
+}
+
+// Devices returns every usable device, enumerated once per process: those
+// of the driver named by GPUCRYPTO_BACKEND, or of every compiled-in driver,
+// except that NVIDIA GPUs found through CUDA are not listed again through
+// OpenCL. With no device it returns an error matching ErrNoDevice that
+// says why for each driver.
+func Devices() ([]*Device, error) {
+	devOnce.Do(func() { devList, devErr = enumerate(os.Getenv(EnvBackend)) })
+	return devList, devErr
+}
+
+func enumerate(backend string) ([]*Device, error) {
+	if backend != "" && !contains(Backends(), backend) {
+		why := ""
+		if backend == "cuda" {
+			why = " (this binary was built without the build tag cuda)"
+		}
+		return nil, &noDevice{fmt.Errorf("device: %s=%q: no such backend%s; have %s", EnvBackend, backend, why, strings.Join(Backends(), ", "))}
+	}
+	cache := openCache()
+	var out []*Device
+	var errs []error
+	cudaGPUs := false
+	for _, drv := range drivers {
+		if backend != "" && drv.name() != backend {
+			continue
+		}
+		found, err := drv.devices()
+		if err != nil {
+			errs = append(errs, err)
+		}
+		for _, dd := range found {
+			if cache != nil {
+				dd.setSmallCache(cache)
+			}
+			info := dd.info()
+			if info.Backend == "opencl" && info.Class == VendorNVIDIA && cudaGPUs {
+				continue // the same GPU, driven through CUDA
+			}
+			if info.Backend == "cuda" {
+				cudaGPUs = true
+			}
+			info.Index = len(out)
+			out = append(out, &Device{Info: info, drv: dd, programs: map[string]*Program{}})
+		}
+	}
+	if len(out) == 0 {
+		if len(errs) == 0 {
+			errs = append(errs, errors.New("device: no device found"))
+		}
+		return nil, &noDevice{errors.Join(errs...)}
+	}
+	return out, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Default returns the device named by GPUCRYPTO_DEVICE if set, else the
+// best of Devices().
+func Default() (*Device, error) {
+	if spec := os.Getenv(EnvDevice); spec != "" {
+		d, err := Select(spec)
+		if err != nil {
+			return nil, fmt.Errorf("%s=%q: %w", EnvDevice, spec, err)
+		}
+		return d, nil
+	}
+	devs, err := Devices()
+	if err != nil {
+		return nil, err
+	}
+	return Best(devs), nil
+}
+
+// Best picks the strongest device of a list: GPUs before others, then by
+// compute units × clock, then the earlier (CUDA before OpenCL). It
+// returns nil for an empty list.
+func Best(devs []*Device) *Device {
+	if len(devs) == 0 {
+		return nil
+	}
+	ranked := append([]*Device(nil), devs...)
+	sort.SliceStable(ranked, func(i, j int) bool {
+		gi, gj := ranked[i].Type == TypeGPU, ranked[j].Type == TypeGPU
+		if gi != gj {
+			return gi
+		}
+		return ranked[i].ComputeUnits*ranked[i].ClockMHz > ranked[j].ComputeUnits*ranked[j].ClockMHz
+	})
+	return ranked[0]
+}
+
+// Select finds a device by index ("1") or by a case-insensitive substring
+// of its backend, platform, name, vendor, class or type ("h100", "nvidia",
+// "cuda", "pocl", "gpu"); of several matches, the Best.
+func Select(spec string) (*Device, error) {
+	devs, err := Devices()
+	if err != nil {
+		return nil, err
+	}
+	if i, e := strconv.Atoi(spec); e == nil {
+		if i < 0 || i >= len(devs) {
+			return nil, fmt.Errorf("device: index %d out of range (have %d devices)", i, len(devs))
+		}
+		return devs[i], nil
+	}
+	want := strings.ToLower(spec)
+	var match []*Device
+	for _, d := range devs {
+		if strings.Contains(d.selectName(), want) {
+			match = append(match, d)
+		}
+	}
+	if len(match) == 0 {
+		var names []string
+		for _, d := range devs {
+			names = append(names, d.String())
+		}
+		return nil, fmt.Errorf("device: no device matches %q; have: %s", spec, strings.Join(names, "; "))
+	}
+	return Best(match), nil
+}
+
+// selectName is what Select matches against.
+func (d *Device) selectName() string {
+	s := strings.ToLower(strings.Join([]string{d.Backend, d.Platform, d.Name, d.Vendor, d.Class.String(), d.TypeName()}, " / "))
+	if strings.Contains(s, "portable computing language") {
+		s += " / pocl"
+	}
+	return s
+}
+
+// Queue returns the device's default queue: the one Kernel.Launch and the
+// Buffer methods use.
+func (d *Device) Queue() (*Queue, error) {
+	d.queueOnce.Do(func() {
+		q, err := d.drv.defaultQueue()
+		if err != nil {
+			d.queueErr = fmt.Errorf("%s: %w", d.Name, err)
+			return
+		}
+		d.queue = &Queue{dev: d, q: q}
+	})
+	return d.queue, d.queueErr
+}
+
+// NewQueue makes another queue (an OpenCL command queue, a CUDA stream):
+// commands of different queues may overlap, those of one queue run in
+// order.
+func (d *Device) NewQueue() (*Queue, error) {
+	q, err := d.drv.newQueue()
+	if err != nil {
+		return nil, err
+	}
+	return &Queue{dev: d, q: q}, nil
+}
+
+// Finish waits until every command of the default queue has completed.
+func (d *Device) Finish() error {
+	q, err := d.Queue()
+	if err != nil {
+		return err
+	}
+	return q.Finish()
+}
+
+// HostMemory is host memory that copies to and from the device reach
+// fastest: pinned (page-locked) where the driver has it (CUDA), ordinary
+// memory elsewhere. Free releases it; the bytes must not be used after.
+type HostMemory struct {
+	Bytes []byte
+	free  func() error
+	once  sync.Once
+}
+
+// Free releases the memory (zeroed first: it may have held secrets).
+func (h *HostMemory) Free() error {
+	var err error
+	h.once.Do(func() {
+		clear(h.Bytes)
+		h.Bytes = nil
+		if h.free != nil {
+			err = h.free()
+		}
+	})
+	return err
+}
+
+// HostAlloc returns size bytes of host memory for fast copies.
+func (d *Device) HostAlloc(size int) (*HostMemory, error) {
+	if size <= 0 {
+		return nil, fmt.Errorf("device: HostAlloc: size %d: want at least one byte", size)
+	}
+	b, free, err := d.drv.hostAlloc(size)
+	if err != nil {
+		return nil, err
+	}
+	return &HostMemory{Bytes: b, free: free}, nil
+}
+
+// Defines are the device facts given to every program as -D definitions.
+func (d *Device) Defines() map[string]string {
+	m := map[string]string{"GPUCRYPTO_VENDOR_" + strings.ToUpper(d.Class.String()): "1"}
+	if d.FP64 {
+		m["GPUCRYPTO_HAS_FP64"] = "1"
+	}
+	if d.CarryChains {
+		m["GPUCRYPTO_HAS_PTX"] = "1"
+	}
+	if d.Backend == "opencl" {
+		m["GPUCRYPTO_OPENCL"] = "1"
+	}
+	return m
+}
