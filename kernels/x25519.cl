@@ -18,8 +18,7 @@
 
 /* public keys by the fixed-base comb (comb.h): kernel x25519_base_comb,
  * which the Engine uses; x25519_base above is kept for comparison */
-#define COMB_X25519 1
-#include "comb_gen.h"
+#include "comb25519_gen.h"
 #define COMB_KERNEL x25519_base_comb
 #define COMB_XZ_KERNEL x25519_base_comb_xz
 #include "comb.h"

@@ -18,8 +18,7 @@
 
 /* public keys by the fixed-base comb (comb.h): kernel x448_base_comb,
  * which the Engine uses; x448_base above is kept for comparison */
-#define COMB_X448 1
-#include "comb_gen.h"
+#include "comb448_gen.h"
 #define COMB_KERNEL x448_base_comb
 #define COMB_XZ_KERNEL x448_base_comb_xz
 #include "comb.h"
