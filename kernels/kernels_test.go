@@ -192,8 +192,8 @@ func TestArithSource(t *testing.T) {
 }
 
 // TestCurveSource: each curve's file holds its own field and comb
-// constants only, the ladder and comb kernels, and no constant-memory copy
-// of the comb table.
+// constants only, the ladder and comb kernels, and none of the removed
+// experiments.
 func TestCurveSource(t *testing.T) {
 	for _, c := range []struct{ file, fe, other, rows string }{
 		{"x25519.cl", "fe25519", "fe448", "32"},
@@ -213,7 +213,7 @@ func TestCurveSource(t *testing.T) {
 		} {
 			has(t, src, "#define "+k+"\n")
 		}
-		for _, gone := range []string{"COMB_TABLE_CONSTANT", "comb_table", "COMB_X25519", "COMB_X448", "CONSTANT_DECL u32"} {
+		for _, gone := range []string{"LADDER_BASE_KERNEL", "BASE_U", "COMB_TABLE_CONSTANT", "comb_table", "COMB_X25519", "COMB_X448", "CONSTANT_DECL u32"} {
 			lacks(t, src, gone)
 		}
 	}
