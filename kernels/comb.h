@@ -7,24 +7,17 @@
  *   COMB_KERNEL        the kernel's name
  *   COMB_XZ_KERNEL     the name of the kernel that stops before the
  *                      inversion (for batch_invert.h)
- * and, before including comb_gen.h, COMB_X25519 or COMB_X448, whose block
- * there gives the COMB_* constants and the table comb_table (documented in
- * comb_gen.h; the curve models in kernels/internal/generate/comb.go).
+ * and includes, before comb.h, the curve's generated constants
+ * (comb25519_gen.h or comb448_gen.h: the COMB_* macros, documented there;
+ * the curve models in kernels/internal/generate/comb.go).
  *
- * Table placement: by default the kernel takes the table as a global
- * buffer argument after k (the words of comb_table, which the host gets
- * from kernels.CombTable); with -DCOMB_TABLE_CONSTANT it reads comb_table
- * as a CONSTANT_DECL array instead. The masked scan reads every word of a
- * row in the same order in every work-item, so each load is uniform across
- * a warp, which both the constant cache (one fetch broadcast to all lanes)
- * and the data caches serve well, as long as the table (24 KiB for X25519,
- * 30.2 KiB for X448) stays cached. Measured on the H100 (driver 580, batches
- * of 16K to 256K keys): X25519 ran at 70-72M keys/s from the global buffer
- * in every build tried, but at 26-40M from constant memory in this build
- * (72 registers a thread) and at 75M in one with 96 registers: the constant
- * cache holds the table only while few warps share an SM. X448 ran at
- * 10-12M either way. Hence the global buffer is the default; `gpucrypto
- * bench` times both (*-keygen and *-keygen-ctable).
+ * The table: the kernels take it as a global buffer argument after k (its
+ * words come from kernels.CombTable). The masked scan reads every word of
+ * a row in the same order in every work-item, so each load is uniform
+ * across a warp, which the data caches serve well while the table
+ * (24 KiB for X25519, 30.2 KiB for X448) stays cached. (A copy in
+ * constant memory was slower on the H100: the constant cache holds the
+ * table only while few warps share an SM.)
  *
  * Constant time: the scalar only feeds masks. Every table entry of a row is
  * read for every digit (digit 0 selects the neutral element, which no entry
@@ -40,16 +33,6 @@
  * about 4M and 1/K of an inversion per key for groups of K keys.
  */
 
-#ifdef COMB_TABLE_CONSTANT
-#define COMB_TAB_PARAM
-#define COMB_TAB_ARG
-#define COMB_TAB(i) comb_table[i]
-#else
-#define COMB_TAB_PARAM , GLOBAL const u32 *RESTRICT tab
-#define COMB_TAB_ARG , tab
-#define COMB_TAB(i) tab[i]
-#endif
-
 /* r = m ? a : r for a mask m of all ones or zero */
 DEVICE_FN void comb_cmov(u32 *r, const u32 *a, const u32 m)
 {
@@ -59,7 +42,8 @@ DEVICE_FN void comb_cmov(u32 *r, const u32 *a, const u32 m)
 
 /* (p0, p1, p2) = entry |digit| of table row `row` by a masked scan of all
  * eight entries; the neutral element for absd = 0. */
-DEVICE_FN void comb_select(u32 *p0, u32 *p1, u32 *p2, const u32 row, const u32 absd COMB_TAB_PARAM)
+DEVICE_FN void comb_select(u32 *p0, u32 *p1, u32 *p2, const u32 row, const u32 absd,
+	GLOBAL const u32 *RESTRICT tab)
 {
 	u32 hit = 0;
 	for (int w = 0; w < NL; w++)
@@ -71,9 +55,9 @@ DEVICE_FN void comb_select(u32 *p0, u32 *p1, u32 *p2, const u32 row, const u32 a
 		const u32 off = base + (n - 1u) * COMB_ENTRY_WORDS;
 		hit |= m;
 		for (int w = 0; w < NL; w++) {
-			p0[w] |= m & COMB_TAB(off + w);
-			p1[w] |= m & COMB_TAB(off + NL + w);
-			p2[w] |= m & COMB_TAB(off + 2 * NL + w);
+			p0[w] |= m & tab[off + w];
+			p1[w] |= m & tab[off + NL + w];
+			p2[w] |= m & tab[off + 2 * NL + w];
 		}
 	}
 	/* the neutral element (0, 1): (y + x, y − x, 2dxy) = (1, 1, 0) or
@@ -198,7 +182,8 @@ DEVICE_FN u32 comb_digit(const u32 *s, const int i)
 
 /* u(k·B) = X/Y for the scalar k (limb-major with stride count), loosely
  * reduced: the comb, then the conversion from y. */
-DEVICE_FN void comb_xz(u32 *X, u32 *Y, GLOBAL const u32 *k, const u32 count COMB_TAB_PARAM)
+DEVICE_FN void comb_xz(u32 *X, u32 *Y, GLOBAL const u32 *k, const u32 count,
+	GLOBAL const u32 *RESTRICT tab)
 {
 	/* s' = s + 0x8888…88 (NL words), carry in s[NL] */
 	u32 s[NL + 1];
@@ -235,7 +220,7 @@ DEVICE_FN void comb_xz(u32 *X, u32 *Y, GLOBAL const u32 *k, const u32 count COMB
 			comb_ext(X, Y, Z, T, E, F, G, H);
 			const u32 e = comb_digit(s, i);
 			const u32 neg = 0u - (e >> 31);
-			comb_select(p0, p1, p2, (u32)j, (e ^ neg) - neg COMB_TAB_ARG);
+			comb_select(p0, p1, p2, (u32)j, (e ^ neg) - neg, tab);
 			comb_cneg(p0, p1, p2, neg);
 			comb_madd(E, F, G, H, X, Y, Z, T, p0, p1, p2);
 		}
@@ -257,14 +242,14 @@ DEVICE_FN void comb_xz(u32 *X, u32 *Y, GLOBAL const u32 *k, const u32 count COMB
 }
 
 /* out[i] = u(k[i]·B) over limb-major batches of NL limbs: public keys.
- * Arguments (out, k, tab, count); (out, k, count) with COMB_TABLE_CONSTANT. */
-KERNEL void COMB_KERNEL(GLOBAL u32 *RESTRICT out, GLOBAL const u32 *RESTRICT k COMB_TAB_PARAM,
-	const u32 count)
+ * tab is the comb table (kernels.CombTable). */
+KERNEL void COMB_KERNEL(GLOBAL u32 *RESTRICT out, GLOBAL const u32 *RESTRICT k,
+	GLOBAL const u32 *RESTRICT tab, const u32 count)
 {
 	const u32 gid = GID();
 	if (gid >= count) return;
 	u32 X[NL], Y[NL];
-	comb_xz(X, Y, k + gid, count COMB_TAB_ARG);
+	comb_xz(X, Y, k + gid, count, tab);
 	FE(invert)(Y, Y);
 	FE(mul)(X, X, Y);
 	FE(canon)(X);
@@ -274,15 +259,14 @@ KERNEL void COMB_KERNEL(GLOBAL u32 *RESTRICT out, GLOBAL const u32 *RESTRICT k C
 
 /* The same without the inversion: xz[i] = X and xz[NL·count + i] = Y with
  * u(k[i]·B) = X/Y, limb-major, loosely reduced; the batched inversion
- * kernel (batch_invert.h) finishes them. Arguments (xz, k, tab, count);
- * (xz, k, count) with COMB_TABLE_CONSTANT. */
-KERNEL void COMB_XZ_KERNEL(GLOBAL u32 *RESTRICT xz, GLOBAL const u32 *RESTRICT k COMB_TAB_PARAM,
-	const u32 count)
+ * kernel (batch_invert.h) finishes them. tab as for COMB_KERNEL. */
+KERNEL void COMB_XZ_KERNEL(GLOBAL u32 *RESTRICT xz, GLOBAL const u32 *RESTRICT k,
+	GLOBAL const u32 *RESTRICT tab, const u32 count)
 {
 	const u32 gid = GID();
 	if (gid >= count) return;
 	u32 X[NL], Y[NL];
-	comb_xz(X, Y, k + gid, count COMB_TAB_ARG);
+	comb_xz(X, Y, k + gid, count, tab);
 	for (int j = 0; j < NL; j++) {
 		LIMB(xz + gid, j, count) = X[j];
 		LIMB(xz + gid, NL + j, count) = Y[j];

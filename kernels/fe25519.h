@@ -1,8 +1,8 @@
-/* fe25519.h: arithmetic modulo 2^255 − 19 (generated core in field_gen.h)
- * plus inversion by Fermat, z^(p−2), with the classic 254-square,
+/* fe25519.h: arithmetic modulo 2^255 − 19 (the generated core,
+ * field25519_gen.h) plus inversion by Fermat, z^(p−2), with the classic 254-square,
  * 11-multiply addition chain. The exponent is public: no secret branches. */
 #pragma once
-#include "field_gen.h"
+#include "field25519_gen.h"
 
 DEVICE_FN void fe25519_invert(u32 *r, const u32 *z)
 {

@@ -1,9 +1,9 @@
-/* fe448.h: arithmetic modulo 2^448 − 2^224 − 1 (generated core in
- * field_gen.h) plus inversion by Fermat. p − 2 has bits 447..225 set, bit
+/* fe448.h: arithmetic modulo 2^448 − 2^224 − 1 (the generated core,
+ * field448_gen.h) plus inversion by Fermat. p − 2 has bits 447..225 set, bit
  * 224 clear, bits 223..2 set, bit 1 clear, bit 0 set, so
  * z^(p−2) = ((z^(2^223−1))^(2^223) · z^(2^222−1))^4 · z. */
 #pragma once
-#include "field_gen.h"
+#include "field448_gen.h"
 
 DEVICE_FN void fe448_invert(u32 *r, const u32 *z)
 {

@@ -4,69 +4,63 @@
 //
 // The tree is written once for OpenCL C and CUDA C through dialect.h; the
 // limb arithmetic (limb.h) has a portable path and an NVIDIA inline-PTX path
-// (limb_ptx.h, the only file with PTX). Unrolled fixed-width code is
-// generated: run `go generate ./kernels` after changing
-// kernels/internal/generate.
+// (limb_ptx.h, the only file with PTX). The unrolled fixed-width code is
+// not in the tree: the files named *_gen.h are virtual, and Source puts in
+// place of their #include lines what kernels/internal/generate writes for
+// exactly the widths and functions the program's -D options ask for (see
+// generated.go for the options each one reads).
 package kernels
-
-//go:generate go run ./gen
 
 import (
 	"embed"
 	"fmt"
 	"path"
 	"strings"
-
-	"github.com/gpucrypto/gpucrypto/kernels/internal/generate"
 )
 
 //go:embed *.h *.cl
 var files embed.FS
 
-// ArithLimbs lists the widths (in 32-bit limbs) that the arith kernels exist for.
-func ArithLimbs() []int { return append([]int(nil), generate.ArithLimbs...) }
-
-// MontLimbs lists the modulus widths (in 32-bit limbs) of the Montgomery
-// code in mont_gen.h; MontHasFIPS and MontHasSqr tell at which arithmetic
-// widths the optional product-scanning and squaring functions exist.
-func MontLimbs() []int       { return append([]int(nil), generate.MontLimbs...) }
-func MontHasFIPS(w int) bool { return generate.MontHasFIPS(w) }
-func MontHasSqr(w int) bool  { return generate.MontHasSqr(w) }
-
 // Source returns the named kernel file with every `#include "x"` replaced by
-// the file's text (each file at most once, like #pragma once). The result
-// depends only on the embedded tree, so it is a stable cache-key input.
-func Source(name string) (string, error) {
-	var b strings.Builder
-	seen := map[string]bool{}
-	if err := include(&b, name, seen, nil); err != nil {
+// the file's text (each file at most once, like #pragma once), the virtual
+// *_gen.h files by the generated code that defines asks for. defines are
+// the program's -D options, the same map the host hands the compiler
+// (NAME → value, "" for a bare -DNAME). The result depends only on the
+// embedded tree and defines, so it is a stable cache-key input. A define
+// that asks for code which does not exist (a width without Montgomery
+// code, say) is an error.
+func Source(name string, defines map[string]string) (string, error) {
+	r := resolver{defines: defines, seen: map[string]bool{}}
+	if err := r.include(name, nil); err != nil {
 		return "", err
 	}
-	return b.String(), nil
+	return r.b.String(), nil
 }
 
-// MustSource is Source for names known at compile time; it panics on a
-// missing file, which a test of this package would catch first.
-func MustSource(name string) string {
-	s, err := Source(name)
-	if err != nil {
-		panic(err)
-	}
-	return s
+// resolver is one run of Source.
+type resolver struct {
+	b       strings.Builder
+	defines options
+	seen    map[string]bool
 }
 
-func include(b *strings.Builder, name string, seen map[string]bool, stack []string) error {
+// include appends file name, resolving its own #include lines; stack is
+// the chain of files that included it.
+func (r *resolver) include(name string, stack []string) error {
 	name = path.Clean(name)
-	if seen[name] {
+	if r.seen[name] {
 		return nil
 	}
-	seen[name] = true
-	data, err := files.ReadFile(name)
+	r.seen[name] = true
+	text, err := r.read(name)
 	if err != nil {
-		return fmt.Errorf("kernels: %s (included from %v): %w", name, stack, err)
+		if len(stack) > 0 {
+			return fmt.Errorf("kernels: %s (via %s): %w", name, strings.Join(stack, ", "), err)
+		}
+		return fmt.Errorf("kernels: %s: %w", name, err)
 	}
-	fmt.Fprintf(b, "/* ---- %s ---- */\n", name)
-	for _, line := range strings.SplitAfter(string(data), "\n") {
+	fmt.Fprintf(&r.b, "/* ---- %s ---- */\n", name)
+	for _, line := range strings.SplitAfter(text, "\n") {
 		t := strings.TrimSpace(line)
 		if t == "#pragma once" {
 			continue
@@ -74,16 +68,25 @@ func include(b *strings.Builder, name string, seen map[string]bool, stack []stri
 		if strings.HasPrefix(t, "#include") {
 			f := strings.TrimSpace(strings.TrimPrefix(t, "#include"))
 			if len(f) >= 2 && f[0] == '"' && f[len(f)-1] == '"' {
-				if err := include(b, path.Join(path.Dir(name), f[1:len(f)-1]), seen, append(stack, name)); err != nil {
+				if err := r.include(path.Join(path.Dir(name), f[1:len(f)-1]), append(stack, name)); err != nil {
 					return err
 				}
 				continue
 			}
 		}
-		b.WriteString(line)
+		r.b.WriteString(line)
 	}
-	if !strings.HasSuffix(b.String(), "\n") {
-		b.WriteByte('\n')
+	if !strings.HasSuffix(r.b.String(), "\n") {
+		r.b.WriteByte('\n')
 	}
 	return nil
+}
+
+// read returns the text of a file of the tree or of a virtual file.
+func (r *resolver) read(name string) (string, error) {
+	if gen, ok := generated[name]; ok {
+		return gen(r.defines)
+	}
+	data, err := files.ReadFile(name)
+	return string(data), err
 }

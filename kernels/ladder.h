@@ -1,14 +1,14 @@
-/* ladder.h: the Montgomery ladder of RFC 7748 §5, written once for both
+/* ladder.h: the Montgomery ladder of RFC 7748 §5 for shared secrets
+ * (variable u; public keys use the comb of comb.h), written once for both
  * curves. The including file defines
- *   FE(op)       the field function prefix (fe25519_##op, fe448_##op)
- *   NL           limbs per field element
- *   SCALAR_BITS  255 (X25519) or 448 (X448)
- *   A24          (A − 2) / 4: 121665 or 39081
- *   LADDER       the name of the ladder function to define
- *   LADDER_KERNEL, LADDER_BASE_KERNEL  the kernel names (variable u, base point)
- *   LADDER_XZ_KERNEL  the name of the variable-u kernel that stops before
- *                the inversion (for batch_invert.h)
- *   BASE_U       the base point's u-coordinate (9 or 5)
+ *   FE(op)            the field function prefix (fe25519_##op, fe448_##op)
+ *   NL                limbs per field element
+ *   SCALAR_BITS       255 (X25519) or 448 (X448)
+ *   A24               (A − 2) / 4: 121665 or 39081
+ *   LADDER            the name of the ladder function to define
+ *   LADDER_KERNEL     the kernel's name
+ *   LADDER_XZ_KERNEL  the name of the kernel that stops before the
+ *                     inversion (for batch_invert.h)
  * Constant time: the scalar bit only feeds a mask for the conditional swap;
  * the loop bounds, memory indices and branches depend on public values only.
  * Scalars arrive clamped and u-coordinates masked (decodeScalar /
@@ -88,18 +88,4 @@ KERNEL void LADDER_XZ_KERNEL(GLOBAL u32 *RESTRICT xz, GLOBAL const u32 *RESTRICT
 		LIMB(xz + i, j, count) = x2[j];
 		LIMB(xz + i, NL + j, count) = z2[j];
 	}
-}
-
-/* out[i] = X(k[i], BASE_U): public keys. */
-KERNEL void LADDER_BASE_KERNEL(GLOBAL u32 *RESTRICT out, GLOBAL const u32 *RESTRICT k, const u32 count)
-{
-	const u32 i = GID();
-	if (i >= count) return;
-	u32 ui[NL], x2[NL], z2[NL], r[NL];
-	FE(set_small)(ui, BASE_U);
-	LADDER(x2, z2, k + i, count, ui);
-	FE(invert)(z2, z2);              /* u = x2·z2^(p−2): 0 when z2 = 0 */
-	FE(mul)(r, x2, z2);
-	FE(canon)(r);
-	for (int j = 0; j < NL; j++) LIMB(out + i, j, count) = r[j];
 }

@@ -1,15 +1,17 @@
 /* modexp.h: modular exponentiation by Montgomery multiplication, one
  * work-item per exponentiation, over the generated arithmetic of
- * mont_gen.h.
+ * mont_gen.h (kernels.Source generates it for the options below).
  *
- * The program is built with (the host sets them, see arith/modexp.go):
+ * The program is built with (the host sets them, see arith/mont.go):
  *   MONT_W          width of the Montgomery arithmetic in 32-bit words: the
  *                   modulus width n, or n+1 for the no-final-subtraction form
- *   MONT_WANT_<W>   enables that width in mont_gen.h
+ *   MONT_WANT_<W>   the widths mont_gen.h holds: MONT_W, and any other the
+ *                   program names itself (rsa.cl: RSA_FW)
  *   MONT_FINAL_SUB  1: masked final subtraction in every product; 0: none,
  *                   values kept below 2m (needs W = n+1)
  *   MONT_VARIANT    cios, fios or fips: the interleaving of the products
  *   MONT_SQR        1: squarings use mont_sqr_<W>; 0: they use MONT_VARIANT
+ *   MONT_UNROLL_<W> defined: the loop over the rows of a product unrolled
  *   WINDOW          fixed-window width in bits (1..6)
  *
  * Secret exponents: the exponent is read window by window at public

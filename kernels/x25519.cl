@@ -1,25 +1,23 @@
 /* x25519.cl: batched X25519 (RFC 7748), one work-item per scalar
- * multiplication over limb-major batches of 8 limbs: kernels x25519
- * (variable u; scalars clamped and u masked by the host) and x25519_base
- * (u = 9, public keys). The ladder and kernels are in ladder.h; x25519_xz is
- * the variable-u ladder without its final inversion. */
+ * multiplication over limb-major batches of 8 limbs: kernel x25519, the
+ * ladder for shared secrets (variable u; scalars clamped and u masked by
+ * the host, see ladder.h), and x25519_base_comb, the fixed-base comb for
+ * public keys (comb.h). x25519_xz and x25519_base_comb_xz are the same
+ * without the final inversion, which x25519_invert_batch does for a whole
+ * batch. */
 #include "fe25519.h"
 
 #define FE(op) fe25519_##op
 #define NL 8
 #define SCALAR_BITS 255
 #define A24 121665u
-#define BASE_U 9u
 #define LADDER x25519_ladder
 #define LADDER_KERNEL x25519
-#define LADDER_BASE_KERNEL x25519_base
 #define LADDER_XZ_KERNEL x25519_xz
 #include "ladder.h"
 
-/* public keys by the fixed-base comb (comb.h): kernel x25519_base_comb,
- * which the Engine uses; x25519_base above is kept for comparison */
-#define COMB_X25519 1
-#include "comb_gen.h"
+/* public keys by the fixed-base comb (comb.h), its constants generated */
+#include "comb25519_gen.h"
 #define COMB_KERNEL x25519_base_comb
 #define COMB_XZ_KERNEL x25519_base_comb_xz
 #include "comb.h"

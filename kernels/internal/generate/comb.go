@@ -41,7 +41,6 @@ import (
 // combCurve describes one curve's comb and its Edwards model.
 type combCurve struct {
 	name    string // "x25519" or "x448"
-	guard   string // the macro that selects the curve's block
 	p       *big.Int
 	a       int64    // −1 or 1
 	d       *big.Int // mod p
@@ -75,11 +74,11 @@ var combCurves = sync.OnceValue(func() []*combCurve {
 	}
 	return []*combCurve{
 		{
-			name: "x25519", guard: "COMB_X25519", p: p25519, a: -1, d: frac(p25519, -121665, 121666),
+			name: "x25519", p: p25519, a: -1, d: frac(p25519, -121665, 121666),
 			baseU: 9, limbs: 8, spacing: 2, digits: 64, rows: 32, topFold: true, topMask: "0x7fffffffu",
 		},
 		{
-			name: "x448", guard: "COMB_X448", p: p448, a: 1, d: frac(p448, 39082, 39081),
+			name: "x448", p: p448, a: 1, d: frac(p448, 39082, 39081),
 			baseU: 5, uNeg: true, limbs: 14, spacing: 5, digits: 113, rows: 23, topMask: "0xffffffffu",
 		},
 	}
@@ -91,7 +90,7 @@ func combCurveByName(name string) (*combCurve, error) {
 			return c, nil
 		}
 	}
-	return nil, fmt.Errorf("generate: no comb table for curve %q", name)
+	return nil, fmt.Errorf("no comb for curve %q (have x25519, x448)", name)
 }
 
 // edPoint is an affine point of a combCurve's Edwards model.
@@ -191,7 +190,7 @@ func (c *combCurve) entry(P edPoint) [combEntryElems]*big.Int {
 	return [combEntryElems]*big.Int{P.x, P.y, c.mul(c.d, xy)}
 }
 
-// words is the table as comb_table holds it: entry (j, n) at word
+// words is the table as comb.h reads it: entry (j, n) at word
 // ((j·8 + n − 1)·3 + e)·limbs + w for element e, limb w (little-endian).
 func (c *combCurve) words() []uint32 {
 	var out []uint32
@@ -216,8 +215,8 @@ var combWords = sync.OnceValue(func() map[string][]uint32 {
 })
 
 // CombTableWords returns the words of curve's ("x25519" or "x448") comb
-// table exactly as comb_table in comb_gen.h holds them, for hosts
-// that pass the table as a global buffer. The caller must not modify them.
+// table in the layout comb.h reads from its global buffer (documented in
+// Comb). The caller must not modify them.
 func CombTableWords(curve string) ([]uint32, error) {
 	if _, err := combCurveByName(curve); err != nil {
 		return nil, err
@@ -225,15 +224,17 @@ func CombTableWords(curve string) ([]uint32, error) {
 	return combWords()[curve], nil
 }
 
-// Comb returns comb_gen.h: for each curve, guarded by COMB_X25519 /
-// COMB_X448, the constants of its comb (see comb.h) and, for programs built
-// with COMB_TABLE_CONSTANT, its table as the CONSTANT_DECL array comb_table.
-func Comb() string {
+// Comb returns the constants of curve's ("x25519" or "x448") comb, the
+// virtual file comb25519_gen.h or comb448_gen.h that x25519.cl and x448.cl
+// include before comb.h.
+func Comb(curve string) (string, error) {
+	c, err := combCurveByName(curve)
+	if err != nil {
+		return "", err
+	}
 	var b strings.Builder
 	b.WriteString(header)
-	b.WriteString(`/* comb_gen.h: the fixed-base comb tables of comb.h. The including
- * file defines COMB_X25519 or COMB_X448 first; the block of that curve
- * defines
+	b.WriteString(`/* The constants of the fixed-base comb of comb.h for one curve:
  *   COMB_A          a of the Edwards model a·x² + y² = 1 + d·x²·y² (−1 or 1)
  *   COMB_U_NEG      0: u = (1 + y)/(1 − y); 1: u = (y + 1)/(y − 1)
  *   COMB_SPACING    M: digit i is added with table row i / M after i % M
@@ -244,29 +245,22 @@ func Comb() string {
  *   COMB_TOP_MASK   applied to the scalar's top limb (X25519: bit 255 is
  *                   ignored, as the ladder ignores it)
  *   COMB_ENTRY_WORDS, COMB_TABLE_WORDS
- * and, when COMB_TABLE_CONSTANT is defined too, the CONSTANT_DECL array
- * comb_table (else the kernel gets the same words, kernels.CombTable, in a
- * global buffer). Row j, entry n (n = 1..8) is n·16^(M·j)·B in affine
- * coordinates, stored as (y + x, y − x, 2d·x·y) when COMB_A is −1 and as
- * (x, y, d·x·y) when it is 1, each element canonical, little-endian limbs.
- * Entry (j, n) starts at word (j·8 + n − 1)·COMB_ENTRY_WORDS.
- * Generated with math/big by kernels/internal/generate/comb.go, which
- * documents the curve models. */
-#pragma once
+ * The kernel gets the table (kernels.CombTable) in a global buffer. Row j,
+ * entry n (n = 1..8) is n·16^(M·j)·B in affine coordinates, stored as
+ * (y + x, y − x, 2d·x·y) when COMB_A is −1 and as (x, y, d·x·y) when it
+ * is 1, each element canonical, little-endian limbs. Entry (j, n) starts
+ * at word (j·8 + n − 1)·COMB_ENTRY_WORDS. Computed with math/big by
+ * kernels/internal/generate/comb.go, which documents the curve models. */
 #include "dialect.h"
 `)
-	for _, c := range combCurves() {
-		c.emit(&b)
-	}
-	return b.String()
+	c.emit(&b)
+	return b.String(), nil
 }
 
 func (c *combCurve) emit(b *strings.Builder) {
 	entryWords := combEntryElems * c.limbs
-	tableWords := c.rows * combEntries * entryWords
 	B := c.base()
-	fmt.Fprintf(b, "\n#if defined(%s)\n", c.guard)
-	fmt.Fprintf(b, "/* %s: base point x = 0x%x,\n * y = 0x%x */\n", c.name, B.x, B.y)
+	fmt.Fprintf(b, "\n/* %s: base point x = 0x%x,\n * y = 0x%x */\n", c.name, B.x, B.y)
 	defs := []struct {
 		name string
 		val  any
@@ -280,33 +274,11 @@ func (c *combCurve) emit(b *strings.Builder) {
 		{"COMB_TOP_FOLD", btoi(c.topFold)},
 		{"COMB_TOP_MASK", c.topMask},
 		{"COMB_ENTRY_WORDS", entryWords},
-		{"COMB_TABLE_WORDS", tableWords},
+		{"COMB_TABLE_WORDS", c.rows * combEntries * entryWords},
 	}
 	for _, d := range defs {
 		fmt.Fprintf(b, "#define %s %v\n", d.name, d.val)
 	}
-	fmt.Fprintf(b, "#if defined(COMB_TABLE_CONSTANT)\nCONSTANT_DECL u32 comb_table[%d] = {\n", tableWords)
-	words := combWords()[c.name]
-	per := c.limbs
-	if per > 8 {
-		per = 7
-	}
-	for i := 0; i < len(words); i++ {
-		if i%entryWords == 0 {
-			e := i / entryWords
-			fmt.Fprintf(b, "\t/* row %d, %d·16^%d·B */\n", e/combEntries, e%combEntries+1, c.spacing*(e/combEntries))
-		}
-		if i%per == 0 {
-			b.WriteString("\t")
-		}
-		fmt.Fprintf(b, "0x%08xu,", words[i])
-		if i%per == per-1 {
-			b.WriteString("\n")
-		} else {
-			b.WriteString(" ")
-		}
-	}
-	fmt.Fprintf(b, "};\n#endif /* COMB_TABLE_CONSTANT */\n#endif /* %s */\n", c.guard)
 }
 
 func btoi(v bool) int {

@@ -96,18 +96,25 @@ func rowProduct(e *emitter, n int, a, b string, square bool) {
 	}
 }
 
-// Field returns field_gen.h: unrolled arithmetic modulo p25519 = 2^255−19
-// (8 limbs) and p448 = 2^448−2^224−1 (14 limbs) with the fast reductions of
-// Dong et al. 2018. Elements are kept loosely reduced in [0, 2^(32n)); only
-// fe*_canon produces the unique value below p. Every function is free of
-// data-dependent branches and memory indices.
-func Field() string {
+// Field25519 returns field25519_gen.h: unrolled arithmetic modulo
+// p25519 = 2^255 − 19 in 8 limbs (the fe25519_* functions), with the fast
+// reduction of Dong et al. 2018. Elements are kept loosely reduced in
+// [0, 2^256); only fe25519_canon gives the unique value below p.
+func Field25519() string { return field(p25519) }
+
+// Field448 returns field448_gen.h: unrolled arithmetic modulo
+// p448 = 2^448 − 2^224 − 1 in 14 limbs (the fe448_* functions), with the
+// fast reduction of Dong et al. 2018. Elements are kept loosely reduced in
+// [0, 2^448); only fe448_canon gives the unique value below p.
+func Field448() string { return field(p448) }
+
+// field is the arithmetic of f. Every function is free of data-dependent
+// branches and memory indices.
+func field(f fieldSpec) string {
 	var b strings.Builder
 	b.WriteString(header)
-	b.WriteString("#pragma once\n#include \"limb.h\"\n")
-	for _, f := range []fieldSpec{p25519, p448} {
-		f.emit(&b)
-	}
+	b.WriteString("#include \"limb.h\"\n")
+	f.emit(&b)
 	return b.String()
 }
 

@@ -2,6 +2,7 @@ package generate
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -40,36 +41,50 @@ const (
 // neg is −x mod 2^64 as a C constant.
 func neg(x uint64) string { return fmt.Sprintf("0x%016xul", -x) }
 
-// FP64 returns fp64_gen.h: for each width in FP64Limbs (behind
-// #ifdef FP64_WANT_<n>), Montgomery multiplication on 51-bit digits held in
-// doubles (fp64_mul_<n>, CIOS rows), the dedicated squaring
-// (fp64_sqr_<n>, up to 1024 bits) and the conversions between 32-bit
-// words and digits (fp64_from_words_<n>, fp64_to_words_<n>).
+// FP64Width asks fp64_gen.h for the code of one modulus width.
+type FP64Width struct {
+	N   int  // 32-bit limbs, one of FP64Limbs
+	Sqr bool // the dedicated squaring fp64_sqr_<N>
+}
+
+// FP64 returns fp64_gen.h for the widths asked, in their order: Montgomery
+// multiplication on 51-bit digits held in doubles (fp64_mul_<n>, CIOS
+// rows), the dedicated squaring (fp64_sqr_<n>, up to 1024 bits) when Sqr
+// asks, the conversions between 32-bit words and digits
+// (fp64_from_words_<n>, fp64_to_words_<n>) and the constants
+// FP64_DIGITS_<n> and FP64_SHIFT_<n>. It fails for a width or squaring
+// that has no code.
 //
 // Contract of fp64_mul_<n> and fp64_sqr_<n>: d = FP64_DIGITS_<n> digits
 // per operand, each an integer in [0, 2^51) (a double); a and b below 2m,
 // m odd, n0 = −m^(−1) mod 2^51. r = a·b·2^(−51d) mod m, below 2m, in
 // digits. r may alias a or b. No branch and no index depends on data.
-func FP64() string {
+func FP64(widths []FP64Width) (string, error) {
+	for _, w := range widths {
+		if !slices.Contains(FP64Limbs, w.N) {
+			return "", fmt.Errorf("no fp64 code for %d words (have %v)", w.N, FP64Limbs)
+		}
+		if w.Sqr && !FP64HasSqr(w.N) {
+			return "", fmt.Errorf("no fp64 squaring for %d words (it exists up to %d)", w.N, fp64SqrMax)
+		}
+	}
 	var b strings.Builder
 	b.WriteString(header)
-	b.WriteString("#pragma once\n#include \"fp64.h\"\n")
-	for _, n := range FP64Limbs {
-		d := FP64Digits(n)
-		fmt.Fprintf(&b, "\n#ifdef FP64_WANT_%d\n", n)
-		fmt.Fprintf(&b, "#define FP64_DIGITS_%d %d /* R = 2^%d */\n", n, d, fp64Bits*d)
+	b.WriteString("#include \"fp64.h\"\n")
+	for _, w := range widths {
+		n, d := w.N, FP64Digits(w.N)
+		fmt.Fprintf(&b, "\n#define FP64_DIGITS_%d %d /* R = 2^%d */\n", n, d, fp64Bits*d)
 		// R'^2 = 2^(2k) mod m from R^2 = 2^(2r) (k = 51d, r = 32n):
 		// MP(MP(R^2, R^2), 2^s) = 2^(4r − 2k + s) with s = 4(k − r).
 		fmt.Fprintf(&b, "#define FP64_SHIFT_%d %d /* 4·(%d − %d) */\n", n, 4*(fp64Bits*d-32*n), fp64Bits*d, 32*n)
 		fp64FromWords(&b, n, d)
 		fp64ToWords(&b, n, d)
 		fp64Mul(&b, n, d)
-		if FP64HasSqr(n) {
+		if w.Sqr {
 			fp64Sqr(&b, n, d)
 		}
-		fmt.Fprintf(&b, "#endif /* FP64_WANT_%d */\n", n)
 	}
-	return b.String()
+	return b.String(), nil
 }
 
 func fp64Fn(b *strings.Builder, comment, sig string, body func(e *emitter)) {

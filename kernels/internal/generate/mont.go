@@ -7,8 +7,8 @@ import (
 )
 
 // MontLimbs are the modulus widths, in 32-bit limbs, of the Montgomery code
-// (512 to 4096 bits). Each is emitted twice: at width n for the form with a
-// masked final subtraction, and at width n+1 for the no-final-subtraction
+// (512 to 4096 bits). Each has code at two widths: n for the form with a
+// masked final subtraction, and n+1 for the no-final-subtraction
 // form (one extra word, values kept below 2N; Orup 1995, zheng 2014 Alg. 1).
 var MontLimbs = []int{16, 32, 48, 64, 96, 128}
 
@@ -34,47 +34,82 @@ func MontWidths() []int {
 func MontHasFIPS(w int) bool { return w <= montFIPSMax }
 func MontHasSqr(w int) bool  { return w <= montSqrMax }
 
-// Mont returns mont_gen.h: Montgomery multiplication r = a·b·2^(−32W) mod m
-// for each width W in MontWidths, in the three interleavings of Koç et al.
-// compared by neves-araujo 2011 — CIOS (coarsely integrated operand
-// scanning), FIOS (finely integrated operand scanning) and FIPS (finely
-// integrated product scanning) — plus a dedicated squaring. Each width sits
-// behind #ifdef MONT_WANT_<W>, so a program compiles only the widths it
-// defines. The loop over the words of b keeps one unrolled row per
-// iteration; MONT_UNROLL_<W> asks the compiler to unroll it fully (all
-// indices constant: b in registers, but a copy of W rows at every call
-// site), else it stays a loop (small code; b is read from memory once per
-// row).
+// MontVariants are the interleavings of the Montgomery product: CIOS
+// and FIOS exist at every width, FIPS where MontHasFIPS.
+var MontVariants = []string{"cios", "fios", "fips"}
+
+// MontWidth asks mont_gen.h for the code of one width.
+type MontWidth struct {
+	W int // words, one of MontWidths
+	// Variant is the product emitted beside mont_cios_<W>: "fios" or
+	// "fips"; "" or "cios" for none.
+	Variant string
+	Sqr     bool // the dedicated squaring mont_sqr_<W>
+	// Unroll asks the compiler to unroll the loop over the words of b
+	// fully (all indices constant: b in registers, but a copy of W rows at
+	// every call site); else it stays a loop (small code; b is read from
+	// memory once per row).
+	Unroll bool
+}
+
+// Mont returns mont_gen.h for the widths asked, in their order:
+// Montgomery multiplication r = a·b·2^(−32W) mod m in the interleavings
+// of Koç et al. compared by neves-araujo 2011 — CIOS (coarsely integrated
+// operand scanning, mont_cios_<W>, always emitted), FIOS (finely
+// integrated operand scanning) or FIPS (finely integrated product
+// scanning) as Variant asks — the dedicated squaring when Sqr asks, and
+// mont_reduce_once_<W>. It fails for a width, variant or squaring that
+// has no code.
 //
 // Contract of every mont_* function: a, b and m are private arrays of W
-// words, n0 = −m^(−1) mod 2^32, m odd. With MONT_FINAL_SUB=1 inputs below m
-// give the canonical result below m (a masked subtraction, no branch). With
-// MONT_FINAL_SUB=0 (the no-final-subtraction form) inputs below 2m give a
-// result below 2m, which needs 4m < 2^(32W): callers use width n+1 for an
-// n-word modulus. r may alias a or b. Nothing depends on data but the
-// values: no branch, no data-dependent index.
-func Mont() string {
+// words, n0 = −m^(−1) mod 2^32, m odd. With MONT_FINAL_SUB=1 (the default)
+// inputs below m give the canonical result below m (a masked subtraction,
+// no branch). With MONT_FINAL_SUB=0 (the no-final-subtraction form) inputs
+// below 2m give a result below 2m, which needs 4m < 2^(32W): callers use
+// width n+1 for an n-word modulus. r may alias a or b. Nothing depends on
+// data but the values: no branch, no data-dependent index.
+func Mont(widths []MontWidth) (string, error) {
+	fips := false
+	for _, w := range widths {
+		if !slices.Contains(MontWidths(), w.W) {
+			return "", fmt.Errorf("no Montgomery code for %d words (have %v)", w.W, MontWidths())
+		}
+		switch {
+		case w.Variant != "" && !slices.Contains(MontVariants, w.Variant):
+			return "", fmt.Errorf("unknown Montgomery variant %q (have %v)", w.Variant, MontVariants)
+		case w.Variant == "fips" && !MontHasFIPS(w.W):
+			return "", fmt.Errorf("no FIPS product for %d words (it exists up to %d)", w.W, montFIPSMax)
+		case w.Sqr && !MontHasSqr(w.W):
+			return "", fmt.Errorf("no dedicated squaring for %d words (it exists up to %d)", w.W, montSqrMax)
+		}
+		fips = fips || w.Variant == "fips"
+	}
 	var b strings.Builder
 	b.WriteString(header)
-	b.WriteString("#pragma once\n#include \"limb.h\"\n")
+	b.WriteString("#include \"limb.h\"\n")
 	b.WriteString("#ifndef MONT_FINAL_SUB\n#define MONT_FINAL_SUB 1\n#endif\n")
-	b.WriteString("/* (x:u:v) += a·b, the three-word accumulator of the FIPS columns */\n")
-	b.WriteString("#define MONT_MAC(a, b) do { MADLO_CC(v, a, b, v); MADHIC_CC(u, a, b, u); ADDC(x, x, 0u); } while (0)\n")
-	for _, w := range MontWidths() {
-		fmt.Fprintf(&b, "\n#ifdef MONT_WANT_%d\n", w)
-		fmt.Fprintf(&b, "#undef MONT_ROWS\n#ifdef MONT_UNROLL_%d\n#define MONT_ROWS _Pragma(\"unroll\")\n#else\n#define MONT_ROWS _Pragma(\"unroll 1\")\n#endif\n", w)
-		montCIOS(&b, w)
-		montFIOS(&b, w)
-		if MontHasFIPS(w) {
-			montFIPS(&b, w)
-		}
-		if MontHasSqr(w) {
-			montSqr(&b, w)
-		}
-		montReduceOnce(&b, w)
-		fmt.Fprintf(&b, "#endif /* MONT_WANT_%d */\n", w)
+	if fips {
+		b.WriteString("/* (x:u:v) += a·b, the three-word accumulator of the FIPS columns */\n")
+		b.WriteString("#define MONT_MAC(a, b) do { MADLO_CC(v, a, b, v); MADHIC_CC(u, a, b, u); ADDC(x, x, 0u); } while (0)\n")
 	}
-	return b.String()
+	for _, w := range widths {
+		rows := "\t_Pragma(\"unroll 1\")\n"
+		if w.Unroll {
+			rows = "\t_Pragma(\"unroll\")\n"
+		}
+		montCIOS(&b, w.W, rows)
+		switch w.Variant {
+		case "fios":
+			montFIOS(&b, w.W, rows)
+		case "fips":
+			montFIPS(&b, w.W)
+		}
+		if w.Sqr {
+			montSqr(&b, w.W, rows)
+		}
+		montReduceOnce(&b, w.W)
+	}
+	return b.String(), nil
 }
 
 func montFn(b *strings.Builder, comment, sig string, body func(e *emitter)) {
@@ -159,13 +194,13 @@ func montFinish(e *emitter, w int) {
 const montSig = "(u32 *r, const u32 *a, const u32 *b, const u32 *m, const u32 n0)"
 
 // montCIOS: for each word b_i, t += a·b_i (one row), q = t0·n0,
-// t = (t + q·m) / 2^32 (a second row and a shift). The outer loop stays a
-// loop (UNROLL_OUTER lets GPU compilers unroll it); each row is unrolled.
-func montCIOS(b *strings.Builder, w int) {
+// t = (t + q·m) / 2^32 (a second row and a shift). Each row is unrolled;
+// rows (a pragma, MontWidth.Unroll) says whether the loop over them is too.
+func montCIOS(b *strings.Builder, w int, rows string) {
 	montFn(b, fmt.Sprintf("CIOS, %d words: two carry-chained rows per word of b", w),
 		fmt.Sprintf("mont_cios_%d%s", w, montSig), func(e *emitter) {
 			tDecl(e, w+2)
-			e.b.WriteString("\tMONT_ROWS\n\tfor (int i = 0; i < " + fmt.Sprint(w) + "; i++) {\n")
+			e.b.WriteString(rows + "\tfor (int i = 0; i < " + fmt.Sprint(w) + "; i++) {\n")
 			e.f("const u32 bi = b[i];")
 			rowAdd(e, w, "a", "bi")
 			e.f("const u32 q = t0 * n0;")
@@ -180,11 +215,11 @@ func montCIOS(b *strings.Builder, w int) {
 // 64-bit products (32×32+32+32 never overflows 64 bits) and two running
 // carries, the redundant carry of neves-araujo Alg. 3. Portable C: on
 // NVIDIA the products map to IMAD.WIDE.
-func montFIOS(b *strings.Builder, w int) {
+func montFIOS(b *strings.Builder, w int, rows string) {
 	montFn(b, fmt.Sprintf("FIOS, %d words: multiply and reduce in one pass, 64-bit products", w),
 		fmt.Sprintf("mont_fios_%d%s", w, montSig), func(e *emitter) {
 			tDecl(e, w+1)
-			e.b.WriteString("\tMONT_ROWS\n\tfor (int i = 0; i < " + fmt.Sprint(w) + "; i++) {\n")
+			e.b.WriteString(rows + "\tfor (int i = 0; i < " + fmt.Sprint(w) + "; i++) {\n")
 			e.f("const u32 bi = b[i];")
 			e.f("u64 s = (u64)a[0] * bi + t0;")
 			e.f("u32 ca = (u32)(s >> 32);")
@@ -234,7 +269,7 @@ func montFIPS(b *strings.Builder, w int) {
 // montSqr: the square a² by rows with the off-diagonal products formed once
 // and doubled (rowProduct), then Montgomery reduction of the 2W-word
 // square by rows, feeding one high word per row.
-func montSqr(b *strings.Builder, w int) {
+func montSqr(b *strings.Builder, w int, rows string) {
 	montFn(b, fmt.Sprintf("squaring, %d words: square once, then reduce", w),
 		fmt.Sprintf("mont_sqr_%d(u32 *r, const u32 *a, const u32 *m, const u32 n0)", w), func(e *emitter) {
 			rowProduct(e, w, "a", "a", true)
@@ -247,7 +282,7 @@ func montSqr(b *strings.Builder, w int) {
 			lo[w], lo[w+1] = fmt.Sprintf("t%d = 0", w), fmt.Sprintf("t%d = 0", w+1)
 			e.f("const u32 ch[%d] = { %s };", w, strings.Join(hi, ", "))
 			e.f("u32 %s;", strings.Join(lo, ", "))
-			e.b.WriteString("\tMONT_ROWS\n\tfor (int i = 0; i < " + fmt.Sprint(w) + "; i++) {\n")
+			e.b.WriteString(rows + "\tfor (int i = 0; i < " + fmt.Sprint(w) + "; i++) {\n")
 			e.f("const u32 q = t0 * n0;")
 			rowAdd(e, w, "m", "q")
 			shiftDown(e, w+2)
