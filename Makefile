@@ -1,16 +1,20 @@
 # gpucrypto — build, test and benchmark.
-#   make test        install OpenCL (PoCL) if no platform exists, vet, build without cgo, run every test
+#   make test        install OpenCL (PoCL) if no platform exists and fetch NVRTC, vet, build
+#                    without cgo (with and without -tags cuda), run every test, and compile
+#                    every kernel program as CUDA C through NVRTC
 #   make bench       install OpenCL if needed, then run the CLI benchmark on the default device
-#   make gpu-bundle  test binaries + CLI + run script in bundle/, to copy to a GPU machine
+#   make gpu-bundle  test binaries + CLI (-tags cuda) + run script in bundle/, to copy to a GPU machine
 GO       ?= go
 PKGS     := ./...
 BUILDVCS := $(if $(wildcard .git),true,false)
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # the packages whose tests run kernels (the others need no GPU and stay out
 # of the bundle, which must stay small enough to copy)
-GPU_TEST_PKGS := ./cl ./arith ./ecdh ./rsa
+GPU_TEST_PKGS := ./cl ./device ./arith ./ecdh ./rsa
+# where scripts/fetch-nvrtc.sh puts NVRTC (Debian's libnvrtc, CUDA 11.8)
+NVRTC_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/gpucrypto/nvrtc
 
-.PHONY: all deps test bench build gpu-bundle generate clean
+.PHONY: all deps nvrtc test bench build gpu-bundle clean
 
 all: build
 
@@ -21,7 +25,7 @@ build:
 # apt-get, but only when no OpenCL platform with a device is found.
 deps:
 	@if CGO_ENABLED=0 $(GO) run ./cmd/gpucrypto devices >/dev/null 2>&1; then \
-		echo "deps: an OpenCL platform is present; nothing to install"; \
+		echo "deps: a device is present; nothing to install"; \
 	else \
 		echo "deps: no OpenCL platform found; installing ocl-icd-libopencl1 and pocl-opencl-icd"; \
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
@@ -29,26 +33,34 @@ deps:
 		CGO_ENABLED=0 $(GO) run ./cmd/gpucrypto devices; \
 	fi
 
-test: deps
+# nvrtc fetches NVRTC (no GPU needed) into NVRTC_DIR, without touching the
+# machine's apt sources: the CUDA build tests compile every kernel program
+# with it.
+nvrtc:
+	scripts/fetch-nvrtc.sh $(NVRTC_DIR)
+
+test: deps nvrtc
 	$(GO) vet $(PKGS)
+	$(GO) vet -tags cuda $(PKGS)
 	CGO_ENABLED=0 $(GO) build $(PKGS)
+	CGO_ENABLED=0 $(GO) build -tags cuda $(PKGS)
 	GPUCRYPTO_REQUIRE_DEVICE=1 $(GO) test -timeout 30m $(PKGS)
+	@# every kernel program compiled as CUDA C by NVRTC (no GPU needed; a missing NVRTC fails)
+	GPUCRYPTO_NVRTC_DIR=$(NVRTC_DIR)/lib GPUCRYPTO_REQUIRE_NVRTC=1 $(GO) test -tags cuda -timeout 20m -run 'CUDA|NVRTC' ./cuda ./device ./arith ./ecdh ./rsa
 	@# the concurrent parts again under the race detector
-	GPUCRYPTO_REQUIRE_DEVICE=1 $(GO) test -race -timeout 10m -run 'Server|Fallback|Flush|BackPressure|Errors|Concurrent|Signer|Blinding|Pipeline' ./batch ./ecdh ./cl ./rsa
+	GPUCRYPTO_REQUIRE_DEVICE=1 $(GO) test -race -timeout 10m -run 'Server|Fallback|Flush|BackPressure|Errors|Concurrent|Signer|Blinding|Pipeline|Pool|Queues' ./batch ./ecdh ./device ./rsa
 
 bench: deps
 	$(GO) run -buildvcs=$(BUILDVCS) ./cmd/gpucrypto bench
 
-generate:
-	$(GO) generate ./...
-
-# gpu-bundle: everything a GPU machine without Go needs, in bundle/.
+# gpu-bundle: everything a GPU machine without Go needs, in bundle/, built
+# with -tags cuda (both backends in every binary).
 gpu-bundle:
 	rm -rf bundle && mkdir -p bundle
-	CGO_ENABLED=0 $(GO) build -buildvcs=$(BUILDVCS) -ldflags="-s -w" -o bundle/gpucrypto ./cmd/gpucrypto
+	CGO_ENABLED=0 $(GO) build -tags cuda -buildvcs=$(BUILDVCS) -ldflags="-s -w" -o bundle/gpucrypto ./cmd/gpucrypto
 	@for p in $(GPU_TEST_PKGS); do \
 		n=$$(basename $$p); \
-		CGO_ENABLED=0 $(GO) test -c -ldflags="-s -w" -o bundle/$$n.test $$p || exit 1; \
+		CGO_ENABLED=0 $(GO) test -tags cuda -c -ldflags="-s -w" -o bundle/$$n.test $$p || exit 1; \
 	done
 	cp -r rsa/testdata bundle/testdata   # the rsa test keys, read from the working directory
 	cp scripts/gpu-run.sh bundle/run.sh

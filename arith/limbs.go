@@ -1,6 +1,6 @@
 // Package arith is gpucrypto's multi-precision arithmetic: conversions
 // between Go integers and 32-bit limb arrays, limb-major batches as the
-// kernels use them, and batched operations run on an OpenCL device.
+// kernels use them, and batched operations run on a device (package device).
 package arith
 
 import (

@@ -1,5 +1,5 @@
-// Package ecdh computes X25519 and X448 (RFC 7748) in batches on an OpenCL
-// device, with the same API on the CPU.
+// Package ecdh computes X25519 and X448 (RFC 7748) in batches on a GPU (or
+// any device of package device), with the same API on the CPU.
 //
 // An Engine is bound to one device; a CPU computes the same functions with
 // crypto/ecdh (X25519) and github.com/cloudflare/circl (X448); a Server

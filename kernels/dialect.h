@@ -16,9 +16,14 @@ typedef long long i64;
 #define DEVICE_FN static __device__ __forceinline__
 #define GLOBAL
 #define LOCAL_PTR
-#define LOCAL_DECL __shared__
-#define CONSTANT_DECL __constant__
 #define RESTRICT __restrict__
+/* A kernel argument in local (shared) memory (device.Local on the host):
+ * CUDA has one dynamic shared region per block, and the host passes each
+ * such argument as its byte offset there; LOCAL_BIND, the first statement
+ * of the kernel, makes the pointer. */
+extern __shared__ __align__(16) unsigned char dialect_shared[];
+#define LOCAL_ARG(T, name) const u32 name##_offset
+#define LOCAL_BIND(T, name) T *name = (T *)(dialect_shared + name##_offset)
 #define GID() ((u32)(blockIdx.x * blockDim.x + threadIdx.x))
 #define LID() ((u32)threadIdx.x)
 #define LSIZE() ((u32)blockDim.x)
@@ -32,9 +37,9 @@ typedef long i64;
 #define DEVICE_FN static inline
 #define GLOBAL __global
 #define LOCAL_PTR __local
-#define LOCAL_DECL __local
-#define CONSTANT_DECL __constant
 #define RESTRICT restrict
+#define LOCAL_ARG(T, name) __local T *name
+#define LOCAL_BIND(T, name) do { } while (0)
 #define GID() ((u32)get_global_id(0))
 #define LID() ((u32)get_local_id(0))
 #define LSIZE() ((u32)get_local_size(0))

@@ -17,7 +17,8 @@
  *     an exchange. Pad the batch to whole work-groups and mask the stores.
  *   - the work-group size is LANES_WG (a multiple of 32 and of LANES);
  *     the kernel takes the scratch as its last argument, a local buffer of
- *     LANES_WG words (cl.Local(4·LANES_WG) on the host; unused on the
+ *     LANES_WG words (device.Local(4·LANES_WG) on the host, declared with
+ *     LOCAL_ARG and bound with LOCAL_BIND: dialect.h; unused on the
  *     shuffle path), and passes it to lanes_init. (An array declared at
  *     kernel scope instead gave wrong results on PoCL 5.0 as soon as two
  *     work-groups ran at once: the argument form is what every OpenCL

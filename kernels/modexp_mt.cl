@@ -17,8 +17,9 @@ KERNEL void modexp(GLOBAL u32 *RESTRICT out, GLOBAL const u32 *RESTRICT base,
 	GLOBAL const u32 *RESTRICT mods, GLOBAL const u32 *RESTRICT ones,
 	GLOBAL const u32 *RESTRICT r2s, GLOBAL const u32 *RESTRICT n0s,
 	GLOBAL const u32 *RESTRICT midx, const u32 K,
-	GLOBAL u32 *RESTRICT table, const u32 count, LOCAL_PTR u32 *scratch)
+	GLOBAL u32 *RESTRICT table, const u32 count, LOCAL_ARG(u32, scratch))
 {
+	LOCAL_BIND(u32, scratch);
 	const lanes_t L = lanes_init(scratch);
 	const u32 g = GID() / LANES;
 	const u32 valid = g < count ? 1u : 0u;

@@ -46,7 +46,7 @@
 //
 // # Fallback
 //
-// When the device fails during a batch (an OpenCL error, a lost device, a
+// When the device fails during a batch (a driver error, a lost device, a
 // malformed answer), the Engine recomputes that batch on the CPU, reports
 // the failure through OnFallback (default: log) and counts it in
 // Fallbacks. Only whole-batch failures fall back; per-element errors are

@@ -16,7 +16,8 @@
 #   exits at once without touching the network.
 #
 # Environment (all optional):
-#   GPUCRYPTO_DEBIAN_MIRROR  Debian mirror (default http://deb.debian.org/debian)
+#   GPUCRYPTO_DEBIAN_MIRROR  Debian mirror (default: the one the machine's own apt
+#                            sources use for the main archive)
 #   GPUCRYPTO_DEBIAN_SUITE   Debian suite (default bookworm; bookworm-updates is
 #                            added as SUITE-updates)
 #   GPUCRYPTO_NVRTC_PACKAGES packages to fetch (default
@@ -51,7 +52,20 @@ esac
 
 default_dest="${XDG_CACHE_HOME:-${HOME:?HOME is not set}/.cache}/gpucrypto/nvrtc"
 dest="${1:-$default_dest}"
-mirror="${GPUCRYPTO_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+# the machine's own Debian mirror: the first URI of its sources that serves
+# the main archive (deb822 .sources files, then the one-line format)
+machine_mirror() {
+	local f
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -r "$f" ] || continue
+		awk '/^URIs:/ { for (i = 2; i <= NF; i++) if ($i !~ /security/) { print $i; exit } }' "$f"
+	done | head -n 1
+	grep -hs '^deb ' /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+		awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { if ($i !~ /security/) print $i; break } }' | head -n 1
+	return 0
+}
+mirror="${GPUCRYPTO_DEBIAN_MIRROR:-$(machine_mirror | head -n 1 || true)}"
+[ -n "$mirror" ] || die "no Debian mirror in the machine's apt sources: set GPUCRYPTO_DEBIAN_MIRROR"
 suite="${GPUCRYPTO_DEBIAN_SUITE:-bookworm}"
 packages="${GPUCRYPTO_NVRTC_PACKAGES:-libnvrtc11.2 libnvrtc-builtins11.8}"
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg

@@ -5,9 +5,11 @@
 #   ./run.sh [quick|full] [PHASE...]      (default: quick, every phase)
 #
 # Phases, in order: info (devices; kernelinfo: registers/spills of every
-# kernel, PTX and portable), ptx (every test binary on the GPU with the
-# inline-PTX path), portable (the same with GPUCRYPTO_NO_PTX=1), selftest,
-# bench (JSON and table), and, when named, sweep (RSA against batch size). A whole run takes more than one device call
+# kernel on both backends), ptx (every test binary on the GPU through
+# OpenCL with the inline-PTX path), portable (the same with
+# GPUCRYPTO_NO_PTX=1), cuda (every test binary through the CUDA backend),
+# selftest (both backends), bench (JSON and table, OpenCL then CUDA), and,
+# when named, sweep (RSA against batch size, CUDA). A whole run takes more than one device call
 # allows (10 minutes: most of it is NVIDIA's compiler building every kernel
 # configuration), so it can be split, e.g. `./run.sh quick info ptx` then
 # `./run.sh quick portable selftest bench`; the kernel cache
@@ -19,7 +21,7 @@ set -uo pipefail
 cd "$(dirname "$0")"
 MODE=${1:-quick}
 shift || true
-PHASES=" ${*:-info ptx portable selftest bench} "
+PHASES=" ${*:-info ptx portable cuda selftest bench} "
 OUT=${OUT:-./out}
 mkdir -p "$OUT"
 want() { [[ "$PHASES" == *" $1 "* ]]; }
@@ -38,17 +40,24 @@ export GPUCRYPTO_CACHE_DIR=${GPUCRYPTO_CACHE_DIR:-/tmp/gpucrypto-cache}
 [ "$MODE" = full ] && export GPUCRYPTO_FULL=1
 
 # Files that come back: info.txt, tests-ptx.log, tests-portable.log,
-# bench.txt, bench.json (sweep.txt, sweep.json).
+# tests-cuda.log, bench-opencl.txt/.json, bench-cuda.txt/.json (sweep.txt,
+# sweep.json).
 INFO="$OUT/info.txt"
 ./gpucrypto devices | tee -a "$INFO"
+GPUCRYPTO_BACKEND=opencl ./gpucrypto devices | tee -a "$INFO"
 if want info; then
-	{ ./gpucrypto kernelinfo; GPUCRYPTO_NO_PTX=1 ./gpucrypto kernelinfo; } >> "$INFO" 2>&1
+	for b in opencl cuda; do
+		{ GPUCRYPTO_BACKEND=$b ./gpucrypto kernelinfo; GPUCRYPTO_BACKEND=$b GPUCRYPTO_NO_PTX=1 ./gpucrypto kernelinfo; } >> "$INFO" 2>&1
+	done
 fi
 
 fail=0
 summary=()
-for path in "ptx" "portable"; do
+for path in "ptx" "portable" "cuda"; do
 	want $path || continue
+	# ptx and portable: through OpenCL; cuda: through the CUDA backend
+	backend=opencl
+	[ "$path" = cuda ] && backend=cuda
 	for t in ./*.test; do
 		name=$(basename "$t" .test)
 		# TESTS="rsa arith" runs only those binaries (default: every one)
@@ -56,9 +65,9 @@ for path in "ptx" "portable"; do
 		log="$OUT/test-$name-$path.part"
 		start=$(date +%s)
 		if [ "$path" = portable ]; then
-			GPUCRYPTO_NO_PTX=1 "$t" -test.v -test.timeout "${SUITE_TIMEOUT:-9m}" > "$log" 2>&1
+			GPUCRYPTO_BACKEND=$backend GPUCRYPTO_NO_PTX=1 "$t" -test.v -test.timeout "${SUITE_TIMEOUT:-9m}" > "$log" 2>&1
 		else
-			"$t" -test.v -test.timeout "${SUITE_TIMEOUT:-9m}" > "$log" 2>&1
+			GPUCRYPTO_BACKEND=$backend "$t" -test.v -test.timeout "${SUITE_TIMEOUT:-9m}" > "$log" 2>&1
 		fi
 		rc=$?
 		{ echo "===== $name ($path) rc=$rc"; cat "$log"; } >> "$OUT/tests-$path.log"
@@ -71,19 +80,23 @@ for path in "ptx" "portable"; do
 done
 
 if want selftest; then
-	./gpucrypto selftest | tee -a "$INFO" || fail=1
-	GPUCRYPTO_NO_PTX=1 ./gpucrypto selftest >> "$INFO" 2>&1 || fail=1
+	for b in opencl cuda; do
+		GPUCRYPTO_BACKEND=$b ./gpucrypto selftest | tee -a "$INFO" || fail=1
+		GPUCRYPTO_BACKEND=$b GPUCRYPTO_NO_PTX=1 ./gpucrypto selftest >> "$INFO" 2>&1 || fail=1
+	done
 fi
 
 # quick: the headline operations (full: every op at the default batches)
 QUICK_OPS=modexp,rsa2048,rsa4096,x25519,x25519-keygen,x448,x448-keygen
 if want bench; then
 	if [ "$MODE" = full ]; then BENCH_ARGS=${BENCH_ARGS:-}; else BENCH_ARGS=${BENCH_ARGS:---ops $QUICK_OPS}; fi
-	./gpucrypto bench --json-out "$OUT/bench.json" $BENCH_ARGS 2>> "$INFO" | tee "$OUT/bench.txt" || fail=1
+	for b in ${BENCH_BACKENDS:-opencl cuda}; do
+		GPUCRYPTO_BACKEND=$b ./gpucrypto bench --json-out "$OUT/bench-$b.json" $BENCH_ARGS 2>> "$INFO" | tee "$OUT/bench-$b.txt" || fail=1
+	done
 fi
 # sweep: RSA private operations per second and latency against batch size
 if want sweep; then
-	./gpucrypto bench --ops rsa2048,rsa3072,rsa4096 --batch ${SWEEP_BATCHES:-1,64,1024,8192,65536,262144} \
+	GPUCRYPTO_BACKEND=${SWEEP_BACKEND:-cuda} ./gpucrypto bench --ops rsa2048,rsa3072,rsa4096 --batch ${SWEEP_BATCHES:-1,64,1024,8192,65536,262144} \
 		--json-out "$OUT/sweep.json" 2>> "$INFO" | tee "$OUT/sweep.txt" || fail=1
 fi
 
