@@ -360,10 +360,15 @@ func (m Mont) String() string {
 // final subtraction, no dedicated squaring: the 512-bit default) is
 // allowed; the other FIPS builds are refused rather than risked.
 //
-// The FP64 variant needs double precision: refused on a device without it.
+// Rows unrolled (Rows: 1) wider than the device's UnrollLimit crashed
+// its compiler: refused likewise. The FP64 variant needs double precision:
+// refused on a device without it.
 func (m Mont) Buildable(dev *device.Device) error {
 	if m.Variant == FP64 && !dev.FP64 {
 		return fmt.Errorf("arith: the fp64 Montgomery variant needs a device with double precision; %s has none", dev.Name)
+	}
+	if m.Unroll && dev.UnrollLimit > 0 && m.W > dev.UnrollLimit && dev.Class != device.VendorCPU {
+		return fmt.Errorf("arith: %s is not built on %s (%s): its compiler crashed on rows unrolled at %d words (it builds up to %d); use Rows: 0", m, dev.Name, dev.Backend, m.W, dev.UnrollLimit)
 	}
 	if m.Variant == FIPS && (m.Sqr || !m.FinalSub || m.W != 16) && dev.FragileCompiler {
 		return fmt.Errorf("arith: %s is not built on %s (%s): its compiler crashed on it; use the default form or CIOS", m, dev.Name, dev.Backend)

@@ -532,9 +532,9 @@ func TestPool(t *testing.T) {
 	require.Equal(t, 1, kept)
 	// the next lease reuses them: no new allocation
 	l2 := pool.Lease(nil)
-	b1, err := l2.Buffer(16, true)
+	b1, err := l2.Buffer(20, true)
 	require.NoError(t, err)
-	b2, err := l2.Buffer(8, true)
+	b2, err := l2.Buffer(12, true)
 	require.NoError(t, err)
 	require.True(t, (b1 == secret || b1 == public) && (b2 == secret || b2 == public) && b1 != b2)
 	require.NoError(t, l2.Release())

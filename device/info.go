@@ -71,6 +71,13 @@ type Info struct {
 	// Montgomery forms other than the 512-bit default). Programs that need
 	// such code are refused on this device rather than risked.
 	FragileCompiler bool
+	// UnrollLimit: the widest fully unrolled loop of multi-precision rows,
+	// in 32-bit words, that the compiler is known to build without
+	// crashing the process; 0 for no known limit. NVIDIA's compilers
+	// (NVRTC 11.8 and 13.0) overflowed their 8 MB stack on Montgomery rows
+	// unrolled at 1024 bits; the OpenCL driver, on the same compiler
+	// underneath, is given the same limit.
+	UnrollLimit int
 }
 
 // TypeName is "GPU", "CPU", "ACCEL" or "OTHER".

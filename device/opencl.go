@@ -79,10 +79,18 @@ func (o *openclDevice) info() Info {
 		// NVIDIA's OpenCL compiler (driver 580) crashed the process on the
 		// longest unrolled portable-C limb code (see Info.FragileCompiler)
 		i.FragileCompiler = i.Class == VendorNVIDIA && !i.CarryChains
+		if i.Class == VendorNVIDIA {
+			i.UnrollLimit = nvidiaUnrollLimit
+		}
 		o.facts = i
 	})
 	return o.facts
 }
+
+// nvidiaUnrollLimit is Info.UnrollLimit of NVIDIA's compilers: 512-bit
+// rows (plus the word of the no-final-subtraction form) built, 1024-bit
+// ones crashed NVRTC.
+const nvidiaUnrollLimit = 17
 
 // acceptsPTX probes once whether the compiler accepts inline PTX, keeping
 // the answer in the small cache by device and driver.

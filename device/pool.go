@@ -47,13 +47,14 @@ func (p *Pool) Lease(q *Queue) *Lease {
 	return &Lease{pool: p, queue: q}
 }
 
-// get returns an idle buffer of at least n bytes (the smallest) or a new,
-// zeroed one.
+// get returns an idle buffer of at least n bytes (the smallest, if less
+// than four times as large: a small request must not take a large buffer
+// that the next batch will need) or a new, zeroed one.
 func (p *Pool) get(n int) (*Buffer, error) {
 	p.mu.Lock()
 	best := -1
 	for i, b := range p.idle {
-		if b.size >= n && (best < 0 || b.size < p.idle[best].size) {
+		if b.size >= n && b.size/4 < n && (best < 0 || b.size < p.idle[best].size) {
 			best = i
 		}
 	}

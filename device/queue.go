@@ -75,11 +75,12 @@ func (q *Queue) Launch(k *Kernel, global, local int, args ...any) (*Event, error
 		return nil, fmt.Errorf("device: Launch %s: %d bytes of local memory; %s allows %d", k.Name, shared, k.dev.Name, k.dev.MaxSharedMem)
 	}
 	ev, err := q.q.launch(k.k, global, local, kargs)
-	runtime.KeepAlive(keep)
 	if err != nil {
 		return nil, fmt.Errorf("device: Launch %s (global %d, local %d): %w", k.Name, global, local, err)
 	}
-	return newEvent(ev, nil), nil
+	e := newEvent(ev, nil)
+	e.buffers = keep
+	return e, nil
 }
 
 // Write enqueues a copy of src into b at byte offset off and returns at
@@ -323,12 +324,13 @@ func zeroPattern(off, n int) []byte {
 // Event is an enqueued command. Wait blocks until it completes; Duration
 // gives its device execution time.
 type Event struct {
-	mu   sync.Mutex
-	ev   driverEvent
-	keep []byte // host memory of a copy, alive and pinned until done
-	pin  runtime.Pinner
-	done bool
-	err  error
+	mu      sync.Mutex
+	ev      driverEvent
+	keep    []byte    // host memory of a copy, alive and pinned until done
+	buffers []*Buffer // the buffers of a kernel, alive until done
+	pin     runtime.Pinner
+	done    bool
+	err     error
 }
 
 func newEvent(ev driverEvent, host []byte) *Event {
@@ -352,7 +354,7 @@ func (e *Event) Wait() error {
 		e.err = e.ev.wait()
 		e.done = true
 		e.pin.Unpin()
-		e.keep = nil
+		e.keep, e.buffers = nil, nil
 	}
 	return e.err
 }

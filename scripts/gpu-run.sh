@@ -47,7 +47,8 @@ INFO="$OUT/info.txt"
 GPUCRYPTO_BACKEND=opencl ./gpucrypto devices | tee -a "$INFO"
 if want info; then
 	for b in opencl cuda; do
-		{ GPUCRYPTO_BACKEND=$b ./gpucrypto kernelinfo; GPUCRYPTO_BACKEND=$b GPUCRYPTO_NO_PTX=1 ./gpucrypto kernelinfo; } >> "$INFO" 2>&1
+		# cold builds (no disk cache): the compile time of each program
+		{ GPUCRYPTO_NO_CACHE=1 GPUCRYPTO_BACKEND=$b ./gpucrypto kernelinfo; GPUCRYPTO_BACKEND=$b GPUCRYPTO_NO_PTX=1 ./gpucrypto kernelinfo; } >> "$INFO" 2>&1
 	done
 fi
 

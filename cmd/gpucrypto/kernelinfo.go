@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/gpucrypto/gpucrypto/arith"
 	"github.com/gpucrypto/gpucrypto/device"
@@ -63,9 +64,10 @@ func modexpConfigs(d *device.Device) []arith.Mont {
 	return out
 }
 
-// cmdKernelInfo prints what the compiler reports about each kernel:
-// registers (CUDA; on NVIDIA's OpenCL from its verbose build log), private
-// memory (spills) and the largest work-group.
+// cmdKernelInfo builds every kind of program and prints how long that took
+// (GPUCRYPTO_NO_CACHE=1: cold builds) and what the compiler reports about
+// each kernel: registers (CUDA; on NVIDIA's OpenCL from its verbose build
+// log), private memory (spills) and the largest work-group.
 func cmdKernelInfo(args []string) error {
 	fs := flag.NewFlagSet("kernelinfo", flag.ExitOnError)
 	pickDevice := deviceFlags(fs)
@@ -104,11 +106,12 @@ func cmdKernelInfo(args []string) error {
 	}
 	for _, kb := range builds {
 		kb.src.Flags = flags
+		start := time.Now()
 		p, err := d.Build(kb.src)
 		if err != nil {
 			return err
 		}
-		fmt.Printf("\n== %s (%d bytes of source)\n", kb.title, len(p.Text))
+		fmt.Printf("\n== %s (%d bytes of source; built in %.0f ms, disk cache %s)\n", kb.title, len(p.Text), float64(time.Since(start).Microseconds())/1000, p.Cache)
 		for _, name := range kb.kernels {
 			k, err := p.Kernel(name)
 			if err != nil {

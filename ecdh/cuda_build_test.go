@@ -1,0 +1,29 @@
+//go:build cuda
+
+package ecdh_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpucrypto/gpucrypto/internal/devicetest"
+	"github.com/gpucrypto/gpucrypto/kernels"
+)
+
+// Both curves' programs compile as CUDA C through NVRTC (sm_90; no GPU
+// needed) and hold every kernel the Engine launches.
+func TestCUDABuildsEveryProgram(t *testing.T) {
+	d := devicetest.CUDACompiler(t)
+	for file, names := range map[string][]string{
+		"x25519.cl": {"x25519", "x25519_xz", "x25519_base_comb", "x25519_base_comb_xz", "x25519_invert_batch"},
+		"x448.cl":   {"x448", "x448_xz", "x448_base_comb", "x448_base_comb_xz", "x448_invert_batch"},
+	} {
+		p, err := d.Program(kernels.Program(file, nil))
+		require.NoError(t, err, file)
+		for _, name := range names {
+			_, err := p.Kernel(name)
+			require.NoError(t, err, "%s: %s", file, name)
+		}
+	}
+}

@@ -1,0 +1,35 @@
+//go:build cuda
+
+package rsa
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpucrypto/gpucrypto/internal/devicetest"
+)
+
+// Every kernel program that RSA batches may use compiles as CUDA C through
+// NVRTC (sm_90; no GPU needed): warm builds them all for a key size, the
+// halves, the modulus and the modexp kernel of each number of threads per
+// number.
+func TestCUDABuildsEveryProgram(t *testing.T) {
+	d := devicetest.CUDACompiler(t)
+	be, err := newDeviceBackend(d)
+	require.NoError(t, err)
+	b := be.(*deviceBackend)
+	for _, bits := range []int{1024, 1536, 2048, 3072, 4096} {
+		require.NoError(t, b.warm(bits), "%d-bit keys", bits)
+	}
+	for _, bits := range []int{1024, 4096} {
+		half, _ := sizeClass((bits + 1) / 2)
+		full, _ := sizeClass(bits)
+		mh, mf, err := b.widths(half, full, 1<<20)
+		require.NoError(t, err)
+		p, err := b.program(mh, mf, true)
+		require.NoError(t, err)
+		_, err = kernelsOf(p, "rsa_split", "rsa_combine", "rsa_public")
+		require.NoError(t, err)
+	}
+}
