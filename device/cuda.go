@@ -155,7 +155,7 @@ func cudaInfo(major, minor, nvrtcMajor, nvrtcMinor int) Info {
 		Compiler:          fmt.Sprintf("NVRTC %d.%d", nvrtcMajor, nvrtcMinor),
 		ComputeCapability: fmt.Sprintf("%d.%d", major, minor),
 		FP64:              true, CarryChains: ptx, Shuffles: ptx,
-		UnrollLimit:       nvidiaUnrollLimit,
+		UnrollLimit: nvidiaUnrollLimit,
 	}
 }
 

@@ -11,28 +11,28 @@ import (
 )
 
 type deviceRow struct {
-	Index        int      `json:"index"`
-	Backend      string   `json:"backend"`
-	Platform     string   `json:"platform"`
-	Name         string   `json:"name"`
-	Type         string   `json:"type"`
-	Class        string   `json:"class"`
-	Vendor       string   `json:"vendor"`
-	Driver       string   `json:"driver"`
-	Version      string   `json:"version"`
-	Compiler     string   `json:"compiler"`
-	ComputeUnits uint32   `json:"compute_units"`
-	ClockMHz     uint32   `json:"clock_mhz"`
-	GlobalMem    uint64   `json:"global_mem"`
-	SharedMem    uint64   `json:"shared_mem"`
-	MaxSharedMem uint64   `json:"max_shared_mem"`
-	MaxAlloc     uint64   `json:"max_alloc"`
-	MaxWorkGroup int      `json:"max_work_group"`
-	FP64         bool     `json:"fp64"`
-	Shuffles     bool     `json:"shuffles"`
-	InlinePTX    bool     `json:"inline_ptx"`
-	ComputeCap   string   `json:"compute_capability,omitempty"`
-	Default      bool     `json:"default"`
+	Index        int    `json:"index"`
+	Backend      string `json:"backend"`
+	Platform     string `json:"platform"`
+	Name         string `json:"name"`
+	Type         string `json:"type"`
+	Class        string `json:"class"`
+	Vendor       string `json:"vendor"`
+	Driver       string `json:"driver"`
+	Version      string `json:"version"`
+	Compiler     string `json:"compiler"`
+	ComputeUnits uint32 `json:"compute_units"`
+	ClockMHz     uint32 `json:"clock_mhz"`
+	GlobalMem    uint64 `json:"global_mem"`
+	SharedMem    uint64 `json:"shared_mem"`
+	MaxSharedMem uint64 `json:"max_shared_mem"`
+	MaxAlloc     uint64 `json:"max_alloc"`
+	MaxWorkGroup int    `json:"max_work_group"`
+	FP64         bool   `json:"fp64"`
+	Shuffles     bool   `json:"shuffles"`
+	InlinePTX    bool   `json:"inline_ptx"`
+	ComputeCap   string `json:"compute_capability,omitempty"`
+	Default      bool   `json:"default"`
 }
 
 func cmdDevices(args []string) error {
