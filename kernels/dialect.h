@@ -24,6 +24,12 @@ typedef long long i64;
 extern __shared__ __align__(16) unsigned char dialect_shared[];
 #define LOCAL_ARG(T, name) const u32 name##_offset
 #define LOCAL_BIND(T, name) T *name = (T *)(dialect_shared + name##_offset)
+/* KERNEL_BOUNDS(threads, groups), after KERNEL's return type: the kernel
+ * runs in work-groups of at most threads work-items and wants groups of
+ * them resident per multiprocessor, which caps its registers at
+ * 65536 / (threads · groups) (CUDA's __launch_bounds__). Nothing on
+ * OpenCL, whose compiler chooses by itself. */
+#define KERNEL_BOUNDS(threads, groups) __launch_bounds__(threads, groups)
 #define GID() ((u32)(blockIdx.x * blockDim.x + threadIdx.x))
 #define LID() ((u32)threadIdx.x)
 #define LSIZE() ((u32)blockDim.x)
@@ -40,6 +46,7 @@ typedef long i64;
 #define RESTRICT restrict
 #define LOCAL_ARG(T, name) __local T *name
 #define LOCAL_BIND(T, name) do { } while (0)
+#define KERNEL_BOUNDS(threads, groups)
 #define GID() ((u32)get_global_id(0))
 #define LID() ((u32)get_local_id(0))
 #define LSIZE() ((u32)get_local_size(0))

@@ -9,11 +9,17 @@
  *   LADDER_KERNEL     the kernel's name
  *   LADDER_XZ_KERNEL  the name of the kernel that stops before the
  *                     inversion (for batch_invert.h)
+ * and may define LADDER_BOUNDS, the KERNEL_BOUNDS (dialect.h) of
+ * LADDER_KERNEL.
  * Constant time: the scalar bit only feeds a mask for the conditional swap;
  * the loop bounds, memory indices and branches depend on public values only.
  * Scalars arrive clamped and u-coordinates masked (decodeScalar /
  * decodeUCoordinate are done by the host, exactly as the RFC writes them).
  */
+
+#ifndef LADDER_BOUNDS
+#define LADDER_BOUNDS
+#endif
 
 /* (x2 : z2) = k·(u) in projective x-only coordinates, loosely reduced;
  * k is limb-major with stride. z2 ≡ 0 (mod p) exactly when k·(u) is the
@@ -59,7 +65,7 @@ DEVICE_FN void LADDER(u32 *x2, u32 *z2, GLOBAL const u32 *k, const u32 kstride, 
 }
 
 /* out[i] = X(k[i], u[i]) over limb-major batches of NL limbs. */
-KERNEL void LADDER_KERNEL(GLOBAL u32 *RESTRICT out, GLOBAL const u32 *RESTRICT k,
+KERNEL void LADDER_BOUNDS LADDER_KERNEL(GLOBAL u32 *RESTRICT out, GLOBAL const u32 *RESTRICT k,
 	GLOBAL const u32 *RESTRICT u, const u32 count)
 {
 	const u32 i = GID();

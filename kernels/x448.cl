@@ -13,6 +13,10 @@
 #define LADDER x448_ladder
 #define LADDER_KERNEL x448
 #define LADDER_XZ_KERNEL x448_xz
+/* at most 128 registers, four groups of 128 per multiprocessor: NVRTC gave
+ * the ladder 140 (three groups) and it ran 20% slower than NVIDIA's OpenCL
+ * build of it, which uses 128 (docs/BENCHMARKS.md) */
+#define LADDER_BOUNDS KERNEL_BOUNDS(128, 4)
 #include "ladder.h"
 
 /* public keys by the fixed-base comb (comb.h), its constants generated */
