@@ -3,17 +3,10 @@ package cl
 import (
 	"errors"
 	"fmt"
-	"os"
-	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"unsafe"
 )
-
-// EnvDevice selects a device: an index into Devices() or a case-insensitive
-// substring of "platform / device name".
-const EnvDevice = "GPUCRYPTO_DEVICE"
 
 // Vendor classes, used to pick code paths.
 type Vendor int
@@ -99,6 +92,7 @@ type Device struct {
 	queue0 *Queue // the default queue, made with the context
 }
 
+// String names the device for messages.
 func (d *Device) String() string {
 	return fmt.Sprintf("#%d %s (%s, %s)", d.Index, d.Name, d.Platform, d.TypeName())
 }
@@ -274,81 +268,6 @@ func (d *Device) query() error {
 		}
 	}
 	return nil
-}
-
-// Default returns the device named by GPUCRYPTO_DEVICE if set, else the best
-// GPU (most compute units × clock), else the first device.
-func Default() (*Device, error) {
-	if spec := os.Getenv(EnvDevice); spec != "" {
-		d, err := Select(spec)
-		if err != nil {
-			return nil, fmt.Errorf("%s=%q: %w", EnvDevice, spec, err)
-		}
-		return d, nil
-	}
-	devs, err := Devices()
-	if err != nil {
-		return nil, err
-	}
-	return Best(devs), nil
-}
-
-// Best picks the strongest device of a list: GPUs before others, then by
-// compute units × clock. It returns nil for an empty list.
-func Best(devs []*Device) *Device {
-	if len(devs) == 0 {
-		return nil
-	}
-	ranked := append([]*Device(nil), devs...)
-	sort.SliceStable(ranked, func(i, j int) bool {
-		gi, gj := ranked[i].Type&TypeGPU != 0, ranked[j].Type&TypeGPU != 0
-		if gi != gj {
-			return gi
-		}
-		return uint64(ranked[i].ComputeUnits)*uint64(ranked[i].ClockMHz) >
-			uint64(ranked[j].ComputeUnits)*uint64(ranked[j].ClockMHz)
-	})
-	return ranked[0]
-}
-
-// Select finds a device by index ("1") or by a case-insensitive substring of
-// its platform, name, vendor, class or type ("h100", "nvidia", "pocl", "gpu").
-func Select(spec string) (*Device, error) {
-	devs, err := Devices()
-	if err != nil {
-		return nil, err
-	}
-	if i, e := strconv.Atoi(spec); e == nil {
-		if i < 0 || i >= len(devs) {
-			return nil, fmt.Errorf("cl: device index %d out of range (have %d devices)", i, len(devs))
-		}
-		return devs[i], nil
-	}
-	want := strings.ToLower(spec)
-	var match []*Device
-	for _, d := range devs {
-		if strings.Contains(d.selectName(), want) {
-			match = append(match, d)
-		}
-	}
-	if len(match) == 0 {
-		var names []string
-		for _, d := range devs {
-			names = append(names, d.String())
-		}
-		return nil, fmt.Errorf("cl: no device matches %q; have: %s", spec, strings.Join(names, "; "))
-	}
-	return Best(match), nil
-}
-
-// selectName is what Select matches against: platform, device name, vendor,
-// vendor class and type, plus "pocl" for the Portable Computing Language.
-func (d *Device) selectName() string {
-	s := strings.ToLower(strings.Join([]string{d.Platform, d.Name, d.Vendor, d.Class.String(), d.TypeName()}, " / "))
-	if strings.Contains(s, "portable computing language") {
-		s += " / pocl"
-	}
-	return s
 }
 
 // open creates the device's context and profiling in-order queue once.

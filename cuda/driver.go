@@ -96,7 +96,7 @@ var (
 // entry points and initializes it (cuInit), and returns the same result on
 // every call. It tries the path in GPUCRYPTO_CUDA_LIB alone when that is
 // set, else libcuda.so.1 and libcuda.so on the system's library path. A
-// missing or unusable library gives a *DriverMissingError (matching
+// missing or unusable library gives a *MissingLibraryError (matching
 // ErrNoDriver); a library whose cuInit fails (no GPU, a driver too old for
 // the GPU) gives that *Error.
 func LoadDriver() (*Driver, error) {
@@ -111,7 +111,7 @@ func LoadDriver() (*Driver, error) {
 }
 
 func openDriver(candidates []string) (*Driver, error) {
-	missing := &DriverMissingError{}
+	missing := missingDriver()
 	for _, c := range candidates {
 		d, reason, err := openDriverFile(c)
 		if d != nil {

@@ -10,21 +10,27 @@ import (
 // usable CUDA driver library (libcuda) could be opened.
 var ErrNoDriver = errors.New("cuda: no usable CUDA driver library")
 
-// DriverMissingError says that no usable CUDA driver library was found: it
-// names every library tried and why each one failed. It matches
-// ErrNoDriver with errors.Is.
-type DriverMissingError struct {
+// MissingLibraryError says that no usable library of one kind (the CUDA
+// driver, NVRTC) was found: it names every library tried, why each one
+// failed, and what to install. It matches ErrNoDriver or ErrNoNVRTC, by
+// kind, with errors.Is.
+type MissingLibraryError struct {
+	// Library names the kind of library, such as "CUDA driver library (libcuda)".
+	Library string
 	// Tried lists every library tried, in the order tried.
 	Tried []string
 	// Reasons says, for the entry of Tried with the same index, why that
 	// library could not be used.
 	Reasons []string
+	// Advice says what to install or set.
+	Advice string
+	kind   error // ErrNoDriver or ErrNoNVRTC
 }
 
 // Error lists the libraries tried and says what to install.
-func (e *DriverMissingError) Error() string {
+func (e *MissingLibraryError) Error() string {
 	var b strings.Builder
-	b.WriteString("cuda: no usable CUDA driver library (libcuda) was found")
+	b.WriteString("cuda: no usable " + e.Library + " was found")
 	if len(e.Tried) > 0 {
 		b.WriteString("; tried:")
 		for i, p := range e.Tried {
@@ -39,13 +45,25 @@ func (e *DriverMissingError) Error() string {
 	} else {
 		b.WriteString("; ")
 	}
-	b.WriteString("install the NVIDIA driver (it ships libcuda.so.1; on Debian and Ubuntu the package " +
-		"libcuda1 or libnvidia-compute-<version>), or set " + EnvCUDALibrary + " to the library's path")
+	b.WriteString(e.Advice)
 	return b.String()
 }
 
-// Is reports whether target is ErrNoDriver.
-func (e *DriverMissingError) Is(target error) bool { return target == ErrNoDriver }
+// Is reports whether target is the sentinel of the library's kind.
+func (e *MissingLibraryError) Is(target error) bool { return target == e.kind }
+
+// missingDriver and missingNVRTC start the errors of the two kinds.
+func missingDriver() *MissingLibraryError {
+	return &MissingLibraryError{Library: "CUDA driver library (libcuda)", kind: ErrNoDriver,
+		Advice: "install the NVIDIA driver (it ships libcuda.so.1; on Debian and Ubuntu the package " +
+			"libcuda1 or libnvidia-compute-<version>), or set " + EnvCUDALibrary + " to the library's path"}
+}
+
+func missingNVRTC() *MissingLibraryError {
+	return &MissingLibraryError{Library: "NVRTC library (the CUDA runtime compiler)", kind: ErrNoNVRTC,
+		Advice: "install the CUDA toolkit (it ships libnvrtc), or run scripts/fetch-nvrtc.sh and set " +
+			EnvNVRTCDir + " to the folder it prints, or set " + EnvNVRTCLibrary + " to the library's path"}
+}
 
 // Error is a failed CUDA driver call: the call, its CUresult status and the
 // status's name (cuGetErrorName), such as

@@ -36,43 +36,6 @@ var nvrtcSonames = []string{"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.
 // when no usable NVRTC library could be opened.
 var ErrNoNVRTC = errors.New("cuda: no usable NVRTC library")
 
-// NVRTCMissingError says that no usable NVRTC library was found: it names
-// every library path that was tried and why each one failed. It matches
-// ErrNoNVRTC with errors.Is.
-type NVRTCMissingError struct {
-	// Tried lists every library path tried, in the order tried.
-	Tried []string
-	// Reasons says, for the entry of Tried with the same index, why that
-	// library could not be used.
-	Reasons []string
-}
-
-// Error lists the paths tried and says how to install NVRTC.
-func (e *NVRTCMissingError) Error() string {
-	var b strings.Builder
-	b.WriteString("cuda: no usable NVRTC library (the CUDA runtime compiler) was found")
-	if len(e.Tried) > 0 {
-		b.WriteString("; tried:")
-		for i, p := range e.Tried {
-			b.WriteString("\n\t")
-			b.WriteString(p)
-			if i < len(e.Reasons) && e.Reasons[i] != "" {
-				b.WriteString(": ")
-				b.WriteString(e.Reasons[i])
-			}
-		}
-		b.WriteString("\n")
-	} else {
-		b.WriteString("; ")
-	}
-	b.WriteString("install the CUDA toolkit (it ships libnvrtc), or run scripts/fetch-nvrtc.sh and set " +
-		EnvNVRTCDir + " to the folder it prints, or set " + EnvNVRTCLibrary + " to the library's path")
-	return b.String()
-}
-
-// Is reports whether target is ErrNoNVRTC.
-func (e *NVRTCMissingError) Is(target error) bool { return target == ErrNoNVRTC }
-
 // NVRTCError is a failed NVRTC call: the call's name, its status code and
 // the status's name, plus the compiler log when the call compiled a program.
 type NVRTCError struct {
@@ -156,7 +119,7 @@ var (
 // also loads the libnvrtc-builtins library of the same CUDA version from the
 // same folder, when that exists, so that NVRTC's own later lookup of it by
 // soname finds it even outside the library path. When no candidate is
-// usable the error is a *NVRTCMissingError, which matches ErrNoNVRTC.
+// usable the error is a *MissingLibraryError, which matches ErrNoNVRTC.
 func LoadNVRTC() (*NVRTC, error) {
 	nvrtcOnce.Do(func() {
 		nvrtcLib, nvrtcErr = openNVRTC(nvrtcCandidates(os.Getenv(EnvNVRTCLibrary), os.Getenv(EnvNVRTCDir)))
@@ -181,9 +144,9 @@ func nvrtcCandidates(library, dir string) []string {
 }
 
 // openNVRTC tries the candidates in order and returns the first usable
-// library, or a *NVRTCMissingError naming every candidate tried.
+// library, or a *MissingLibraryError naming every candidate tried.
 func openNVRTC(candidates []string) (*NVRTC, error) {
-	missing := &NVRTCMissingError{}
+	missing := missingNVRTC()
 	for _, c := range candidates {
 		n, reason := openNVRTCFile(c)
 		if n != nil {

@@ -266,7 +266,7 @@ func TestNVRTCMissing(t *testing.T) {
 			if !errors.Is(err, ErrNoNVRTC) {
 				t.Fatalf("error %v does not match ErrNoNVRTC", err)
 			}
-			var m *NVRTCMissingError
+			var m *MissingLibraryError
 			if !errors.As(err, &m) || len(m.Tried) != 1 || m.Tried[0] != c.path {
 				t.Fatalf("error %#v does not name exactly %s", err, c.path)
 			}
@@ -283,7 +283,7 @@ func TestNVRTCMissing(t *testing.T) {
 		_, err := openNVRTC(nvrtcCandidates("", t.TempDir())[:4])
 		return err
 	}()
-	var m *NVRTCMissingError
+	var m *MissingLibraryError
 	if !errors.As(err, &m) || len(m.Tried) != 4 || !errors.Is(err, ErrNoNVRTC) {
 		t.Fatalf("empty folder: %v", err)
 	}

@@ -31,7 +31,7 @@ type privKey struct {
 // backend computes the raw RSA primitives for a batch. All keys of one call
 // have the same size class (pubKey.limbs). Implementations: cpuBackend
 // (constant-time filippo.io/bigmod, always available) and deviceBackend
-// (OpenCL, device.go).
+// (any device of package device: OpenCL or CUDA, device.go).
 //
 // Results are per element: a failed element has a nil result and its error
 // in the returned *batch.Error; any other error fails the whole call.

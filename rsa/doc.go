@@ -1,4 +1,4 @@
-// Package rsa computes batches of RSA operations on a GPU through OpenCL,
+// Package rsa computes batches of RSA operations on a GPU (OpenCL or CUDA),
 // with a CPU backend for machines without one and for device failures.
 // Keys are crypto/rsa's: import crypto/rsa under another name.
 //
