@@ -49,9 +49,10 @@ type Device struct {
 }
 
 var (
-	devOnce sync.Once
-	devList []*Device
-	devErr  error
+	devOnce    sync.Once
+	devList    []*Device
+	devErr     error
+	driverErrs []error // of drivers that failed while others found devices
 )
 
 // drivers are the compiled-in drivers, in order of preference for the
@@ -73,17 +74,25 @@ func Backends() []string {
 // OpenCL. With no device it returns an error matching ErrNoDevice that
 // says why for each driver.
 func Devices() ([]*Device, error) {
-	devOnce.Do(func() { devList, devErr = enumerate(os.Getenv(EnvBackend)) })
+	devOnce.Do(func() { devList, driverErrs, devErr = enumerate(os.Getenv(EnvBackend)) })
 	return devList, devErr
 }
 
-func enumerate(backend string) ([]*Device, error) {
+// DriverErrors says why drivers found no device when others did (a
+// binary built with -tags cuda on a machine without NVRTC, say): their
+// devices are missing from Devices, which does not fail for them.
+func DriverErrors() []error {
+	Devices()
+	return driverErrs
+}
+
+func enumerate(backend string) ([]*Device, []error, error) {
 	if backend != "" && !contains(Backends(), backend) {
 		why := ""
 		if backend == "cuda" {
 			why = " (this binary was built without the build tag cuda)"
 		}
-		return nil, &noDevice{fmt.Errorf("device: %s=%q: no such backend%s; have %s", EnvBackend, backend, why, strings.Join(Backends(), ", "))}
+		return nil, nil, &noDevice{fmt.Errorf("device: %s=%q: no such backend%s; have %s", EnvBackend, backend, why, strings.Join(Backends(), ", "))}
 	}
 	cache := openCache()
 	var out []*Device
@@ -116,9 +125,9 @@ func enumerate(backend string) ([]*Device, error) {
 		if len(errs) == 0 {
 			errs = append(errs, errors.New("device: no device found"))
 		}
-		return nil, &noDevice{errors.Join(errs...)}
+		return nil, nil, &noDevice{errors.Join(errs...)}
 	}
-	return out, nil
+	return out, errs, nil
 }
 
 func contains(list []string, s string) bool {

@@ -17,7 +17,7 @@ func TestLostAndNoDevice(t *testing.T) {
 	require.Nil(t, markLost(nil))
 	require.Equal(t, err, markLost(err), "an error already marked is not wrapped again")
 
-	_, err = enumerate("bogus")
+	_, _, err = enumerate("bogus")
 	require.ErrorIs(t, err, ErrNoDevice)
 	require.ErrorContains(t, err, `GPUCRYPTO_BACKEND="bogus"`)
 }

@@ -38,7 +38,11 @@ type deviceRow struct {
 func cmdDevices(args []string) error {
 	fs := flag.NewFlagSet("devices", flag.ExitOnError)
 	asJSON := fs.Bool("json", false, "print JSON")
+	backend := fs.String("backend", "", "list only this driver's devices: opencl or cuda (default: GPUCRYPTO_BACKEND, else every driver built in)")
 	fs.Parse(args)
+	if *backend != "" {
+		os.Setenv(device.EnvBackend, *backend)
+	}
 
 	devs, err := device.Devices()
 	hint := device.Hint()
@@ -63,7 +67,11 @@ func cmdDevices(args []string) error {
 		})
 	}
 	if *asJSON {
-		return printJSON(map[string]any{"devices": rows, "hint": hint})
+		var notUsed []string
+		for _, e := range device.DriverErrors() {
+			notUsed = append(notUsed, e.Error())
+		}
+		return printJSON(map[string]any{"devices": rows, "hint": hint, "not_used": notUsed})
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "#\tBACKEND\tPLATFORM\tDEVICE\tTYPE\tCU\tMHZ\tGLOBAL\tSHARED\tMAX WG\tFP64\tPTX\tDRIVER")
@@ -78,6 +86,9 @@ func cmdDevices(args []string) error {
 	}
 	tw.Flush()
 	fmt.Printf("* default device (override with --device or GPUCRYPTO_DEVICE); backends built in: %s\n", strings.Join(device.Backends(), ", "))
+	for _, e := range device.DriverErrors() {
+		fmt.Printf("\nnot used: %v\n", e)
+	}
 	if hint != "" {
 		fmt.Println()
 		fmt.Println(hint)
