@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -87,7 +88,7 @@ func DriverErrors() []error {
 }
 
 func enumerate(backend string) ([]*Device, []error, error) {
-	if backend != "" && !contains(Backends(), backend) {
+	if backend != "" && !slices.Contains(Backends(), backend) {
 		why := ""
 		if backend == "cuda" {
 			why = " (this binary was built without the build tag cuda)"
@@ -128,15 +129,6 @@ func enumerate(backend string) ([]*Device, []error, error) {
 		return nil, nil, &noDevice{errors.Join(errs...)}
 	}
 	return out, errs, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Default returns the device named by GPUCRYPTO_DEVICE if set, else the

@@ -1,6 +1,7 @@
 package device
 
 import (
+	"encoding/binary"
 	"fmt"
 	"os"
 	"strings"
@@ -204,13 +205,9 @@ func (q openclQueue) launch(k driverKernel, global, local int, args []kernelArg)
 		case a.local > 0:
 			list[i] = cl.Local(a.local)
 		case a.width == 4:
-			list[i] = uint32(a.scalar[0]) | uint32(a.scalar[1])<<8 | uint32(a.scalar[2])<<16 | uint32(a.scalar[3])<<24
+			list[i] = binary.LittleEndian.Uint32(a.scalar[:])
 		default:
-			var v uint64
-			for j := 7; j >= 0; j-- {
-				v = v<<8 | uint64(a.scalar[j])
-			}
-			list[i] = v
+			list[i] = binary.LittleEndian.Uint64(a.scalar[:])
 		}
 	}
 	ev, err := q.q.Launch(k.(openclKernel).k, global, local, list...)
