@@ -12,6 +12,8 @@ typedef unsigned int u32;
 typedef unsigned long long u64;
 typedef int i32;
 typedef long long i64;
+typedef unsigned char u8;
+typedef uint4 u32x4;
 #define KERNEL extern "C" __global__
 #define DEVICE_FN static __device__ __forceinline__
 #define GLOBAL
@@ -33,12 +35,15 @@ extern __shared__ __align__(16) unsigned char dialect_shared[];
 #define GID() ((u32)(blockIdx.x * blockDim.x + threadIdx.x))
 #define LID() ((u32)threadIdx.x)
 #define LSIZE() ((u32)blockDim.x)
+#define GSIZE() ((u32)(gridDim.x * blockDim.x))
 #define BARRIER_LOCAL() __syncthreads()
 #else
 typedef uint u32;
 typedef ulong u64;
 typedef int i32;
 typedef long i64;
+typedef uchar u8;
+typedef uint4 u32x4;
 #define KERNEL __kernel
 #define DEVICE_FN static inline
 #define GLOBAL __global
@@ -50,6 +55,7 @@ typedef long i64;
 #define GID() ((u32)get_global_id(0))
 #define LID() ((u32)get_local_id(0))
 #define LSIZE() ((u32)get_local_size(0))
+#define GSIZE() ((u32)get_global_size(0))
 #define BARRIER_LOCAL() barrier(CLK_LOCAL_MEM_FENCE)
 #endif
 

@@ -25,6 +25,7 @@
  *   MADHIC_CC(r,a,b,c)  r = hi(a*b) + c + cf carry out
  *   MADHIC(r,a,b,c)     r = hi(a*b) + c + cf
  *   MUL_LO(a,b), MUL_HI(a,b)  plain products, no carry
+ *   BYTE_PERM(a,b,s)    bytes of b:a picked by the nibbles of s (prmt)
  */
 #pragma once
 #include "dialect.h"

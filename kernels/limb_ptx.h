@@ -27,6 +27,15 @@ PTX_OP3(ptx_mad_hi_cc,  "mad.hi.cc.u32")
 PTX_OP3(ptx_madc_hi_cc, "madc.hi.cc.u32")
 PTX_OP3(ptx_madc_hi,    "madc.hi.u32")
 
+/* BYTE_PERM(a, b, s): byte i of the result is byte (nibble i of s) of the
+ * eight bytes b:a (a's bytes are 0–3). One prmt instruction. */
+DEVICE_FN u32 ptx_prmt(u32 a, u32 b, u32 s) {
+	u32 r;
+	asm ("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(s));
+	return r;
+}
+#define BYTE_PERM(a, b, s) ptx_prmt((a), (b), (s))
+
 /* v of lane src of the caller's segment of the warp; c = ((32 − width) << 8)
  * | 31 for segments of width lanes (lanes.h). Every lane of the warp runs it. */
 DEVICE_FN u32 ptx_shfl_idx(u32 v, u32 src, u32 c) {

@@ -9,7 +9,8 @@
 # OpenCL with the inline-PTX path), portable (the same with
 # GPUCRYPTO_NO_PTX=1), cuda (every test binary through the CUDA backend),
 # selftest (both backends), bench (JSON and table, OpenCL then CUDA), and,
-# when named, sweep (RSA against batch size, CUDA). A whole run takes more than one device call
+# when named, aes (AES bench, both backends and layouts), aes-ncu (ncu on
+# the AES kernels) and sweep (RSA against batch size, CUDA). A whole run takes more than one device call
 # allows (10 minutes: most of it is NVIDIA's compiler building every kernel
 # configuration), so it can be split, e.g. `./run.sh quick info ptx` then
 # `./run.sh quick portable selftest bench`; the kernel cache
@@ -93,6 +94,25 @@ if want bench; then
 	if [ "$MODE" = full ]; then BENCH_ARGS=${BENCH_ARGS:-}; else BENCH_ARGS=${BENCH_ARGS:---ops $QUICK_OPS}; fi
 	for b in ${BENCH_BACKENDS:-opencl cuda}; do
 		GPUCRYPTO_BACKEND=$b ./gpucrypto bench --json-out "$OUT/bench-$b.json" $BENCH_ARGS 2>> "$INFO" | tee "$OUT/bench-$b.txt" || fail=1
+	done
+fi
+# aes: AES throughput through CUDA (both table layouts) and OpenCL, then
+# ncu on the CTR and GCM kernels (instructions and shared-memory
+# wavefronts per block, bank conflicts: 0 is the constant-time layout's
+# claim). AES_ARGS adds flags to every bench.
+if want aes; then
+	for cfg in "cuda auto" "cuda compact" "opencl auto"; do
+		set -- $cfg
+		GPUCRYPTO_BACKEND=$1 ./gpucrypto bench aes --layout $2 --json-out "$OUT/aes-$1-$2.json" ${AES_ARGS:-} 2>> "$INFO" | tee "$OUT/aes-$1-$2.txt" || fail=1
+	done
+fi
+if want aes-ncu && command -v ncu >/dev/null; then
+	for layout in ${NCU_LAYOUTS:-auto compact}; do
+		for op in ctr gcm; do
+			GPUCRYPTO_BACKEND=cuda ncu --metrics smsp__inst_executed.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum \
+				-k regex:'aes_ctr|gcm_segments' -c 2 ./gpucrypto bench aes --layout $layout --shapes resident --ops $op --keys 128 --resident-mb 256 --seconds 0.05 --no-cpu \
+				> "$OUT/ncu-$layout-$op.txt" 2>&1 || fail=1
+		done
 	done
 fi
 # sweep: RSA private operations per second and latency against batch size

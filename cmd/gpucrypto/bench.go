@@ -69,11 +69,14 @@ func cmdBench(args []string) error {
 	seconds := fs.Float64("seconds", 1, "time per measurement (GPU and CPU each)")
 	asJSON := fs.Bool("json", false, "print JSON instead of the table")
 	jsonOut := fs.String("json-out", "", "also write the JSON report to this file")
+	if len(args) > 0 && args[0] == "aes" {
+		return cmdBenchAES(args[1:])
+	}
 	// "bench rsa", "bench ecdh", "bench arith": a group of operations
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		group, ok := opGroups[args[0]]
 		if !ok {
-			return fmt.Errorf("bench: unknown group %q (have arith, ecdh, rsa)", args[0])
+			return fmt.Errorf("bench: unknown group %q (have aes, arith, ecdh, rsa)", args[0])
 		}
 		*opsFlag = strings.Join(group, ",")
 		args = args[1:]

@@ -1,0 +1,156 @@
+package aes
+
+import (
+	stdaes "crypto/aes"
+	"crypto/cipher"
+	"encoding/binary"
+	"fmt"
+	"sync"
+)
+
+// MaxRounds is the number of rounds of AES-256, the largest schedule.
+const maxRounds = 14
+
+// scheduleWords is the size of one expanded schedule in words (AES-256).
+const scheduleWords = 4 * (maxRounds + 1)
+
+// KeySizeError is returned for a key that is not 16, 24 or 32 bytes long.
+type KeySizeError int
+
+func (k KeySizeError) Error() string {
+	return fmt.Sprintf("aes: invalid key size %d (want 16, 24 or 32 bytes)", int(k))
+}
+
+// Key is an AES key with everything the kernels and the CPU path need,
+// computed once: the encryption schedule, the decryption schedule of the
+// equivalent inverse cipher, the GHASH key H = E(K, 0¹²⁸) and its powers
+// H^(2^i), and a crypto/aes cipher for work done on the CPU.
+//
+// A Key is safe for concurrent use. Destroy zeroes its schedules when the
+// key is no longer needed; the Go runtime may still hold copies made
+// while it lived (crypto/aes's own schedule among them), which Destroy
+// cannot reach.
+type Key struct {
+	size   int // bytes: 16, 24 or 32
+	rounds int
+	// enc and dec are little-endian column words (tables.go): enc[4r+c]
+	// is column c of round key r; dec is the schedule of the equivalent
+	// inverse cipher (FIPS-197 §5.3.5), in the order decryption uses it.
+	enc, dec [scheduleWords]uint32
+	// hashPowers[i] is H^(2^i) in GCM's field (ghash.go).
+	hashPowers [hashPowerCount]fieldElement
+
+	mu        sync.Mutex
+	destroyed bool
+	block     cipher.Block
+}
+
+// NewKey expands key (16, 24 or 32 bytes: AES-128, -192, -256).
+func NewKey(key []byte) (*Key, error) {
+	switch len(key) {
+	case 16, 24, 32:
+	default:
+		return nil, KeySizeError(len(key))
+	}
+	block, err := stdaes.NewCipher(key)
+	if err != nil {
+		return nil, err
+	}
+	k := &Key{size: len(key), rounds: len(key)/4 + 6, block: block}
+	expandKey(key, k.rounds, &k.enc, &k.dec)
+	var zero, h [16]byte
+	block.Encrypt(h[:], zero[:])
+	k.hashPowers[0] = fieldElementFromBytes(h[:])
+	for i := 1; i < hashPowerCount; i++ {
+		k.hashPowers[i] = k.hashPowers[i-1].mul(k.hashPowers[i-1])
+	}
+	clear(h[:])
+	return k, nil
+}
+
+// Size is the key's length in bytes (16, 24 or 32).
+func (k *Key) Size() int { return k.size }
+
+// Rounds is the number of AES rounds (10, 12 or 14).
+func (k *Key) Rounds() int { return k.rounds }
+
+// Destroy zeroes the key's schedules and GHASH powers. Later use of k
+// returns ErrKeyDestroyed.
+func (k *Key) Destroy() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	clear(k.enc[:])
+	clear(k.dec[:])
+	clear(k.hashPowers[:])
+	k.destroyed = true
+	k.block = nil
+}
+
+// live reports whether k may be used.
+func (k *Key) live() error {
+	if k == nil {
+		return ErrNilKey
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.destroyed {
+		return ErrKeyDestroyed
+	}
+	return nil
+}
+
+// cipherBlock is the crypto/aes cipher of k (nil after Destroy).
+func (k *Key) cipherBlock() cipher.Block {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.block
+}
+
+// expandKey computes the AES key expansion (FIPS-197 §5.2) into enc and the
+// decryption schedule of the equivalent inverse cipher into dec, both as
+// little-endian column words. Its branches and table indexes depend on the
+// key: it runs once per key, on the host, like crypto/aes's generic
+// expansion.
+func expandKey(key []byte, rounds int, enc, dec *[scheduleWords]uint32) {
+	t := aesTables()
+	nk := len(key) / 4
+	n := 4 * (rounds + 1)
+	for i := 0; i < nk; i++ {
+		enc[i] = binary.LittleEndian.Uint32(key[4*i:])
+	}
+	rcon := uint32(1)
+	for i := nk; i < n; i++ {
+		w := enc[i-1]
+		if i%nk == 0 {
+			w = subWord(t, rotl32(w, 24)) ^ rcon
+			rcon = uint32(gfMul8(byte(rcon), 2))
+		} else if nk > 6 && i%nk == 4 {
+			w = subWord(t, w)
+		}
+		enc[i] = enc[i-nk] ^ w
+	}
+	// Equivalent inverse cipher: round keys in reverse order, InvMixColumns
+	// applied to all but the first and the last.
+	for r := 0; r <= rounds; r++ {
+		for c := 0; c < 4; c++ {
+			w := enc[4*(rounds-r)+c]
+			if r > 0 && r < rounds {
+				w = invMixColumn(t, w)
+			}
+			dec[4*r+c] = w
+		}
+	}
+}
+
+// subWord applies the S-box to each byte of w. In little-endian column
+// words RotWord (FIPS-197) is a rotation right by 8 bits, rotl32(w, 24).
+func subWord(t *tables, w uint32) uint32 {
+	return uint32(t.sbox[w&0xff]) | uint32(t.sbox[w>>8&0xff])<<8 | uint32(t.sbox[w>>16&0xff])<<16 | uint32(t.sbox[w>>24])<<24
+}
+
+// invMixColumn is InvMixColumns of one column: the dec table applied to
+// S[b] undoes its inverse S-box.
+func invMixColumn(t *tables, w uint32) uint32 {
+	return t.dec[t.sbox[w&0xff]] ^ rotl32(t.dec[t.sbox[w>>8&0xff]], 8) ^
+		rotl32(t.dec[t.sbox[w>>16&0xff]], 16) ^ rotl32(t.dec[t.sbox[w>>24]], 24)
+}

@@ -1,0 +1,343 @@
+package main
+
+import (
+	stdaes "crypto/aes"
+	"crypto/cipher"
+	"crypto/rand"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/gpucrypto/gpucrypto/aes"
+	"github.com/gpucrypto/gpucrypto/device"
+)
+
+// aesResult is one line of `gpucrypto bench aes`. Rates are in bits per
+// second of message data (Gbps); GB/s is Gbps/8.
+type aesResult struct {
+	Op        string  `json:"op"`    // ctr, gcm-seal, gcm-open, ecb
+	Shape     string  `json:"shape"` // resident, bulk, batch
+	KeyBits   int     `json:"key_bits"`
+	Bytes     int     `json:"message_bytes"` // per message
+	Batch     int     `json:"batch"`         // messages per call (distinct keys)
+	Calls     int     `json:"calls"`
+	KernelBps float64 `json:"gpu_kernel_bits_per_s"`
+	E2EBps    float64 `json:"gpu_end_to_end_bits_per_s"`
+	CPUBps    float64 `json:"cpu_bits_per_s,omitempty"` // Go crypto/aes on all cores, same run
+}
+
+type aesReport struct {
+	Device   string      `json:"device"`
+	Backend  string      `json:"backend"`
+	Layout   string      `json:"layout"`
+	Group    int         `json:"work_group"`
+	Segment  int         `json:"gcm_segment"`
+	Commit   string      `json:"commit"`
+	Go       string      `json:"go"`
+	CPU      string      `json:"cpu"`
+	CPUCores int         `json:"cpu_cores"`
+	Date     string      `json:"date"`
+	Results  []aesResult `json:"results"`
+}
+
+func cmdBenchAES(args []string) error {
+	fs := flag.NewFlagSet("bench aes", flag.ExitOnError)
+	pickDevice := deviceFlags(fs)
+	shapes := fs.String("shapes", "resident,bulk,batch", "call shapes: resident (device buffers), bulk (one host message), batch (many messages, distinct keys)")
+	ops := fs.String("ops", "ctr,gcm", "modes: ctr, gcm, ecb")
+	keys := fs.String("keys", "128,256", "key sizes in bits")
+	resident := fs.Int("resident-mb", 1024, "device-resident data per call, MB")
+	bulk := fs.String("bulk-mb", "1,16,256,1024", "bulk message sizes, MB")
+	sizes := fs.String("batch-bytes", "64,1500,16384", "message sizes of the batches")
+	batchMB := fs.Int("batch-mb", 64, "data per batch call, MB")
+	layout := fs.String("layout", "auto", "table layout: auto, compact, wide")
+	group := fs.Int("group", 0, "work-group size (0: the engine's default)")
+	segment := fs.Int("segment", 0, "GCM blocks per work-item (0: default)")
+	noCPU := fs.Bool("no-cpu", false, "skip the CPU figures")
+	seconds := fs.Float64("seconds", 1, "time per measurement")
+	asJSON := fs.Bool("json", false, "print JSON instead of the table")
+	jsonOut := fs.String("json-out", "", "also write the JSON report to this file")
+	fs.Parse(args)
+
+	d, err := pickDevice()
+	if err != nil {
+		return err
+	}
+	cfg := aes.Config{WorkGroup: *group, Segment: *segment}
+	switch *layout {
+	case "auto":
+	case "compact":
+		cfg.Layout = aes.LayoutCompact
+	case "wide":
+		cfg.Layout = aes.LayoutWide
+	default:
+		return fmt.Errorf("bench aes: --layout %q: want auto, compact or wide", *layout)
+	}
+	e, err := aes.NewEngineConfig(d, cfg)
+	if err != nil {
+		return err
+	}
+	keyBits, err := intList(*keys)
+	if err != nil {
+		return err
+	}
+	bulkMB, err := intList(*bulk)
+	if err != nil {
+		return err
+	}
+	batchBytes, err := intList(*sizes)
+	if err != nil {
+		return err
+	}
+	dur := time.Duration(*seconds * float64(time.Second))
+	rep := aesReport{Device: d.Name, Backend: d.Backend, Layout: e.Layout().String(), Group: e.WorkGroup(), Segment: e.Segment(),
+		Commit: commit(), Go: runtime.Version(), CPU: cpuModel(), CPUCores: runtime.NumCPU(), Date: time.Now().UTC().Format(time.RFC3339)}
+	opList := strings.Split(*ops, ",")
+	for _, shape := range strings.Split(*shapes, ",") {
+		for _, op := range opList {
+			for _, bits := range keyBits {
+				var rs []aesResult
+				switch shape {
+				case "resident":
+					rs, err = benchAESResident(e, d, op, bits, *resident<<20, dur)
+				case "bulk":
+					rs, err = benchAESBulk(e, op, bits, bulkMB, dur, !*noCPU)
+				case "batch":
+					rs, err = benchAESBatch(e, op, bits, batchBytes, *batchMB<<20, dur, !*noCPU)
+				default:
+					return fmt.Errorf("bench aes: unknown shape %q", shape)
+				}
+				if err != nil {
+					return fmt.Errorf("bench aes %s %s %d: %w", shape, op, bits, err)
+				}
+				for _, r := range rs {
+					fmt.Fprintf(os.Stderr, "%s %s-%d %d B x %d: kernel %.1f Gbps, end-to-end %.1f Gbps, CPU %.1f Gbps\n",
+						r.Shape, r.Op, r.KeyBits, r.Bytes, r.Batch, r.KernelBps/1e9, r.E2EBps/1e9, r.CPUBps/1e9)
+				}
+				rep.Results = append(rep.Results, rs...)
+			}
+		}
+	}
+	if *jsonOut != "" {
+		data, _ := json.MarshalIndent(rep, "", "  ")
+		if err := os.WriteFile(*jsonOut, append(data, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	if *asJSON {
+		return printJSON(rep)
+	}
+	fmt.Printf("device: %s (%s), layout %s, work-group %d, GCM segment %d\ncommit: %s  %s  CPU: %s, %d threads\n\n",
+		rep.Device, rep.Backend, rep.Layout, rep.Group, rep.Segment, rep.Commit, rep.Go, rep.CPU, rep.CPUCores)
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "shape\top\tkey\tmessage bytes\tbatch\tkernel Gbps\tend-to-end Gbps\tend-to-end GB/s\tCPU GB/s (all cores)\t")
+	for _, r := range rep.Results {
+		cpu := "-"
+		if r.CPUBps > 0 {
+			cpu = fmt.Sprintf("%.1f", r.CPUBps/8e9)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.1f\t%.1f\t%.1f\t%s\t\n", r.Shape, r.Op, r.KeyBits, r.Bytes, r.Batch,
+			r.KernelBps/1e9, r.E2EBps/1e9, r.E2EBps/8e9, cpu)
+	}
+	return tw.Flush()
+}
+
+func randomKey(bits int) (*aes.Key, []byte, error) {
+	raw := make([]byte, bits/8)
+	rand.Read(raw)
+	k, err := aes.NewKey(raw)
+	return k, raw, err
+}
+
+// timed runs call until dur has passed (at least twice: the first is a
+// warm-up, not counted) and returns the calls counted, their wall time and
+// the engine's device time over them.
+func timed(e *aes.Engine, dur time.Duration, call func() error) (int, time.Duration, time.Duration, error) {
+	if err := call(); err != nil {
+		return 0, 0, 0, err
+	}
+	k0 := e.DeviceTime()
+	start := time.Now()
+	n := 0
+	for n == 0 || time.Since(start) < dur {
+		if err := call(); err != nil {
+			return 0, 0, 0, err
+		}
+		n++
+	}
+	return n, time.Since(start), e.DeviceTime() - k0, nil
+}
+
+func rate(bytes, calls int, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(bytes) * 8 * float64(calls) / d.Seconds()
+}
+
+func benchAESResident(e *aes.Engine, d *device.Device, op string, bits, size int, dur time.Duration) ([]aesResult, error) {
+	k, _, err := randomKey(bits)
+	if err != nil {
+		return nil, err
+	}
+	in, err := d.NewBuffer(size)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Release()
+	out, err := d.NewBuffer(size)
+	if err != nil {
+		return nil, err
+	}
+	defer out.Release()
+	if err := in.Fill([]byte{0x5a}, 0, size); err != nil {
+		return nil, err
+	}
+	iv, nonce := make([]byte, 16), make([]byte, 12)
+	var calls []struct {
+		op   string
+		call func() error
+	}
+	switch op {
+	case "ctr":
+		calls = append(calls, struct {
+			op   string
+			call func() error
+		}{"ctr", func() error { return e.XORKeyStreamDevice(k, iv, out, in, size) }})
+	case "ecb":
+		calls = append(calls, struct {
+			op   string
+			call func() error
+		}{"ecb", func() error { return e.EncryptBlocksDevice(k, out, in, size) }})
+	case "gcm":
+		calls = append(calls, struct {
+			op   string
+			call func() error
+		}{"gcm-seal", func() error { _, err := e.SealDevice(k, nonce, nil, out, in, size); return err }})
+	default:
+		return nil, fmt.Errorf("unknown op %q", op)
+	}
+	var rs []aesResult
+	for _, c := range calls {
+		n, wall, kern, err := timed(e, dur, c.call)
+		if err != nil {
+			return nil, err
+		}
+		rs = append(rs, aesResult{Op: c.op, Shape: "resident", KeyBits: bits, Bytes: size, Batch: 1, Calls: n,
+			KernelBps: rate(size, n, kern), E2EBps: rate(size, n, wall)})
+	}
+	return rs, nil
+}
+
+func benchAESBulk(e *aes.Engine, op string, bits int, sizesMB []int, dur time.Duration, withCPU bool) ([]aesResult, error) {
+	k, raw, err := randomKey(bits)
+	if err != nil {
+		return nil, err
+	}
+	var rs []aesResult
+	for _, mb := range sizesMB {
+		size := mb << 20
+		buf := make([]byte, size)
+		iv, nonce := make([]byte, 16), make([]byte, 12)
+		var call func() error
+		var cpu func(i int)
+		name := op
+		std, _ := stdaes.NewCipher(raw)
+		switch op {
+		case "ctr":
+			call = func() error { return e.XORKeyStream(k, iv, buf, buf) }
+		case "ecb":
+			call = func() error { return e.EncryptBlocks(k, buf, buf) }
+		case "gcm":
+			name = "gcm-seal"
+			msgs := []aes.Message{{Key: k, Nonce: nonce, Data: buf}}
+			call = func() error { _, err := e.Seal(msgs); return err }
+		default:
+			return nil, fmt.Errorf("unknown op %q", op)
+		}
+		n, wall, kern, err := timed(e, dur, call)
+		if err != nil {
+			return nil, err
+		}
+		r := aesResult{Op: name, Shape: "bulk", KeyBits: bits, Bytes: size, Batch: 1, Calls: n,
+			KernelBps: rate(size, n, kern), E2EBps: rate(size, n, wall)}
+		if withCPU {
+			cpu = cpuAES(op, std, size)
+			r.CPUBps = float64(size) * 8 * allCores(dur, cpu)
+		}
+		rs = append(rs, r)
+	}
+	return rs, nil
+}
+
+// cpuAES is one message of size bytes with Go's crypto/aes (the key
+// expanded beforehand), for allCores: each core its own buffers.
+func cpuAES(op string, block cipher.Block, size int) func(i int) {
+	bufs := make([][]byte, runtime.NumCPU())
+	for i := range bufs {
+		bufs[i] = make([]byte, size+16)
+	}
+	aead, _ := cipher.NewGCM(block)
+	iv, nonce := make([]byte, 16), make([]byte, 12)
+	return func(i int) {
+		b := bufs[i%len(bufs)]
+		switch op {
+		case "gcm":
+			aead.Seal(b[:0], nonce, b[:size], nil)
+		case "ecb":
+			for j := 0; j+16 <= size; j += 16 {
+				block.Encrypt(b[j:], b[j:])
+			}
+		default:
+			cipher.NewCTR(block, iv).XORKeyStream(b[:size], b[:size])
+		}
+	}
+}
+
+func benchAESBatch(e *aes.Engine, op string, bits int, sizes []int, perCall int, dur time.Duration, withCPU bool) ([]aesResult, error) {
+	if op != "gcm" {
+		return nil, nil // batches are GCM's (the AEAD of records and packets)
+	}
+	var rs []aesResult
+	for _, size := range sizes {
+		count := max(1, perCall/size)
+		msgs := make([]aes.Message, count)
+		blocks := make([]cipher.Block, count)
+		for i := range msgs {
+			k, raw, err := randomKey(bits)
+			if err != nil {
+				return nil, err
+			}
+			blocks[i], _ = stdaes.NewCipher(raw)
+			msgs[i] = aes.Message{Key: k, Nonce: make([]byte, 12), AAD: make([]byte, 13), Data: make([]byte, size)}
+		}
+		n, wall, kern, err := timed(e, dur, func() error { _, err := e.Seal(msgs); return err })
+		if err != nil {
+			return nil, err
+		}
+		r := aesResult{Op: "gcm-seal", Shape: "batch", KeyBits: bits, Bytes: size, Batch: count, Calls: n,
+			KernelBps: rate(size*count, n, kern), E2EBps: rate(size*count, n, wall)}
+		if withCPU {
+			aeads := make([]cipher.AEAD, count)
+			for i := range aeads {
+				aeads[i], _ = cipher.NewGCM(blocks[i])
+			}
+			bufs := make([][]byte, runtime.NumCPU())
+			for i := range bufs {
+				bufs[i] = make([]byte, size+16)
+			}
+			nonce, aad := make([]byte, 12), make([]byte, 13)
+			r.CPUBps = float64(size) * 8 * allCores(dur, func(i int) {
+				b := bufs[i%len(bufs)]
+				aeads[i%count].Seal(b[:0], nonce, b[:size], aad)
+			})
+		}
+		rs = append(rs, r)
+	}
+	return rs, nil
+}

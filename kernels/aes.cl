@@ -1,0 +1,259 @@
+/* aes.cl: AES in ECB, CTR and GCM on many blocks at once.
+ *
+ * Every kernel loops over its work (blocks, segments, messages) with a
+ * stride of the whole launch, so the host launches only as many
+ * work-groups as the device keeps busy and each copies the round tables
+ * into local memory once (aes_tables.h: layouts, constant-time argument).
+ * The host defines AES_TABLES_WIDE and AES_GROUP (the work-group size,
+ * which the launches use) and, for GCM, GCM_SEGMENT (blocks per segment).
+ *
+ * Round keys are read from global memory at indexes that depend on the
+ * message number only and kept in registers; data are read and written at
+ * offsets that depend on lengths and positions only. */
+#include "aes_cipher.h"
+#include "ghash.h"
+
+#ifndef AES_GROUP
+#error "AES_GROUP must be defined"
+#endif
+#ifndef GCM_SEGMENT
+#define GCM_SEGMENT 16
+#endif
+
+/* Words of one key record (GCM): the schedule (60 words), the number of
+ * rounds at word 60, then field elements of the hash key's powers. */
+#define KEY_RECORD_ROUNDS 60
+#define KEY_RECORD_POWERS 64
+
+DEVICE_FN u32 bswap32(u32 x) { return BYTE_PERM(x, 0u, 0x0123u); }
+
+/* n < 16 bytes at p as little-endian words, zero beyond n. */
+DEVICE_FN void load_partial(u32 *w, GLOBAL const u8 *p, u32 n) {
+	w[0] = w[1] = w[2] = w[3] = 0;
+	for (u32 i = 0; i < n; i++)
+		w[i >> 2] |= (u32)p[i] << (8u * (i & 3u));
+}
+
+DEVICE_FN void store_partial(GLOBAL u8 *p, const u32 *w, u32 n) {
+	for (u32 i = 0; i < n; i++)
+		p[i] = (u8)(w[i >> 2] >> (8u * (i & 3u)));
+}
+
+KERNEL KERNEL_BOUNDS(AES_GROUP, 1) void aes_ecb_encrypt(LOCAL_ARG(u32, t), GLOBAL const u32 *tables,
+	GLOBAL const u32 *schedule, const u32 rounds, GLOBAL const u32x4 *src, GLOBAL u32x4 *dst, const u32 blocks) {
+	LOCAL_BIND(u32, t);
+	aes_fill_round_table(t, tables);
+	BARRIER_LOCAL();
+	u32 rk[60];
+	aes_load_schedule(rk, schedule, rounds);
+	u32 lane4 = (LID() & 31u) << 2;
+	for (u32 i = GID(); i < blocks; i += GSIZE()) {
+		u32x4 v = src[i];
+		u32 s[4] = {v.x, v.y, v.z, v.w};
+		aes_encrypt(t, lane4, rk, rounds, s);
+		v.x = s[0]; v.y = s[1]; v.z = s[2]; v.w = s[3];
+		dst[i] = v;
+	}
+}
+
+KERNEL KERNEL_BOUNDS(AES_GROUP, 1) void aes_ecb_decrypt(LOCAL_ARG(u32, t), GLOBAL const u32 *tables,
+	GLOBAL const u32 *schedule, const u32 rounds, GLOBAL const u32x4 *src, GLOBAL u32x4 *dst, const u32 blocks) {
+	LOCAL_BIND(u32, t);
+	aes_fill_round_table(t, tables + 256);
+	aes_fill_inv_sbox(t + AES_ROUND_TABLE_BYTES / 4, tables + 512);
+	BARRIER_LOCAL();
+	u32 rk[60];
+	aes_load_schedule(rk, schedule, rounds);
+	u32 lane4 = (LID() & 31u) << 2;
+	for (u32 i = GID(); i < blocks; i += GSIZE()) {
+		u32x4 v = src[i];
+		u32 s[4] = {v.x, v.y, v.z, v.w};
+		aes_decrypt(t, lane4, rk, rounds, s);
+		v.x = s[0]; v.y = s[1]; v.z = s[2]; v.w = s[3];
+		dst[i] = v;
+	}
+}
+
+/* aes_ctr: dst = src XOR the keystream of counter blocks iv + first + i
+ * (128-bit big-endian addition, crypto/cipher's CTR), for blocks full
+ * blocks and then tail < 16 bytes. iv0..iv3 are the counter block as
+ * little-endian words. */
+KERNEL KERNEL_BOUNDS(AES_GROUP, 1) void aes_ctr(LOCAL_ARG(u32, t), GLOBAL const u32 *tables,
+	GLOBAL const u32 *schedule, const u32 rounds, const u32 iv0, const u32 iv1, const u32 iv2, const u32 iv3,
+	const u64 first, GLOBAL const u32x4 *src, GLOBAL u32x4 *dst, const u32 blocks, const u32 tail) {
+	LOCAL_BIND(u32, t);
+	aes_fill_round_table(t, tables);
+	BARRIER_LOCAL();
+	u32 rk[60];
+	aes_load_schedule(rk, schedule, rounds);
+	u32 lane4 = (LID() & 31u) << 2;
+	u64 ivhi = ((u64)bswap32(iv0) << 32) | bswap32(iv1);
+	u64 ivlo = ((u64)bswap32(iv2) << 32) | bswap32(iv3);
+	u32 total = blocks + (tail ? 1u : 0u);
+	for (u32 i = GID(); i < total; i += GSIZE()) {
+		u64 lo = ivlo + first + i;
+		u64 hi = ivhi + (lo < ivlo ? 1u : 0u);
+		u32 s[4] = {bswap32((u32)(hi >> 32)), bswap32((u32)hi), bswap32((u32)(lo >> 32)), bswap32((u32)lo)};
+		aes_encrypt(t, lane4, rk, rounds, s);
+		if (i < blocks) {
+			u32x4 v = src[i];
+			v.x ^= s[0]; v.y ^= s[1]; v.z ^= s[2]; v.w ^= s[3];
+			dst[i] = v;
+		} else {
+			u32 w[4];
+			load_partial(w, (GLOBAL const u8 *)(src + i), tail);
+			w[0] ^= s[0]; w[1] ^= s[1]; w[2] ^= s[2]; w[3] ^= s[3];
+			store_partial((GLOBAL u8 *)(dst + i), w, tail);
+		}
+	}
+}
+
+/* GCM on a batch of messages, in three steps.
+ *
+ * Each message's GHASH input — its AAD blocks, its ciphertext blocks and
+ * the lengths block, N blocks — is cut into segments of GCM_SEGMENT
+ * blocks counted from the end (the first segment may be shorter). Since
+ * GHASH is Horner's rule in H, a segment's value V = Σ X_i·H^(k−i+1) over
+ * its k blocks gives GHASH = Σ_j V_j·H^(blocks after segment j), and units
+ * of GCM_SEGMENT·16^l blocks combine the same way with H^(GCM_SEGMENT·16^l).
+ *
+ * gcm_segments: one work-item per segment encrypts (or decrypts) the
+ *   segment's data blocks in counter mode and computes V; the work-item of
+ *   each message's first segment also computes E(K, J0).
+ * gcm_reduce: one work-item per unit of the next level combines up to 16
+ *   values of the level below (as many times as the longest message needs).
+ * gcm_finish: one work-item per message makes the tag from the message's
+ *   last value and E(K, J0), or compares it with the tag given, in
+ *   constant time.
+ *
+ * A message descriptor is 16 words: key record, data offset, data length,
+ * AAD offset, AAD length (bytes; offsets are multiples of 16), first
+ * segment, segment count, N, J0 (four little-endian words), index of the
+ * message's final value, 3 unused. */
+#define MSG_KEY 0
+#define MSG_DATA 1
+#define MSG_LEN 2
+#define MSG_AAD 3
+#define MSG_AAD_LEN 4
+#define MSG_FIRST_SEGMENT 5
+#define MSG_SEGMENTS 6
+#define MSG_BLOCKS 7
+#define MSG_J0 8
+#define MSG_FINAL 12
+#define MSG_WORDS 16
+
+KERNEL KERNEL_BOUNDS(AES_GROUP, 1) void gcm_segments(LOCAL_ARG(u32, t), GLOBAL const u32 *tables,
+	GLOBAL const u32 *keys, const u32 key_words, GLOBAL const u32 *msgs, GLOBAL const u32 *segment_message,
+	GLOBAL const u8 *src, GLOBAL u8 *dst, GLOBAL const u8 *aad, GLOBAL u32 *values, GLOBAL u32 *ekj0,
+	const u32 segments, const u32 decrypt) {
+	LOCAL_BIND(u32, t);
+	aes_fill_round_table(t, tables);
+	BARRIER_LOCAL();
+	u32 lane4 = (LID() & 31u) << 2;
+	for (u32 g = GID(); g < segments; g += GSIZE()) {
+		u32 m = segment_message[g];
+		GLOBAL const u32 *d = msgs + MSG_WORDS * m;
+		GLOBAL const u32 *key = keys + key_words * d[MSG_KEY];
+		u32 rounds = key[KEY_RECORD_ROUNDS];
+		u32 rk[60];
+		aes_load_schedule(rk, key, rounds);
+		u32 h[4] = {key[KEY_RECORD_POWERS], key[KEY_RECORD_POWERS + 1], key[KEY_RECORD_POWERS + 2], key[KEY_RECORD_POWERS + 3]};
+		u32 j = g - d[MSG_FIRST_SEGMENT];
+		u32 end = d[MSG_BLOCKS] - (d[MSG_SEGMENTS] - 1u - j) * GCM_SEGMENT;
+		u32 begin = end > GCM_SEGMENT ? end - GCM_SEGMENT : 0u;
+		u32 len = d[MSG_LEN], alen = d[MSG_AAD_LEN];
+		u32 na = (alen + 15u) >> 4, nc = (len + 15u) >> 4;
+		GLOBAL const u8 *in = src + d[MSG_DATA];
+		GLOBAL u8 *out = dst + d[MSG_DATA];
+		u32 j0_3 = bswap32(d[MSG_J0 + 3]);
+		u32 y[4] = {0, 0, 0, 0};
+		for (u32 b = begin; b < end; b++) {
+			u32 x[4];
+			if (b < na) {
+				u32 w[4];
+				u32 n = alen - 16u * b;
+				if (n >= 16u) {
+					u32x4 v = ((GLOBAL const u32x4 *)(aad + d[MSG_AAD]))[b];
+					w[0] = v.x; w[1] = v.y; w[2] = v.z; w[3] = v.w;
+				} else {
+					load_partial(w, aad + d[MSG_AAD] + 16u * b, n);
+				}
+				ghash_from_block(x, w[0], w[1], w[2], w[3]);
+			} else if (b < na + nc) {
+				u32 c = b - na;
+				u32 s[4] = {d[MSG_J0], d[MSG_J0 + 1], d[MSG_J0 + 2], bswap32(j0_3 + 1u + c)};
+				aes_encrypt(t, lane4, rk, rounds, s);
+				u32 n = len - 16u * c;
+				u32 w[4];
+				if (n >= 16u) {
+					u32x4 v = ((GLOBAL const u32x4 *)in)[c];
+					w[0] = v.x; w[1] = v.y; w[2] = v.z; w[3] = v.w;
+					u32x4 o;
+					o.x = w[0] ^ s[0]; o.y = w[1] ^ s[1]; o.z = w[2] ^ s[2]; o.w = w[3] ^ s[3];
+					((GLOBAL u32x4 *)out)[c] = o;
+					if (!decrypt) { w[0] = o.x; w[1] = o.y; w[2] = o.z; w[3] = o.w; }
+				} else {
+					load_partial(w, in + 16u * c, n);
+					u32 o[4] = {w[0] ^ s[0], w[1] ^ s[1], w[2] ^ s[2], w[3] ^ s[3]};
+					store_partial(out + 16u * c, o, n);
+					if (!decrypt) {
+						/* the ciphertext, zero beyond n */
+						for (u32 i = 0; i < 4; i++) {
+							u32 keep = n >= 4u * i + 4u ? 0xffffffffu : (n > 4u * i ? (1u << (8u * (n - 4u * i))) - 1u : 0u);
+							w[i] = o[i] & keep;
+						}
+					}
+				}
+				ghash_from_block(x, w[0], w[1], w[2], w[3]);
+			} else {
+				u64 abits = (u64)alen * 8u, cbits = (u64)len * 8u;
+				x[0] = (u32)(abits >> 32); x[1] = (u32)abits; x[2] = (u32)(cbits >> 32); x[3] = (u32)cbits;
+			}
+			y[0] ^= x[0]; y[1] ^= x[1]; y[2] ^= x[2]; y[3] ^= x[3];
+			ghash_mul(y, h);
+		}
+		values[4 * g] = y[0]; values[4 * g + 1] = y[1]; values[4 * g + 2] = y[2]; values[4 * g + 3] = y[3];
+		if (j == 0) {
+			u32 s[4] = {d[MSG_J0], d[MSG_J0 + 1], d[MSG_J0 + 2], d[MSG_J0 + 3]};
+			aes_encrypt(t, lane4, rk, rounds, s);
+			ekj0[4 * m] = s[0]; ekj0[4 * m + 1] = s[1]; ekj0[4 * m + 2] = s[2]; ekj0[4 * m + 3] = s[3];
+		}
+	}
+}
+
+/* A unit descriptor: first input value, input count, key record, output
+ * value. slot is the key record's power to combine with (level). */
+KERNEL void gcm_reduce(GLOBAL const u32x4 *units, GLOBAL const u32 *keys, const u32 key_words, const u32 slot,
+	GLOBAL u32 *values, const u32 count) {
+	for (u32 u = GID(); u < count; u += GSIZE()) {
+		u32x4 a = units[u];
+		GLOBAL const u32 *p = keys + key_words * a.z + KEY_RECORD_POWERS + 4u * slot;
+		u32 h[4] = {p[0], p[1], p[2], p[3]};
+		u32 y[4] = {values[4 * a.x], values[4 * a.x + 1], values[4 * a.x + 2], values[4 * a.x + 3]};
+		for (u32 i = 1; i < a.y; i++) {
+			ghash_mul(y, h);
+			u32 v = 4u * (a.x + i);
+			y[0] ^= values[v]; y[1] ^= values[v + 1]; y[2] ^= values[v + 2]; y[3] ^= values[v + 3];
+		}
+		values[4 * a.w] = y[0]; values[4 * a.w + 1] = y[1]; values[4 * a.w + 2] = y[2]; values[4 * a.w + 3] = y[3];
+	}
+}
+
+/* tags: written (seal) or compared (open: ok[m] = 1 when equal, else 0,
+ * with no branch on the tag). */
+KERNEL void gcm_finish(GLOBAL const u32 *msgs, GLOBAL const u32 *values, GLOBAL const u32 *ekj0,
+	GLOBAL u32 *tags, GLOBAL u32 *ok, const u32 count, const u32 open) {
+	for (u32 m = GID(); m < count; m += GSIZE()) {
+		u32 f = msgs[MSG_WORDS * m + MSG_FINAL];
+		u32 diff = 0;
+		for (u32 i = 0; i < 4; i++) {
+			u32 tag = bswap32(values[4 * f + i]) ^ ekj0[4 * m + i];
+			if (open)
+				diff |= tag ^ tags[4 * m + i];
+			else
+				tags[4 * m + i] = tag;
+		}
+		if (open)
+			ok[m] = 1u - ((diff | (0u - diff)) >> 31);
+	}
+}
