@@ -10,7 +10,7 @@ BUILDVCS := $(if $(wildcard .git),true,false)
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # the packages whose tests run kernels (the others need no GPU and stay out
 # of the bundle, which must stay small enough to copy)
-GPU_TEST_PKGS := ./cl ./device ./arith ./ecdh ./rsa ./aes
+GPU_TEST_PKGS := ./cl ./device ./arith ./ecdh ./rsa ./aes ./internal/aesvariant
 # where scripts/fetch-nvrtc.sh puts NVRTC (Debian's libnvrtc, CUDA 11.8)
 NVRTC_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/gpucrypto/nvrtc
 
@@ -46,7 +46,7 @@ test: deps nvrtc
 	CGO_ENABLED=0 $(GO) build -tags cuda $(PKGS)
 	GPUCRYPTO_REQUIRE_DEVICE=1 $(GO) test -timeout 30m $(PKGS)
 	@# every kernel program compiled as CUDA C by NVRTC (no GPU needed; a missing NVRTC fails)
-	GPUCRYPTO_NVRTC_DIR=$(NVRTC_DIR)/lib GPUCRYPTO_REQUIRE_NVRTC=1 $(GO) test -tags cuda -timeout 20m -run 'CUDA|NVRTC' ./cuda ./device ./arith ./ecdh ./rsa ./aes
+	GPUCRYPTO_NVRTC_DIR=$(NVRTC_DIR)/lib GPUCRYPTO_REQUIRE_NVRTC=1 $(GO) test -tags cuda -timeout 20m -run 'CUDA|NVRTC' ./cuda ./device ./arith ./ecdh ./rsa ./aes ./internal/aesvariant
 	@# the concurrent parts again under the race detector
 	GPUCRYPTO_REQUIRE_DEVICE=1 $(GO) test -race -timeout 10m -run 'Server|Fallback|Flush|BackPressure|Errors|Concurrent|Signer|Blinding|Pipeline|Pool|Queues' ./batch ./ecdh ./device ./rsa
 

@@ -12,10 +12,6 @@ import (
 // BlockSize is the AES block size in bytes.
 const BlockSize = 16
 
-// chunkBytes is the most data one round of upload, kernel and read-back
-// moves in the host-memory calls.
-const chunkBytes = 64 << 20
-
 // EncryptBlocks encrypts src into dst in ECB mode (each 16-byte block on
 // its own): the building block of key derivations, not a mode for
 // messages. len(src) must be a multiple of 16; dst must be as long and may
@@ -52,8 +48,8 @@ func (e *Engine) blocks(k *Key, dst, src []byte, decrypt bool) error {
 	if len(src) == 0 {
 		return nil
 	}
-	err := e.stream(k, dst, src, func(lease *device.Lease, in, out *device.Buffer, off, n int) (*device.Event, error) {
-		return e.launchBlocks(lease, k, in, out, n/BlockSize, decrypt)
+	err := e.stream(dst, src, func(q *device.Queue, lease *device.Lease, buf *device.Buffer, off, n int) (*device.Event, error) {
+		return e.launchBlocks(q, lease, k, buf, buf, n/BlockSize, decrypt)
 	})
 	if err == nil {
 		return nil
@@ -99,7 +95,7 @@ func (e *Engine) blocksDevice(k *Key, dst, src *device.Buffer, n int, decrypt bo
 	}
 	lease := e.pool.Lease(nil)
 	var l launches
-	err := l.add(e.launchBlocks(lease, k, src, dst, n/BlockSize, decrypt))
+	err := l.add(e.launchBlocks(nil, lease, k, src, dst, n/BlockSize, decrypt))
 	return e.finishDevice(lease, l, err)
 }
 
@@ -137,7 +133,15 @@ func (e *Engine) finishDevice(lease *device.Lease, l launches, err error) error 
 	return err
 }
 
-func (e *Engine) launchBlocks(lease *device.Lease, k *Key, in, out *device.Buffer, blocks int, decrypt bool) (*device.Event, error) {
+// queue returns q, or the device's default queue for nil.
+func (e *Engine) queue(q *device.Queue) (*device.Queue, error) {
+	if q != nil {
+		return q, nil
+	}
+	return e.dev.Queue()
+}
+
+func (e *Engine) launchBlocks(q *device.Queue, lease *device.Lease, k *Key, in, out *device.Buffer, blocks int, decrypt bool) (*device.Event, error) {
 	sched, name := k.enc[:], "aes_ecb_encrypt"
 	if decrypt {
 		sched, name = k.dec[:], "aes_ecb_decrypt"
@@ -150,40 +154,52 @@ func (e *Engine) launchBlocks(lease *device.Lease, k *Key, in, out *device.Buffe
 	if err != nil {
 		return nil, err
 	}
-	return kern.Launch(e.globalSize(blocks), e.group, device.Local(e.tableBytes(decrypt)), e.tables, ds,
+	if q, err = e.queue(q); err != nil {
+		return nil, err
+	}
+	return q.Launch(kern, e.globalSize(blocks), e.group, device.Local(e.tableBytes(decrypt)), e.tables, ds,
 		uint32(k.rounds), in, out, uint32(blocks))
 }
 
-// stream runs launch over src in chunks of chunkBytes: upload, kernel,
-// read-back into dst. Device buffers are leased as secret (they hold
-// plaintext) and zeroed before they are reused.
-func (e *Engine) stream(k *Key, dst, src []byte, launch func(lease *device.Lease, in, out *device.Buffer, off, n int) (*device.Event, error)) error {
-	if err := e.fail(); err != nil {
-		return err
-	}
-	lease := e.pool.Lease(nil)
-	size := min(len(src), chunkBytes)
-	in, err := lease.Buffer(size, true)
-	var out *device.Buffer
-	if err == nil {
-		out, err = lease.Buffer(size, true)
-	}
-	var l launches
-	for off := 0; err == nil && off < len(src); off += size {
-		n := min(size, len(src)-off)
-		if err = in.Write(0, src[off:off+n]); err != nil {
-			break
+// stream runs launch over src in chunks of one pipeline stage: the host
+// copies a chunk into the stage, the device copies it in, runs launch in
+// place and copies it back, the host copies it to dst. The device buffers
+// are leased as secret (they hold plaintext) and zeroed before reuse.
+func (e *Engine) stream(dst, src []byte, launch func(q *device.Queue, lease *device.Lease, buf *device.Buffer, off, n int) (*device.Event, error)) error {
+	chunks := (len(src) + e.stageSize - 1) / e.stageSize
+	return e.pipeline(chunks, func(k int, st *stage) (func() error, error) {
+		off := k * e.stageSize
+		n := min(e.stageSize, len(src)-off)
+		host := st.host.Bytes[:n]
+		parallelCopy(host, src[off:off+n])
+		lease := e.pool.Lease(st.q)
+		var kernel, read *device.Event
+		finish := func() error {
+			err := waitAll(read)
+			if err == nil {
+				parallelCopy(dst[off:off+n], host)
+			}
+			var l launches
+			if kernel != nil {
+				l = append(l, kernel)
+			}
+			return e.finishDevice(lease, l, err)
 		}
-		var ev *device.Event
-		if ev, err = launch(lease, in, out, off, n); err != nil {
-			break
+		buf, err := lease.Buffer(n, true)
+		if err != nil {
+			return finish, err
 		}
-		l = append(l, ev)
-		if err = out.Read(0, dst[off:off+n]); err != nil {
-			break
+		w, err := st.q.Write(buf, 0, host)
+		if err != nil {
+			return finish, err
 		}
-	}
-	return e.finishDevice(lease, l, err)
+		w.Release()
+		if kernel, err = launch(st.q, lease, buf, off, n); err != nil {
+			return finish, err
+		}
+		read, err = st.q.Read(buf, 0, host)
+		return finish, err
+	})
 }
 
 // XORKeyStream encrypts or decrypts src into dst in CTR mode with the
@@ -202,8 +218,8 @@ func (e *Engine) XORKeyStream(k *Key, iv, dst, src []byte) error {
 	if len(src) == 0 {
 		return nil
 	}
-	err := e.stream(k, dst, src, func(lease *device.Lease, in, out *device.Buffer, off, n int) (*device.Event, error) {
-		return e.launchCTR(lease, k, iv, uint64(off/BlockSize), in, out, n)
+	err := e.stream(dst, src, func(q *device.Queue, lease *device.Lease, buf *device.Buffer, off, n int) (*device.Event, error) {
+		return e.launchCTR(q, lease, k, iv, uint64(off/BlockSize), buf, buf, n)
 	})
 	if err == nil {
 		return nil
@@ -234,11 +250,11 @@ func (e *Engine) XORKeyStreamDevice(k *Key, iv []byte, dst, src *device.Buffer, 
 	}
 	lease := e.pool.Lease(nil)
 	var l launches
-	err := l.add(e.launchCTR(lease, k, iv, 0, src, dst, n))
+	err := l.add(e.launchCTR(nil, lease, k, iv, 0, src, dst, n))
 	return e.finishDevice(lease, l, err)
 }
 
-func (e *Engine) launchCTR(lease *device.Lease, k *Key, iv []byte, first uint64, in, out *device.Buffer, n int) (*device.Event, error) {
+func (e *Engine) launchCTR(q *device.Queue, lease *device.Lease, k *Key, iv []byte, first uint64, in, out *device.Buffer, n int) (*device.Event, error) {
 	ds, err := lease.Upload(k.enc[:], true)
 	if err != nil {
 		return nil, err
@@ -252,8 +268,11 @@ func (e *Engine) launchCTR(lease *device.Lease, k *Key, iv []byte, first uint64,
 	if tail > 0 {
 		total++
 	}
+	if q, err = e.queue(q); err != nil {
+		return nil, err
+	}
 	le := binary.LittleEndian
-	return kern.Launch(e.globalSize(total), e.group, device.Local(e.tableBytes(false)), e.tables, ds, uint32(k.rounds),
+	return q.Launch(kern, e.globalSize(total), e.group, device.Local(e.tableBytes(false)), e.tables, ds, uint32(k.rounds),
 		le.Uint32(iv), le.Uint32(iv[4:]), le.Uint32(iv[8:]), le.Uint32(iv[12:]), first,
 		in, out, uint32(blocks), uint32(tail))
 }

@@ -60,13 +60,15 @@ type Config struct {
 // and the failure is reported through OnFallback: results are never
 // wrong because of a device fault.
 type Engine struct {
-	dev    *device.Device
-	prog   *device.Program
-	layout Layout
-	group  int
-	segLog uint // log2 of the GCM segment
-	tables *device.Buffer
-	pool   *device.Pool
+	dev       *device.Device
+	prog      *device.Program
+	layout    Layout
+	group     int
+	segLog    uint // log2 of the GCM segment
+	tables    *device.Buffer
+	pool      *device.Pool
+	stages    stageSets // of the host-memory calls
+	stageSize int       // bytes of host staging per pipeline stage (a multiple of 16)
 
 	kernelNs atomic.Int64
 
@@ -122,7 +124,7 @@ func NewEngineConfig(dev *device.Device, cfg Config) (*Engine, error) {
 	if seg < 1 || seg > 256 || seg&(seg-1) != 0 {
 		return nil, fmt.Errorf("aes: GCM segment of %d blocks: want a power of two from 1 to 256", seg)
 	}
-	e := &Engine{dev: dev, layout: layout, group: group, pool: dev.NewPool(bufferIdle)}
+	e := &Engine{dev: dev, layout: layout, group: group, pool: dev.NewPool(bufferIdle), stageSize: stageBytes}
 	for 1<<e.segLog < seg {
 		e.segLog++
 	}
@@ -177,8 +179,12 @@ func (e *Engine) fellBack(err error) {
 	e.fallbacks.Report(fmt.Errorf("aes: device %s failed, call redone on the CPU: %w", e.dev.Name, err))
 }
 
-// ReleaseBuffers frees the device buffers kept for later calls.
-func (e *Engine) ReleaseBuffers() { e.pool.Drain() }
+// ReleaseBuffers frees the device buffers and the host staging memory
+// kept for later calls.
+func (e *Engine) ReleaseBuffers() {
+	e.pool.Drain()
+	e.releaseStages()
+}
 
 // tableBytes is the local memory of a kernel.
 func (e *Engine) tableBytes(decrypt bool) int {

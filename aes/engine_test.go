@@ -253,3 +253,53 @@ func TestDeviceResident(t *testing.T) {
 		}
 	})
 }
+
+// TestChunkBoundaries runs the host-memory calls through stages of a few
+// blocks, so that every call crosses several chunks and reuses each stage.
+func TestChunkBoundaries(t *testing.T) {
+	d := devicetest.Device(t)
+	e, err := aes.NewEngineConfig(d, aes.Config{Layout: aes.LayoutCompact, Segment: 2})
+	require.NoError(t, err)
+	e.OnFallback(func(err error) { panic("unexpected CPU fallback in tests: " + err.Error()) })
+	const stage = 4096 + 48
+	e.SetStageBytes(stage)
+	defer e.ReleaseBuffers()
+	k, std, _ := newKey(t, 16)
+	for _, n := range []int{stage - 1, stage, stage + 1, 3*stage + 17, 9*stage + 5} {
+		iv := randBytes(16)
+		src := randBytes(n)
+		got := make([]byte, n)
+		require.NoError(t, e.XORKeyStream(k, iv, got, src))
+		want := make([]byte, n)
+		cipher.NewCTR(std, iv).XORKeyStream(want, src)
+		require.True(t, bytes.Equal(want, got), "CTR across chunks, %d bytes", n)
+		n16 := n &^ 15
+		require.NoError(t, e.EncryptBlocks(k, got[:n16], src[:n16]))
+		for i := 0; i < n16; i += 16 {
+			std.Encrypt(want[i:], src[i:])
+		}
+		require.True(t, bytes.Equal(want[:n16], got[:n16]), "ECB across chunks, %d bytes", n16)
+	}
+	// GCM: batches split over several stages, and messages larger than a
+	// stage (the path of their own).
+	var msgs []aes.Message
+	var wants [][]byte
+	for i, n := range []int{0, 100, 1500, 2000, stage - 200, stage + 1, 3 * stage, 700, 16, 1} {
+		k, std, _ := newKey(t, []int{16, 24, 32}[i%3])
+		aead, _ := cipher.NewGCM(std)
+		m := aes.Message{Key: k, Nonce: randBytes(12), AAD: randBytes(i * 7), Data: randBytes(n)}
+		msgs = append(msgs, m)
+		wants = append(wants, aead.Seal(nil, m.Nonce, m.Data, m.AAD))
+	}
+	sealed, err := e.Seal(msgs)
+	require.NoError(t, err)
+	for i := range msgs {
+		require.True(t, bytes.Equal(wants[i], sealed[i]), "GCM message %d (%d bytes)", i, len(msgs[i].Data))
+		msgs[i].Data = sealed[i]
+	}
+	opened, err := e.Open(msgs)
+	require.NoError(t, err)
+	for i := range msgs {
+		require.Equal(t, len(wants[i])-aes.TagSize, len(opened[i]))
+	}
+}

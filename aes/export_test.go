@@ -9,3 +9,10 @@ func (e *Engine) SetFailHook(f func() error) {
 	e.failHook = f
 	e.mu.Unlock()
 }
+
+// SetStageBytes sets the staging size of a pipeline stage (a multiple of
+// 16), so that tests cross chunk boundaries with small inputs.
+func (e *Engine) SetStageBytes(n int) {
+	e.releaseStages()
+	e.stageSize = n
+}

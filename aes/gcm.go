@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"unsafe"
 
 	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/device"
@@ -48,12 +49,12 @@ type gcmPlan struct {
 	open     bool
 	index    []int // element of each planned message
 	keys     []*Key
-	keyWords int
-	slots    int      // powers per key record
+	keyWords int      // words per key record
 	messages []uint32 // 16 words per message
-	segments []uint32 // the message of each segment
-	levels   [][]uint32
-	values   int // field elements of all levels
+	segments []uint32 // the message of each segment (nil for one message)
+	nsegs    int
+	levels   [][]uint32 // gcm_reduce units of level 1, 2, ...
+	values   int        // field elements of all levels
 	dataSize int
 	aadSize  int
 	dataOff  []int
@@ -62,9 +63,19 @@ type gcmPlan struct {
 
 func align16(n int) int { return (n + 15) &^ 15 }
 
+// bodyLen is the length of m's plaintext or ciphertext without the tag
+// (device ≥ 0: a device-resident message of that length).
+func bodyLen(m *Message, open bool, device int) int {
+	if device >= 0 {
+		return device
+	}
+	if open {
+		return len(m.Data) - TagSize
+	}
+	return len(m.Data)
+}
+
 // checkMessage validates element m.
-// bodyLen is the length of the plaintext or ciphertext without the tag;
-// device is the length of a device-resident message (−1 for one in Data).
 func checkMessage(m *Message, open bool, device int) error {
 	if err := m.Key.live(); err != nil {
 		return err
@@ -72,69 +83,96 @@ func checkMessage(m *Message, open bool, device int) error {
 	if len(m.Nonce) == 0 {
 		return errors.New("aes: GCM nonce of 0 bytes")
 	}
-	n := device
-	if n < 0 {
-		n = len(m.Data)
-		if open {
-			if n < TagSize {
-				return fmt.Errorf("aes: GCM ciphertext of %d bytes is shorter than the tag", n)
-			}
-			n -= TagSize
-		}
+	if device < 0 && open && len(m.Data) < TagSize {
+		return fmt.Errorf("aes: GCM ciphertext of %d bytes is shorter than the tag", len(m.Data))
 	}
-	if uint64(n) > MaxMessage {
+	if n := bodyLen(m, open, device); uint64(n) > MaxMessage {
 		return fmt.Errorf("aes: GCM message of %d bytes: at most %d", n, uint64(MaxMessage))
 	}
 	return nil
 }
 
-// plan lays out msgs; deviceLen ≥ 0 is the length of the one message of a
-// device-resident call (−1: the messages' Data).
-func (e *Engine) plan(msgs []Message, errs []error, open bool, deviceLen int) *gcmPlan {
-	p := &gcmPlan{open: open}
-	keyIndex := map[*Key]int{}
-	seg := 1 << e.segLog
-	type level struct{ first, count int }
-	var cur []level
+// validate checks every element (on all cores) and returns the valid ones.
+func validate(msgs []Message, errs []error, open bool, deviceLen int) []int {
+	batch.Parallel(len(msgs), 1024, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			errs[i] = checkMessage(&msgs[i], open, deviceLen)
+		}
+	})
+	var valid []int
 	for i := range msgs {
-		m := &msgs[i]
-		if errs[i] = checkMessage(m, open, deviceLen); errs[i] != nil {
-			continue
-		}
-		ki, ok := keyIndex[m.Key]
-		if !ok {
-			ki = len(p.keys)
-			keyIndex[m.Key] = ki
-			p.keys = append(p.keys, m.Key)
-		}
-		n := deviceLen
-		if n < 0 {
-			n = len(m.Data)
-			if open {
-				n -= TagSize
-			}
-		}
-		blocks := (len(m.AAD)+15)/16 + (n+15)/16 + 1
-		count := (blocks + seg - 1) / seg
-		j0 := counterBlock(m.Key.hashPowers[0], m.Nonce)
-		d := [16]uint32{uint32(ki), uint32(p.dataSize), uint32(n), uint32(p.aadSize), uint32(len(m.AAD)),
-			uint32(len(p.segments)), uint32(count), uint32(blocks),
-			binary.LittleEndian.Uint32(j0[:]), binary.LittleEndian.Uint32(j0[4:]),
-			binary.LittleEndian.Uint32(j0[8:]), binary.LittleEndian.Uint32(j0[12:])}
-		mi := len(p.index)
-		p.messages = append(p.messages, d[:]...)
-		p.index = append(p.index, i)
-		p.dataOff = append(p.dataOff, p.dataSize)
-		p.aadOff = append(p.aadOff, p.aadSize)
-		p.dataSize += align16(n)
-		p.aadSize += align16(len(m.AAD))
-		cur = append(cur, level{len(p.segments), count})
-		for range count {
-			p.segments = append(p.segments, uint32(mi))
+		if errs[i] == nil {
+			valid = append(valid, i)
 		}
 	}
-	p.values = len(p.segments)
+	return valid
+}
+
+// plan lays out the (valid) elements idx of msgs; deviceLen ≥ 0 is the
+// length of the one message of a device-resident call (−1: the messages'
+// Data). Counter blocks and the segment map are computed on all cores.
+func (e *Engine) plan(msgs []Message, idx []int, open bool, deviceLen int) *gcmPlan {
+	p := &gcmPlan{open: open, index: idx}
+	seg := 1 << e.segLog
+	// Offsets, segments and key records: one sequential pass.
+	keyIndex := map[*Key]uint32{}
+	n := len(p.index)
+	p.messages = make([]uint32, 16*n)
+	p.dataOff = make([]int, n)
+	p.aadOff = make([]int, n)
+	counts := make([]int, n)
+	var last *Key
+	var lastIndex uint32
+	for mi, i := range p.index {
+		m := &msgs[i]
+		if m.Key != last {
+			ki, ok := keyIndex[m.Key]
+			if !ok {
+				ki = uint32(len(p.keys))
+				keyIndex[m.Key] = ki
+				p.keys = append(p.keys, m.Key)
+			}
+			last, lastIndex = m.Key, ki
+		}
+		body := bodyLen(m, open, deviceLen)
+		blocks := (len(m.AAD)+15)/16 + (body+15)/16 + 1
+		counts[mi] = (blocks + seg - 1) / seg
+		d := p.messages[16*mi:]
+		d[0], d[1], d[2], d[3], d[4] = lastIndex, uint32(p.dataSize), uint32(body), uint32(p.aadSize), uint32(len(m.AAD))
+		d[5], d[6], d[7] = uint32(p.nsegs), uint32(counts[mi]), uint32(blocks)
+		p.dataOff[mi], p.aadOff[mi] = p.dataSize, p.aadSize
+		p.dataSize += align16(body)
+		p.aadSize += align16(len(m.AAD))
+		p.nsegs += counts[mi]
+	}
+	if n > 1 {
+		p.segments = make([]uint32, p.nsegs)
+	}
+	batch.Parallel(n, 1024, func(lo, hi int) {
+		for mi := lo; mi < hi; mi++ {
+			m := &msgs[p.index[mi]]
+			j0 := counterBlock(m.Key.hashPowers[0], m.Nonce)
+			d := p.messages[16*mi:]
+			for w := range 4 {
+				d[8+w] = binary.LittleEndian.Uint32(j0[4*w:])
+			}
+			if p.segments != nil {
+				first := int(d[5])
+				for s := first; s < first+counts[mi]; s++ {
+					p.segments[s] = uint32(mi)
+				}
+			}
+		}
+	})
+	// Reduction levels: each combines up to 16 values of the level below,
+	// for the messages that still have more than one.
+	p.values = p.nsegs
 	const group = 1 << gcmGroupLog
+	type level struct{ first, count int }
+	cur := make([]level, n)
+	for mi := range n {
+		cur[mi] = level{int(p.messages[16*mi+5]), counts[mi]}
+	}
 	for {
 		var units []uint32
 		for mi := range cur {
@@ -163,54 +201,299 @@ func (e *Engine) plan(msgs []Message, errs []error, open bool, deviceLen int) *g
 	for mi := range cur {
 		p.messages[16*mi+12] = uint32(cur[mi].first)
 	}
-	p.slots = 1 + len(p.levels)
-	p.keyWords = 64 + 4*p.slots
+	p.keyWords = 72 + 4*len(p.levels)
 	return p
 }
 
-// keyRecords are the schedules and hash-key powers of the plan's keys:
-// slot 0 is H, slot l is H^(segment·16^(l−1)), the power level l combines
-// with.
-func (e *Engine) keyRecords(p *gcmPlan) []uint32 {
-	out := make([]uint32, len(p.keys)*p.keyWords)
-	for i, k := range p.keys {
-		r := out[i*p.keyWords:]
-		k.mu.Lock()
-		copy(r, k.enc[:])
-		r[60] = uint32(k.rounds)
-		for s := 0; s < p.slots; s++ {
-			exp := 0
-			if s > 0 {
-				exp = int(e.segLog) + gcmGroupLog*(s-1)
-			}
-			w := k.hashPowers[exp].words()
-			copy(r[64+4*s:], w[:])
-		}
-		k.mu.Unlock()
+// keyRecords are the schedules and hash-key powers of the plan's keys
+// (kernels/aes.cl): H, H², then for each reduction level l ≥ 1 the power
+// it combines with, H^(segment·16^(l−1)).
+func (e *Engine) keyRecords(p *gcmPlan, out []uint32) []uint32 {
+	if out == nil {
+		out = make([]uint32, len(p.keys)*p.keyWords)
 	}
+	clear(out)
+	batch.Parallel(len(p.keys), 1024, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			k := p.keys[i]
+			r := out[i*p.keyWords:]
+			k.mu.Lock()
+			copy(r, k.enc[:4*k.rounds+4])
+			r[60] = uint32(k.rounds)
+			put := func(at int, x fieldElement) {
+				w := x.words()
+				copy(r[at:], w[:])
+			}
+			put(64, k.hashPowers[0])
+			put(68, k.hashPowers[1])
+			for l := 1; l <= len(p.levels); l++ {
+				put(72+4*(l-1), k.hashPowers[int(e.segLog)+gcmGroupLog*(l-1)])
+			}
+			k.mu.Unlock()
+		}
+	})
 	return out
 }
 
 func (e *Engine) gcm(msgs []Message, open bool) ([][]byte, error) {
 	errs := make([]error, len(msgs))
-	p := e.plan(msgs, errs, open, -1)
-	out := make([][]byte, len(msgs))
-	if len(p.index) > 0 {
-		if err := e.gcmDevice(p, msgs, out, errs); err != nil {
+	valid := validate(msgs, errs, open, -1)
+	res := newResults(msgs, valid, open)
+	if len(valid) > 0 {
+		if err := e.gcmOnDevice(msgs, valid, open, res, errs); err != nil {
 			if errors.Is(err, ErrKeyDestroyed) {
 				return nil, err
 			}
 			e.fellBack(err)
-			e.gcmCPU(p, msgs, out, errs)
+			e.gcmCPU(msgs, valid, open, res, errs)
 		}
 	}
-	return out, batch.Collect(errs)
+	return res.out, batch.Collect(errs)
+}
+
+// results are the outputs of a GCM batch: one allocation, cut per element.
+type results struct {
+	out [][]byte
+}
+
+func newResults(msgs []Message, valid []int, open bool) *results {
+	total := 0
+	for _, i := range valid {
+		total += bodyLen(&msgs[i], open, -1)
+		if !open {
+			total += TagSize
+		}
+	}
+	backing := make([]byte, total)
+	r := &results{out: make([][]byte, len(msgs))}
+	off := 0
+	for _, i := range valid {
+		n := bodyLen(&msgs[i], open, -1)
+		if !open {
+			n += TagSize
+		}
+		r.out[i] = backing[off : off+n : off+n]
+		off += n
+	}
+	return r
+}
+
+// stageCost is an upper bound on the staging bytes a message takes in a
+// pipeline stage: data, AAD, descriptor, key record, tag, verdict, segment
+// map and reduction units.
+func (e *Engine) stageCost(m *Message, open bool) int {
+	body := bodyLen(m, open, -1)
+	blocks := (len(m.AAD)+15)/16 + (body+15)/16 + 1
+	segs := blocks>>e.segLog + 1
+	return align16(body) + align16(len(m.AAD)) + 64 + 4*(72+4*9) + 16 + 4 + 4*segs + 16*(segs/8+2)
+}
+
+// gcmOnDevice runs the valid elements: batches of them that fit a pipeline
+// stage go through the pipeline; larger messages one by one through
+// device buffers of their size.
+func (e *Engine) gcmOnDevice(msgs []Message, valid []int, open bool, res *results, errs []error) error {
+	var groups [][]int
+	var large []int
+	var cur []int
+	used := 0
+	for _, i := range valid {
+		c := e.stageCost(&msgs[i], open)
+		if c > e.stageSize {
+			large = append(large, i)
+			continue
+		}
+		if used+c > e.stageSize {
+			groups = append(groups, cur)
+			cur, used = nil, 0
+		}
+		cur = append(cur, i)
+		used += c
+	}
+	if cur != nil {
+		groups = append(groups, cur)
+	}
+	if len(groups) > 0 {
+		if err := e.pipeline(len(groups), func(k int, st *stage) (func() error, error) {
+			return e.gcmStage(msgs, groups[k], open, st, res, errs)
+		}); err != nil {
+			return err
+		}
+	}
+	for _, i := range large {
+		if err := e.gcmDevice(e.plan(msgs, []int{i}, open, -1), msgs, res, errs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// words views b (4-byte aligned) as little-endian words.
+func words(b []byte) []uint32 {
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), len(b)/4)
+}
+
+// gcmStage is one pipeline job: the elements idx, packed into the stage's
+// staging memory, copied in, computed, and copied back; the function it
+// returns waits and writes the results.
+func (e *Engine) gcmStage(msgs []Message, idx []int, open bool, st *stage, res *results, errs []error) (func() error, error) {
+	p := e.plan(msgs, idx, open, -1)
+	n := len(idx)
+	// Staging layout: data, AAD, key records, descriptors, segment map,
+	// reduction units, tags (expected or computed), verdicts.
+	host := st.host.Bytes
+	at := 0
+	region := func(size int) []byte {
+		r := host[at : at+size : at+size]
+		at += align16(size)
+		return r
+	}
+	data := region(max(p.dataSize, 16))
+	aad := region(max(p.aadSize, 16))
+	keys := words(region(4 * len(p.keys) * p.keyWords))
+	descs := words(region(4 * len(p.messages)))
+	segments := p.segments
+	if segments == nil {
+		segments = []uint32{0}
+	}
+	segs := words(region(4 * len(segments)))
+	units := make([][]uint32, len(p.levels))
+	for l, u := range p.levels {
+		units[l] = words(region(4 * len(u)))
+	}
+	tags := words(region(16 * n))
+	verdicts := words(region(4 * n))
+	if at > len(host) {
+		return nil, fmt.Errorf("aes: GCM stage of %d bytes overflows the %d-byte staging (a bug)", at, len(host))
+	}
+	batch.Parallel(n, 256, func(lo, hi int) {
+		for mi := lo; mi < hi; mi++ {
+			m := &msgs[idx[mi]]
+			body := m.Data[:bodyLen(m, open, -1)]
+			d := data[p.dataOff[mi]:]
+			copy(d, body)
+			clear(d[len(body):align16(len(body))])
+			a := aad[p.aadOff[mi]:]
+			copy(a, m.AAD)
+			clear(a[len(m.AAD):align16(len(m.AAD))])
+			if open {
+				tag := m.Data[len(body):]
+				for w := range 4 {
+					tags[4*mi+w] = binary.LittleEndian.Uint32(tag[4*w:])
+				}
+			}
+		}
+	})
+	e.keyRecords(p, keys)
+	copy(descs, p.messages)
+	copy(segs, segments)
+	for l, u := range p.levels {
+		copy(units[l], u)
+	}
+
+	lease := e.pool.Lease(st.q)
+	var l launches
+	var reads []*device.Event
+	finish := func() error {
+		err := waitAll(reads...)
+		if err == nil {
+			e.gcmResults(p, msgs, data, tags, verdicts, res, errs)
+		}
+		return e.finishDevice(lease, l, err)
+	}
+	upload := func(b []byte, secret bool) (*device.Buffer, error) {
+		buf, err := lease.Buffer(max(len(b), 4), secret)
+		if err != nil || len(b) == 0 {
+			return buf, err
+		}
+		ev, err := st.q.Write(buf, 0, b)
+		if err == nil {
+			ev.Release()
+		}
+		return buf, err
+	}
+	var bufs [6]*device.Buffer
+	for i, r := range []struct {
+		b      []byte
+		secret bool
+	}{{data, true}, {aad, true}, {device.Uint32Bytes(keys), true}, {device.Uint32Bytes(descs), true},
+		{device.Uint32Bytes(segs), false}, {device.Uint32Bytes(tags), true}} {
+		var err error
+		if bufs[i], err = upload(r.b, r.secret); err != nil {
+			return finish, err
+		}
+	}
+	dunits := make([]*device.Buffer, len(units))
+	for lv, u := range units {
+		var err error
+		if dunits[lv], err = upload(device.Uint32Bytes(u), false); err != nil {
+			return finish, err
+		}
+	}
+	dvalues, err := lease.Buffer(16*p.values, true)
+	if err != nil {
+		return finish, err
+	}
+	dekj0, err := lease.Buffer(16*n, true)
+	if err != nil {
+		return finish, err
+	}
+	dok, err := lease.Buffer(4*n, true)
+	if err != nil {
+		return finish, err
+	}
+	if err := e.launchGCM(st.q, &l, p, bufs[2], bufs[3], bufs[4], bufs[0], bufs[0], bufs[1], dunits, dvalues, dekj0, bufs[5], dok); err != nil {
+		return finish, err
+	}
+	ev, err := st.q.Read(bufs[0], 0, data)
+	if err != nil {
+		return finish, err
+	}
+	reads = append(reads, ev)
+	if open {
+		ev, err = st.q.Read(dok, 0, device.Uint32Bytes(verdicts))
+	} else {
+		ev, err = st.q.Read(bufs[5], 0, device.Uint32Bytes(tags))
+	}
+	if err != nil {
+		return finish, err
+	}
+	reads = append(reads, ev)
+	return finish, nil
+}
+
+// gcmResults writes the results of plan p from the data read back (packed
+// as the plan lays it out) and the tags (seal) or verdicts (open).
+func (e *Engine) gcmResults(p *gcmPlan, msgs []Message, data []byte, tags, verdicts []uint32, res *results, errs []error) {
+	batch.Parallel(len(p.index), 256, func(lo, hi int) {
+		for mi := lo; mi < hi; mi++ {
+			i := p.index[mi]
+			dst := res.out[i]
+			if p.open {
+				if verdicts[mi] != 1 {
+					errs[i] = ErrOpen
+					clear(dst)
+					res.out[i] = nil
+					continue
+				}
+				copy(dst, data[p.dataOff[mi]:])
+				continue
+			}
+			body := len(dst) - TagSize
+			copy(dst, data[p.dataOff[mi]:p.dataOff[mi]+body])
+			for w := range 4 {
+				binary.LittleEndian.PutUint32(dst[body+4*w:], tags[4*mi+w])
+			}
+		}
+	})
 }
 
 // gcmCPU computes the planned messages with crypto/cipher's GCM.
-func (e *Engine) gcmCPU(p *gcmPlan, msgs []Message, out [][]byte, errs []error) {
-	batch.Parallel(len(p.index), 64, func(lo, hi int) {
-		for _, i := range p.index[lo:hi] {
+func (e *Engine) gcmCPU(msgs []Message, valid []int, open bool, res *results, errs []error) {
+	batch.Parallel(len(valid), 64, func(lo, hi int) {
+		for _, i := range valid[lo:hi] {
 			m := &msgs[i]
 			block := m.Key.cipherBlock()
 			if block == nil {
@@ -222,21 +505,21 @@ func (e *Engine) gcmCPU(p *gcmPlan, msgs []Message, out [][]byte, errs []error) 
 				errs[i] = err
 				continue
 			}
-			if p.open {
-				if out[i], err = aead.Open(nil, m.Nonce, m.Data, m.AAD); err != nil {
-					out[i], errs[i] = nil, ErrOpen
+			if open {
+				if _, err = aead.Open(res.out[i][:0], m.Nonce, m.Data, m.AAD); err != nil {
+					clear(res.out[i])
+					res.out[i], errs[i] = nil, ErrOpen
 				}
 			} else {
-				out[i] = aead.Seal(nil, m.Nonce, m.Data, m.AAD)
+				aead.Seal(res.out[i][:0], m.Nonce, m.Data, m.AAD)
 			}
 		}
 	})
 }
 
-// gcmDevice runs the plan on the device: uploads, gcm_segments, one
-// gcm_reduce per level, gcm_finish, read-back. Every device buffer is
-// leased as secret and zeroed before reuse.
-func (e *Engine) gcmDevice(p *gcmPlan, msgs []Message, out [][]byte, errs []error) error {
+// gcmDevice runs the plan of one large message through device buffers of
+// its size (not the pipeline).
+func (e *Engine) gcmDevice(p *gcmPlan, msgs []Message, res *results, errs []error) error {
 	if err := e.fail(); err != nil {
 		return err
 	}
@@ -244,35 +527,26 @@ func (e *Engine) gcmDevice(p *gcmPlan, msgs []Message, out [][]byte, errs []erro
 	data := make([]byte, max(p.dataSize, 16))
 	aad := make([]byte, max(p.aadSize, 16))
 	tags := make([]uint32, 4*n)
-	batch.Parallel(n, 256, func(lo, hi int) {
-		for mi := lo; mi < hi; mi++ {
-			m := &msgs[p.index[mi]]
-			body := m.Data
-			if p.open {
-				body = m.Data[:len(m.Data)-TagSize]
-				tag := m.Data[len(body):]
-				for w := range 4 {
-					tags[4*mi+w] = binary.LittleEndian.Uint32(tag[4*w:])
-				}
+	for mi, i := range p.index {
+		m := &msgs[i]
+		body := m.Data[:bodyLen(m, p.open, -1)]
+		copy(data[p.dataOff[mi]:], body)
+		copy(aad[p.aadOff[mi]:], m.AAD)
+		if p.open {
+			for w := range 4 {
+				tags[4*mi+w] = binary.LittleEndian.Uint32(m.Data[len(body)+4*w:])
 			}
-			copy(data[p.dataOff[mi]:], body)
-			copy(aad[p.aadOff[mi]:], m.AAD)
 		}
-	})
+	}
 	defer clear(data)
-
 	lease := e.pool.Lease(nil)
 	var l launches
 	err := func() error {
-		din, err := lease.Buffer(len(data), true)
+		buf, err := lease.Buffer(len(data), true)
 		if err != nil {
 			return err
 		}
-		if err := din.Write(0, data); err != nil {
-			return err
-		}
-		dout, err := lease.Buffer(len(data), true)
-		if err != nil {
+		if err := buf.Write(0, data); err != nil {
 			return err
 		}
 		daad, err := lease.Buffer(len(aad), true)
@@ -282,54 +556,19 @@ func (e *Engine) gcmDevice(p *gcmPlan, msgs []Message, out [][]byte, errs []erro
 		if err := daad.Write(0, aad); err != nil {
 			return err
 		}
-		if err := e.runGCM(lease, &l, p, din, dout, daad, tags); err != nil {
+		if err := e.runGCM(lease, &l, p, buf, buf, daad, tags); err != nil {
 			return err
 		}
-		return dout.Read(0, data)
+		return buf.Read(0, data)
 	}()
 	if err := e.finishDevice(lease, l, err); err != nil {
 		return err
 	}
-
-	total := 0
-	for mi := range n {
-		m := &msgs[p.index[mi]]
-		total += len(m.Data)
-		if !p.open {
-			total += TagSize
-		}
+	verdicts := make([]uint32, n)
+	if p.open {
+		copy(verdicts, tags[:n])
 	}
-	backing := make([]byte, total)
-	offs := make([]int, n+1)
-	for mi := range n {
-		size := len(msgs[p.index[mi]].Data)
-		if p.open {
-			size -= TagSize
-		} else {
-			size += TagSize
-		}
-		offs[mi+1] = offs[mi] + size
-	}
-	batch.Parallel(n, 256, func(lo, hi int) {
-		for mi := lo; mi < hi; mi++ {
-			i := p.index[mi]
-			dst := backing[offs[mi]:offs[mi+1]:offs[mi+1]]
-			if p.open {
-				if tags[mi] != 1 {
-					errs[i] = ErrOpen
-					continue
-				}
-				copy(dst, data[p.dataOff[mi]:])
-			} else {
-				body := len(dst) - TagSize
-				copy(dst, data[p.dataOff[mi]:p.dataOff[mi]+body])
-				for w := range 4 {
-					binary.LittleEndian.PutUint32(dst[body+4*w:], tags[4*mi+w])
-				}
-			}
-			out[i] = dst
-		}
-	})
+	e.gcmResults(p, msgs, data, tags, verdicts, res, errs)
 	return nil
 }
 
@@ -339,29 +578,39 @@ func (e *Engine) smallGlobal(work int) int {
 	return max((work+63)/64, 1) * 64
 }
 
-// runGCM uploads the plan, runs the kernels on din (data) and daad into
-// dout, and reads back the tags (seal) or the verdicts (open: tags[m] = 1
-// when message m's tag matched) into tags, which holds the expected tags
-// on entry for open. The launches are added to l.
+// runGCM uploads the plan's metadata, runs the kernels on din (data) and
+// daad into dout on the default queue, and reads back the tags (seal) or
+// the verdicts (open: tags[m] = 1 when message m's tag matched) into
+// tags, which holds the expected tags on entry for open.
 func (e *Engine) runGCM(lease *device.Lease, l *launches, p *gcmPlan, din, dout, daad *device.Buffer, tags []uint32) error {
 	n := len(p.index)
-	keys, err := lease.Upload(e.keyRecords(p), true)
+	keys, err := lease.Upload(e.keyRecords(p, nil), true)
 	if err != nil {
 		return err
 	}
-	dmsgs, err := lease.Upload(p.messages, true)
+	descs, err := lease.Upload(p.messages, true)
 	if err != nil {
 		return err
 	}
-	dsegs, err := lease.Upload(p.segments, true)
+	segments := p.segments
+	if segments == nil {
+		segments = []uint32{0} // one message: the kernel reads no map
+	}
+	segs, err := lease.Upload(segments, false)
 	if err != nil {
 		return err
 	}
-	dvalues, err := lease.Buffer(16*p.values, true)
+	units := make([]*device.Buffer, len(p.levels))
+	for lv, u := range p.levels {
+		if units[lv], err = lease.Upload(u, false); err != nil {
+			return err
+		}
+	}
+	values, err := lease.Buffer(16*p.values, true)
 	if err != nil {
 		return err
 	}
-	dekj0, err := lease.Buffer(16*n, true)
+	ekj0, err := lease.Buffer(16*n, true)
 	if err != nil {
 		return err
 	}
@@ -369,10 +618,28 @@ func (e *Engine) runGCM(lease *device.Lease, l *launches, p *gcmPlan, din, dout,
 	if err != nil {
 		return err
 	}
-	dok, err := lease.Buffer(4*n, true)
+	ok, err := lease.Buffer(4*n, true)
 	if err != nil {
 		return err
 	}
+	if err := e.launchGCM(nil, l, p, keys, descs, segs, din, dout, daad, units, values, ekj0, dtags, ok); err != nil {
+		return err
+	}
+	if p.open {
+		return ok.Read(0, device.Uint32Bytes(tags[:n]))
+	}
+	return dtags.Read(0, device.Uint32Bytes(tags))
+}
+
+// launchGCM enqueues gcm_segments, one gcm_reduce per level and
+// gcm_finish on q (nil: the default queue).
+func (e *Engine) launchGCM(q *device.Queue, l *launches, p *gcmPlan, keys, descs, segs, din, dout, daad *device.Buffer,
+	units []*device.Buffer, values, ekj0, tags, ok *device.Buffer) error {
+	q, err := e.queue(q)
+	if err != nil {
+		return err
+	}
+	n := len(p.index)
 	seg, err := e.prog.Kernel("gcm_segments")
 	if err != nil {
 		return err
@@ -381,21 +648,17 @@ func (e *Engine) runGCM(lease *device.Lease, l *launches, p *gcmPlan, din, dout,
 	if p.open {
 		decrypt = 1
 	}
-	if err := l.add(seg.Launch(e.globalSize(len(p.segments)), e.group, device.Local(e.tableBytes(false)), e.tables,
-		keys, uint32(p.keyWords), dmsgs, dsegs, din, dout, daad, dvalues, dekj0, uint32(len(p.segments)), decrypt)); err != nil {
+	if err := l.add(q.Launch(seg, e.globalSize(p.nsegs), e.group, device.Local(e.tableBytes(false)), e.tables,
+		keys, uint32(p.keyWords), descs, uint32(n), segs, din, dout, daad, values, ekj0, uint32(p.nsegs), decrypt)); err != nil {
 		return err
 	}
 	red, err := e.prog.Kernel("gcm_reduce")
 	if err != nil {
 		return err
 	}
-	for lv, units := range p.levels {
-		du, err := lease.Upload(units, false)
-		if err != nil {
-			return err
-		}
-		count := len(units) / 4
-		if err := l.add(red.Launch(e.smallGlobal(count), 64, du, keys, uint32(p.keyWords), uint32(lv+1), dvalues, uint32(count))); err != nil {
+	for lv, u := range p.levels {
+		count := len(u) / 4
+		if err := l.add(q.Launch(red, e.smallGlobal(count), 64, units[lv], keys, uint32(p.keyWords), uint32(lv+1), values, uint32(count))); err != nil {
 			return err
 		}
 	}
@@ -403,13 +666,7 @@ func (e *Engine) runGCM(lease *device.Lease, l *launches, p *gcmPlan, din, dout,
 	if err != nil {
 		return err
 	}
-	if err := l.add(fin.Launch(e.smallGlobal(n), 64, dmsgs, dvalues, dekj0, dtags, dok, uint32(n), decrypt)); err != nil {
-		return err
-	}
-	if p.open {
-		return dok.Read(0, device.Uint32Bytes(tags[:n]))
-	}
-	return dtags.Read(0, device.Uint32Bytes(tags))
+	return l.add(q.Launch(fin, e.smallGlobal(n), 64, descs, values, ekj0, tags, ok, uint32(n), decrypt))
 }
 
 // SealDevice encrypts n bytes of src into dst, device buffers of the
@@ -445,10 +702,10 @@ func (e *Engine) gcmResident(k *Key, nonce, aad []byte, dst, src *device.Buffer,
 	open := tag != nil
 	msgs := []Message{{Key: k, Nonce: nonce, AAD: aad}}
 	errs := make([]error, 1)
-	p := e.plan(msgs, errs, open, n)
-	if errs[0] != nil {
+	if errs[0] = checkMessage(&msgs[0], open, n); errs[0] != nil {
 		return nil, errs[0]
 	}
+	p := e.plan(msgs, []int{0}, open, n)
 	tags := make([]uint32, 4)
 	if open {
 		for w := range 4 {

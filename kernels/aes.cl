@@ -21,9 +21,12 @@
 #endif
 
 /* Words of one key record (GCM): the schedule (60 words), the number of
- * rounds at word 60, then field elements of the hash key's powers. */
+ * rounds at word 60, H at 64, H² at 68, then the power each reduction
+ * level l ≥ 1 combines with, H^(GCM_SEGMENT·16^(l−1)), at 72 + 4(l−1). */
 #define KEY_RECORD_ROUNDS 60
-#define KEY_RECORD_POWERS 64
+#define KEY_RECORD_H 64
+#define KEY_RECORD_H2 68
+#define KEY_RECORD_LEVELS 72
 
 DEVICE_FN u32 bswap32(u32 x) { return BYTE_PERM(x, 0u, 0x0123u); }
 
@@ -142,75 +145,124 @@ KERNEL KERNEL_BOUNDS(AES_GROUP, 1) void aes_ctr(LOCAL_ARG(u32, t), GLOBAL const 
 #define MSG_FINAL 12
 #define MSG_WORDS 16
 
+/* gcm_input is GHASH's input block b of message d (AAD, data or the
+ * lengths block), for blocks processed one at a time: a data block is
+ * encrypted (or decrypted) and written out on the way. */
+DEVICE_FN void gcm_input(LOCAL_PTR const u32 *t, u32 lane4, const u32 *rk, u32 rounds, GLOBAL const u32 *d,
+	GLOBAL const u8 *aad, GLOBAL const u8 *in, GLOBAL u8 *out, u32 decrypt, u32 b, u32 *x) {
+	u32 len = d[MSG_LEN], alen = d[MSG_AAD_LEN];
+	u32 na = (alen + 15u) >> 4, nc = (len + 15u) >> 4;
+	u32 w[4];
+	if (b < na) {
+		u32 n = alen - 16u * b;
+		if (n >= 16u) {
+			u32x4 v = ((GLOBAL const u32x4 *)aad)[b];
+			w[0] = v.x; w[1] = v.y; w[2] = v.z; w[3] = v.w;
+		} else {
+			load_partial(w, aad + 16u * b, n);
+		}
+		ghash_from_block(x, w[0], w[1], w[2], w[3]);
+	} else if (b < na + nc) {
+		u32 c = b - na;
+		u32 s[4] = {d[MSG_J0], d[MSG_J0 + 1], d[MSG_J0 + 2], bswap32(bswap32(d[MSG_J0 + 3]) + 1u + c)};
+		aes_encrypt(t, lane4, rk, rounds, s);
+		u32 n = len - 16u * c;
+		if (n >= 16u) {
+			u32x4 v = ((GLOBAL const u32x4 *)in)[c];
+			w[0] = v.x; w[1] = v.y; w[2] = v.z; w[3] = v.w;
+			u32x4 o;
+			o.x = w[0] ^ s[0]; o.y = w[1] ^ s[1]; o.z = w[2] ^ s[2]; o.w = w[3] ^ s[3];
+			((GLOBAL u32x4 *)out)[c] = o;
+			if (!decrypt) { w[0] = o.x; w[1] = o.y; w[2] = o.z; w[3] = o.w; }
+		} else {
+			load_partial(w, in + 16u * c, n);
+			u32 o[4] = {w[0] ^ s[0], w[1] ^ s[1], w[2] ^ s[2], w[3] ^ s[3]};
+			store_partial(out + 16u * c, o, n);
+			if (!decrypt) {
+				/* the ciphertext, zero beyond n */
+				for (u32 i = 0; i < 4; i++) {
+					u32 keep = n >= 4u * i + 4u ? 0xffffffffu : (n > 4u * i ? (1u << (8u * (n - 4u * i))) - 1u : 0u);
+					w[i] = o[i] & keep;
+				}
+			}
+		}
+		ghash_from_block(x, w[0], w[1], w[2], w[3]);
+	} else {
+		u64 abits = (u64)alen * 8u, cbits = (u64)len * 8u;
+		x[0] = (u32)(abits >> 32); x[1] = (u32)abits; x[2] = (u32)(cbits >> 32); x[3] = (u32)cbits;
+	}
+}
+
+/* messages == 1: every segment is message 0's (segment_message unread). */
 KERNEL KERNEL_BOUNDS(AES_GROUP, 1) void gcm_segments(LOCAL_ARG(u32, t), GLOBAL const u32 *tables,
-	GLOBAL const u32 *keys, const u32 key_words, GLOBAL const u32 *msgs, GLOBAL const u32 *segment_message,
-	GLOBAL const u8 *src, GLOBAL u8 *dst, GLOBAL const u8 *aad, GLOBAL u32 *values, GLOBAL u32 *ekj0,
-	const u32 segments, const u32 decrypt) {
+	GLOBAL const u32 *keys, const u32 key_words, GLOBAL const u32 *msgs, const u32 messages,
+	GLOBAL const u32 *segment_message, GLOBAL const u8 *src, GLOBAL u8 *dst, GLOBAL const u8 *aad,
+	GLOBAL u32 *values, GLOBAL u32 *ekj0, const u32 segments, const u32 decrypt) {
 	LOCAL_BIND(u32, t);
 	aes_fill_round_table(t, tables);
 	BARRIER_LOCAL();
 	u32 lane4 = (LID() & 31u) << 2;
 	for (u32 g = GID(); g < segments; g += GSIZE()) {
-		u32 m = segment_message[g];
+		u32 m = messages == 1u ? 0u : segment_message[g];
 		GLOBAL const u32 *d = msgs + MSG_WORDS * m;
 		GLOBAL const u32 *key = keys + key_words * d[MSG_KEY];
 		u32 rounds = key[KEY_RECORD_ROUNDS];
 		u32 rk[60];
 		aes_load_schedule(rk, key, rounds);
-		u32 h[4] = {key[KEY_RECORD_POWERS], key[KEY_RECORD_POWERS + 1], key[KEY_RECORD_POWERS + 2], key[KEY_RECORD_POWERS + 3]};
+		u32 h[4], h2[4];
+		for (u32 i = 0; i < 4; i++) {
+			h[i] = key[KEY_RECORD_H + i];
+			h2[i] = key[KEY_RECORD_H2 + i];
+		}
 		u32 j = g - d[MSG_FIRST_SEGMENT];
 		u32 end = d[MSG_BLOCKS] - (d[MSG_SEGMENTS] - 1u - j) * GCM_SEGMENT;
 		u32 begin = end > GCM_SEGMENT ? end - GCM_SEGMENT : 0u;
 		u32 len = d[MSG_LEN], alen = d[MSG_AAD_LEN];
-		u32 na = (alen + 15u) >> 4, nc = (len + 15u) >> 4;
+		u32 na = (alen + 15u) >> 4;
+		u32 full = na + (len >> 4); /* blocks before it are AAD or full data blocks */
 		GLOBAL const u8 *in = src + d[MSG_DATA];
 		GLOBAL u8 *out = dst + d[MSG_DATA];
+		GLOBAL const u8 *ad = aad + d[MSG_AAD];
 		u32 j0_3 = bswap32(d[MSG_J0 + 3]);
 		u32 y[4] = {0, 0, 0, 0};
-		for (u32 b = begin; b < end; b++) {
+		u32 b = begin;
+		if ((end - begin) & 1u) {
 			u32 x[4];
-			if (b < na) {
-				u32 w[4];
-				u32 n = alen - 16u * b;
-				if (n >= 16u) {
-					u32x4 v = ((GLOBAL const u32x4 *)(aad + d[MSG_AAD]))[b];
-					w[0] = v.x; w[1] = v.y; w[2] = v.z; w[3] = v.w;
-				} else {
-					load_partial(w, aad + d[MSG_AAD] + 16u * b, n);
-				}
-				ghash_from_block(x, w[0], w[1], w[2], w[3]);
-			} else if (b < na + nc) {
-				u32 c = b - na;
-				u32 s[4] = {d[MSG_J0], d[MSG_J0 + 1], d[MSG_J0 + 2], bswap32(j0_3 + 1u + c)};
-				aes_encrypt(t, lane4, rk, rounds, s);
-				u32 n = len - 16u * c;
-				u32 w[4];
-				if (n >= 16u) {
-					u32x4 v = ((GLOBAL const u32x4 *)in)[c];
-					w[0] = v.x; w[1] = v.y; w[2] = v.z; w[3] = v.w;
-					u32x4 o;
-					o.x = w[0] ^ s[0]; o.y = w[1] ^ s[1]; o.z = w[2] ^ s[2]; o.w = w[3] ^ s[3];
-					((GLOBAL u32x4 *)out)[c] = o;
-					if (!decrypt) { w[0] = o.x; w[1] = o.y; w[2] = o.z; w[3] = o.w; }
-				} else {
-					load_partial(w, in + 16u * c, n);
-					u32 o[4] = {w[0] ^ s[0], w[1] ^ s[1], w[2] ^ s[2], w[3] ^ s[3]};
-					store_partial(out + 16u * c, o, n);
-					if (!decrypt) {
-						/* the ciphertext, zero beyond n */
-						for (u32 i = 0; i < 4; i++) {
-							u32 keep = n >= 4u * i + 4u ? 0xffffffffu : (n > 4u * i ? (1u << (8u * (n - 4u * i))) - 1u : 0u);
-							w[i] = o[i] & keep;
-						}
-					}
-				}
-				ghash_from_block(x, w[0], w[1], w[2], w[3]);
-			} else {
-				u64 abits = (u64)alen * 8u, cbits = (u64)len * 8u;
-				x[0] = (u32)(abits >> 32); x[1] = (u32)abits; x[2] = (u32)(cbits >> 32); x[3] = (u32)cbits;
-			}
+			gcm_input(t, lane4, rk, rounds, d, ad, in, out, decrypt, b, x);
 			y[0] ^= x[0]; y[1] ^= x[1]; y[2] ^= x[2]; y[3] ^= x[3];
 			ghash_mul(y, h);
+			b++;
+		}
+		/* Pairs: Y' = (Y ⊕ X1)·H² ⊕ X2·H, two independent products. */
+		for (; b < end; b += 2u) {
+			u32 x1[4], x2[4];
+			if (b >= na && b + 2u <= full) {
+				u32 c = b - na;
+				u32 s[4] = {d[MSG_J0], d[MSG_J0 + 1], d[MSG_J0 + 2], bswap32(j0_3 + 1u + c)};
+				u32 v[4] = {d[MSG_J0], d[MSG_J0 + 1], d[MSG_J0 + 2], bswap32(j0_3 + 2u + c)};
+				aes_encrypt2(t, lane4, rk, rounds, s, v);
+				u32x4 p = ((GLOBAL const u32x4 *)in)[c];
+				u32x4 q = ((GLOBAL const u32x4 *)in)[c + 1u];
+				u32x4 o, r;
+				o.x = p.x ^ s[0]; o.y = p.y ^ s[1]; o.z = p.z ^ s[2]; o.w = p.w ^ s[3];
+				r.x = q.x ^ v[0]; r.y = q.y ^ v[1]; r.z = q.z ^ v[2]; r.w = q.w ^ v[3];
+				((GLOBAL u32x4 *)out)[c] = o;
+				((GLOBAL u32x4 *)out)[c + 1u] = r;
+				if (decrypt) {
+					ghash_from_block(x1, p.x, p.y, p.z, p.w);
+					ghash_from_block(x2, q.x, q.y, q.z, q.w);
+				} else {
+					ghash_from_block(x1, o.x, o.y, o.z, o.w);
+					ghash_from_block(x2, r.x, r.y, r.z, r.w);
+				}
+			} else {
+				gcm_input(t, lane4, rk, rounds, d, ad, in, out, decrypt, b, x1);
+				gcm_input(t, lane4, rk, rounds, d, ad, in, out, decrypt, b + 1u, x2);
+			}
+			y[0] ^= x1[0]; y[1] ^= x1[1]; y[2] ^= x1[2]; y[3] ^= x1[3];
+			ghash_mul(y, h2);
+			ghash_mul(x2, h);
+			y[0] ^= x2[0]; y[1] ^= x2[1]; y[2] ^= x2[2]; y[3] ^= x2[3];
 		}
 		values[4 * g] = y[0]; values[4 * g + 1] = y[1]; values[4 * g + 2] = y[2]; values[4 * g + 3] = y[3];
 		if (j == 0) {
@@ -222,12 +274,12 @@ KERNEL KERNEL_BOUNDS(AES_GROUP, 1) void gcm_segments(LOCAL_ARG(u32, t), GLOBAL c
 }
 
 /* A unit descriptor: first input value, input count, key record, output
- * value. slot is the key record's power to combine with (level). */
-KERNEL void gcm_reduce(GLOBAL const u32x4 *units, GLOBAL const u32 *keys, const u32 key_words, const u32 slot,
+ * value. level ≥ 1 picks the key record's power to combine with. */
+KERNEL void gcm_reduce(GLOBAL const u32x4 *units, GLOBAL const u32 *keys, const u32 key_words, const u32 level,
 	GLOBAL u32 *values, const u32 count) {
 	for (u32 u = GID(); u < count; u += GSIZE()) {
 		u32x4 a = units[u];
-		GLOBAL const u32 *p = keys + key_words * a.z + KEY_RECORD_POWERS + 4u * slot;
+		GLOBAL const u32 *p = keys + key_words * a.z + KEY_RECORD_LEVELS + 4u * (level - 1u);
 		u32 h[4] = {p[0], p[1], p[2], p[3]};
 		u32 y[4] = {values[4 * a.x], values[4 * a.x + 1], values[4 * a.x + 2], values[4 * a.x + 3]};
 		for (u32 i = 1; i < a.y; i++) {

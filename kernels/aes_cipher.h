@@ -57,6 +57,45 @@ DEVICE_FN void aes_encrypt(LOCAL_PTR const u32 *t, u32 lane4, const u32 *rk, u32
 	s[3] = AES_ENC_LAST_COLUMN(t, lane4, n[3], n[0], n[1], n[2]) ^ k3;
 }
 
+/* aes_encrypt2 encrypts two blocks at once: twice the independent loads
+ * per round for the scheduler to overlap. */
+DEVICE_FN void aes_encrypt2(LOCAL_PTR const u32 *t, u32 lane4, const u32 *rk, u32 rounds, u32 *s, u32 *v) {
+	u32 n[4], m[4];
+	s[0] ^= rk[0]; s[1] ^= rk[1]; s[2] ^= rk[2]; s[3] ^= rk[3];
+	v[0] ^= rk[0]; v[1] ^= rk[1]; v[2] ^= rk[2]; v[3] ^= rk[3];
+	AES_ENC_ROUND(t, lane4, s, n, rk, 1); AES_ENC_ROUND(t, lane4, v, m, rk, 1);
+	AES_ENC_ROUND(t, lane4, n, s, rk, 2); AES_ENC_ROUND(t, lane4, m, v, rk, 2);
+	AES_ENC_ROUND(t, lane4, s, n, rk, 3); AES_ENC_ROUND(t, lane4, v, m, rk, 3);
+	AES_ENC_ROUND(t, lane4, n, s, rk, 4); AES_ENC_ROUND(t, lane4, m, v, rk, 4);
+	AES_ENC_ROUND(t, lane4, s, n, rk, 5); AES_ENC_ROUND(t, lane4, v, m, rk, 5);
+	AES_ENC_ROUND(t, lane4, n, s, rk, 6); AES_ENC_ROUND(t, lane4, m, v, rk, 6);
+	AES_ENC_ROUND(t, lane4, s, n, rk, 7); AES_ENC_ROUND(t, lane4, v, m, rk, 7);
+	AES_ENC_ROUND(t, lane4, n, s, rk, 8); AES_ENC_ROUND(t, lane4, m, v, rk, 8);
+	AES_ENC_ROUND(t, lane4, s, n, rk, 9); AES_ENC_ROUND(t, lane4, v, m, rk, 9);
+	u32 last = 40;
+	if (rounds > 10) {
+		AES_ENC_ROUND(t, lane4, n, s, rk, 10); AES_ENC_ROUND(t, lane4, m, v, rk, 10);
+		AES_ENC_ROUND(t, lane4, s, n, rk, 11); AES_ENC_ROUND(t, lane4, v, m, rk, 11);
+		last = 48;
+		if (rounds > 12) {
+			AES_ENC_ROUND(t, lane4, n, s, rk, 12); AES_ENC_ROUND(t, lane4, m, v, rk, 12);
+			AES_ENC_ROUND(t, lane4, s, n, rk, 13); AES_ENC_ROUND(t, lane4, v, m, rk, 13);
+			last = 56;
+		}
+	}
+	u32 k0 = rk[40], k1 = rk[41], k2 = rk[42], k3 = rk[43];
+	if (last == 48) { k0 = rk[48]; k1 = rk[49]; k2 = rk[50]; k3 = rk[51]; }
+	if (last == 56) { k0 = rk[56]; k1 = rk[57]; k2 = rk[58]; k3 = rk[59]; }
+	s[0] = AES_ENC_LAST_COLUMN(t, lane4, n[0], n[1], n[2], n[3]) ^ k0;
+	s[1] = AES_ENC_LAST_COLUMN(t, lane4, n[1], n[2], n[3], n[0]) ^ k1;
+	s[2] = AES_ENC_LAST_COLUMN(t, lane4, n[2], n[3], n[0], n[1]) ^ k2;
+	s[3] = AES_ENC_LAST_COLUMN(t, lane4, n[3], n[0], n[1], n[2]) ^ k3;
+	v[0] = AES_ENC_LAST_COLUMN(t, lane4, m[0], m[1], m[2], m[3]) ^ k0;
+	v[1] = AES_ENC_LAST_COLUMN(t, lane4, m[1], m[2], m[3], m[0]) ^ k1;
+	v[2] = AES_ENC_LAST_COLUMN(t, lane4, m[2], m[3], m[0], m[1]) ^ k2;
+	v[3] = AES_ENC_LAST_COLUMN(t, lane4, m[3], m[0], m[1], m[2]) ^ k3;
+}
+
 /* Decryption's last round reads the inverse S-box. */
 #define AES_DEC_LAST_COLUMN(t, l, a, b, c, d) \
 	(aes_inv_sbox(t, a, 0, l) | (aes_inv_sbox(t, b, 1, l) << 8) | (aes_inv_sbox(t, c, 2, l) << 16) | (aes_inv_sbox(t, d, 3, l) << 24))

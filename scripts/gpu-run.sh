@@ -101,17 +101,20 @@ fi
 # wavefronts per block, bank conflicts: 0 is the constant-time layout's
 # claim). AES_ARGS adds flags to every bench.
 if want aes; then
-	for cfg in "cuda auto" "cuda compact" "opencl auto"; do
-		set -- $cfg
-		GPUCRYPTO_BACKEND=$1 ./gpucrypto bench aes --layout $2 --json-out "$OUT/aes-$1-$2.json" ${AES_ARGS:-} 2>> "$INFO" | tee "$OUT/aes-$1-$2.txt" || fail=1
+	for cfg in ${AES_CONFIGS:-cuda:auto cuda:compact opencl:auto}; do
+		b=${cfg%%:*}; layout=${cfg#*:}
+		GPUCRYPTO_BACKEND=$b ./gpucrypto bench aes --layout $layout --json-out "$OUT/aes-$b-$layout.json" ${AES_ARGS:-} 2>> "$INFO" | tee "$OUT/aes-$b-$layout.txt" || fail=1
 	done
+	# the JSON reports in one file (the device tool brings back few files)
+	( cd "$OUT" && tar czf aes-json.tgz aes-*.json && rm -f aes-*.json )
 fi
 if want aes-ncu && command -v ncu >/dev/null; then
 	for layout in ${NCU_LAYOUTS:-auto compact}; do
 		for op in ctr gcm; do
-			GPUCRYPTO_BACKEND=cuda ncu --metrics smsp__inst_executed.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum \
+			echo "===== ncu layout=$layout op=$op" >> "$OUT/ncu.txt"
+			GPUCRYPTO_BACKEND=cuda ncu --metrics smsp__inst_executed.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum,smsp__sass_inst_executed_op_local_ld.sum,smsp__sass_inst_executed_op_local_st.sum,smsp__inst_executed_pipe_fma.sum,smsp__inst_executed_pipe_alu.sum,smsp__inst_executed_pipe_lsu.sum \
 				-k regex:'aes_ctr|gcm_segments' -c 2 ./gpucrypto bench aes --layout $layout --shapes resident --ops $op --keys 128 --resident-mb 256 --seconds 0.05 --no-cpu \
-				> "$OUT/ncu-$layout-$op.txt" 2>&1 || fail=1
+				2>&1 | grep -v '^==PROF==' >> "$OUT/ncu.txt" || fail=1
 		done
 	done
 fi

@@ -1,7 +1,8 @@
 // Package testvectors embeds the standard test vectors gpucrypto is checked
-// against (RFC 7748, Wycheproof), so that test binaries are self-contained.
-// PROVENANCE.txt says where each file comes from; the Wycheproof files are
-// under the Apache License 2.0 (wycheproof/LICENSE-wycheproof).
+// against (RFC 7748, FIPS-197, SP 800-38A, Wycheproof), so that test
+// binaries are self-contained. PROVENANCE.txt says where each file comes
+// from; the Wycheproof files are under the Apache License 2.0
+// (wycheproof/LICENSE-wycheproof).
 package testvectors
 
 import (
@@ -9,7 +10,7 @@ import (
 	"encoding/json"
 )
 
-//go:embed PROVENANCE.txt rfc7748.json wycheproof
+//go:embed PROVENANCE.txt rfc7748.json aes_kat.json wycheproof
 var FS embed.FS
 
 // RFC7748Curve holds one curve's vectors from RFC 7748 §5.2, §5.2's

@@ -10,6 +10,8 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
@@ -28,7 +30,11 @@ type aesResult struct {
 	Calls     int     `json:"calls"`
 	KernelBps float64 `json:"gpu_kernel_bits_per_s"`
 	E2EBps    float64 `json:"gpu_end_to_end_bits_per_s"`
-	CPUBps    float64 `json:"cpu_bits_per_s,omitempty"` // Go crypto/aes on all cores, same run
+	// batch shape: Pipeline calls at once from as many goroutines (each
+	// with its own messages), all their data over the wall time.
+	PipeBps  float64 `json:"gpu_pipelined_bits_per_s,omitempty"`
+	Pipeline int     `json:"pipeline,omitempty"`
+	CPUBps   float64 `json:"cpu_bits_per_s,omitempty"` // Go crypto/aes on all cores, same run
 }
 
 type aesReport struct {
@@ -48,7 +54,8 @@ type aesReport struct {
 func cmdBenchAES(args []string) error {
 	fs := flag.NewFlagSet("bench aes", flag.ExitOnError)
 	pickDevice := deviceFlags(fs)
-	shapes := fs.String("shapes", "resident,bulk,batch", "call shapes: resident (device buffers), bulk (one host message), batch (many messages, distinct keys)")
+	shapes := fs.String("shapes", "resident,bulk,batch", "call shapes: resident (device buffers), bulk (one host message), batch (many messages, distinct keys), manavski (Manavski 2007 ECB baseline, not constant-time; with --ops ecb)")
+	pipeline := fs.Int("pipeline", 4, "batch shape: calls in flight at once from as many goroutines, for the pipelined figure")
 	ops := fs.String("ops", "ctr,gcm", "modes: ctr, gcm, ecb")
 	keys := fs.String("keys", "128,256", "key sizes in bits")
 	resident := fs.Int("resident-mb", 1024, "device-resident data per call, MB")
@@ -108,7 +115,11 @@ func cmdBenchAES(args []string) error {
 				case "bulk":
 					rs, err = benchAESBulk(e, op, bits, bulkMB, dur, !*noCPU)
 				case "batch":
-					rs, err = benchAESBatch(e, op, bits, batchBytes, *batchMB<<20, dur, !*noCPU)
+					rs, err = benchAESBatch(e, op, bits, batchBytes, *batchMB<<20, *pipeline, dur, !*noCPU)
+				case "manavski": // Manavski 2007 (internal/aesvariant): ECB on device buffers, NOT constant-time
+					if op == "ecb" {
+						rs, err = benchAESManavski(d, bits, *resident<<20, dur)
+					}
 				default:
 					return fmt.Errorf("bench aes: unknown shape %q", shape)
 				}
@@ -116,8 +127,8 @@ func cmdBenchAES(args []string) error {
 					return fmt.Errorf("bench aes %s %s %d: %w", shape, op, bits, err)
 				}
 				for _, r := range rs {
-					fmt.Fprintf(os.Stderr, "%s %s-%d %d B x %d: kernel %.1f Gbps, end-to-end %.1f Gbps, CPU %.1f Gbps\n",
-						r.Shape, r.Op, r.KeyBits, r.Bytes, r.Batch, r.KernelBps/1e9, r.E2EBps/1e9, r.CPUBps/1e9)
+					fmt.Fprintf(os.Stderr, "%s %s-%d %d B x %d: kernel %.1f Gbps, end-to-end %.1f Gbps, pipelined %.1f Gbps, CPU %.1f Gbps\n",
+						r.Shape, r.Op, r.KeyBits, r.Bytes, r.Batch, r.KernelBps/1e9, r.E2EBps/1e9, r.PipeBps/1e9, r.CPUBps/1e9)
 				}
 				rep.Results = append(rep.Results, rs...)
 			}
@@ -135,14 +146,17 @@ func cmdBenchAES(args []string) error {
 	fmt.Printf("device: %s (%s), layout %s, work-group %d, GCM segment %d\ncommit: %s  %s  CPU: %s, %d threads\n\n",
 		rep.Device, rep.Backend, rep.Layout, rep.Group, rep.Segment, rep.Commit, rep.Go, rep.CPU, rep.CPUCores)
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "shape\top\tkey\tmessage bytes\tbatch\tkernel Gbps\tend-to-end Gbps\tend-to-end GB/s\tCPU GB/s (all cores)\t")
+	fmt.Fprintln(tw, "shape\top\tkey\tmessage bytes\tbatch\tkernel Gbps\tend-to-end Gbps\tend-to-end GB/s\tpipelined GB/s\tCPU GB/s (all cores)\t")
 	for _, r := range rep.Results {
-		cpu := "-"
+		cpu, pipe := "-", "-"
 		if r.CPUBps > 0 {
 			cpu = fmt.Sprintf("%.1f", r.CPUBps/8e9)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.1f\t%.1f\t%.1f\t%s\t\n", r.Shape, r.Op, r.KeyBits, r.Bytes, r.Batch,
-			r.KernelBps/1e9, r.E2EBps/1e9, r.E2EBps/8e9, cpu)
+		if r.Pipeline > 0 {
+			pipe = fmt.Sprintf("%.1f (P=%d)", r.PipeBps/8e9, r.Pipeline)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.1f\t%.1f\t%.1f\t%s\t%s\t\n", r.Shape, r.Op, r.KeyBits, r.Bytes, r.Batch,
+			r.KernelBps/1e9, r.E2EBps/1e9, r.E2EBps/8e9, pipe, cpu)
 	}
 	return tw.Flush()
 }
@@ -299,7 +313,7 @@ func cpuAES(op string, block cipher.Block, size int) func(i int) {
 	}
 }
 
-func benchAESBatch(e *aes.Engine, op string, bits int, sizes []int, perCall int, dur time.Duration, withCPU bool) ([]aesResult, error) {
+func benchAESBatch(e *aes.Engine, op string, bits int, sizes []int, perCall, pipeline int, dur time.Duration, withCPU bool) ([]aesResult, error) {
 	if op != "gcm" {
 		return nil, nil // batches are GCM's (the AEAD of records and packets)
 	}
@@ -322,6 +336,40 @@ func benchAESBatch(e *aes.Engine, op string, bits int, sizes []int, perCall int,
 		}
 		r := aesResult{Op: "gcm-seal", Shape: "batch", KeyBits: bits, Bytes: size, Batch: count, Calls: n,
 			KernelBps: rate(size*count, n, kern), E2EBps: rate(size*count, n, wall)}
+		if pipeline > 1 {
+			sets := make([][]aes.Message, pipeline)
+			for p := range sets {
+				sets[p] = make([]aes.Message, count)
+				for i := range sets[p] {
+					m := msgs[i]
+					m.Data = make([]byte, size)
+					sets[p][i] = m
+				}
+			}
+			var calls atomic.Int64
+			var firstErr atomic.Value
+			var wg sync.WaitGroup
+			start := time.Now()
+			for p := range sets {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for time.Since(start) < dur {
+						if _, err := e.Seal(sets[p]); err != nil {
+							firstErr.Store(err)
+							return
+						}
+						calls.Add(1)
+					}
+				}()
+			}
+			wg.Wait()
+			if err, _ := firstErr.Load().(error); err != nil {
+				return nil, err
+			}
+			r.PipeBps = rate(size*count, int(calls.Load()), time.Since(start))
+			r.Pipeline = pipeline
+		}
 		if withCPU {
 			aeads := make([]cipher.AEAD, count)
 			for i := range aeads {

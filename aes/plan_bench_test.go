@@ -1,0 +1,23 @@
+package aes
+
+import (
+	"testing"
+)
+
+func BenchmarkPlan1500(b *testing.B) {
+	const n = 44739
+	msgs := make([]Message, n)
+	for i := range msgs {
+		key := make([]byte, 16)
+		key[0], key[1] = byte(i), byte(i>>8)
+		k, _ := NewKey(key)
+		msgs[i] = Message{Key: k, Nonce: make([]byte, 12), AAD: make([]byte, 13), Data: make([]byte, 1500)}
+	}
+	e := &Engine{segLog: 4}
+	b.ResetTimer()
+	for range b.N {
+		errs := make([]error, n)
+		p := e.plan(msgs, validate(msgs, errs, false, -1), false, -1)
+		_ = e.keyRecords(p, nil)
+	}
+}

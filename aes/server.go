@@ -1,0 +1,496 @@
+package aes
+
+import (
+	"context"
+	"crypto/cipher"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"weak"
+
+	"github.com/gpucrypto/gpucrypto/batch"
+)
+
+// Defaults of the Server's CPU thresholds (SetCPUBelow, SetBatchCPUBelow).
+const (
+	// DefaultCPUBelow: a request whose message and additional data
+	// together are shorter than 1 KiB is computed by crypto/aes on the
+	// calling goroutine. crypto/cipher's GCM (AES-NI and carry-less
+	// multiplication where the CPU has them) takes well under a
+	// microsecond for it, less than the hand-off to a batch worker and
+	// back costs in goroutine switches alone.
+	DefaultCPUBelow = 1 << 10
+	// DefaultBatchCPUBelow: a batch whose messages and additional data
+	// total fewer than 64 KiB is computed by crypto/aes on the batch
+	// worker's goroutine instead of the device. One core seals 64 KiB in
+	// a few tens of microseconds, about what a device round trip (plan,
+	// uploads, several kernel launches, read-back) costs the host before
+	// any work is done.
+	DefaultBatchCPUBelow = 64 << 10
+)
+
+// Server gathers AES-GCM Seal and Open requests from many goroutines (one
+// per connection, say) into batches for one or more Engines, which may be
+// on different devices. Seal and Open requests are batched separately,
+// each with one batch worker per Engine: a batch goes to whichever engine
+// is free. Use it through the cipher.AEAD values NewGCM makes, or through
+// Seal and Open, which take a context.
+//
+// Small loads stay on the CPU (crypto/aes and crypto/cipher), where they
+// cost less than the trip to a device: see SetCPUBelow and
+// SetBatchCPUBelow. A Server is safe for concurrent use.
+type Server struct {
+	sealer, opener *batch.Batcher[*request, []byte]
+	cpuBelow       atomic.Int64
+	batchCPUBelow  atomic.Int64
+	closed         atomic.Bool
+}
+
+// request is one Seal or Open in a batch. Its buffers are the caller's:
+// the worker only reads them, and only after taking the request (state),
+// so a caller that gave up waiting may reuse them at once.
+type request struct {
+	key              *Key
+	cpu              cipher.AEAD // crypto/cipher's GCM of key
+	nonce, aad, data []byte      // data: the plaintext, or the ciphertext and tag
+	state            atomic.Int32
+}
+
+// States of a request: the worker moves it from queued to taken before it
+// reads the buffers, the caller from queued to abandoned when its context
+// ends first. Whoever moves it first decides.
+const (
+	stateQueued int32 = iota
+	stateTaken
+	stateAbandoned
+)
+
+// NewServer starts a Server over engines with the given batching options
+// (batch.Options: zero values pick the defaults). It returns an error when
+// engines is empty or holds nil. The thresholds start at DefaultCPUBelow
+// and DefaultBatchCPUBelow.
+func NewServer(opts batch.Options, engines ...*Engine) (*Server, error) {
+	if len(engines) == 0 {
+		return nil, errors.New("aes: NewServer needs at least one engine")
+	}
+	s := &Server{}
+	var seals, opens []batch.RunFunc[*request, []byte]
+	for i, e := range engines {
+		if e == nil {
+			return nil, fmt.Errorf("aes: NewServer: engine %d is nil", i)
+		}
+		seals = append(seals, s.worker(e, false))
+		opens = append(opens, s.worker(e, true))
+	}
+	s.cpuBelow.Store(DefaultCPUBelow)
+	s.batchCPUBelow.Store(DefaultBatchCPUBelow)
+	s.sealer = batch.New(opts, seals...)
+	s.opener = batch.New(opts, opens...)
+	return s, nil
+}
+
+// SetCPUBelow makes requests whose message (the plaintext for Seal, the
+// ciphertext without its tag for Open) and additional data together are
+// shorter than n bytes run on the calling goroutine with crypto/cipher's
+// GCM, without batching. n ≤ 0 sends every request to the batches. The
+// default is DefaultCPUBelow. It may be called at any time; requests
+// already submitted are not affected.
+func (s *Server) SetCPUBelow(n int) { s.cpuBelow.Store(int64(max(n, 0))) }
+
+// SetBatchCPUBelow makes batches whose messages and additional data total
+// fewer than n bytes run on the CPU (crypto/cipher's GCM, on the batch
+// worker's goroutine) instead of the device. n ≤ 0 sends every batch to
+// the device. The default is DefaultBatchCPUBelow. It may be called at any
+// time and applies to batches that start afterwards.
+func (s *Server) SetBatchCPUBelow(n int) { s.batchCPUBelow.Store(int64(max(n, 0))) }
+
+// Close stops the server after finishing the queued requests. Calls
+// started afterwards fail with batch.ErrClosed, except the Seal of the
+// cipher.AEAD values from NewGCM, which cannot return an error and
+// computes on the CPU instead. Close may be called more than once.
+func (s *Server) Close() {
+	s.closed.Store(true)
+	s.sealer.Close()
+	s.opener.Close()
+}
+
+// NewGCM returns AES-GCM under k with the standard 12-byte nonce and
+// 16-byte tag, as crypto/cipher.NewGCM does, whose Seal and Open calls run
+// on s. It panics when k is nil or destroyed (ErrNilKey, ErrKeyDestroyed),
+// or where crypto/cipher refuses a GCM with caller-chosen nonces (FIPS
+// 140-only mode).
+//
+// Seal and Open follow crypto/cipher's contract: they append to dst and
+// return the result; out and input may overlap only exactly (Seal in
+// place: Seal(plaintext[:0], ...); Open: Open(ciphertext[:0], ...)), and
+// out must not overlap the additional data. They panic where crypto/cipher's
+// GCM panics, with its messages: a nonce that is not 12 bytes long, a
+// plaintext longer than 2³²−2 blocks (Seal), an invalid overlap. Open
+// returns ErrOpen when the tag does not match (or the ciphertext is
+// shorter than the tag or too long), releases no plaintext and zeroes the
+// part of dst's capacity it would have written, as crypto/cipher does.
+//
+// Beyond crypto/cipher: Open also returns batch.ErrClosed after Close and
+// ErrKeyDestroyed after k.Destroy. Seal, which has no error to return,
+// computes on the CPU when its batch cannot run (after Close, say), and
+// panics with ErrKeyDestroyed after k.Destroy, having no correct output to
+// give.
+func (s *Server) NewGCM(k *Key) cipher.AEAD {
+	cpu, err := cpuGCM(k)
+	if err != nil {
+		panic(err)
+	}
+	return &serverGCM{s: s, k: k, cpu: cpu}
+}
+
+// serverGCM is the cipher.AEAD of NewGCM.
+type serverGCM struct {
+	s   *Server
+	k   *Key
+	cpu cipher.AEAD
+}
+
+var _ cipher.AEAD = (*serverGCM)(nil)
+
+func (g *serverGCM) NonceSize() int { return NonceSize }
+
+func (g *serverGCM) Overhead() int { return TagSize }
+
+func (g *serverGCM) Seal(dst, nonce, plaintext, additionalData []byte) []byte {
+	ret, out, err := sealArgs(dst, nonce, plaintext, additionalData)
+	if err != nil {
+		panic(err.(*argError).panicMsg)
+	}
+	if res, err := g.s.seal(context.Background(), g.k, g.cpu, ret, out, nonce, plaintext, additionalData); err == nil {
+		return res
+	}
+	if err := g.k.live(); err != nil {
+		panic(err)
+	}
+	g.cpu.Seal(out[:0], nonce, plaintext, additionalData)
+	return ret
+}
+
+func (g *serverGCM) Open(dst, nonce, ciphertext, additionalData []byte) ([]byte, error) {
+	ret, out, err := openArgs(dst, nonce, ciphertext, additionalData)
+	if err != nil {
+		if ae, ok := err.(*argError); ok {
+			panic(ae.panicMsg)
+		}
+		return nil, err
+	}
+	return g.s.open(context.Background(), g.k, g.cpu, ret, out, nonce, ciphertext, additionalData)
+}
+
+// Seal encrypts and authenticates plaintext with AES-GCM under k, appends
+// the ciphertext and the 16-byte tag to dst and returns the result, as
+// cipher.AEAD's Seal does (exact overlap of plaintext and the output is
+// allowed: Seal(ctx, k, plaintext[:0], ...) works in place). Where
+// cipher.AEAD panics it returns an error instead: a nonce that is not 12
+// bytes long, a plaintext that is too long, ErrOverlap. It also fails with
+// ErrNilKey, ErrKeyDestroyed, batch.ErrClosed after Close, and ctx's error
+// when ctx ends before the request's batch starts; dst is then not
+// written. ctx bounds the wait for the batch, not the batch itself: once
+// the request is in a running batch, Seal waits for its result.
+func (s *Server) Seal(ctx context.Context, k *Key, dst, nonce, plaintext, aad []byte) ([]byte, error) {
+	cpu, err := cpuGCM(k)
+	if err != nil {
+		return nil, err
+	}
+	ret, out, err := sealArgs(dst, nonce, plaintext, aad)
+	if err != nil {
+		return nil, err
+	}
+	return s.seal(ctx, k, cpu, ret, out, nonce, plaintext, aad)
+}
+
+// Open checks the tag of ciphertext (the ciphertext followed by its 16-byte
+// tag) and decrypts it with AES-GCM under k, appends the plaintext to dst
+// and returns the result, as cipher.AEAD's Open does (Open(ctx, k,
+// ciphertext[:0], ...) works in place). A tag that does not match, or a
+// ciphertext shorter than the tag, gives ErrOpen: no plaintext is
+// released, and the part of dst's capacity the plaintext would have taken
+// is zeroed. Where cipher.AEAD panics it returns an error instead: a nonce
+// that is not 12 bytes long, ErrOverlap. Other errors are those of Seal.
+func (s *Server) Open(ctx context.Context, k *Key, dst, nonce, ciphertext, aad []byte) ([]byte, error) {
+	cpu, err := cpuGCM(k)
+	if err != nil {
+		return nil, err
+	}
+	ret, out, err := openArgs(dst, nonce, ciphertext, aad)
+	if err != nil {
+		return nil, err
+	}
+	return s.open(ctx, k, cpu, ret, out, nonce, ciphertext, aad)
+}
+
+// seal computes a checked Seal into out (the tail of ret).
+func (s *Server) seal(ctx context.Context, k *Key, cpu cipher.AEAD, ret, out, nonce, plaintext, aad []byte) ([]byte, error) {
+	if err := s.ready(ctx, k); err != nil {
+		return nil, err
+	}
+	if int64(len(plaintext))+int64(len(aad)) < s.cpuBelow.Load() {
+		cpu.Seal(out[:0], nonce, plaintext, aad)
+		return ret, nil
+	}
+	res, err := s.do(ctx, s.sealer, &request{key: k, cpu: cpu, nonce: nonce, aad: aad, data: plaintext})
+	if err != nil {
+		return nil, err
+	}
+	if len(res) != len(out) {
+		return nil, fmt.Errorf("aes: internal error: sealed %d bytes, want %d", len(res), len(out))
+	}
+	copy(out, res)
+	return ret, nil
+}
+
+// open computes a checked Open into out (the tail of ret).
+func (s *Server) open(ctx context.Context, k *Key, cpu cipher.AEAD, ret, out, nonce, ciphertext, aad []byte) ([]byte, error) {
+	if err := s.ready(ctx, k); err != nil {
+		return nil, err
+	}
+	if int64(len(out))+int64(len(aad)) < s.cpuBelow.Load() {
+		if _, err := cpu.Open(out[:0], nonce, ciphertext, aad); err != nil {
+			return nil, ErrOpen // crypto/cipher has zeroed out
+		}
+		return ret, nil
+	}
+	res, err := s.do(ctx, s.opener, &request{key: k, cpu: cpu, nonce: nonce, aad: aad, data: ciphertext})
+	if err != nil {
+		if errors.Is(err, ErrOpen) {
+			clear(out)
+			return nil, ErrOpen
+		}
+		return nil, err
+	}
+	if len(res) != len(out) {
+		clear(res)
+		return nil, fmt.Errorf("aes: internal error: opened %d bytes, want %d", len(res), len(out))
+	}
+	copy(out, res)
+	clear(res)
+	return ret, nil
+}
+
+// ready reports why a request cannot start: s closed, ctx ended, k
+// destroyed.
+func (s *Server) ready(ctx context.Context, k *Key) error {
+	if s.closed.Load() {
+		return batch.ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return k.live()
+}
+
+// do submits r to b and waits for its result. When ctx ends before a
+// worker has taken r, r is abandoned (a worker that gets it later skips
+// it) and do returns ctx's error; once a worker has taken r, do waits for
+// the batch to finish. Either way no worker reads r's buffers after do
+// returns.
+func (s *Server) do(ctx context.Context, b *batch.Batcher[*request, []byte], r *request) ([]byte, error) {
+	if ctx.Done() == nil {
+		return b.Do(ctx, r)
+	}
+	wait, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stop := context.AfterFunc(ctx, func() {
+		if r.state.CompareAndSwap(stateQueued, stateAbandoned) {
+			cancel()
+		}
+	})
+	defer stop()
+	res, err := b.Do(wait, r)
+	if err != nil && r.state.Load() == stateAbandoned {
+		return nil, ctx.Err()
+	}
+	return res, err
+}
+
+// worker is the batch function of engine e for Seal or Open batches.
+func (s *Server) worker(e *Engine, open bool) batch.RunFunc[*request, []byte] {
+	return func(reqs []*request) ([][]byte, error) {
+		out := make([][]byte, len(reqs))
+		errs := make([]error, len(reqs))
+		taken := make([]int, 0, len(reqs))
+		total := int64(0)
+		for i, r := range reqs {
+			if !r.state.CompareAndSwap(stateQueued, stateTaken) {
+				errs[i] = context.Canceled // its caller has gone
+				continue
+			}
+			taken = append(taken, i)
+			total += int64(len(r.data)) + int64(len(r.aad))
+		}
+		if len(taken) == 0 {
+			return out, batch.Collect(errs)
+		}
+		if total < s.batchCPUBelow.Load() {
+			for _, i := range taken {
+				out[i], errs[i] = reqs[i].onCPU(open)
+			}
+			return out, batch.Collect(errs)
+		}
+		msgs := make([]Message, len(taken))
+		for j, i := range taken {
+			r := reqs[i]
+			msgs[j] = Message{Key: r.key, Nonce: r.nonce, AAD: r.aad, Data: r.data}
+		}
+		run := e.Seal
+		if open {
+			run = e.Open
+		}
+		res, err := run(msgs)
+		var per *batch.Error
+		if len(res) != len(msgs) || (err != nil && (!errors.As(err, &per) || len(per.Errs) != len(msgs))) {
+			// The whole batch failed (a key destroyed while it ran, say):
+			// each request on its own, so that one caller's failure is
+			// not everyone's.
+			for _, i := range taken {
+				out[i], errs[i] = reqs[i].onCPU(open)
+			}
+			return out, batch.Collect(errs)
+		}
+		for j, i := range taken {
+			out[i] = res[j]
+			if per != nil {
+				errs[i] = per.Errs[j]
+			}
+		}
+		return out, batch.Collect(errs)
+	}
+}
+
+// onCPU computes r with crypto/cipher's GCM into a new slice.
+func (r *request) onCPU(open bool) ([]byte, error) {
+	if err := r.key.live(); err != nil {
+		return nil, err
+	}
+	if !open {
+		return r.cpu.Seal(nil, r.nonce, r.data, r.aad), nil
+	}
+	p, err := r.cpu.Open(nil, r.nonce, r.data, r.aad)
+	if err != nil {
+		return nil, ErrOpen
+	}
+	return p, nil
+}
+
+// argError is an invalid argument of Seal or Open. Server.Seal and
+// Server.Open return it; the cipher.AEAD methods panic with panicMsg,
+// crypto/cipher's message for the same mistake.
+type argError struct {
+	err      error
+	panicMsg string
+}
+
+func (e *argError) Error() string { return e.err.Error() }
+func (e *argError) Unwrap() error { return e.err }
+
+var (
+	errNonceSize = &argError{
+		fmt.Errorf("aes: GCM nonce must be %d bytes long", NonceSize),
+		"crypto/cipher: incorrect nonce length given to GCM",
+	}
+	errTooLarge = &argError{
+		fmt.Errorf("aes: GCM plaintext longer than %d bytes", uint64(MaxMessage)),
+		"crypto/cipher: message too large for GCM",
+	}
+	errOverlapInput = &argError{ErrOverlap, "crypto/cipher: invalid buffer overlap of output and input"}
+	errOverlapAAD   = &argError{
+		fmt.Errorf("%w: output and additional data", ErrOverlap),
+		"crypto/cipher: invalid buffer overlap of output and additional data",
+	}
+)
+
+// sealArgs checks the arguments of a Seal in crypto/cipher's order and
+// returns dst extended by the output (ret) and the output itself (out).
+func sealArgs(dst, nonce, plaintext, aad []byte) (ret, out []byte, err error) {
+	if len(nonce) != NonceSize {
+		return nil, nil, errNonceSize
+	}
+	if uint64(len(plaintext)) > MaxMessage {
+		return nil, nil, errTooLarge
+	}
+	ret, out = appendRegion(dst, len(plaintext)+TagSize)
+	if inexactOverlap(out, plaintext) {
+		return nil, nil, errOverlapInput
+	}
+	if anyOverlap(out, aad) {
+		return nil, nil, errOverlapAAD
+	}
+	return ret, out, nil
+}
+
+// openArgs is sealArgs for Open: a ciphertext shorter than the tag or
+// longer than the longest message and tag gives ErrOpen, as in
+// crypto/cipher.
+func openArgs(dst, nonce, ciphertext, aad []byte) (ret, out []byte, err error) {
+	if len(nonce) != NonceSize {
+		return nil, nil, errNonceSize
+	}
+	if len(ciphertext) < TagSize || uint64(len(ciphertext)) > MaxMessage+TagSize {
+		return nil, nil, ErrOpen
+	}
+	ret, out = appendRegion(dst, len(ciphertext)-TagSize)
+	if inexactOverlap(out, ciphertext) {
+		return nil, nil, errOverlapInput
+	}
+	if anyOverlap(out, aad) {
+		return nil, nil, errOverlapAAD
+	}
+	return ret, out, nil
+}
+
+// appendRegion extends dst by n bytes, in place when its capacity allows,
+// and returns the whole (ret) and the n new bytes (out).
+func appendRegion(dst []byte, n int) (ret, out []byte) {
+	if total := len(dst) + n; cap(dst) >= total {
+		ret = dst[:total]
+	} else {
+		ret = make([]byte, total)
+		copy(ret, dst)
+	}
+	return ret, ret[len(dst):]
+}
+
+// anyOverlap reports whether x and y share any memory.
+func anyOverlap(x, y []byte) bool {
+	return len(x) > 0 && len(y) > 0 && (&x[0] == &y[0] || inexactOverlap(x, y))
+}
+
+// cpuGCMs caches crypto/cipher's GCM of each Key: weak.Pointer[Key] →
+// *cpuEntry. An entry goes when its Key is destroyed (at the next lookup)
+// or collected.
+var cpuGCMs sync.Map
+
+type cpuEntry struct{ aead cipher.AEAD }
+
+// cpuGCM returns crypto/cipher's GCM (12-byte nonces) of k, made once per
+// Key from its crypto/aes cipher.
+func cpuGCM(k *Key) (cipher.AEAD, error) {
+	if k == nil {
+		return nil, ErrNilKey
+	}
+	id := weak.Make(k)
+	block := k.cipherBlock()
+	if block == nil {
+		cpuGCMs.Delete(id)
+		return nil, ErrKeyDestroyed
+	}
+	if v, ok := cpuGCMs.Load(id); ok {
+		return v.(*cpuEntry).aead, nil
+	}
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		return nil, err
+	}
+	v, loaded := cpuGCMs.LoadOrStore(id, &cpuEntry{aead})
+	if !loaded {
+		runtime.AddCleanup(k, func(id weak.Pointer[Key]) { cpuGCMs.Delete(id) }, id)
+	}
+	return v.(*cpuEntry).aead, nil
+}
