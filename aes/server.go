@@ -16,26 +16,27 @@ import (
 // Defaults of the Server's CPU thresholds (SetCPUBelow, SetBatchCPUBelow).
 const (
 	// DefaultCPUBelow: a request whose message and additional data
-	// together are shorter than 1 KiB is computed by crypto/aes on the
-	// calling goroutine. crypto/cipher's GCM (AES-NI and carry-less
-	// multiplication where the CPU has them) takes well under a
-	// microsecond for it, less than the hand-off to a batch worker and
-	// back costs in goroutine switches alone.
-	DefaultCPUBelow = 1 << 10
+	// together are shorter than 4 KiB is computed by crypto/cipher's GCM
+	// on the calling goroutine. Where the CPU has AES-NI and carry-less
+	// multiplication, crypto/cipher seals 4 KiB in well under a
+	// microsecond, about what handing a request to a batch worker and
+	// back costs before any device work (staging copies, launches).
+	DefaultCPUBelow = 4 << 10
 	// DefaultBatchCPUBelow: a batch whose messages and additional data
-	// total fewer than 64 KiB is computed by crypto/aes on the batch
-	// worker's goroutine instead of the device. One core seals 64 KiB in
-	// a few tens of microseconds, about what a device round trip (plan,
-	// uploads, several kernel launches, read-back) costs the host before
-	// any work is done.
+	// total fewer than 64 KiB is computed by crypto/cipher's GCM on the
+	// batch worker's goroutine instead of the device. One such core seals
+	// 64 KiB in about ten microseconds, less than a device round trip
+	// (plan, uploads, several kernel launches, read-back) costs the host
+	// before any work is done.
 	DefaultBatchCPUBelow = 64 << 10
 )
 
 // Server gathers AES-GCM Seal and Open requests from many goroutines (one
 // per connection, say) into batches for one or more Engines, which may be
 // on different devices. Seal and Open requests are batched separately,
-// each with one batch worker per Engine: a batch goes to whichever engine
-// is free. Use it through the cipher.AEAD values NewGCM makes, or through
+// each with one batch worker per Engine (running up to
+// batch.Options.Pipeline batches at once): a batch goes to whichever
+// engine is free. Use it through the cipher.AEAD values NewGCM makes, or through
 // Seal and Open, which take a context.
 //
 // Small loads stay on the CPU (crypto/aes and crypto/cipher), where they
@@ -95,8 +96,8 @@ func NewServer(opts batch.Options, engines ...*Engine) (*Server, error) {
 // ciphertext without its tag for Open) and additional data together are
 // shorter than n bytes run on the calling goroutine with crypto/cipher's
 // GCM, without batching. n ≤ 0 sends every request to the batches. The
-// default is DefaultCPUBelow. It may be called at any time; requests
-// already submitted are not affected.
+// default is DefaultCPUBelow. It may be called at any time and applies
+// to calls that start afterwards.
 func (s *Server) SetCPUBelow(n int) { s.cpuBelow.Store(int64(max(n, 0))) }
 
 // SetBatchCPUBelow makes batches whose messages and additional data total
@@ -122,15 +123,16 @@ func (s *Server) Close() {
 // or where crypto/cipher refuses a GCM with caller-chosen nonces (FIPS
 // 140-only mode).
 //
-// Seal and Open follow crypto/cipher's contract: they append to dst and
-// return the result; out and input may overlap only exactly (Seal in
-// place: Seal(plaintext[:0], ...); Open: Open(ciphertext[:0], ...)), and
-// out must not overlap the additional data. They panic where crypto/cipher's
-// GCM panics, with its messages: a nonce that is not 12 bytes long, a
-// plaintext longer than 2³²−2 blocks (Seal), an invalid overlap. Open
-// returns ErrOpen when the tag does not match (or the ciphertext is
-// shorter than the tag or too long), releases no plaintext and zeroes the
-// part of dst's capacity it would have written, as crypto/cipher does.
+// Seal and Open follow crypto/cipher's contract: they append their output
+// to dst and return the result. The output may overlap the input only
+// exactly (in place: Seal(plaintext[:0], ...), Open(ciphertext[:0], ...))
+// and must not overlap the additional data. They panic where
+// crypto/cipher's GCM panics, with its messages: a nonce that is not 12
+// bytes long, a plaintext longer than 2³²−2 blocks (Seal), an invalid
+// overlap. Open returns ErrOpen when the tag does not match (or the
+// ciphertext is shorter than the tag or too long), releases no plaintext
+// and, as crypto/cipher does, zeroes the output where it lies in dst's
+// capacity.
 //
 // Beyond crypto/cipher: Open also returns batch.ErrClosed after Close and
 // ErrKeyDestroyed after k.Destroy. Seal, which has no error to return,
@@ -210,10 +212,11 @@ func (s *Server) Seal(ctx context.Context, k *Key, dst, nonce, plaintext, aad []
 // tag) and decrypts it with AES-GCM under k, appends the plaintext to dst
 // and returns the result, as cipher.AEAD's Open does (Open(ctx, k,
 // ciphertext[:0], ...) works in place). A tag that does not match, or a
-// ciphertext shorter than the tag, gives ErrOpen: no plaintext is
-// released, and the part of dst's capacity the plaintext would have taken
-// is zeroed. Where cipher.AEAD panics it returns an error instead: a nonce
-// that is not 12 bytes long, ErrOverlap. Other errors are those of Seal.
+// ciphertext shorter than the tag or too long, gives ErrOpen: no
+// plaintext is released, and the part of dst's capacity the plaintext
+// would have taken is zeroed. Where cipher.AEAD panics it returns an
+// error instead: a nonce that is not 12 bytes long, ErrOverlap. Other
+// errors are those of Seal.
 func (s *Server) Open(ctx context.Context, k *Key, dst, nonce, ciphertext, aad []byte) ([]byte, error) {
 	cpu, err := cpuGCM(k)
 	if err != nil {
