@@ -48,8 +48,12 @@ func (e *Engine) blocks(k *Key, dst, src []byte, decrypt bool) error {
 	if len(src) == 0 {
 		return nil
 	}
-	err := e.stream(dst, src, func(q *device.Queue, lease *device.Lease, buf *device.Buffer, off, n int) (*device.Event, error) {
-		return e.launchBlocks(q, lease, k, buf, buf, n/BlockSize, decrypt)
+	sched := k.enc[:]
+	if decrypt {
+		sched = k.dec[:]
+	}
+	err := e.stream(sched, dst, src, func(q *device.Queue, ds, buf *device.Buffer, off, n int) (*device.Event, error) {
+		return e.launchBlocks(q, ds, k, buf, buf, n/BlockSize, decrypt)
 	})
 	if err == nil {
 		return nil
@@ -93,9 +97,16 @@ func (e *Engine) blocksDevice(k *Key, dst, src *device.Buffer, n int, decrypt bo
 	if err := checkDeviceBuffers(dst, src, n); err != nil {
 		return err
 	}
+	sched := k.enc[:]
+	if decrypt {
+		sched = k.dec[:]
+	}
 	lease := e.pool.Lease(nil)
 	var l launches
-	err := l.add(e.launchBlocks(nil, lease, k, src, dst, n/BlockSize, decrypt))
+	ds, err := lease.Upload(sched, true)
+	if err == nil {
+		err = l.add(e.launchBlocks(nil, ds, k, src, dst, n/BlockSize, decrypt))
+	}
 	return e.finishDevice(lease, l, err)
 }
 
@@ -141,14 +152,12 @@ func (e *Engine) queue(q *device.Queue) (*device.Queue, error) {
 	return e.dev.Queue()
 }
 
-func (e *Engine) launchBlocks(q *device.Queue, lease *device.Lease, k *Key, in, out *device.Buffer, blocks int, decrypt bool) (*device.Event, error) {
-	sched, name := k.enc[:], "aes_ecb_encrypt"
+// launchBlocks launches ECB on q (nil: the default queue); ds holds the
+// schedule (k's decryption schedule to decrypt).
+func (e *Engine) launchBlocks(q *device.Queue, ds *device.Buffer, k *Key, in, out *device.Buffer, blocks int, decrypt bool) (*device.Event, error) {
+	name := "aes_ecb_encrypt"
 	if decrypt {
-		sched, name = k.dec[:], "aes_ecb_decrypt"
-	}
-	ds, err := lease.Upload(sched, true)
-	if err != nil {
-		return nil, err
+		name = "aes_ecb_decrypt"
 	}
 	kern, err := e.prog.Kernel(name)
 	if err != nil {
@@ -163,21 +172,29 @@ func (e *Engine) launchBlocks(q *device.Queue, lease *device.Lease, k *Key, in, 
 
 // stream runs launch over src in chunks of one pipeline stage: the host
 // copies a chunk into the stage, the device copies it in, runs launch in
-// place and copies it back, the host copies it to dst. The device buffers
-// are leased as secret (they hold plaintext) and zeroed before reuse.
-func (e *Engine) stream(dst, src []byte, launch func(q *device.Queue, lease *device.Lease, buf *device.Buffer, off, n int) (*device.Event, error)) error {
+// place and copies it back, the host copies it to dst. When src and dst
+// are both pinned memory (device.Pinned: from Device.HostAlloc) the
+// device copies from and to them directly, without the host copies. The
+// schedule travels in the stage's tail. Device buffers are leased as
+// secret (they hold plaintext and the schedule) and zeroed before reuse.
+func (e *Engine) stream(schedule []uint32, dst, src []byte, launch func(q *device.Queue, sched, buf *device.Buffer, off, n int) (*device.Event, error)) error {
+	direct := device.Pinned(src) && device.Pinned(dst)
 	chunks := (len(src) + e.stageSize - 1) / e.stageSize
 	return e.pipeline(chunks, func(k int, st *stage) (func() error, error) {
 		off := k * e.stageSize
 		n := min(e.stageSize, len(src)-off)
-		host := st.host.Bytes[:n]
-		parallelCopy(host, src[off:off+n])
+		in, out := st.host.Bytes[:n], st.host.Bytes[:n]
+		if direct {
+			in, out = src[off:off+n], dst[off:off+n]
+		} else {
+			parallelCopy(in, src[off:off+n])
+		}
 		lease := e.pool.Lease(st.q)
 		var kernel, read *device.Event
 		finish := func() error {
 			err := waitAll(read)
-			if err == nil {
-				parallelCopy(dst[off:off+n], host)
+			if err == nil && !direct {
+				parallelCopy(dst[off:off+n], out)
 			}
 			var l launches
 			if kernel != nil {
@@ -185,19 +202,30 @@ func (e *Engine) stream(dst, src []byte, launch func(q *device.Queue, lease *dev
 			}
 			return e.finishDevice(lease, l, err)
 		}
+		tail := st.host.Bytes[e.stageSize : e.stageSize+4*len(schedule)]
+		copy(tail, device.Uint32Bytes(schedule))
+		sched, err := lease.Buffer(len(tail), true)
+		if err != nil {
+			return finish, err
+		}
 		buf, err := lease.Buffer(n, true)
 		if err != nil {
 			return finish, err
 		}
-		w, err := st.q.Write(buf, 0, host)
-		if err != nil {
+		for _, w := range []struct {
+			b    *device.Buffer
+			host []byte
+		}{{sched, tail}, {buf, in}} {
+			ev, err := st.q.Write(w.b, 0, w.host)
+			if err != nil {
+				return finish, err
+			}
+			ev.Release()
+		}
+		if kernel, err = launch(st.q, sched, buf, off, n); err != nil {
 			return finish, err
 		}
-		w.Release()
-		if kernel, err = launch(st.q, lease, buf, off, n); err != nil {
-			return finish, err
-		}
-		read, err = st.q.Read(buf, 0, host)
+		read, err = st.q.Read(buf, 0, out)
 		return finish, err
 	})
 }
@@ -218,8 +246,8 @@ func (e *Engine) XORKeyStream(k *Key, iv, dst, src []byte) error {
 	if len(src) == 0 {
 		return nil
 	}
-	err := e.stream(dst, src, func(q *device.Queue, lease *device.Lease, buf *device.Buffer, off, n int) (*device.Event, error) {
-		return e.launchCTR(q, lease, k, iv, uint64(off/BlockSize), buf, buf, n)
+	err := e.stream(k.enc[:], dst, src, func(q *device.Queue, ds, buf *device.Buffer, off, n int) (*device.Event, error) {
+		return e.launchCTR(q, ds, k, iv, uint64(off/BlockSize), buf, buf, n)
 	})
 	if err == nil {
 		return nil
@@ -250,15 +278,16 @@ func (e *Engine) XORKeyStreamDevice(k *Key, iv []byte, dst, src *device.Buffer, 
 	}
 	lease := e.pool.Lease(nil)
 	var l launches
-	err := l.add(e.launchCTR(nil, lease, k, iv, 0, src, dst, n))
+	ds, err := lease.Upload(k.enc[:], true)
+	if err == nil {
+		err = l.add(e.launchCTR(nil, ds, k, iv, 0, src, dst, n))
+	}
 	return e.finishDevice(lease, l, err)
 }
 
-func (e *Engine) launchCTR(q *device.Queue, lease *device.Lease, k *Key, iv []byte, first uint64, in, out *device.Buffer, n int) (*device.Event, error) {
-	ds, err := lease.Upload(k.enc[:], true)
-	if err != nil {
-		return nil, err
-	}
+// launchCTR launches CTR on q (nil: the default queue); ds holds k's
+// encryption schedule.
+func (e *Engine) launchCTR(q *device.Queue, ds *device.Buffer, k *Key, iv []byte, first uint64, in, out *device.Buffer, n int) (*device.Event, error) {
 	kern, err := e.prog.Kernel("aes_ctr")
 	if err != nil {
 		return nil, err
@@ -273,6 +302,6 @@ func (e *Engine) launchCTR(q *device.Queue, lease *device.Lease, k *Key, iv []by
 	}
 	le := binary.LittleEndian
 	return q.Launch(kern, e.globalSize(total), e.group, device.Local(e.tableBytes(false)), e.tables, ds, uint32(k.rounds),
-		le.Uint32(iv), le.Uint32(iv[4:]), le.Uint32(iv[8:]), le.Uint32(iv[12:]), first,
+		le.Uint32(iv), le.Uint32(iv[4:]), le.Uint32(iv[8:]), le.Uint32(iv[12:]), first, uint32(0),
 		in, out, uint32(blocks), uint32(tail))
 }

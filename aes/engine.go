@@ -72,6 +72,12 @@ type Engine struct {
 
 	kernelNs atomic.Int64
 
+	// modes is the program of CBC and XTS (kernels/aes_modes.cl), built
+	// on first use.
+	modesOnce sync.Once
+	modes     *device.Program
+	modesErr  error
+
 	mu        sync.Mutex
 	fallbacks batch.Fallbacks
 	failHook  func() error // tests: simulate a device failure
@@ -150,6 +156,20 @@ func programSource(layout Layout, group, segment int) device.Source {
 		"AES_GROUP":       strconv.Itoa(group),
 		"GCM_SEGMENT":     strconv.Itoa(segment),
 	})
+}
+
+// modesProgram builds (once) and returns the CBC and XTS program.
+func (e *Engine) modesProgram() (*device.Program, error) {
+	e.modesOnce.Do(func() {
+		src := programSource(e.layout, e.group, 1<<e.segLog)
+		src.Name = "aes_modes.cl"
+		src.Text = func() (string, error) { return kernels.Source("aes_modes.cl", src.Defines) }
+		e.modes, e.modesErr = e.dev.Program(src)
+		if e.modesErr != nil {
+			e.modesErr = fmt.Errorf("aes: building the CBC and XTS kernels for %s: %w", e.dev.Name, e.modesErr)
+		}
+	})
+	return e.modes, e.modesErr
 }
 
 // Device is the engine's device.

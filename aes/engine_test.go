@@ -303,3 +303,33 @@ func TestChunkBoundaries(t *testing.T) {
 		require.Equal(t, len(wants[i])-aes.TagSize, len(opened[i]))
 	}
 }
+
+func TestGCMOut(t *testing.T) {
+	e := engine(t, aes.LayoutCompact)
+	k, std, _ := newKey(t, 16)
+	aead, _ := cipher.NewGCM(std)
+	nonce, aad := randBytes(12), randBytes(9)
+	plain := randBytes(1000)
+	want := aead.Seal(nil, nonce, plain, aad)
+	// into a buffer of the caller's
+	out := make([]byte, 0, 2000)
+	res, err := e.Seal([]aes.Message{{Key: k, Nonce: nonce, AAD: aad, Data: plain, Out: out}})
+	require.NoError(t, err)
+	require.Equal(t, want, res[0])
+	require.True(t, &res[0][0] == &out[:1][0], "result in Out")
+	// in place
+	buf := make([]byte, len(plain), len(plain)+aes.TagSize)
+	copy(buf, plain)
+	res, err = e.Seal([]aes.Message{{Key: k, Nonce: nonce, AAD: aad, Data: buf, Out: buf}})
+	require.NoError(t, err)
+	require.Equal(t, want, res[0])
+	res, err = e.Open([]aes.Message{{Key: k, Nonce: nonce, AAD: aad, Data: res[0], Out: res[0][:0]}})
+	require.NoError(t, err)
+	require.Equal(t, plain, res[0])
+	// shifted overlap is refused
+	big := make([]byte, 3000)
+	_, err = e.Seal([]aes.Message{{Key: k, Nonce: nonce, Data: big[:1000], Out: big[1:1]}})
+	var be *batch.Error
+	require.ErrorAs(t, err, &be)
+	require.ErrorIs(t, be.Errs[0], aes.ErrOverlap)
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"runtime"
 	"unsafe"
 
 	"github.com/gpucrypto/gpucrypto/batch"
@@ -29,6 +30,10 @@ type Message struct {
 	// Data is the plaintext for Seal, the ciphertext followed by its
 	// 16-byte tag for Open.
 	Data []byte
+	// Out, when its capacity holds the result, receives it (the result
+	// is then Out[:n]); otherwise the result is newly allocated. Out may
+	// be Data itself (in place) but must not overlap it otherwise.
+	Out []byte
 }
 
 // Seal encrypts and authenticates each message (AES-GCM). The result of
@@ -63,6 +68,24 @@ type gcmPlan struct {
 
 func align16(n int) int { return (n + 15) &^ 15 }
 
+// messageRange is a range of a plan's messages and what it lays out.
+type messageRange struct {
+	lo, hi          int
+	data, aad, segs int
+	keys            []*Key
+}
+
+// splitRanges cuts [0, n) into ranges of at least least messages, about
+// four per core.
+func splitRanges(n, least int) []messageRange {
+	w := max(1, min(4*runtime.GOMAXPROCS(0), n/max(least, 1)))
+	out := make([]messageRange, w)
+	for k := range w {
+		out[k] = messageRange{lo: k * n / w, hi: (k + 1) * n / w}
+	}
+	return out
+}
+
 // bodyLen is the length of m's plaintext or ciphertext without the tag
 // (device ≥ 0: a device-resident message of that length).
 func bodyLen(m *Message, open bool, device int) int {
@@ -85,6 +108,9 @@ func checkMessage(m *Message, open bool, device int) error {
 	}
 	if device < 0 && open && len(m.Data) < TagSize {
 		return fmt.Errorf("aes: GCM ciphertext of %d bytes is shorter than the tag", len(m.Data))
+	}
+	if device < 0 && cap(m.Out) > 0 && inexactOverlap(m.Out[:cap(m.Out)], m.Data) {
+		return ErrOverlap
 	}
 	if n := bodyLen(m, open, device); uint64(n) > MaxMessage {
 		return fmt.Errorf("aes: GCM message of %d bytes: at most %d", n, uint64(MaxMessage))
@@ -114,37 +140,68 @@ func validate(msgs []Message, errs []error, open bool, deviceLen int) []int {
 func (e *Engine) plan(msgs []Message, idx []int, open bool, deviceLen int) *gcmPlan {
 	p := &gcmPlan{open: open, index: idx}
 	seg := 1 << e.segLog
-	// Offsets, segments and key records: one sequential pass.
-	keyIndex := map[*Key]uint32{}
+	// Offsets, segments and key records, on all cores: each range of
+	// messages lays itself out from zero and collects its own keys (a key
+	// used in two ranges gets two records); the ranges' totals then place
+	// them.
 	n := len(p.index)
 	p.messages = make([]uint32, 16*n)
 	p.dataOff = make([]int, n)
 	p.aadOff = make([]int, n)
 	counts := make([]int, n)
-	var last *Key
-	var lastIndex uint32
-	for mi, i := range p.index {
-		m := &msgs[i]
-		if m.Key != last {
-			ki, ok := keyIndex[m.Key]
-			if !ok {
-				ki = uint32(len(p.keys))
-				keyIndex[m.Key] = ki
-				p.keys = append(p.keys, m.Key)
+	type rangeTotals struct{ data, aad, segs, nkeys int }
+	ranges := splitRanges(n, 2048)
+	batch.Parallel(len(ranges), 1, func(rlo, rhi int) {
+		for r := rlo; r < rhi; r++ {
+			t := &ranges[r]
+			keyIndex := map[*Key]uint32{}
+			var last *Key
+			var lastIndex uint32
+			for mi := t.lo; mi < t.hi; mi++ {
+				m := &msgs[p.index[mi]]
+				if m.Key != last {
+					ki, ok := keyIndex[m.Key]
+					if !ok {
+						ki = uint32(len(t.keys))
+						keyIndex[m.Key] = ki
+						t.keys = append(t.keys, m.Key)
+					}
+					last, lastIndex = m.Key, ki
+				}
+				body := bodyLen(m, open, deviceLen)
+				blocks := (len(m.AAD)+15)/16 + (body+15)/16 + 1
+				counts[mi] = (blocks + seg - 1) / seg
+				d := p.messages[16*mi:]
+				d[0], d[1], d[2], d[3], d[4] = lastIndex, uint32(t.data), uint32(body), uint32(t.aad), uint32(len(m.AAD))
+				d[5], d[6], d[7] = uint32(t.segs), uint32(counts[mi]), uint32(blocks)
+				t.data += align16(body)
+				t.aad += align16(len(m.AAD))
+				t.segs += counts[mi]
 			}
-			last, lastIndex = m.Key, ki
 		}
-		body := bodyLen(m, open, deviceLen)
-		blocks := (len(m.AAD)+15)/16 + (body+15)/16 + 1
-		counts[mi] = (blocks + seg - 1) / seg
-		d := p.messages[16*mi:]
-		d[0], d[1], d[2], d[3], d[4] = lastIndex, uint32(p.dataSize), uint32(body), uint32(p.aadSize), uint32(len(m.AAD))
-		d[5], d[6], d[7] = uint32(p.nsegs), uint32(counts[mi]), uint32(blocks)
-		p.dataOff[mi], p.aadOff[mi] = p.dataSize, p.aadSize
-		p.dataSize += align16(body)
-		p.aadSize += align16(len(m.AAD))
-		p.nsegs += counts[mi]
+	})
+	bases := make([]rangeTotals, len(ranges))
+	for r := range ranges {
+		t := &ranges[r]
+		bases[r] = rangeTotals{data: p.dataSize, aad: p.aadSize, segs: p.nsegs, nkeys: len(p.keys)}
+		p.dataSize += t.data
+		p.aadSize += t.aad
+		p.nsegs += t.segs
+		p.keys = append(p.keys, t.keys...)
 	}
+	batch.Parallel(len(ranges), 1, func(rlo, rhi int) {
+		for r := rlo; r < rhi; r++ {
+			b := bases[r]
+			for mi := ranges[r].lo; mi < ranges[r].hi; mi++ {
+				d := p.messages[16*mi:]
+				d[0] += uint32(b.nkeys)
+				d[1] += uint32(b.data)
+				d[3] += uint32(b.aad)
+				d[5] += uint32(b.segs)
+				p.dataOff[mi], p.aadOff[mi] = int(d[1]), int(d[3])
+			}
+		}
+	})
 	if n > 1 {
 		p.segments = make([]uint32, p.nsegs)
 	}
@@ -201,13 +258,16 @@ func (e *Engine) plan(msgs []Message, idx []int, open bool, deviceLen int) *gcmP
 	for mi := range cur {
 		p.messages[16*mi+12] = uint32(cur[mi].first)
 	}
-	p.keyWords = 72 + 4*len(p.levels)
+	p.keyWords = keyRecordLevels + 4*len(p.levels)
 	return p
 }
 
-// keyRecords are the schedules and hash-key powers of the plan's keys
-// (kernels/aes.cl): H, H², then for each reduction level l ≥ 1 the power
-// it combines with, H^(segment·16^(l−1)).
+// A key record (kernels/aes.cl): the schedule (60 words), the rounds at
+// word 60, H..H⁴ from word 64, then from word keyRecordLevels the power
+// each reduction level l ≥ 1 combines with, H^(segment·16^(l−1)).
+const keyRecordLevels = 80
+
+// keyRecords are the key records of the plan's keys.
 func (e *Engine) keyRecords(p *gcmPlan, out []uint32) []uint32 {
 	if out == nil {
 		out = make([]uint32, len(p.keys)*p.keyWords)
@@ -224,10 +284,11 @@ func (e *Engine) keyRecords(p *gcmPlan, out []uint32) []uint32 {
 				w := x.words()
 				copy(r[at:], w[:])
 			}
-			put(64, k.hashPowers[0])
-			put(68, k.hashPowers[1])
+			for i, x := range k.hashSmall {
+				put(64+4*i, x)
+			}
 			for l := 1; l <= len(p.levels); l++ {
-				put(72+4*(l-1), k.hashPowers[int(e.segLog)+gcmGroupLog*(l-1)])
+				put(keyRecordLevels+4*(l-1), k.hashPowers[int(e.segLog)+gcmGroupLog*(l-1)])
 			}
 			k.mu.Unlock()
 		}
@@ -257,20 +318,27 @@ type results struct {
 }
 
 func newResults(msgs []Message, valid []int, open bool) *results {
+	size := func(m *Message) int {
+		n := bodyLen(m, open, -1)
+		if !open {
+			n += TagSize
+		}
+		return n
+	}
 	total := 0
 	for _, i := range valid {
-		total += bodyLen(&msgs[i], open, -1)
-		if !open {
-			total += TagSize
+		if n := size(&msgs[i]); cap(msgs[i].Out) < n {
+			total += n
 		}
 	}
 	backing := make([]byte, total)
 	r := &results{out: make([][]byte, len(msgs))}
 	off := 0
 	for _, i := range valid {
-		n := bodyLen(&msgs[i], open, -1)
-		if !open {
-			n += TagSize
+		n := size(&msgs[i])
+		if cap(msgs[i].Out) >= n {
+			r.out[i] = msgs[i].Out[:n]
+			continue
 		}
 		r.out[i] = backing[off : off+n : off+n]
 		off += n
@@ -285,7 +353,7 @@ func (e *Engine) stageCost(m *Message, open bool) int {
 	body := bodyLen(m, open, -1)
 	blocks := (len(m.AAD)+15)/16 + (body+15)/16 + 1
 	segs := blocks>>e.segLog + 1
-	return align16(body) + align16(len(m.AAD)) + 64 + 4*(72+4*9) + 16 + 4 + 4*segs + 16*(segs/8+2)
+	return align16(body) + align16(len(m.AAD)) + 64 + 4*(keyRecordLevels+4*9) + 16 + 4 + 4*segs + 16*(segs/8+2)
 }
 
 // gcmOnDevice runs the valid elements: batches of them that fit a pipeline
@@ -439,6 +507,15 @@ func (e *Engine) gcmStage(msgs []Message, idx []int, open bool, st *stage, res *
 	dekj0, err := lease.Buffer(16*n, true)
 	if err != nil {
 		return finish, err
+	}
+	if n == 1 { // aes_ctr encrypts a single message: E(K, J0) from the host
+		words, err := singleEKJ0(p)
+		if err != nil {
+			return finish, err
+		}
+		if err := dekj0.Write(0, device.Uint32Bytes(words)); err != nil {
+			return finish, err
+		}
 	}
 	dok, err := lease.Buffer(4*n, true)
 	if err != nil {
@@ -610,7 +687,16 @@ func (e *Engine) runGCM(lease *device.Lease, l *launches, p *gcmPlan, din, dout,
 	if err != nil {
 		return err
 	}
-	ekj0, err := lease.Buffer(16*n, true)
+	var ekj0 *device.Buffer
+	if n == 1 {
+		words, err := singleEKJ0(p)
+		if err != nil {
+			return err
+		}
+		ekj0, err = lease.Upload(words, true)
+	} else {
+		ekj0, err = lease.Buffer(16*n, true)
+	}
 	if err != nil {
 		return err
 	}
@@ -631,8 +717,11 @@ func (e *Engine) runGCM(lease *device.Lease, l *launches, p *gcmPlan, din, dout,
 	return dtags.Read(0, device.Uint32Bytes(tags))
 }
 
-// launchGCM enqueues gcm_segments, one gcm_reduce per level and
-// gcm_finish on q (nil: the default queue).
+// launchGCM enqueues the GCM kernels on q (nil: the default queue):
+// counter mode (gcm_crypt, or aes_ctr for one message, whose E(K, J0) the
+// caller has written into ekj0) before gcm_hash to seal, after it to open
+// (the ciphertext is hashed, and dout may be din), then one gcm_reduce per
+// level and gcm_finish.
 func (e *Engine) launchGCM(q *device.Queue, l *launches, p *gcmPlan, keys, descs, segs, din, dout, daad *device.Buffer,
 	units []*device.Buffer, values, ekj0, tags, ok *device.Buffer) error {
 	q, err := e.queue(q)
@@ -640,17 +729,55 @@ func (e *Engine) launchGCM(q *device.Queue, l *launches, p *gcmPlan, keys, descs
 		return err
 	}
 	n := len(p.index)
-	seg, err := e.prog.Kernel("gcm_segments")
-	if err != nil {
-		return err
+	crypt := func() error {
+		if n == 1 {
+			k := p.keys[0]
+			ctr, err := e.prog.Kernel("aes_ctr")
+			if err != nil {
+				return err
+			}
+			length := int(p.messages[2])
+			if length == 0 {
+				return nil
+			}
+			blocks, tail := length/BlockSize, length%BlockSize
+			total := blocks
+			if tail > 0 {
+				total++
+			}
+			d := p.messages
+			return l.add(q.Launch(ctr, e.globalSize(total), e.group, device.Local(e.tableBytes(false)), e.tables, keys, uint32(k.rounds),
+				d[8], d[9], d[10], d[11], uint64(1), uint32(1), din, dout, uint32(blocks), uint32(tail)))
+		}
+		kern, err := e.prog.Kernel("gcm_crypt")
+		if err != nil {
+			return err
+		}
+		return l.add(q.Launch(kern, e.globalSize(p.nsegs), e.group, device.Local(e.tableBytes(false)), e.tables,
+			keys, uint32(p.keyWords), descs, uint32(n), segs, din, dout, ekj0, uint32(p.nsegs)))
 	}
-	decrypt := uint32(0)
+	hash := func(text *device.Buffer) error {
+		kern, err := e.prog.Kernel("gcm_hash")
+		if err != nil {
+			return err
+		}
+		return l.add(q.Launch(kern, e.hashGlobal(p.nsegs), ghashGroup, keys, uint32(p.keyWords), descs, uint32(n), segs,
+			text, daad, values, uint32(p.nsegs)))
+	}
 	if p.open {
-		decrypt = 1
-	}
-	if err := l.add(q.Launch(seg, e.globalSize(p.nsegs), e.group, device.Local(e.tableBytes(false)), e.tables,
-		keys, uint32(p.keyWords), descs, uint32(n), segs, din, dout, daad, values, ekj0, uint32(p.nsegs), decrypt)); err != nil {
-		return err
+		if err := hash(din); err != nil {
+			return err
+		}
+		if err := crypt(); err != nil {
+			return err
+		}
+	} else {
+		if err := crypt(); err != nil {
+			return err
+		}
+		if err := hash(dout); err != nil {
+			return err
+		}
 	}
 	red, err := e.prog.Kernel("gcm_reduce")
 	if err != nil {
@@ -666,7 +793,41 @@ func (e *Engine) launchGCM(q *device.Queue, l *launches, p *gcmPlan, keys, descs
 	if err != nil {
 		return err
 	}
+	decrypt := uint32(0)
+	if p.open {
+		decrypt = 1
+	}
 	return l.add(q.Launch(fin, e.smallGlobal(n), 64, descs, values, ekj0, tags, ok, uint32(n), decrypt))
+}
+
+// ghashGroup is the work-group size of gcm_hash (GHASH_GROUP).
+const ghashGroup = 256
+
+// hashGlobal is the launch size of gcm_hash: whole groups, at most eight
+// per compute unit (the kernel loops).
+func (e *Engine) hashGlobal(work int) int {
+	groups := min((work+ghashGroup-1)/ghashGroup, 8*e.dev.ComputeUnits)
+	return max(groups, 1) * ghashGroup
+}
+
+// singleEKJ0 is E(K, J0) of a plan with one message, computed on the host
+// (aes_ctr, which encrypts a single message, does not), as the words
+// gcm_finish reads.
+func singleEKJ0(p *gcmPlan) ([]uint32, error) {
+	block := p.keys[0].cipherBlock()
+	if block == nil {
+		return nil, ErrKeyDestroyed
+	}
+	var j0, out [16]byte
+	for w := range 4 {
+		binary.LittleEndian.PutUint32(j0[4*w:], p.messages[8+w])
+	}
+	block.Encrypt(out[:], j0[:])
+	words := make([]uint32, 4)
+	for w := range 4 {
+		words[w] = binary.LittleEndian.Uint32(out[4*w:])
+	}
+	return words, nil
 }
 
 // SealDevice encrypts n bytes of src into dst, device buffers of the

@@ -37,8 +37,10 @@ type Key struct {
 	// is column c of round key r; dec is the schedule of the equivalent
 	// inverse cipher (FIPS-197 §5.3.5), in the order decryption uses it.
 	enc, dec [scheduleWords]uint32
-	// hashPowers[i] is H^(2^i) in GCM's field (ghash.go).
+	// hashPowers[i] is H^(2^i) in GCM's field (ghash.go); hashSmall[i]
+	// is H^(i+1), the powers gcm_hash aggregates four blocks with.
 	hashPowers [hashPowerCount]fieldElement
+	hashSmall  [4]fieldElement
 
 	mu        sync.Mutex
 	destroyed bool
@@ -64,6 +66,10 @@ func NewKey(key []byte) (*Key, error) {
 	for i := 1; i < hashPowerCount; i++ {
 		k.hashPowers[i] = k.hashPowers[i-1].mul(k.hashPowers[i-1])
 	}
+	k.hashSmall[0] = k.hashPowers[0]
+	for i := 1; i < 4; i++ {
+		k.hashSmall[i] = k.hashSmall[i-1].mul(k.hashPowers[0])
+	}
 	clear(h[:])
 	return k, nil
 }
@@ -82,6 +88,7 @@ func (k *Key) Destroy() {
 	clear(k.enc[:])
 	clear(k.dec[:])
 	clear(k.hashPowers[:])
+	clear(k.hashSmall[:])
 	k.destroyed = true
 	k.block = nil
 }

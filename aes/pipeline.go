@@ -17,6 +17,7 @@ import (
 const (
 	stageCount = 4
 	stageBytes = 16 << 20 // default staging per stage (Engine.stageSize)
+	stageTail  = 4 << 10  // after the staging: a schedule, and the like
 )
 
 // stage is one slot of the pipeline.
@@ -51,7 +52,7 @@ func (e *Engine) takeStages() (stageSet, error) {
 			s.release()
 			return nil, err
 		}
-		h, err := e.dev.HostAlloc(e.stageSize)
+		h, err := e.dev.HostAlloc(e.stageSize + stageTail)
 		if err != nil {
 			q.Release()
 			s.release()

@@ -26,6 +26,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unsafe"
 )
 
 // Environment variables that choose devices.
@@ -253,6 +254,9 @@ type HostMemory struct {
 func (h *HostMemory) Free() error {
 	var err error
 	h.once.Do(func() {
+		if h.free != nil {
+			pinned.remove(h.Bytes)
+		}
 		clear(h.Bytes)
 		h.Bytes = nil
 		if h.free != nil {
@@ -271,7 +275,62 @@ func (d *Device) HostAlloc(size int) (*HostMemory, error) {
 	if err != nil {
 		return nil, err
 	}
+	if free != nil { // driver memory: pinned
+		pinned.add(b)
+	}
 	return &HostMemory{Bytes: b, free: free}, nil
+}
+
+// Pinned reports whether b lies within pinned memory from HostAlloc (of
+// any device), which copies reach without staging: callers may copy
+// from and to it directly instead of through buffers of their own.
+func Pinned(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	return pinned.contains(b)
+}
+
+// pinned is the registry of the pinned allocations alive.
+var pinned pinnedRanges
+
+type pinnedRanges struct {
+	mu     sync.Mutex
+	ranges map[uintptr]uintptr // start → end
+}
+
+func span(b []byte) (uintptr, uintptr) {
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return start, start + uintptr(len(b))
+}
+
+func (p *pinnedRanges) add(b []byte) {
+	start, end := span(b)
+	p.mu.Lock()
+	if p.ranges == nil {
+		p.ranges = map[uintptr]uintptr{}
+	}
+	p.ranges[start] = end
+	p.mu.Unlock()
+}
+
+func (p *pinnedRanges) remove(b []byte) {
+	start, _ := span(b)
+	p.mu.Lock()
+	delete(p.ranges, start)
+	p.mu.Unlock()
+}
+
+func (p *pinnedRanges) contains(b []byte) bool {
+	start, end := span(b)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for s, e := range p.ranges {
+		if start >= s && end <= e {
+			return true
+		}
+	}
+	return false
 }
 
 // Defines are the device facts given to every program as -D definitions.

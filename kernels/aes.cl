@@ -21,12 +21,12 @@
 #endif
 
 /* Words of one key record (GCM): the schedule (60 words), the number of
- * rounds at word 60, H at 64, H² at 68, then the power each reduction
- * level l ≥ 1 combines with, H^(GCM_SEGMENT·16^(l−1)), at 72 + 4(l−1). */
+ * rounds at word 60, H, H², H³, H⁴ at 64, 68, 72, 76, then the power each
+ * reduction level l ≥ 1 combines with, H^(GCM_SEGMENT·16^(l−1)), at
+ * 80 + 4(l−1). */
 #define KEY_RECORD_ROUNDS 60
 #define KEY_RECORD_H 64
-#define KEY_RECORD_H2 68
-#define KEY_RECORD_LEVELS 72
+#define KEY_RECORD_LEVELS 80
 
 DEVICE_FN u32 bswap32(u32 x) { return BYTE_PERM(x, 0u, 0x0123u); }
 
@@ -78,12 +78,13 @@ KERNEL KERNEL_BOUNDS(AES_GROUP, 1) void aes_ecb_decrypt(LOCAL_ARG(u32, t), GLOBA
 }
 
 /* aes_ctr: dst = src XOR the keystream of counter blocks iv + first + i
- * (128-bit big-endian addition, crypto/cipher's CTR), for blocks full
+ * (128-bit big-endian addition, crypto/cipher's CTR; with inc32, GCM's
+ * counter: only the last 32 bits count, modulo 2^32), for blocks full
  * blocks and then tail < 16 bytes. iv0..iv3 are the counter block as
  * little-endian words. */
 KERNEL KERNEL_BOUNDS(AES_GROUP, 1) void aes_ctr(LOCAL_ARG(u32, t), GLOBAL const u32 *tables,
 	GLOBAL const u32 *schedule, const u32 rounds, const u32 iv0, const u32 iv1, const u32 iv2, const u32 iv3,
-	const u64 first, GLOBAL const u32x4 *src, GLOBAL u32x4 *dst, const u32 blocks, const u32 tail) {
+	const u64 first, const u32 inc32, GLOBAL const u32x4 *src, GLOBAL u32x4 *dst, const u32 blocks, const u32 tail) {
 	LOCAL_BIND(u32, t);
 	aes_fill_round_table(t, tables);
 	BARRIER_LOCAL();
@@ -97,6 +98,10 @@ KERNEL KERNEL_BOUNDS(AES_GROUP, 1) void aes_ctr(LOCAL_ARG(u32, t), GLOBAL const 
 		u64 lo = ivlo + first + i;
 		u64 hi = ivhi + (lo < ivlo ? 1u : 0u);
 		u32 s[4] = {bswap32((u32)(hi >> 32)), bswap32((u32)hi), bswap32((u32)(lo >> 32)), bswap32((u32)lo)};
+		if (inc32) {
+			s[0] = iv0; s[1] = iv1; s[2] = iv2;
+			s[3] = bswap32(bswap32(iv3) + (u32)(first + i));
+		}
 		aes_encrypt(t, lane4, rk, rounds, s);
 		if (i < blocks) {
 			u32x4 v = src[i];
@@ -111,7 +116,7 @@ KERNEL KERNEL_BOUNDS(AES_GROUP, 1) void aes_ctr(LOCAL_ARG(u32, t), GLOBAL const 
 	}
 }
 
-/* GCM on a batch of messages, in three steps.
+/* GCM on a batch of messages.
  *
  * Each message's GHASH input — its AAD blocks, its ciphertext blocks and
  * the lengths block, N blocks — is cut into segments of GCM_SEGMENT
@@ -120,9 +125,14 @@ KERNEL KERNEL_BOUNDS(AES_GROUP, 1) void aes_ctr(LOCAL_ARG(u32, t), GLOBAL const 
  * its k blocks gives GHASH = Σ_j V_j·H^(blocks after segment j), and units
  * of GCM_SEGMENT·16^l blocks combine the same way with H^(GCM_SEGMENT·16^l).
  *
- * gcm_segments: one work-item per segment encrypts (or decrypts) the
- *   segment's data blocks in counter mode and computes V; the work-item of
- *   each message's first segment also computes E(K, J0).
+ * gcm_crypt: one work-item per segment encrypts (or decrypts) the
+ *   segment's data blocks in counter mode, two at a time; the work-item of
+ *   each message's first segment also computes E(K, J0). (A single message
+ *   uses aes_ctr with inc32 instead, and the host computes E(K, J0).)
+ * gcm_hash: one work-item per segment computes V from the ciphertext (run
+ *   after gcm_crypt to seal, before it to open), four blocks at a time:
+ *   Y' = (Y ⊕ X1)·H⁴ ⊕ X2·H³ ⊕ X3·H² ⊕ X4·H, four independent products and
+ *   one reduction. It needs no tables, so it runs at full occupancy.
  * gcm_reduce: one work-item per unit of the next level combines up to 16
  *   values of the level below (as many times as the longest message needs).
  * gcm_finish: one work-item per message makes the tag from the message's
@@ -145,59 +155,128 @@ KERNEL KERNEL_BOUNDS(AES_GROUP, 1) void aes_ctr(LOCAL_ARG(u32, t), GLOBAL const 
 #define MSG_FINAL 12
 #define MSG_WORDS 16
 
-/* gcm_input is GHASH's input block b of message d (AAD, data or the
- * lengths block), for blocks processed one at a time: a data block is
- * encrypted (or decrypted) and written out on the way. */
-DEVICE_FN void gcm_input(LOCAL_PTR const u32 *t, u32 lane4, const u32 *rk, u32 rounds, GLOBAL const u32 *d,
-	GLOBAL const u8 *aad, GLOBAL const u8 *in, GLOBAL u8 *out, u32 decrypt, u32 b, u32 *x) {
+#ifndef GHASH_GROUP
+#define GHASH_GROUP 256
+#endif
+
+/* The segment's blocks [begin, end) of its message's GHASH input. */
+DEVICE_FN void gcm_segment_range(GLOBAL const u32 *d, u32 g, u32 *begin, u32 *end) {
+	u32 j = g - d[MSG_FIRST_SEGMENT];
+	*end = d[MSG_BLOCKS] - (d[MSG_SEGMENTS] - 1u - j) * GCM_SEGMENT;
+	*begin = *end > GCM_SEGMENT ? *end - GCM_SEGMENT : 0u;
+}
+
+/* n < 16 bytes of a block as a field element, zero beyond n. */
+DEVICE_FN void gcm_partial_element(u32 *x, GLOBAL const u8 *p, u32 n) {
+	u32 w[4];
+	load_partial(w, p, n);
+	ghash_from_block(x, w[0], w[1], w[2], w[3]);
+}
+
+/* GHASH's input block b of message d: AAD, ciphertext or lengths. */
+DEVICE_FN void gcm_hash_input(GLOBAL const u32 *d, GLOBAL const u8 *ad, GLOBAL const u8 *text, u32 b, u32 *x) {
 	u32 len = d[MSG_LEN], alen = d[MSG_AAD_LEN];
 	u32 na = (alen + 15u) >> 4, nc = (len + 15u) >> 4;
-	u32 w[4];
 	if (b < na) {
 		u32 n = alen - 16u * b;
 		if (n >= 16u) {
-			u32x4 v = ((GLOBAL const u32x4 *)aad)[b];
-			w[0] = v.x; w[1] = v.y; w[2] = v.z; w[3] = v.w;
+			u32x4 v = ((GLOBAL const u32x4 *)ad)[b];
+			ghash_from_block(x, v.x, v.y, v.z, v.w);
 		} else {
-			load_partial(w, aad + 16u * b, n);
+			gcm_partial_element(x, ad + 16u * b, n);
 		}
-		ghash_from_block(x, w[0], w[1], w[2], w[3]);
 	} else if (b < na + nc) {
 		u32 c = b - na;
-		u32 s[4] = {d[MSG_J0], d[MSG_J0 + 1], d[MSG_J0 + 2], bswap32(bswap32(d[MSG_J0 + 3]) + 1u + c)};
-		aes_encrypt(t, lane4, rk, rounds, s);
 		u32 n = len - 16u * c;
 		if (n >= 16u) {
-			u32x4 v = ((GLOBAL const u32x4 *)in)[c];
-			w[0] = v.x; w[1] = v.y; w[2] = v.z; w[3] = v.w;
-			u32x4 o;
-			o.x = w[0] ^ s[0]; o.y = w[1] ^ s[1]; o.z = w[2] ^ s[2]; o.w = w[3] ^ s[3];
-			((GLOBAL u32x4 *)out)[c] = o;
-			if (!decrypt) { w[0] = o.x; w[1] = o.y; w[2] = o.z; w[3] = o.w; }
+			u32x4 v = ((GLOBAL const u32x4 *)text)[c];
+			ghash_from_block(x, v.x, v.y, v.z, v.w);
 		} else {
-			load_partial(w, in + 16u * c, n);
-			u32 o[4] = {w[0] ^ s[0], w[1] ^ s[1], w[2] ^ s[2], w[3] ^ s[3]};
-			store_partial(out + 16u * c, o, n);
-			if (!decrypt) {
-				/* the ciphertext, zero beyond n */
-				for (u32 i = 0; i < 4; i++) {
-					u32 keep = n >= 4u * i + 4u ? 0xffffffffu : (n > 4u * i ? (1u << (8u * (n - 4u * i))) - 1u : 0u);
-					w[i] = o[i] & keep;
-				}
-			}
+			gcm_partial_element(x, text + 16u * c, n);
 		}
-		ghash_from_block(x, w[0], w[1], w[2], w[3]);
 	} else {
 		u64 abits = (u64)alen * 8u, cbits = (u64)len * 8u;
 		x[0] = (u32)(abits >> 32); x[1] = (u32)abits; x[2] = (u32)(cbits >> 32); x[3] = (u32)cbits;
 	}
 }
 
+KERNEL KERNEL_BOUNDS(GHASH_GROUP, 2) void gcm_hash(GLOBAL const u32 *keys, const u32 key_words,
+	GLOBAL const u32 *msgs, const u32 messages, GLOBAL const u32 *segment_message,
+	GLOBAL const u8 *text, GLOBAL const u8 *aad, GLOBAL u32 *values, const u32 segments) {
+	for (u32 g = GID(); g < segments; g += GSIZE()) {
+		u32 m = messages == 1u ? 0u : segment_message[g];
+		GLOBAL const u32 *d = msgs + MSG_WORDS * m;
+		GLOBAL const u32 *key = keys + key_words * d[MSG_KEY];
+		u32 h1[4], h2[4], h3[4], h4[4];
+		for (u32 i = 0; i < 4; i++) {
+			h1[i] = key[KEY_RECORD_H + i];
+			h2[i] = key[KEY_RECORD_H + 4 + i];
+			h3[i] = key[KEY_RECORD_H + 8 + i];
+			h4[i] = key[KEY_RECORD_H + 12 + i];
+		}
+		u32 begin, end;
+		gcm_segment_range(d, g, &begin, &end);
+		u32 na = (d[MSG_AAD_LEN] + 15u) >> 4;
+		u32 full = na + (d[MSG_LEN] >> 4); /* blocks before it are AAD or full data blocks */
+		GLOBAL const u8 *ad = aad + d[MSG_AAD];
+		GLOBAL const u8 *tx = text + d[MSG_DATA];
+		u32 y[4] = {0, 0, 0, 0};
+		u32 b = begin;
+		for (; (end - b) & 3u; b++) {
+			u32 x[4];
+			gcm_hash_input(d, ad, tx, b, x);
+			y[0] ^= x[0]; y[1] ^= x[1]; y[2] ^= x[2]; y[3] ^= x[3];
+			ghash_mul(y, h1);
+		}
+		for (; b < end; b += 4u) {
+			u32 x1[4], x2[4], x3[4], x4[4];
+			if (b >= na && b + 4u <= full) {
+				GLOBAL const u32x4 *p = (GLOBAL const u32x4 *)tx + (b - na);
+				u32x4 v1 = p[0], v2 = p[1], v3 = p[2], v4 = p[3];
+				ghash_from_block(x1, v1.x, v1.y, v1.z, v1.w);
+				ghash_from_block(x2, v2.x, v2.y, v2.z, v2.w);
+				ghash_from_block(x3, v3.x, v3.y, v3.z, v3.w);
+				ghash_from_block(x4, v4.x, v4.y, v4.z, v4.w);
+			} else {
+				gcm_hash_input(d, ad, tx, b, x1);
+				gcm_hash_input(d, ad, tx, b + 1u, x2);
+				gcm_hash_input(d, ad, tx, b + 2u, x3);
+				gcm_hash_input(d, ad, tx, b + 3u, x4);
+			}
+			y[0] ^= x1[0]; y[1] ^= x1[1]; y[2] ^= x1[2]; y[3] ^= x1[3];
+			u64 r[4] = {0, 0, 0, 0};
+			ghash_clmul_acc(y, h4, r);
+			ghash_clmul_acc(x2, h3, r);
+			ghash_clmul_acc(x3, h2, r);
+			ghash_clmul_acc(x4, h1, r);
+			ghash_reduce(r, y);
+		}
+		values[4 * g] = y[0]; values[4 * g + 1] = y[1]; values[4 * g + 2] = y[2]; values[4 * g + 3] = y[3];
+	}
+}
+
+/* One data block c of message d in counter mode (possibly partial). */
+DEVICE_FN void gcm_crypt_block(LOCAL_PTR const u32 *t, u32 lane4, const u32 *rk, u32 rounds, GLOBAL const u32 *d,
+	GLOBAL const u8 *in, GLOBAL u8 *out, u32 j0_3, u32 c) {
+	u32 s[4] = {d[MSG_J0], d[MSG_J0 + 1], d[MSG_J0 + 2], bswap32(j0_3 + 1u + c)};
+	aes_encrypt(t, lane4, rk, rounds, s);
+	u32 n = d[MSG_LEN] - 16u * c;
+	if (n >= 16u) {
+		u32x4 v = ((GLOBAL const u32x4 *)in)[c];
+		v.x ^= s[0]; v.y ^= s[1]; v.z ^= s[2]; v.w ^= s[3];
+		((GLOBAL u32x4 *)out)[c] = v;
+	} else {
+		u32 w[4];
+		load_partial(w, in + 16u * c, n);
+		w[0] ^= s[0]; w[1] ^= s[1]; w[2] ^= s[2]; w[3] ^= s[3];
+		store_partial(out + 16u * c, w, n);
+	}
+}
+
 /* messages == 1: every segment is message 0's (segment_message unread). */
-KERNEL KERNEL_BOUNDS(AES_GROUP, 1) void gcm_segments(LOCAL_ARG(u32, t), GLOBAL const u32 *tables,
+KERNEL KERNEL_BOUNDS(AES_GROUP, 1) void gcm_crypt(LOCAL_ARG(u32, t), GLOBAL const u32 *tables,
 	GLOBAL const u32 *keys, const u32 key_words, GLOBAL const u32 *msgs, const u32 messages,
-	GLOBAL const u32 *segment_message, GLOBAL const u8 *src, GLOBAL u8 *dst, GLOBAL const u8 *aad,
-	GLOBAL u32 *values, GLOBAL u32 *ekj0, const u32 segments, const u32 decrypt) {
+	GLOBAL const u32 *segment_message, GLOBAL const u8 *src, GLOBAL u8 *dst, GLOBAL u32 *ekj0, const u32 segments) {
 	LOCAL_BIND(u32, t);
 	aes_fill_round_table(t, tables);
 	BARRIER_LOCAL();
@@ -209,63 +288,32 @@ KERNEL KERNEL_BOUNDS(AES_GROUP, 1) void gcm_segments(LOCAL_ARG(u32, t), GLOBAL c
 		u32 rounds = key[KEY_RECORD_ROUNDS];
 		u32 rk[60];
 		aes_load_schedule(rk, key, rounds);
-		u32 h[4], h2[4];
-		for (u32 i = 0; i < 4; i++) {
-			h[i] = key[KEY_RECORD_H + i];
-			h2[i] = key[KEY_RECORD_H2 + i];
-		}
-		u32 j = g - d[MSG_FIRST_SEGMENT];
-		u32 end = d[MSG_BLOCKS] - (d[MSG_SEGMENTS] - 1u - j) * GCM_SEGMENT;
-		u32 begin = end > GCM_SEGMENT ? end - GCM_SEGMENT : 0u;
-		u32 len = d[MSG_LEN], alen = d[MSG_AAD_LEN];
-		u32 na = (alen + 15u) >> 4;
-		u32 full = na + (len >> 4); /* blocks before it are AAD or full data blocks */
+		u32 begin, end;
+		gcm_segment_range(d, g, &begin, &end);
+		u32 len = d[MSG_LEN];
+		u32 na = (d[MSG_AAD_LEN] + 15u) >> 4, nc = (len + 15u) >> 4;
+		/* the segment's data blocks, as data block numbers */
+		u32 c0 = begin > na ? begin - na : 0u;
+		u32 c1 = end > na ? min(end - na, nc) : 0u;
+		u32 full = len >> 4;
 		GLOBAL const u8 *in = src + d[MSG_DATA];
 		GLOBAL u8 *out = dst + d[MSG_DATA];
-		GLOBAL const u8 *ad = aad + d[MSG_AAD];
 		u32 j0_3 = bswap32(d[MSG_J0 + 3]);
-		u32 y[4] = {0, 0, 0, 0};
-		u32 b = begin;
-		if ((end - begin) & 1u) {
-			u32 x[4];
-			gcm_input(t, lane4, rk, rounds, d, ad, in, out, decrypt, b, x);
-			y[0] ^= x[0]; y[1] ^= x[1]; y[2] ^= x[2]; y[3] ^= x[3];
-			ghash_mul(y, h);
-			b++;
+		u32 c = c0;
+		for (; c + 2u <= c1 && c + 2u <= full; c += 2u) {
+			u32 s[4] = {d[MSG_J0], d[MSG_J0 + 1], d[MSG_J0 + 2], bswap32(j0_3 + 1u + c)};
+			u32 v[4] = {d[MSG_J0], d[MSG_J0 + 1], d[MSG_J0 + 2], bswap32(j0_3 + 2u + c)};
+			aes_encrypt2(t, lane4, rk, rounds, s, v);
+			u32x4 p = ((GLOBAL const u32x4 *)in)[c];
+			u32x4 q = ((GLOBAL const u32x4 *)in)[c + 1u];
+			p.x ^= s[0]; p.y ^= s[1]; p.z ^= s[2]; p.w ^= s[3];
+			q.x ^= v[0]; q.y ^= v[1]; q.z ^= v[2]; q.w ^= v[3];
+			((GLOBAL u32x4 *)out)[c] = p;
+			((GLOBAL u32x4 *)out)[c + 1u] = q;
 		}
-		/* Pairs: Y' = (Y ⊕ X1)·H² ⊕ X2·H, two independent products. */
-		for (; b < end; b += 2u) {
-			u32 x1[4], x2[4];
-			if (b >= na && b + 2u <= full) {
-				u32 c = b - na;
-				u32 s[4] = {d[MSG_J0], d[MSG_J0 + 1], d[MSG_J0 + 2], bswap32(j0_3 + 1u + c)};
-				u32 v[4] = {d[MSG_J0], d[MSG_J0 + 1], d[MSG_J0 + 2], bswap32(j0_3 + 2u + c)};
-				aes_encrypt2(t, lane4, rk, rounds, s, v);
-				u32x4 p = ((GLOBAL const u32x4 *)in)[c];
-				u32x4 q = ((GLOBAL const u32x4 *)in)[c + 1u];
-				u32x4 o, r;
-				o.x = p.x ^ s[0]; o.y = p.y ^ s[1]; o.z = p.z ^ s[2]; o.w = p.w ^ s[3];
-				r.x = q.x ^ v[0]; r.y = q.y ^ v[1]; r.z = q.z ^ v[2]; r.w = q.w ^ v[3];
-				((GLOBAL u32x4 *)out)[c] = o;
-				((GLOBAL u32x4 *)out)[c + 1u] = r;
-				if (decrypt) {
-					ghash_from_block(x1, p.x, p.y, p.z, p.w);
-					ghash_from_block(x2, q.x, q.y, q.z, q.w);
-				} else {
-					ghash_from_block(x1, o.x, o.y, o.z, o.w);
-					ghash_from_block(x2, r.x, r.y, r.z, r.w);
-				}
-			} else {
-				gcm_input(t, lane4, rk, rounds, d, ad, in, out, decrypt, b, x1);
-				gcm_input(t, lane4, rk, rounds, d, ad, in, out, decrypt, b + 1u, x2);
-			}
-			y[0] ^= x1[0]; y[1] ^= x1[1]; y[2] ^= x1[2]; y[3] ^= x1[3];
-			ghash_mul(y, h2);
-			ghash_mul(x2, h);
-			y[0] ^= x2[0]; y[1] ^= x2[1]; y[2] ^= x2[2]; y[3] ^= x2[3];
-		}
-		values[4 * g] = y[0]; values[4 * g + 1] = y[1]; values[4 * g + 2] = y[2]; values[4 * g + 3] = y[3];
-		if (j == 0) {
+		for (; c < c1; c++)
+			gcm_crypt_block(t, lane4, rk, rounds, d, in, out, j0_3, c);
+		if (g == d[MSG_FIRST_SEGMENT]) {
 			u32 s[4] = {d[MSG_J0], d[MSG_J0 + 1], d[MSG_J0 + 2], d[MSG_J0 + 3]};
 			aes_encrypt(t, lane4, rk, rounds, s);
 			ekj0[4 * m] = s[0]; ekj0[4 * m + 1] = s[1]; ekj0[4 * m + 2] = s[2]; ekj0[4 * m + 3] = s[3];

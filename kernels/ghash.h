@@ -34,8 +34,10 @@ DEVICE_FN void ghash_clmul64(u64 x, u64 y, u64 *hi, u64 *lo) {
 	*lo = q ^ (r << 32);
 }
 
-/* x = x·h. */
-DEVICE_FN void ghash_mul(u32 *x, const u32 *h) {
+/* r ^= the carry-less product of x and h (255 bits; r[3] most
+ * significant). Products are summed unreduced and reduced once
+ * (ghash_reduce): reduction is linear. */
+DEVICE_FN void ghash_clmul_acc(const u32 *x, const u32 *h, u64 *r) {
 	u64 xh = ((u64)x[0] << 32) | x[1], xl = ((u64)x[2] << 32) | x[3];
 	u64 yh = ((u64)h[0] << 32) | h[1], yl = ((u64)h[2] << 32) | h[3];
 	u64 hh, hl, lh, ll, mh, ml;
@@ -44,12 +46,16 @@ DEVICE_FN void ghash_mul(u32 *x, const u32 *h) {
 	ghash_clmul64(xh ^ xl, yh ^ yl, &mh, &ml);
 	mh ^= hh ^ lh;
 	ml ^= hl ^ ll;
-	/* The 255-bit product r3:r2:r1:r0, shifted left by one. */
-	u64 r3 = hh, r2 = hl ^ mh, r1 = lh ^ ml, r0 = ll;
-	r3 = (r3 << 1) | (r2 >> 63);
-	r2 = (r2 << 1) | (r1 >> 63);
-	r1 = (r1 << 1) | (r0 >> 63);
-	r0 <<= 1;
+	r[3] ^= hh; r[2] ^= hl ^ mh; r[1] ^= lh ^ ml; r[0] ^= ll;
+}
+
+/* x = the field element of the product r. */
+DEVICE_FN void ghash_reduce(const u64 *r, u32 *x) {
+	/* The product shifted left by one. */
+	u64 r3 = (r[3] << 1) | (r[2] >> 63);
+	u64 r2 = (r[2] << 1) | (r[1] >> 63);
+	u64 r1 = (r[1] << 1) | (r[0] >> 63);
+	u64 r0 = r[0] << 1;
 	/* r3:r2 is the low half of the product, r1:r0 the high half over
 	 * x^128; x^128 = 1+x+x^2+x^7 is a right shift by 0, 1, 2 and 7, and
 	 * what those shifts push out (e) is folded in once more. */
@@ -58,6 +64,13 @@ DEVICE_FN void ghash_mul(u32 *x, const u32 *h) {
 	u64 ol = r2 ^ r0 ^ ((r0 >> 1) | (r1 << 63)) ^ ((r0 >> 2) | (r1 << 62)) ^ ((r0 >> 7) | (r1 << 57)) ^
 	         (e << 63) ^ (e << 62) ^ (e << 57);
 	x[0] = (u32)(oh >> 32); x[1] = (u32)oh; x[2] = (u32)(ol >> 32); x[3] = (u32)ol;
+}
+
+/* x = x·h. */
+DEVICE_FN void ghash_mul(u32 *x, const u32 *h) {
+	u64 r[4] = {0, 0, 0, 0};
+	ghash_clmul_acc(x, h, r);
+	ghash_reduce(r, x);
 }
 
 /* A block loaded as little-endian words (memory order) to a field element. */
