@@ -2,6 +2,7 @@ package aes
 
 import (
 	"fmt"
+	"maps"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -53,6 +54,13 @@ type Config struct {
 	// Segment is the number of blocks of a GCM message one work-item
 	// hashes (default 16); a power of two from 1 to 256.
 	Segment int
+	// StageBytes and Stages size the pipeline of the host-memory calls:
+	// staging bytes per stage (a multiple of 16; default 16 MB) and
+	// stages (default 4).
+	StageBytes, Stages int
+	// Defines are extra -D definitions for the kernels: tuning knobs for
+	// experiments (kernels/aes.cl: GHASH_GROUPS, GHASH_WAYS).
+	Defines map[string]string
 }
 
 // Engine runs AES on one device. It is safe for concurrent use. When the
@@ -60,15 +68,17 @@ type Config struct {
 // and the failure is reported through OnFallback: results are never
 // wrong because of a device fault.
 type Engine struct {
-	dev       *device.Device
-	prog      *device.Program
-	layout    Layout
-	group     int
-	segLog    uint // log2 of the GCM segment
-	tables    *device.Buffer
-	pool      *device.Pool
-	stages    stageSets // of the host-memory calls
-	stageSize int       // bytes of host staging per pipeline stage (a multiple of 16)
+	dev        *device.Device
+	prog       *device.Program
+	layout     Layout
+	group      int
+	segLog     uint // log2 of the GCM segment
+	tables     *device.Buffer
+	pool       *device.Pool
+	stages     stageSets // of the host-memory calls
+	stageSize  int       // bytes of host staging per pipeline stage (a multiple of 16)
+	stageCount int       // stages per host-memory call
+	defines    map[string]string
 
 	kernelNs atomic.Int64
 
@@ -130,11 +140,26 @@ func NewEngineConfig(dev *device.Device, cfg Config) (*Engine, error) {
 	if seg < 1 || seg > 256 || seg&(seg-1) != 0 {
 		return nil, fmt.Errorf("aes: GCM segment of %d blocks: want a power of two from 1 to 256", seg)
 	}
-	e := &Engine{dev: dev, layout: layout, group: group, pool: dev.NewPool(bufferIdle), stageSize: stageBytes}
+	e := &Engine{dev: dev, layout: layout, group: group, pool: dev.NewPool(bufferIdle), stageSize: stageBytes, stageCount: stageCount}
+	if cfg.StageBytes != 0 {
+		if cfg.StageBytes < 4096 || cfg.StageBytes%16 != 0 {
+			return nil, fmt.Errorf("aes: stage of %d bytes: want a multiple of 16, at least 4096", cfg.StageBytes)
+		}
+		e.stageSize = cfg.StageBytes
+	}
+	if cfg.Stages != 0 {
+		if cfg.Stages < 1 || cfg.Stages > 64 {
+			return nil, fmt.Errorf("aes: %d pipeline stages: want 1 to 64", cfg.Stages)
+		}
+		e.stageCount = cfg.Stages
+	}
 	for 1<<e.segLog < seg {
 		e.segLog++
 	}
-	p, err := dev.Program(programSource(layout, group, seg))
+	src := programSource(layout, group, seg)
+	maps.Copy(src.Defines, cfg.Defines)
+	e.defines = src.Defines
+	p, err := dev.Program(src)
 	if err != nil {
 		return nil, fmt.Errorf("aes: building the kernels for %s: %w", dev.Name, err)
 	}
@@ -161,9 +186,7 @@ func programSource(layout Layout, group, segment int) device.Source {
 // modesProgram builds (once) and returns the CBC and XTS program.
 func (e *Engine) modesProgram() (*device.Program, error) {
 	e.modesOnce.Do(func() {
-		src := programSource(e.layout, e.group, 1<<e.segLog)
-		src.Name = "aes_modes.cl"
-		src.Text = func() (string, error) { return kernels.Source("aes_modes.cl", src.Defines) }
+		src := kernels.Program("aes_modes.cl", e.defines)
 		e.modes, e.modesErr = e.dev.Program(src)
 		if e.modesErr != nil {
 			e.modesErr = fmt.Errorf("aes: building the CBC and XTS kernels for %s: %w", e.dev.Name, e.modesErr)

@@ -333,3 +333,26 @@ func TestGCMOut(t *testing.T) {
 	require.ErrorAs(t, err, &be)
 	require.ErrorIs(t, be.Errs[0], aes.ErrOverlap)
 }
+
+// TestGHASHTwoWays keeps the two-block gcm_hash variant (a tuning knob)
+// correct.
+func TestGHASHTwoWays(t *testing.T) {
+	d := devicetest.Device(t)
+	e, err := aes.NewEngineConfig(d, aes.Config{Layout: aes.LayoutCompact, Segment: 8, Defines: map[string]string{"GHASH_WAYS": "2"}})
+	require.NoError(t, err)
+	e.OnFallback(func(err error) { panic("unexpected CPU fallback in tests: " + err.Error()) })
+	var msgs []aes.Message
+	var want [][]byte
+	for i, n := range []int{0, 1, 17, 100, 1500, 5000} {
+		k, std, _ := newKey(t, 16)
+		aead, _ := cipher.NewGCM(std)
+		m := aes.Message{Key: k, Nonce: randBytes(12), AAD: randBytes(3 * i), Data: randBytes(n)}
+		msgs = append(msgs, m)
+		want = append(want, aead.Seal(nil, m.Nonce, m.Data, m.AAD))
+	}
+	got, err := e.Seal(msgs)
+	require.NoError(t, err)
+	for i := range msgs {
+		require.Equal(t, want[i], got[i], "message %d", i)
+	}
+}

@@ -15,7 +15,7 @@ import (
 // different stages copy in both directions at once.
 
 const (
-	stageCount = 4
+	stageCount = 4        // default stages per call (Engine.stageCount)
 	stageBytes = 16 << 20 // default staging per stage (Engine.stageSize)
 	stageTail  = 4 << 10  // after the staging: a schedule, and the like
 )
@@ -46,7 +46,7 @@ func (e *Engine) takeStages() (stageSet, error) {
 	}
 	e.stages.mu.Unlock()
 	var s stageSet
-	for range stageCount {
+	for range e.stageCount {
 		q, err := e.dev.NewQueue()
 		if err != nil {
 			s.release()

@@ -158,6 +158,14 @@ KERNEL KERNEL_BOUNDS(AES_GROUP, 1) void aes_ctr(LOCAL_ARG(u32, t), GLOBAL const 
 #ifndef GHASH_GROUP
 #define GHASH_GROUP 256
 #endif
+/* Tuning: work-groups of gcm_hash resident per multiprocessor (caps its
+ * registers on CUDA), and blocks aggregated per reduction (4 or 2). */
+#ifndef GHASH_GROUPS
+#define GHASH_GROUPS 2
+#endif
+#ifndef GHASH_WAYS
+#define GHASH_WAYS 4
+#endif
 
 /* The segment's blocks [begin, end) of its message's GHASH input. */
 DEVICE_FN void gcm_segment_range(GLOBAL const u32 *d, u32 g, u32 *begin, u32 *end) {
@@ -200,7 +208,7 @@ DEVICE_FN void gcm_hash_input(GLOBAL const u32 *d, GLOBAL const u8 *ad, GLOBAL c
 	}
 }
 
-KERNEL KERNEL_BOUNDS(GHASH_GROUP, 2) void gcm_hash(GLOBAL const u32 *keys, const u32 key_words,
+KERNEL KERNEL_BOUNDS(GHASH_GROUP, GHASH_GROUPS) void gcm_hash(GLOBAL const u32 *keys, const u32 key_words,
 	GLOBAL const u32 *msgs, const u32 messages, GLOBAL const u32 *segment_message,
 	GLOBAL const u8 *text, GLOBAL const u8 *aad, GLOBAL u32 *values, const u32 segments) {
 	for (u32 g = GID(); g < segments; g += GSIZE()) {
@@ -222,12 +230,13 @@ KERNEL KERNEL_BOUNDS(GHASH_GROUP, 2) void gcm_hash(GLOBAL const u32 *keys, const
 		GLOBAL const u8 *tx = text + d[MSG_DATA];
 		u32 y[4] = {0, 0, 0, 0};
 		u32 b = begin;
-		for (; (end - b) & 3u; b++) {
+		for (; (end - b) & (GHASH_WAYS - 1u); b++) {
 			u32 x[4];
 			gcm_hash_input(d, ad, tx, b, x);
 			y[0] ^= x[0]; y[1] ^= x[1]; y[2] ^= x[2]; y[3] ^= x[3];
 			ghash_mul(y, h1);
 		}
+#if GHASH_WAYS == 4
 		for (; b < end; b += 4u) {
 			u32 x1[4], x2[4], x3[4], x4[4];
 			if (b >= na && b + 4u <= full) {
@@ -251,6 +260,25 @@ KERNEL KERNEL_BOUNDS(GHASH_GROUP, 2) void gcm_hash(GLOBAL const u32 *keys, const
 			ghash_clmul_acc(x4, h1, r);
 			ghash_reduce(r, y);
 		}
+#else
+		for (; b < end; b += 2u) {
+			u32 x1[4], x2[4];
+			if (b >= na && b + 2u <= full) {
+				GLOBAL const u32x4 *p = (GLOBAL const u32x4 *)tx + (b - na);
+				u32x4 v1 = p[0], v2 = p[1];
+				ghash_from_block(x1, v1.x, v1.y, v1.z, v1.w);
+				ghash_from_block(x2, v2.x, v2.y, v2.z, v2.w);
+			} else {
+				gcm_hash_input(d, ad, tx, b, x1);
+				gcm_hash_input(d, ad, tx, b + 1u, x2);
+			}
+			y[0] ^= x1[0]; y[1] ^= x1[1]; y[2] ^= x1[2]; y[3] ^= x1[3];
+			u64 r[4] = {0, 0, 0, 0};
+			ghash_clmul_acc(y, h2, r);
+			ghash_clmul_acc(x2, h1, r);
+			ghash_reduce(r, y);
+		}
+#endif
 		values[4 * g] = y[0]; values[4 * g + 1] = y[1]; values[4 * g + 2] = y[2]; values[4 * g + 3] = y[3];
 	}
 }

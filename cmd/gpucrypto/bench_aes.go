@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -66,6 +67,10 @@ func cmdBenchAES(args []string) error {
 	group := fs.Int("group", 0, "work-group size (0: the engine's default)")
 	segment := fs.Int("segment", 0, "GCM blocks per work-item (0: default)")
 	noCPU := fs.Bool("no-cpu", false, "skip the CPU figures")
+	defines := fs.String("define", "", "extra kernel definitions, NAME=VALUE,... (tuning: GHASH_GROUPS, GHASH_WAYS)")
+	stageMB := fs.Int("stage-mb", 0, "host-memory pipeline: MB of staging per stage (0: default)")
+	stages := fs.Int("stages", 0, "host-memory pipeline: stages (0: default)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	seconds := fs.Float64("seconds", 1, "time per measurement")
 	asJSON := fs.Bool("json", false, "print JSON instead of the table")
 	jsonOut := fs.String("json-out", "", "also write the JSON report to this file")
@@ -75,7 +80,25 @@ func cmdBenchAES(args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg := aes.Config{WorkGroup: *group, Segment: *segment}
+	cfg := aes.Config{WorkGroup: *group, Segment: *segment, StageBytes: *stageMB << 20, Stages: *stages}
+	if *defines != "" {
+		cfg.Defines = map[string]string{}
+		for _, kv := range strings.Split(*defines, ",") {
+			name, value, _ := strings.Cut(kv, "=")
+			cfg.Defines[name] = value
+		}
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	switch *layout {
 	case "auto":
 	case "compact":
