@@ -7,10 +7,10 @@ require (
 	github.com/cloudflare/circl v1.6.1
 	github.com/ebitengine/purego v0.10.0
 	github.com/stretchr/testify v1.12.1
+	golang.org/x/crypto v0.40.0
 )
 
 require (
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
-	golang.org/x/crypto v0.40.0 // indirect
 	golang.org/x/sys v0.34.0 // indirect
 )

@@ -113,7 +113,7 @@ if want aes-ncu && command -v ncu >/dev/null; then
 		for op in ctr gcm; do
 			echo "===== ncu layout=$layout op=$op" >> "$OUT/ncu.txt"
 			GPUCRYPTO_BACKEND=cuda ncu --metrics smsp__inst_executed.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum,smsp__sass_inst_executed_op_local_ld.sum,smsp__sass_inst_executed_op_local_st.sum,smsp__inst_executed_pipe_fma.sum,smsp__inst_executed_pipe_alu.sum,smsp__inst_executed_pipe_lsu.sum \
-				-k regex:'aes_ctr|gcm_segments' -c 2 ./gpucrypto bench aes --layout $layout --shapes resident --ops $op --keys 128 --resident-mb 256 --seconds 0.05 --no-cpu \
+				-k regex:'aes_ctr|gcm_hash|gcm_crypt' -c 2 ./gpucrypto bench aes --layout $layout --shapes resident --ops $op --keys 128 --resident-mb 256 --seconds 0.05 --no-cpu \
 				2>&1 | grep -v '^==PROF==' >> "$OUT/ncu.txt" || fail=1
 		done
 	done

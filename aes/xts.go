@@ -1,0 +1,304 @@
+package aes
+
+import (
+	"crypto/cipher"
+	"encoding/binary"
+	"fmt"
+	"sync"
+
+	"github.com/gpucrypto/gpucrypto/batch"
+)
+
+// MaxXTSDataUnit is the longest XTS data unit: 2²⁰ blocks (IEEE 1619-2007
+// §5.1, SP 800-38E).
+const MaxXTSDataUnit = 1 << 24
+
+// XTSKeySizeError is returned for an XTS key that is not 32, 48 or 64
+// bytes long.
+type XTSKeySizeError int
+
+func (k XTSKeySizeError) Error() string {
+	return fmt.Sprintf("aes: invalid XTS key size %d (want 32, 48 or 64 bytes)", int(k))
+}
+
+// XTSKey is an XTS-AES key: two AES keys of the same size, key1 for the
+// data and key2 for the tweak. It is safe for concurrent use.
+type XTSKey struct {
+	data, tweak *Key
+}
+
+// NewXTSKey splits key into key1 (the first half, for the data) and key2
+// (the second half, for the tweak): 32 bytes for XTS-AES-128, 64 for
+// XTS-AES-256 (IEEE 1619-2007), and 48 (two AES-192 keys) as
+// golang.org/x/crypto/xts also accepts them. As that package does, it
+// does not reject a key whose halves are equal; FIPS 140 requires callers
+// that must comply to check key1 ≠ key2 themselves.
+func NewXTSKey(key []byte) (*XTSKey, error) {
+	switch len(key) {
+	case 32, 48, 64:
+	default:
+		return nil, XTSKeySizeError(len(key))
+	}
+	h := len(key) / 2
+	k1, err := NewKey(key[:h])
+	if err != nil {
+		return nil, err
+	}
+	k2, err := NewKey(key[h:])
+	if err != nil {
+		k1.Destroy()
+		return nil, err
+	}
+	return &XTSKey{data: k1, tweak: k2}, nil
+}
+
+// Size is the key's length in bytes (32, 48 or 64).
+func (k *XTSKey) Size() int { return 2 * k.data.Size() }
+
+// Destroy zeroes both keys' schedules (see Key.Destroy). Later use of k
+// returns ErrKeyDestroyed.
+func (k *XTSKey) Destroy() {
+	k.data.Destroy()
+	k.tweak.Destroy()
+}
+
+func (k *XTSKey) live() error {
+	if k == nil {
+		return ErrNilKey
+	}
+	if err := k.data.live(); err != nil {
+		return err
+	}
+	return k.tweak.live()
+}
+
+// XTSMessage is one element of an XTS batch: a data unit.
+type XTSMessage struct {
+	Key   *XTSKey
+	Tweak []byte // 16 bytes (the data unit's number, little-endian, for storage)
+	Data  []byte // 16 to MaxXTSDataUnit bytes, not necessarily a multiple of 16
+}
+
+// EncryptXTS encrypts each data unit with XTS-AES (IEEE 1619-2007,
+// SP 800-38E), with ciphertext stealing when its length is not a multiple
+// of 16. The result of element i is its ciphertext, or nil with a reason
+// in a *batch.Error when the element is invalid: no key (ErrNilKey), a
+// destroyed key (ErrKeyDestroyed), a tweak that is not 16 bytes, data
+// shorter than 16 bytes or longer than MaxXTSDataUnit.
+//
+// On the device each unit is cut into runs of a few blocks, each run one
+// work-item, so a single long unit spreads over the device as well as
+// many short ones do.
+func (e *Engine) EncryptXTS(msgs []XTSMessage) ([][]byte, error) { return e.xts(msgs, false) }
+
+// DecryptXTS decrypts each data unit with XTS-AES; see EncryptXTS.
+func (e *Engine) DecryptXTS(msgs []XTSMessage) ([][]byte, error) { return e.xts(msgs, true) }
+
+func checkXTS(m *XTSMessage) error {
+	if err := m.Key.live(); err != nil {
+		return err
+	}
+	if len(m.Tweak) != BlockSize {
+		return fmt.Errorf("aes: XTS tweak of %d bytes, want 16", len(m.Tweak))
+	}
+	return checkXTSLength(len(m.Data))
+}
+
+func checkXTSLength(n int) error {
+	if n < BlockSize || n > MaxXTSDataUnit {
+		return fmt.Errorf("aes: XTS data unit of %d bytes: want 16 to %d", n, MaxXTSDataUnit)
+	}
+	return nil
+}
+
+func (e *Engine) xts(msgs []XTSMessage, decrypt bool) ([][]byte, error) {
+	kind := modeXTSEncrypt
+	if decrypt {
+		kind = modeXTSDecrypt
+	}
+	errs := make([]error, len(msgs))
+	total := 0
+	for i := range msgs {
+		if errs[i] = checkXTS(&msgs[i]); errs[i] == nil {
+			total += len(msgs[i].Data)
+		}
+	}
+	out := make([][]byte, len(msgs))
+	backing := make([]byte, total)
+	keys := newModeKeys(kind)
+	defer keys.clear()
+	var jobs []modeJob
+	off := 0
+	for i := range msgs {
+		if errs[i] != nil {
+			continue
+		}
+		m := &msgs[i]
+		n := len(m.Data)
+		out[i] = backing[off : off+n : off+n]
+		off += n
+		ki, err := keys.add(m.Key.data, m.Key.tweak)
+		if err != nil {
+			errs[i], out[i] = err, nil
+			continue
+		}
+		j := modeJob{elem: i, key: ki, src: m.Data, dst: out[i]}
+		copy(j.iv[:], m.Tweak)
+		jobs = append(jobs, j)
+	}
+	e.runModes(kind, keys, jobs, func(j *modeJob, err error) {
+		clear(j.dst)
+		errs[j.elem], out[j.elem] = err, nil
+	})
+	return out, batch.Collect(errs)
+}
+
+// EncryptSectors encrypts src into dst with XTS-AES, as data units of
+// sectorSize bytes (16 to MaxXTSDataUnit; ciphertext stealing when not a
+// multiple of 16) numbered from firstSector: the tweak of unit i is
+// firstSector + i as a 16-byte little-endian number, as
+// golang.org/x/crypto/xts makes it. len(src) must be a multiple of
+// sectorSize; dst must be at least as long and may be src itself.
+func (e *Engine) EncryptSectors(k *XTSKey, dst, src []byte, sectorSize int, firstSector uint64) error {
+	return e.sectors(k, dst, src, sectorSize, firstSector, false)
+}
+
+// DecryptSectors decrypts src into dst; see EncryptSectors.
+func (e *Engine) DecryptSectors(k *XTSKey, dst, src []byte, sectorSize int, firstSector uint64) error {
+	return e.sectors(k, dst, src, sectorSize, firstSector, true)
+}
+
+func (e *Engine) sectors(k *XTSKey, dst, src []byte, sectorSize int, firstSector uint64, decrypt bool) error {
+	if err := k.live(); err != nil {
+		return err
+	}
+	if err := checkXTSLength(sectorSize); err != nil {
+		return err
+	}
+	if len(src)%sectorSize != 0 {
+		return fmt.Errorf("aes: XTS input of %d bytes is not a whole number of %d-byte sectors", len(src), sectorSize)
+	}
+	if err := checkBuffers(dst, src); err != nil {
+		return err
+	}
+	if len(src) == 0 {
+		return nil
+	}
+	kind := modeXTSEncrypt
+	if decrypt {
+		kind = modeXTSDecrypt
+	}
+	keys := newModeKeys(kind)
+	defer keys.clear()
+	ki, err := keys.add(k.data, k.tweak)
+	if err != nil {
+		return err
+	}
+	var (
+		mu    sync.Mutex
+		first error
+	)
+	fail := func(_ *modeJob, err error) {
+		mu.Lock()
+		if first == nil {
+			first = err
+		}
+		mu.Unlock()
+	}
+	// The jobs of one chunk at a time: a disk image's sectors need not
+	// all be described at once.
+	sectors := len(src) / sectorSize
+	per := max(1, modeChunkBytes/align16(sectorSize))
+	all := make([]modeJob, min(per, sectors))
+	onCPU := false
+	for s := 0; s < sectors && first == nil; s += per {
+		jobs := all[:min(per, sectors-s)]
+		for i := range jobs {
+			lo := (s + i) * sectorSize
+			jobs[i] = modeJob{elem: s + i, key: ki, src: src[lo : lo+sectorSize], dst: dst[lo : lo+sectorSize]}
+			binary.LittleEndian.PutUint64(jobs[i].iv[:], firstSector+uint64(s+i))
+		}
+		if !onCPU {
+			done, err := e.modesOnDevice(kind, keys, jobs)
+			if err == nil {
+				continue
+			}
+			// The rest of the call runs on the CPU.
+			e.fellBack(err)
+			onCPU = true
+			jobs = jobs[done:]
+		}
+		modesCPU(kind, keys, jobs, fail)
+	}
+	return first
+}
+
+// xtsCPU encrypts (or decrypts) one data unit of len(src) ≥ 16 bytes into
+// dst (which may be src) with crypto/aes: data is key1's cipher, tweak
+// key2's; IEEE 1619-2007 §5.3 and §5.4, with ciphertext stealing. It is
+// the CPU fallback of the XTS kernels and computes the same.
+func xtsCPU(data, tweak cipher.Block, iv *[16]byte, dst, src []byte, decrypt bool) {
+	var t [16]byte
+	defer clear(t[:])
+	tweak.Encrypt(t[:], iv[:])
+	full, tail := len(src)/BlockSize, len(src)%BlockSize
+	plain := full // blocks before the stealing
+	if tail > 0 {
+		plain--
+	}
+	for i := range plain {
+		xtsBlock(data, &t, dst[16*i:16*i+16], src[16*i:16*i+16], decrypt)
+		xtsDouble(&t)
+	}
+	if tail == 0 {
+		return
+	}
+	// t is T_{m−1} for the last full block m−1; next is T_m.
+	at := 16 * (full - 1)
+	next := t
+	defer clear(next[:])
+	xtsDouble(&next)
+	firstT, secondT := &t, &next
+	if decrypt {
+		firstT, secondT = &next, &t
+	}
+	var cc, pp [16]byte
+	defer clear(cc[:])
+	defer clear(pp[:])
+	xtsBlock(data, firstT, cc[:], src[at:at+16], decrypt)
+	copy(pp[:], src[at+16:]) // the partial block, read before dst is written
+	copy(pp[tail:], cc[tail:])
+	copy(dst[at+16:at+16+tail], cc[:tail])
+	xtsBlock(data, secondT, dst[at:at+16], pp[:], decrypt)
+}
+
+// xtsBlock is dst = E(src ⊕ T) ⊕ T (or with D); dst may be src.
+func xtsBlock(b cipher.Block, t *[16]byte, dst, src []byte, decrypt bool) {
+	var x [16]byte
+	for i := range x {
+		x[i] = src[i] ^ t[i]
+	}
+	if decrypt {
+		b.Decrypt(x[:], x[:])
+	} else {
+		b.Encrypt(x[:], x[:])
+	}
+	for i := range x {
+		dst[i] = x[i] ^ t[i]
+	}
+	clear(x[:])
+}
+
+// xtsDouble multiplies t by α = x in GF(2^128) mod x¹²⁸ + x⁷ + x² + x + 1,
+// little-endian (IEEE 1619): a shift left by one bit and, when a bit
+// leaves the top, 0x87 added to the low byte, through a mask (no branch
+// on the tweak).
+func xtsDouble(t *[16]byte) {
+	lo := binary.LittleEndian.Uint64(t[:8])
+	hi := binary.LittleEndian.Uint64(t[8:])
+	carry := hi >> 63
+	hi = hi<<1 | lo>>63
+	lo = lo<<1 ^ (0x87 & -carry)
+	binary.LittleEndian.PutUint64(t[:8], lo)
+	binary.LittleEndian.PutUint64(t[8:], hi)
+}
