@@ -2,6 +2,7 @@ package aes
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/device"
@@ -16,7 +17,7 @@ import (
 
 const (
 	stageCount = 4        // default stages per call (Engine.stageCount)
-	stageBytes = 16 << 20 // default staging per stage (Engine.stageSize)
+	stageBytes = 32 << 20 // default staging per stage (Engine.stageSize)
 	stageTail  = 4 << 10  // after the staging: a schedule, and the like
 )
 
@@ -95,11 +96,13 @@ func (e *Engine) releaseStages() {
 	}
 }
 
-// pipeline runs jobs 0..n−1: job(k, st) fills stage st on the host and
-// enqueues its copies and kernels on st.q without waiting; the function it
-// returns waits for them and finishes on the host. It is called before
-// the stage takes another job, or at the end. The first error stops the
-// pipeline; every enqueued job is still waited for.
+// pipeline runs jobs 0..n−1, job k on stage k mod stages: job(k, st)
+// fills stage st on the host and enqueues its copies and kernels on st.q
+// without waiting; the function it returns waits for them and finishes on
+// the host. Each stage has a goroutine of its own, so the host work of
+// one stage (packing, unpacking) overlaps the device work and the host
+// work of the others. The first error stops the pipeline; every enqueued
+// job is still waited for.
 func (e *Engine) pipeline(n int, job func(k int, st *stage) (func() error, error)) error {
 	if err := e.fail(); err != nil {
 		return err
@@ -108,31 +111,35 @@ func (e *Engine) pipeline(n int, job func(k int, st *stage) (func() error, error
 	if err != nil {
 		return err
 	}
-	pending := make([]func() error, len(stages))
-	var first error
-	settle := func(i int) {
-		if pending[i] != nil {
-			if err := pending[i](); err != nil && first == nil {
-				first = err
+	var (
+		failed atomic.Bool
+		mu     sync.Mutex
+		first  error
+		wg     sync.WaitGroup
+	)
+	for i, st := range stages[:min(len(stages), n)] {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := i; k < n && !failed.Load(); k += len(stages) {
+				finish, err := job(k, st)
+				if finish != nil {
+					if ferr := finish(); err == nil {
+						err = ferr
+					}
+				}
+				if err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+					failed.Store(true)
+				}
 			}
-			pending[i] = nil
-		}
+		}()
 	}
-	for k := 0; k < n && first == nil; k++ {
-		i := k % len(stages)
-		settle(i)
-		if first != nil {
-			break
-		}
-		f, err := job(k, stages[i])
-		pending[i] = f
-		if err != nil && first == nil {
-			first = err
-		}
-	}
-	for j := range len(stages) {
-		settle((n + j) % len(stages))
-	}
+	wg.Wait()
 	e.putStages(stages, first != nil)
 	return first
 }

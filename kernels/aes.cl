@@ -130,9 +130,9 @@ KERNEL KERNEL_BOUNDS(AES_GROUP, 1) void aes_ctr(LOCAL_ARG(u32, t), GLOBAL const 
  *   each message's first segment also computes E(K, J0). (A single message
  *   uses aes_ctr with inc32 instead, and the host computes E(K, J0).)
  * gcm_hash: one work-item per segment computes V from the ciphertext (run
- *   after gcm_crypt to seal, before it to open), four blocks at a time:
- *   Y' = (Y ⊕ X1)·H⁴ ⊕ X2·H³ ⊕ X3·H² ⊕ X4·H, four independent products and
- *   one reduction. It needs no tables, so it runs at full occupancy.
+ *   after gcm_crypt to seal, before it to open), GHASH_WAYS blocks at a
+ *   time: Y' = (Y ⊕ X1)·H² ⊕ X2·H (or with four blocks and H⁴..H), that
+ *   many independent products and one reduction. It needs no tables.
  * gcm_reduce: one work-item per unit of the next level combines up to 16
  *   values of the level below (as many times as the longest message needs).
  * gcm_finish: one work-item per message makes the tag from the message's
@@ -159,12 +159,13 @@ KERNEL KERNEL_BOUNDS(AES_GROUP, 1) void aes_ctr(LOCAL_ARG(u32, t), GLOBAL const 
 #define GHASH_GROUP 256
 #endif
 /* Tuning: work-groups of gcm_hash resident per multiprocessor (caps its
- * registers on CUDA), and blocks aggregated per reduction (4 or 2). */
+ * registers on CUDA), and blocks aggregated per reduction (4 or 2). The
+ * defaults were the fastest on an H100 (docs/BENCHMARKS.md). */
 #ifndef GHASH_GROUPS
-#define GHASH_GROUPS 2
+#define GHASH_GROUPS 3
 #endif
 #ifndef GHASH_WAYS
-#define GHASH_WAYS 4
+#define GHASH_WAYS 2
 #endif
 
 /* The segment's blocks [begin, end) of its message's GHASH input. */
