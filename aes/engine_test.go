@@ -356,3 +356,9 @@ func TestGHASHFourWays(t *testing.T) {
 		require.Equal(t, want[i], got[i], "message %d", i)
 	}
 }
+
+func TestSelfTest(t *testing.T) {
+	eachLayout(t, func(t *testing.T, e *aes.Engine) {
+		require.NoError(t, aes.SelfTest(e))
+	})
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/gpucrypto/gpucrypto/aes"
 	"time"
 
 	"github.com/gpucrypto/gpucrypto/arith"
@@ -44,6 +45,13 @@ var selftests = []struct {
 			return err
 		}
 		return rsa.SelfTest(e)
+	}},
+	{"aes FIPS-197/SP 800-38A/GCM", func(d *device.Device) error {
+		e, err := aes.NewEngine(d)
+		if err != nil {
+			return err
+		}
+		return aes.SelfTest(e)
 	}},
 	{"x25519/x448 RFC 7748 vectors", func(d *device.Device) error {
 		e, err := ecdh.NewEngine(d)
