@@ -118,6 +118,20 @@ if want aes-ncu && command -v ncu >/dev/null; then
 		done
 	done
 fi
+# aes-conflicts: shared-memory bank conflicts of the ECB kernels with a
+# constant and with random input, under ncu. The library's replicated
+# layouts must show the same (data-independent) count for both; the
+# Manavski variant, whose tables are shared by the lanes, will not.
+if want aes-conflicts && command -v ncu >/dev/null; then
+	for layout in auto compact; do
+		for fill in 0 random; do
+			echo "===== conflicts layout=$layout fill=$fill" >> "$OUT/ncu.txt"
+			GPUCRYPTO_BACKEND=cuda ncu --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,gpu__time_duration.sum \
+				-k regex:'aes_ecb_encrypt|manavski_ecb_encrypt' -c 2 ./gpucrypto bench aes --layout $layout --shapes resident,manavski --ops ecb --keys 128 --resident-mb 64 --seconds 0.02 --no-cpu --fill $fill \
+				2>&1 | grep -v '^==PROF==' >> "$OUT/ncu.txt" || fail=1
+		done
+	done
+fi
 # sweep: RSA private operations per second and latency against batch size
 if want sweep; then
 	GPUCRYPTO_BACKEND=${SWEEP_BACKEND:-cuda} ./gpucrypto bench --ops rsa2048,rsa3072,rsa4096 --batch ${SWEEP_BATCHES:-1,64,1024,8192,65536,262144} \

@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -71,6 +72,7 @@ func cmdBenchAES(args []string) error {
 	stageMB := fs.Int("stage-mb", 0, "host-memory pipeline: MB of staging per stage (0: default)")
 	stages := fs.Int("stages", 0, "host-memory pipeline: stages (0: default)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
+	fill := fs.String("fill", "0x5a", "input of the device-resident shapes: a byte (0x5a, 0) or random")
 	seconds := fs.Float64("seconds", 1, "time per measurement")
 	asJSON := fs.Bool("json", false, "print JSON instead of the table")
 	jsonOut := fs.String("json-out", "", "also write the JSON report to this file")
@@ -80,6 +82,7 @@ func cmdBenchAES(args []string) error {
 	if err != nil {
 		return err
 	}
+	inputFill = *fill
 	cfg := aes.Config{WorkGroup: *group, Segment: *segment, StageBytes: *stageMB << 20, Stages: *stages}
 	if *defines != "" {
 		cfg.Defines = map[string]string{}
@@ -184,6 +187,32 @@ func cmdBenchAES(args []string) error {
 	return tw.Flush()
 }
 
+// inputFill is --fill: what the device-resident inputs hold. Under ncu,
+// "random" against a constant byte shows whether shared-memory bank
+// conflicts depend on the data (they must not for the library's layouts).
+var inputFill = "0x5a"
+
+// fillInput writes n bytes of input into b as --fill asks.
+func fillInput(b *device.Buffer, n int) error {
+	if inputFill == "random" {
+		const piece = 64 << 20
+		buf := make([]byte, min(n, piece))
+		for off := 0; off < n; off += piece {
+			m := min(piece, n-off)
+			rand.Read(buf[:m])
+			if err := b.Write(off, buf[:m]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	v, err := strconv.ParseUint(inputFill, 0, 8)
+	if err != nil {
+		return fmt.Errorf("--fill %q: want a byte or random", inputFill)
+	}
+	return b.Fill([]byte{byte(v)}, 0, n)
+}
+
 func randomKey(bits int) (*aes.Key, []byte, error) {
 	raw := make([]byte, bits/8)
 	rand.Read(raw)
@@ -232,7 +261,7 @@ func benchAESResident(e *aes.Engine, d *device.Device, op string, bits, size int
 		return nil, err
 	}
 	defer out.Release()
-	if err := in.Fill([]byte{0x5a}, 0, size); err != nil {
+	if err := fillInput(in, size); err != nil {
 		return nil, err
 	}
 	iv, nonce := make([]byte, 16), make([]byte, 12)

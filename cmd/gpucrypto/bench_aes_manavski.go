@@ -34,7 +34,7 @@ func benchAESManavski(d *device.Device, bits, size int, dur time.Duration) ([]ae
 		return nil, err
 	}
 	defer out.Release()
-	if err := in.Fill([]byte{0x5a}, 0, size); err != nil {
+	if err := fillInput(in, size); err != nil {
 		return nil, err
 	}
 	if _, err := m.EncryptECBDevice(key, out, in, size); err != nil {
