@@ -180,7 +180,7 @@ func (e *Engine) launchBlocks(q *device.Queue, ds *device.Buffer, k *Key, in, ou
 func (e *Engine) stream(schedule []uint32, dst, src []byte, launch func(q *device.Queue, sched, buf *device.Buffer, off, n int) (*device.Event, error)) error {
 	direct := device.Pinned(src) && device.Pinned(dst)
 	chunks := (len(src) + e.stageSize - 1) / e.stageSize
-	return e.pipeline(chunks, func(k int, st *stage) (func() error, error) {
+	return e.pipeline(chunks, !direct, func(k int, st *stage) (func() error, error) {
 		off := k * e.stageSize
 		n := min(e.stageSize, len(src)-off)
 		in, out := st.host.Bytes[:n], st.host.Bytes[:n]

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gpucrypto/gpucrypto/aes"
 	"github.com/gpucrypto/gpucrypto/batch"
+	"github.com/gpucrypto/gpucrypto/device"
 	"github.com/gpucrypto/gpucrypto/internal/devicetest"
 )
 
@@ -361,4 +362,28 @@ func TestSelfTest(t *testing.T) {
 	eachLayout(t, func(t *testing.T, e *aes.Engine) {
 		require.NoError(t, aes.SelfTest(e))
 	})
+}
+
+// TestPinnedBulk runs the bulk calls on memory from Device.HostAlloc:
+// where it is pinned (CUDA) the device copies from and to it directly.
+func TestPinnedBulk(t *testing.T) {
+	d := devicetest.Device(t)
+	e, err := aes.NewEngineConfig(d, aes.Config{StageBytes: 8192})
+	require.NoError(t, err)
+	e.OnFallback(func(err error) { panic("unexpected CPU fallback in tests: " + err.Error()) })
+	defer e.ReleaseBuffers()
+	k, std, _ := newKey(t, 32)
+	const n = 5*8192 + 77
+	h, err := d.HostAlloc(2 * n)
+	require.NoError(t, err)
+	defer h.Free()
+	src, dst := h.Bytes[:n], h.Bytes[n:]
+	rand.Read(src)
+	iv := randBytes(16)
+	want := make([]byte, n)
+	cipher.NewCTR(std, iv).XORKeyStream(want, src)
+	require.NoError(t, e.XORKeyStream(k, iv, dst, src))
+	require.True(t, bytes.Equal(want, dst), "CTR from and to host memory (pinned: %v)", device.Pinned(src))
+	require.NoError(t, e.XORKeyStream(k, iv, src, src))
+	require.True(t, bytes.Equal(want, src), "CTR in place")
 }

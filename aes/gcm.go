@@ -381,7 +381,7 @@ func (e *Engine) gcmOnDevice(msgs []Message, valid []int, open bool, res *result
 		groups = append(groups, cur)
 	}
 	if len(groups) > 0 {
-		if err := e.pipeline(len(groups), func(k int, st *stage) (func() error, error) {
+		if err := e.pipeline(len(groups), true, func(k int, st *stage) (func() error, error) {
 			return e.gcmStage(msgs, groups[k], open, st, res, errs)
 		}); err != nil {
 			return err

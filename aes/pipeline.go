@@ -99,16 +99,24 @@ func (e *Engine) releaseStages() {
 // pipeline runs jobs 0..n−1, job k on stage k mod stages: job(k, st)
 // fills stage st on the host and enqueues its copies and kernels on st.q
 // without waiting; the function it returns waits for them and finishes on
-// the host. Each stage has a goroutine of its own, so the host work of
-// one stage (packing, unpacking) overlaps the device work and the host
-// work of the others. The first error stops the pipeline; every enqueued
-// job is still waited for.
-func (e *Engine) pipeline(n int, job func(k int, st *stage) (func() error, error)) error {
+// the host. With hostWork, each stage has a goroutine of its own, so the
+// host work of one stage (packing, copying, unpacking) overlaps the device
+// work and the host work of the others; without, one goroutine enqueues
+// every job and finishes each only when its stage is needed again (the
+// faster order when the host has little to do: copies straight from
+// pinned memory). The first error stops the pipeline; every enqueued job
+// is still waited for.
+func (e *Engine) pipeline(n int, hostWork bool, job func(k int, st *stage) (func() error, error)) error {
 	if err := e.fail(); err != nil {
 		return err
 	}
 	stages, err := e.takeStages()
 	if err != nil {
+		return err
+	}
+	if !hostWork {
+		err := runInOrder(stages, n, job)
+		e.putStages(stages, err != nil)
 		return err
 	}
 	var (
@@ -141,6 +149,37 @@ func (e *Engine) pipeline(n int, job func(k int, st *stage) (func() error, error
 	}
 	wg.Wait()
 	e.putStages(stages, first != nil)
+	return first
+}
+
+// runInOrder runs the jobs from one goroutine: job k goes on stage k mod
+// stages once that stage's previous job is finished.
+func runInOrder(stages stageSet, n int, job func(k int, st *stage) (func() error, error)) error {
+	pending := make([]func() error, len(stages))
+	var first error
+	settle := func(i int) {
+		if pending[i] != nil {
+			if err := pending[i](); err != nil && first == nil {
+				first = err
+			}
+			pending[i] = nil
+		}
+	}
+	for k := 0; k < n && first == nil; k++ {
+		i := k % len(stages)
+		settle(i)
+		if first != nil {
+			break
+		}
+		f, err := job(k, stages[i])
+		pending[i] = f
+		if err != nil && first == nil {
+			first = err
+		}
+	}
+	for j := range len(stages) {
+		settle((n + j) % len(stages))
+	}
 	return first
 }
 
