@@ -19,8 +19,12 @@ import (
 // so that gcc can check a source's syntax and that every function it calls
 // is declared (the generated code a program needs is there).
 const cShim = `#include <math.h>
+typedef unsigned char uchar;
 typedef unsigned int uint;
 typedef unsigned long ulong;
+typedef struct { uint x, y, z, w; } uint4;
+#define min(a, b) ((a) < (b) ? (a) : (b))
+#define get_global_size(i) 1u
 #define __kernel
 #define __global
 #define __local
@@ -43,7 +47,7 @@ type hostBuild struct {
 // hostBuilds are the builds the hosts ask for: modexp.cl at every width,
 // variant and squaring, rsa.cl for every pair of half and full widths that
 // fits (F ≤ 2H) and the public form, modexp_fp64.cl at every fp64 width,
-// arith.cl and both curves.
+// the AES programs in both table layouts, arith.cl and both curves.
 func hostBuilds() []hostBuild {
 	var bs []hostBuild
 	ws := generate.MontWidths()
@@ -76,6 +80,12 @@ func hostBuilds() []hostBuild {
 			d["FP64_SQR"] = "1"
 		}
 		bs = append(bs, hostBuild{"modexp_fp64.cl", d})
+	}
+	for _, wide := range []string{"0", "1"} {
+		for _, file := range []string{"aes.cl", "aes_modes.cl"} {
+			bs = append(bs, hostBuild{file, map[string]string{"AES_TABLES_WIDE": wide, "AES_GROUP": "256", "GCM_SEGMENT": "16"}})
+		}
+		bs = append(bs, hostBuild{"aes_manavski.cl", map[string]string{"MANAVSKI_KEY_SHARED": wide}})
 	}
 	return append(bs, hostBuild{"arith.cl", nil}, hostBuild{"x25519.cl", nil}, hostBuild{"x448.cl", nil})
 }
