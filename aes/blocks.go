@@ -191,8 +191,9 @@ func (e *Engine) stream(schedule []uint32, dst, src []byte, launch func(q *devic
 		}
 		lease := e.pool.Lease(st.q)
 		var kernel, read *device.Event
+		var writes []*device.Event // released (waited for) in finish, not here
 		finish := func() error {
-			err := waitAll(read)
+			err := waitAll(append(writes, read)...)
 			if err == nil && !direct {
 				parallelCopy(dst[off:off+n], out)
 			}
@@ -220,7 +221,7 @@ func (e *Engine) stream(schedule []uint32, dst, src []byte, launch func(q *devic
 			if err != nil {
 				return finish, err
 			}
-			ev.Release()
+			writes = append(writes, ev)
 		}
 		if kernel, err = launch(st.q, sched, buf, off, n); err != nil {
 			return finish, err

@@ -51,37 +51,57 @@ func (e *Engine) cbc(msgs []CBCMessage, decrypt bool) ([][]byte, error) {
 	if decrypt {
 		kind = modeCBCDecrypt
 	}
-	errs := make([]error, len(msgs))
+	return e.modeBatch(kind, len(msgs), func(i int) ([]byte, *Key, *Key, []byte, error) {
+		m := &msgs[i]
+		if err := checkCBC(m); err != nil {
+			return nil, nil, nil, nil, err
+		}
+		return m.Data, m.Key, nil, m.IV, nil
+	})
+}
+
+// modeBatch runs a CBC or XTS batch of n elements: element(i) validates
+// element i and gives its data, its key (and XTS's tweak key, nil for
+// CBC) and its IV or tweak. One result and one error per element.
+func (e *Engine) modeBatch(kind modeKind, n int, element func(i int) (data []byte, key, tweakKey *Key, iv []byte, err error)) ([][]byte, error) {
+	type elem struct {
+		data       []byte
+		key, tweak *Key
+		iv         []byte
+	}
+	elems := make([]elem, n)
+	errs := make([]error, n)
 	total := 0
-	for i := range msgs {
-		if errs[i] = checkCBC(&msgs[i]); errs[i] == nil {
-			total += len(msgs[i].Data)
+	for i := range n {
+		el := &elems[i]
+		if el.data, el.key, el.tweak, el.iv, errs[i] = element(i); errs[i] == nil {
+			total += len(el.data)
 		}
 	}
-	out := make([][]byte, len(msgs))
+	out := make([][]byte, n)
 	backing := make([]byte, total)
 	keys := newModeKeys(kind)
 	defer keys.clear()
 	var jobs []modeJob
 	off := 0
-	for i := range msgs {
+	for i := range elems {
 		if errs[i] != nil {
 			continue
 		}
-		m := &msgs[i]
-		n := len(m.Data)
-		out[i] = backing[off : off+n : off+n]
-		off += n
-		if n == 0 {
+		el := &elems[i]
+		size := len(el.data)
+		out[i] = backing[off : off+size : off+size]
+		off += size
+		if size == 0 {
 			continue
 		}
-		ki, err := keys.add(m.Key, nil)
+		ki, err := keys.add(el.key, el.tweak)
 		if err != nil {
 			errs[i], out[i] = err, nil
 			continue
 		}
-		j := modeJob{elem: i, key: ki, src: m.Data, dst: out[i]}
-		copy(j.iv[:], m.IV)
+		j := modeJob{elem: i, key: ki, src: el.data, dst: out[i]}
+		copy(j.iv[:], el.iv)
 		jobs = append(jobs, j)
 	}
 	e.runModes(kind, keys, jobs, func(j *modeJob, err error) {

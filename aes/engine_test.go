@@ -294,15 +294,25 @@ func TestChunkBoundaries(t *testing.T) {
 	}
 	sealed, err := e.Seal(msgs)
 	require.NoError(t, err)
+	plains := make([][]byte, len(msgs))
 	for i := range msgs {
 		require.True(t, bytes.Equal(wants[i], sealed[i]), "GCM message %d (%d bytes)", i, len(msgs[i].Data))
+		plains[i] = msgs[i].Data
 		msgs[i].Data = sealed[i]
 	}
+	// a tampered tag on a message larger than a stage
+	tampered := append([]byte(nil), sealed[6]...)
+	tampered[len(tampered)-1] ^= 1
+	msgs = append(msgs, aes.Message{Key: msgs[6].Key, Nonce: msgs[6].Nonce, AAD: msgs[6].AAD, Data: tampered})
 	opened, err := e.Open(msgs)
-	require.NoError(t, err)
-	for i := range msgs {
-		require.Equal(t, len(wants[i])-aes.TagSize, len(opened[i]))
+	var be *batch.Error
+	require.ErrorAs(t, err, &be)
+	for i := range plains {
+		require.NoError(t, be.Errs[i])
+		require.True(t, bytes.Equal(plains[i], opened[i]), "GCM open, message %d", i)
 	}
+	require.ErrorIs(t, be.Errs[len(plains)], aes.ErrOpen)
+	require.Nil(t, opened[len(plains)])
 }
 
 func TestGCMOut(t *testing.T) {
@@ -386,4 +396,26 @@ func TestPinnedBulk(t *testing.T) {
 	require.True(t, bytes.Equal(want, dst), "CTR from and to host memory (pinned: %v)", device.Pinned(src))
 	require.NoError(t, e.XORKeyStream(k, iv, src, src))
 	require.True(t, bytes.Equal(want, src), "CTR in place")
+}
+
+// TestOddAlignment gives the host-memory calls inputs and outputs that
+// start at odd addresses.
+func TestOddAlignment(t *testing.T) {
+	e := engine(t, aes.LayoutCompact)
+	k, std, _ := newKey(t, 24)
+	buf := randBytes(10000)
+	for _, off := range []int{1, 3, 7, 13} {
+		src := buf[off : off+5000+off]
+		dst := make([]byte, len(src)+off)[off:]
+		iv := randBytes(16)
+		require.NoError(t, e.XORKeyStream(k, iv, dst, src))
+		want := make([]byte, len(src))
+		cipher.NewCTR(std, iv).XORKeyStream(want, src)
+		require.True(t, bytes.Equal(want, dst), "CTR at offset %d", off)
+		aead, _ := cipher.NewGCM(std)
+		nonce, aad := randBytes(12), buf[off:off+off*3]
+		sealed, err := e.Seal([]aes.Message{{Key: k, Nonce: nonce, AAD: aad, Data: src}})
+		require.NoError(t, err)
+		require.Equal(t, aead.Seal(nil, nonce, src, aad), sealed[0], "GCM at offset %d", off)
+	}
 }

@@ -2,6 +2,7 @@ package aes
 
 import (
 	"crypto/cipher"
+	"crypto/subtle"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -138,6 +139,12 @@ func validate(msgs []Message, errs []error, open bool, deviceLen int) []int {
 // length of the one message of a device-resident call (−1: the messages'
 // Data). Counter blocks and the segment map are computed on all cores.
 func (e *Engine) plan(msgs []Message, idx []int, open bool, deviceLen int) *gcmPlan {
+	return e.planGHASH(msgs, idx, open, deviceLen, 1)
+}
+
+// planGHASH is plan; lengths is 1 when each message's GHASH input ends
+// with the lengths block, 0 for a part of a message (gcmLarge).
+func (e *Engine) planGHASH(msgs []Message, idx []int, open bool, deviceLen, lengths int) *gcmPlan {
 	p := &gcmPlan{open: open, index: idx}
 	seg := 1 << e.segLog
 	// Offsets, segments and key records, on all cores: each range of
@@ -169,7 +176,7 @@ func (e *Engine) plan(msgs []Message, idx []int, open bool, deviceLen int) *gcmP
 					last, lastIndex = m.Key, ki
 				}
 				body := bodyLen(m, open, deviceLen)
-				blocks := (len(m.AAD)+15)/16 + (body+15)/16 + 1
+				blocks := (len(m.AAD)+15)/16 + (body+15)/16 + lengths
 				counts[mi] = (blocks + seg - 1) / seg
 				d := p.messages[16*mi:]
 				d[0], d[1], d[2], d[3], d[4] = lastIndex, uint32(t.data), uint32(body), uint32(t.aad), uint32(len(m.AAD))
@@ -388,7 +395,7 @@ func (e *Engine) gcmOnDevice(msgs []Message, valid []int, open bool, res *result
 		}
 	}
 	for _, i := range large {
-		if err := e.gcmDevice(e.plan(msgs, []int{i}, open, -1), msgs, res, errs); err != nil {
+		if err := e.gcmLarge(msgs, i, open, res, errs); err != nil {
 			return err
 		}
 	}
@@ -594,58 +601,127 @@ func (e *Engine) gcmCPU(msgs []Message, valid []int, open bool, res *results, er
 	})
 }
 
-// gcmDevice runs the plan of one large message through device buffers of
-// its size (not the pipeline).
-func (e *Engine) gcmDevice(p *gcmPlan, msgs []Message, res *results, errs []error) error {
-	if err := e.fail(); err != nil {
-		return err
-	}
-	n := len(p.index)
-	data := make([]byte, max(p.dataSize, 16))
-	aad := make([]byte, max(p.aadSize, 16))
-	tags := make([]uint32, 4*n)
-	for mi, i := range p.index {
-		m := &msgs[i]
-		body := m.Data[:bodyLen(m, p.open, -1)]
-		copy(data[p.dataOff[mi]:], body)
-		copy(aad[p.aadOff[mi]:], m.AAD)
-		if p.open {
-			for w := range 4 {
-				tags[4*mi+w] = binary.LittleEndian.Uint32(m.Data[len(body)+4*w:])
+// gcmLarge runs message i, larger than a pipeline stage, through the
+// pipeline in chunks of a stage: each chunk is encrypted (or decrypted) on
+// the device, which also returns the GHASH of the chunk's ciphertext,
+// V = Σ X_j·H^(n−j+1) over its n blocks; the host chains them,
+// Y ← Y·Hⁿ ⊕ V, starting from the GHASH of the AAD and ending with the
+// lengths block and E(K, J0), all in constant time (ghash.go). Open writes
+// the plaintext as it goes and zeroes it if the tag does not match.
+func (e *Engine) gcmLarge(msgs []Message, i int, open bool, res *results, errs []error) error {
+	m := &msgs[i]
+	body := bodyLen(m, open, -1)
+	text := m.Data[:body]
+	out := res.out[i]
+	k := m.Key
+	k.mu.Lock()
+	h, powers := k.hashPowers[0], k.hashPowers
+	k.mu.Unlock()
+	j0 := counterBlock(h, m.Nonce)
+	chunk := e.stageSize
+	chunks := (body + chunk - 1) / chunk
+	parts := make([]fieldElement, chunks)
+	err := e.pipeline(chunks, true, func(c int, st *stage) (func() error, error) {
+		off := c * chunk
+		n := min(chunk, body-off)
+		host := st.host.Bytes[:n]
+		parallelCopy(host, text[off:off+n])
+		part := []Message{{Key: k, Nonce: m.Nonce}}
+		p := e.planGHASH(part, []int{0}, open, n, 0)
+		// this chunk's counter blocks start at block off/16
+		first := binary.BigEndian.Uint32(j0[12:]) + uint32(off/BlockSize)
+		var ctr [4]byte
+		binary.BigEndian.PutUint32(ctr[:], first)
+		p.messages[11] = binary.LittleEndian.Uint32(ctr[:])
+		lease := e.pool.Lease(st.q)
+		var l launches
+		var read *device.Event
+		value := make([]uint32, 4)
+		finish := func() error {
+			err := waitAll(read)
+			if err == nil {
+				parallelCopy(out[off:off+n], host)
+				parts[c] = fieldElement{uint64(value[0])<<32 | uint64(value[1]), uint64(value[2])<<32 | uint64(value[3])}
+			}
+			return e.finishDevice(lease, l, err)
+		}
+		buf, err := lease.Buffer(n, true)
+		if err != nil {
+			return finish, err
+		}
+		ev, err := st.q.Write(buf, 0, host)
+		if err != nil {
+			return finish, err
+		}
+		ev.Release()
+		daad, err := lease.Buffer(16, true)
+		if err != nil {
+			return finish, err
+		}
+		keys, err := lease.Upload(e.keyRecords(p, nil), true)
+		if err != nil {
+			return finish, err
+		}
+		descs, err := lease.Upload(p.messages, true)
+		if err != nil {
+			return finish, err
+		}
+		segs, err := lease.Upload([]uint32{0}, false)
+		if err != nil {
+			return finish, err
+		}
+		units := make([]*device.Buffer, len(p.levels))
+		for lv, u := range p.levels {
+			if units[lv], err = lease.Upload(u, false); err != nil {
+				return finish, err
 			}
 		}
-	}
-	defer clear(data)
-	lease := e.pool.Lease(nil)
-	var l launches
-	err := func() error {
-		buf, err := lease.Buffer(len(data), true)
+		values, err := lease.Buffer(16*p.values, true)
 		if err != nil {
-			return err
+			return finish, err
 		}
-		if err := buf.Write(0, data); err != nil {
-			return err
-		}
-		daad, err := lease.Buffer(len(aad), true)
+		// gcm_finish runs too, on a zero E(K, J0): its tag is not used.
+		small, err := lease.Buffer(64, true)
 		if err != nil {
-			return err
+			return finish, err
 		}
-		if err := daad.Write(0, aad); err != nil {
-			return err
+		if err := e.launchGCM(st.q, &l, p, keys, descs, segs, buf, buf, daad, units, values, small, small, small); err != nil {
+			return finish, err
 		}
-		if err := e.runGCM(lease, &l, p, buf, buf, daad, tags); err != nil {
-			return err
+		if ev, err = st.q.Read(buf, 0, host); err != nil {
+			return finish, err
 		}
-		return buf.Read(0, data)
-	}()
-	if err := e.finishDevice(lease, l, err); err != nil {
+		ev.Release()
+		read, err = st.q.Read(values, 16*int(p.messages[12]), device.Uint32Bytes(value))
+		return finish, err
+	})
+	if err != nil {
 		return err
 	}
-	verdicts := make([]uint32, n)
-	if p.open {
-		copy(verdicts, tags[:n])
+	y := ghash(h, m.AAD)
+	for c, v := range parts {
+		n := min(chunk, body-c*chunk)
+		y = y.mul(power(&powers, uint64((n+15)/16))).xor(v)
 	}
-	e.gcmResults(p, msgs, data, tags, verdicts, res, errs)
+	y = y.xor(fieldElement{uint64(len(m.AAD)) * 8, uint64(body) * 8}).mul(h)
+	block := k.cipherBlock()
+	if block == nil {
+		return ErrKeyDestroyed
+	}
+	var tag, ekj0 [16]byte
+	block.Encrypt(ekj0[:], j0[:])
+	y.bytes(tag[:])
+	for b := range tag {
+		tag[b] ^= ekj0[b]
+	}
+	if !open {
+		copy(out[body:], tag[:])
+		return nil
+	}
+	if subtle.ConstantTimeCompare(tag[:], m.Data[body:]) != 1 {
+		clear(out)
+		errs[i], res.out[i] = ErrOpen, nil
+	}
 	return nil
 }
 

@@ -5,8 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sync"
-
-	"github.com/gpucrypto/gpucrypto/batch"
 )
 
 // MaxXTSDataUnit is the longest XTS data unit: 2²⁰ blocks (IEEE 1619-2007
@@ -116,41 +114,13 @@ func (e *Engine) xts(msgs []XTSMessage, decrypt bool) ([][]byte, error) {
 	if decrypt {
 		kind = modeXTSDecrypt
 	}
-	errs := make([]error, len(msgs))
-	total := 0
-	for i := range msgs {
-		if errs[i] = checkXTS(&msgs[i]); errs[i] == nil {
-			total += len(msgs[i].Data)
-		}
-	}
-	out := make([][]byte, len(msgs))
-	backing := make([]byte, total)
-	keys := newModeKeys(kind)
-	defer keys.clear()
-	var jobs []modeJob
-	off := 0
-	for i := range msgs {
-		if errs[i] != nil {
-			continue
-		}
+	return e.modeBatch(kind, len(msgs), func(i int) ([]byte, *Key, *Key, []byte, error) {
 		m := &msgs[i]
-		n := len(m.Data)
-		out[i] = backing[off : off+n : off+n]
-		off += n
-		ki, err := keys.add(m.Key.data, m.Key.tweak)
-		if err != nil {
-			errs[i], out[i] = err, nil
-			continue
+		if err := checkXTS(m); err != nil {
+			return nil, nil, nil, nil, err
 		}
-		j := modeJob{elem: i, key: ki, src: m.Data, dst: out[i]}
-		copy(j.iv[:], m.Tweak)
-		jobs = append(jobs, j)
-	}
-	e.runModes(kind, keys, jobs, func(j *modeJob, err error) {
-		clear(j.dst)
-		errs[j.elem], out[j.elem] = err, nil
+		return m.Data, m.Key.data, m.Key.tweak, m.Tweak, nil
 	})
-	return out, batch.Collect(errs)
 }
 
 // EncryptSectors encrypts src into dst with XTS-AES, as data units of

@@ -8,6 +8,14 @@
 #pragma once
 #include "aes_tables.h"
 
+/* The last round key: words last..last+3 of rk (40, 48 or 56), chosen
+ * with constant indexes so that rk stays in registers. */
+DEVICE_FN void aes_last_key(const u32 *rk, u32 last, u32 *k0, u32 *k1, u32 *k2, u32 *k3) {
+	*k0 = rk[40]; *k1 = rk[41]; *k2 = rk[42]; *k3 = rk[43];
+	if (last == 48) { *k0 = rk[48]; *k1 = rk[49]; *k2 = rk[50]; *k3 = rk[51]; }
+	if (last == 56) { *k0 = rk[56]; *k1 = rk[57]; *k2 = rk[58]; *k3 = rk[59]; }
+}
+
 /* One full round: column c takes byte k of column c+k through table Tk
  * (encryption), of column c−k (decryption). */
 #define AES_ENC_ROUND(t, l, s, n, rk, r) do { \
@@ -48,9 +56,8 @@ DEVICE_FN void aes_encrypt(LOCAL_PTR const u32 *t, u32 lane4, const u32 *rk, u32
 		}
 	}
 	/* n holds the state after round rounds−1 in every case. */
-	u32 k0 = rk[40], k1 = rk[41], k2 = rk[42], k3 = rk[43];
-	if (last == 48) { k0 = rk[48]; k1 = rk[49]; k2 = rk[50]; k3 = rk[51]; }
-	if (last == 56) { k0 = rk[56]; k1 = rk[57]; k2 = rk[58]; k3 = rk[59]; }
+	u32 k0, k1, k2, k3;
+	aes_last_key(rk, last, &k0, &k1, &k2, &k3);
 	s[0] = AES_ENC_LAST_COLUMN(t, lane4, n[0], n[1], n[2], n[3]) ^ k0;
 	s[1] = AES_ENC_LAST_COLUMN(t, lane4, n[1], n[2], n[3], n[0]) ^ k1;
 	s[2] = AES_ENC_LAST_COLUMN(t, lane4, n[2], n[3], n[0], n[1]) ^ k2;
@@ -83,9 +90,8 @@ DEVICE_FN void aes_encrypt2(LOCAL_PTR const u32 *t, u32 lane4, const u32 *rk, u3
 			last = 56;
 		}
 	}
-	u32 k0 = rk[40], k1 = rk[41], k2 = rk[42], k3 = rk[43];
-	if (last == 48) { k0 = rk[48]; k1 = rk[49]; k2 = rk[50]; k3 = rk[51]; }
-	if (last == 56) { k0 = rk[56]; k1 = rk[57]; k2 = rk[58]; k3 = rk[59]; }
+	u32 k0, k1, k2, k3;
+	aes_last_key(rk, last, &k0, &k1, &k2, &k3);
 	s[0] = AES_ENC_LAST_COLUMN(t, lane4, n[0], n[1], n[2], n[3]) ^ k0;
 	s[1] = AES_ENC_LAST_COLUMN(t, lane4, n[1], n[2], n[3], n[0]) ^ k1;
 	s[2] = AES_ENC_LAST_COLUMN(t, lane4, n[2], n[3], n[0], n[1]) ^ k2;
@@ -117,9 +123,8 @@ DEVICE_FN void aes_decrypt(LOCAL_PTR const u32 *t, u32 lane4, const u32 *rk, u32
 			last = 56;
 		}
 	}
-	u32 k0 = rk[40], k1 = rk[41], k2 = rk[42], k3 = rk[43];
-	if (last == 48) { k0 = rk[48]; k1 = rk[49]; k2 = rk[50]; k3 = rk[51]; }
-	if (last == 56) { k0 = rk[56]; k1 = rk[57]; k2 = rk[58]; k3 = rk[59]; }
+	u32 k0, k1, k2, k3;
+	aes_last_key(rk, last, &k0, &k1, &k2, &k3);
 	s[0] = AES_DEC_LAST_COLUMN(t, lane4, n[0], n[3], n[2], n[1]) ^ k0;
 	s[1] = AES_DEC_LAST_COLUMN(t, lane4, n[1], n[0], n[3], n[2]) ^ k1;
 	s[2] = AES_DEC_LAST_COLUMN(t, lane4, n[2], n[1], n[0], n[3]) ^ k2;

@@ -17,6 +17,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"golang.org/x/crypto/xts"
+
 	"github.com/gpucrypto/gpucrypto/aes"
 	"github.com/gpucrypto/gpucrypto/device"
 )
@@ -58,7 +60,7 @@ func cmdBenchAES(args []string) error {
 	pickDevice := deviceFlags(fs)
 	shapes := fs.String("shapes", "resident,bulk,batch", "call shapes: resident (device buffers), bulk (one host message), batch (many messages, distinct keys), manavski (Manavski 2007 ECB baseline, not constant-time; with --ops ecb)")
 	pipeline := fs.Int("pipeline", 4, "batch shape: calls in flight at once from as many goroutines, for the pipelined figure")
-	ops := fs.String("ops", "ctr,gcm", "modes: ctr, gcm, ecb")
+	ops := fs.String("ops", "ctr,gcm,xts,cbc", "modes: ctr, gcm, xts (4 KB sectors, bulk), cbc (decryption, bulk), ecb")
 	keys := fs.String("keys", "128,256", "key sizes in bits")
 	resident := fs.Int("resident-mb", 1024, "device-resident data per call, MB")
 	bulk := fs.String("bulk-mb", "1,16,256,1024", "bulk message sizes, MB")
@@ -285,6 +287,8 @@ func benchAESResident(e *aes.Engine, d *device.Device, op string, bits, size int
 			op   string
 			call func() error
 		}{"gcm-seal", func() error { _, err := e.SealDevice(k, nonce, nil, out, in, size); return err }})
+	case "xts", "cbc":
+		return nil, nil // no device-resident form
 	default:
 		return nil, fmt.Errorf("unknown op %q", op)
 	}
@@ -311,6 +315,12 @@ func benchAESBulk(e *aes.Engine, op string, bits int, sizesMB []int, dur time.Du
 		return nil, err
 	}
 	std, _ := stdaes.NewCipher(raw)
+	xtsRaw := make([]byte, bits/4)
+	rand.Read(xtsRaw)
+	xk, err := aes.NewXTSKey(xtsRaw)
+	if err != nil {
+		return nil, err
+	}
 	var rs []aesResult
 	for _, mb := range sizesMB {
 		size := mb << 20
@@ -341,6 +351,13 @@ func benchAESBulk(e *aes.Engine, op string, bits int, sizesMB []int, dur time.Du
 				name = "gcm-seal"
 				msgs := []aes.Message{{Key: k, Nonce: nonce, Data: buf}}
 				call = func() error { _, err := e.Seal(msgs); return err }
+			case "xts":
+				name = "xts-4k-sectors"
+				call = func() error { return e.EncryptSectors(xk, buf, buf, xtsSector, 0) }
+			case "cbc":
+				name = "cbc-decrypt"
+				msgs := []aes.CBCMessage{{Key: k, IV: iv, Data: buf}}
+				call = func() error { _, err := e.DecryptCBC(msgs); return err }
 			default:
 				return nil, fmt.Errorf("unknown op %q", op)
 			}
@@ -352,7 +369,7 @@ func benchAESBulk(e *aes.Engine, op string, bits int, sizesMB []int, dur time.Du
 				KernelBps: rate(size, n, kern), E2EBps: rate(size, n, wall)}
 			if withCPU {
 				piece := min(size, 1<<20)
-				r.CPUBps = float64(piece) * 8 * allCores(dur, cpuAES(op, std, piece))
+				r.CPUBps = float64(piece) * 8 * allCores(dur, cpuAES(op, std, xtsRaw, piece))
 			}
 			rs = append(rs, r)
 		}
@@ -360,20 +377,30 @@ func benchAESBulk(e *aes.Engine, op string, bits int, sizesMB []int, dur time.Du
 	return rs, nil
 }
 
+// xtsSector is the data unit of the XTS figures (a 4 KB disk sector).
+const xtsSector = 4096
+
 // cpuAES is one message of size bytes with Go's crypto/aes (the key
 // expanded beforehand), for allCores: each core its own buffers.
-func cpuAES(op string, block cipher.Block, size int) func(i int) {
+func cpuAES(op string, block cipher.Block, xtsKey []byte, size int) func(i int) {
 	bufs := make([][]byte, runtime.NumCPU())
 	for i := range bufs {
 		bufs[i] = make([]byte, size+16)
 	}
 	aead, _ := cipher.NewGCM(block)
+	xc, _ := xts.NewCipher(stdaes.NewCipher, xtsKey)
 	iv, nonce := make([]byte, 16), make([]byte, 12)
 	return func(i int) {
 		b := bufs[i%len(bufs)]
 		switch op {
 		case "gcm":
 			aead.Seal(b[:0], nonce, b[:size], nil)
+		case "xts":
+			for j := 0; j+xtsSector <= size; j += xtsSector {
+				xc.Encrypt(b[j:j+xtsSector], b[j:j+xtsSector], uint64(j/xtsSector))
+			}
+		case "cbc":
+			cipher.NewCBCDecrypter(block, iv).CryptBlocks(b[:size&^15], b[:size&^15])
 		case "ecb":
 			for j := 0; j+16 <= size; j += 16 {
 				block.Encrypt(b[j:], b[j:])
