@@ -247,41 +247,83 @@ func (e *Engine) runModes(kind modeKind, keys *modeKeys, jobs []modeJob, fail fu
 	if len(jobs) == 0 {
 		return
 	}
-	done, err := e.modesOnDevice(kind, keys, jobs)
+	rest, err := e.modesOnDevice(kind, keys, jobs)
 	if err == nil {
 		return
 	}
 	e.fellBack(err)
-	modesCPU(kind, keys, jobs[done:], fail)
+	modesCPU(kind, keys, rest, fail)
 }
 
-// modesOnDevice runs jobs in chunks of about modeChunkBytes and returns
-// how many it completed (their results written) before an error.
-func (e *Engine) modesOnDevice(kind modeKind, keys *modeKeys, jobs []modeJob) (int, error) {
+// modesOnDevice runs jobs in chunks: those that fit a pipeline stage go
+// through the pipeline (the host packs and unpacks one chunk while the
+// device computes others, copies both ways at once), larger single jobs
+// through device buffers of their size. On an error it returns the jobs
+// whose results were not written (a chunk's results are written only once
+// it is complete, so these are untouched and may be redone).
+func (e *Engine) modesOnDevice(kind modeKind, keys *modeKeys, jobs []modeJob) ([]modeJob, error) {
 	if err := e.fail(); err != nil {
-		return 0, err
+		return jobs, err
 	}
 	prog, err := e.modesProgram()
 	if err != nil {
-		return 0, err
+		return jobs, err
 	}
-	done := 0
-	for done < len(jobs) {
-		n, size := 0, 0
-		for done+n < len(jobs) {
-			s := align16(len(jobs[done+n].src))
-			if n > 0 && size+s > modeChunkBytes {
+	type chunk struct{ lo, hi, size int }
+	var staged, alone []chunk
+	limit := min(modeChunkBytes, e.stageSize)
+	for lo := 0; lo < len(jobs); {
+		hi, size := lo, 0
+		for hi < len(jobs) {
+			s := align16(len(jobs[hi].src))
+			if hi > lo && size+s > limit {
 				break
 			}
 			size += s
-			n++
+			hi++
 		}
-		if err := e.modesChunk(prog, kind, keys, jobs[done:done+n], size); err != nil {
-			return done, err
+		if size > e.stageSize {
+			alone = append(alone, chunk{lo, hi, size})
+		} else {
+			staged = append(staged, chunk{lo, hi, size})
 		}
-		done += n
+		lo = hi
 	}
-	return done, nil
+	completed := make([]bool, len(staged)+len(alone))
+	err = e.pipeline(len(staged), true, func(k int, st *stage) (func() error, error) {
+		c := staged[k]
+		finish, err := e.modesChunk(prog, kind, keys, jobs[c.lo:c.hi], c.size, st.q, st.host.Bytes[:c.size])
+		return func() error {
+			if err := finish(); err != nil {
+				return err
+			}
+			completed[k] = true
+			return nil
+		}, err
+	})
+	for k, c := range alone {
+		if err != nil {
+			break
+		}
+		data := make([]byte, c.size)
+		var finish func() error
+		finish, err = e.modesChunk(prog, kind, keys, jobs[c.lo:c.hi], c.size, nil, data)
+		if ferr := finish(); err == nil {
+			err = ferr
+		}
+		parallelClear(data)
+		completed[len(staged)+k] = err == nil
+	}
+	if err == nil {
+		return nil, nil
+	}
+	var rest []modeJob
+	for k, c := range append(staged, alone...) {
+		if !completed[k] {
+			rest = append(rest, jobs[c.lo:c.hi]...)
+		}
+	}
+	return rest, err
 }
 
 // modeRuns is the number of runs (work-items) of a job of n bytes.
@@ -292,11 +334,13 @@ func modeRuns(kind modeKind, n int) int {
 	return (n/BlockSize + modeRun - 1) / modeRun
 }
 
-// modesChunk runs jobs, size bytes once packed, as gcmDevice does: one
-// host buffer with every job at a multiple of 16 bytes, one lease whose
-// buffers holding keys or data are secret (zeroed before reuse), upload,
-// launch, read back, copy out, zero the host copies.
-func (e *Engine) modesChunk(prog *device.Program, kind modeKind, keys *modeKeys, jobs []modeJob, size int) error {
+// modesChunk enqueues jobs, size bytes once packed, on q (nil: the
+// default queue): packed into data (size bytes: a stage's staging, or
+// memory of the caller's) with every job at a multiple of 16 bytes, one
+// lease whose buffers holding keys or data are secret (zeroed before
+// reuse), upload, launch, read back. The function it returns waits, copies
+// the results out and releases the lease; the caller zeroes data.
+func (e *Engine) modesChunk(prog *device.Program, kind modeKind, keys *modeKeys, jobs []modeJob, size int, q *device.Queue, data []byte) (func() error, error) {
 	n := len(jobs)
 	local := map[int]uint32{}
 	var recs, trecs []uint32
@@ -345,16 +389,34 @@ func (e *Engine) modesChunk(prog *device.Program, kind modeKind, keys *modeKeys,
 	if runMap == nil {
 		runMap = []uint32{0} // one job: the kernels read no map
 	}
-	data := make([]byte, size)
-	defer parallelClear(data)
 	batch.Parallel(n, 64, func(lo, hi int) {
 		for ji := lo; ji < hi; ji++ {
-			copy(data[offs[ji]:], jobs[ji].src)
+			d := data[offs[ji] : offs[ji]+align16(len(jobs[ji].src))]
+			copy(d, jobs[ji].src)
+			clear(d[len(jobs[ji].src):])
 		}
 	})
 
-	lease := e.pool.Lease(nil)
+	q, qerr := e.queue(q)
+	lease := e.pool.Lease(q)
 	var l launches
+	var writes []*device.Event
+	var read *device.Event
+	finish := func() error {
+		err := waitAll(append(writes, read)...)
+		if err == nil {
+			batch.Parallel(n, 64, func(lo, hi int) {
+				for ji := lo; ji < hi; ji++ {
+					j := &jobs[ji]
+					copy(j.dst[:len(j.src)], data[offs[ji]:])
+				}
+			})
+		}
+		return e.finishDevice(lease, l, err)
+	}
+	if qerr != nil {
+		return finish, qerr
+	}
 	err := func() error {
 		dkeys, err := lease.Upload(recs, true)
 		if err != nil {
@@ -372,13 +434,11 @@ func (e *Engine) modesChunk(prog *device.Program, kind modeKind, keys *modeKeys,
 		if err != nil {
 			return err
 		}
-		if err := buf.Write(0, data); err != nil {
-			return err
-		}
-		q, err := e.dev.Queue()
+		ev, err := q.Write(buf, 0, data)
 		if err != nil {
 			return err
 		}
+		writes = append(writes, ev)
 		launch := func(name string, work int, decrypt bool, args ...any) error {
 			kern, err := prog.Kernel(name)
 			if err != nil {
@@ -416,18 +476,10 @@ func (e *Engine) modesChunk(prog *device.Program, kind modeKind, keys *modeKeys,
 		if err != nil {
 			return err
 		}
-		return out.Read(0, data)
-	}()
-	if err := e.finishDevice(lease, l, err); err != nil {
+		read, err = q.Read(out, 0, data)
 		return err
-	}
-	batch.Parallel(n, 64, func(lo, hi int) {
-		for ji := lo; ji < hi; ji++ {
-			j := &jobs[ji]
-			copy(j.dst[:len(j.src)], data[offs[ji]:])
-		}
-	})
-	return nil
+	}()
+	return finish, err
 }
 
 // modesCPU computes jobs with crypto/aes: crypto/cipher's CBC, or xtsCPU.

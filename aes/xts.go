@@ -178,7 +178,8 @@ func (e *Engine) sectors(k *XTSKey, dst, src []byte, sectorSize int, firstSector
 	// The jobs of one chunk at a time: a disk image's sectors need not
 	// all be described at once.
 	sectors := len(src) / sectorSize
-	per := max(1, modeChunkBytes/align16(sectorSize))
+	// a group of sectors fills the pipeline several times over
+	per := min(1<<20, max(1, 4*e.stageCount*min(modeChunkBytes, e.stageSize)/align16(sectorSize)))
 	all := make([]modeJob, min(per, sectors))
 	onCPU := false
 	for s := 0; s < sectors && first == nil; s += per {
@@ -189,14 +190,14 @@ func (e *Engine) sectors(k *XTSKey, dst, src []byte, sectorSize int, firstSector
 			binary.LittleEndian.PutUint64(jobs[i].iv[:], firstSector+uint64(s+i))
 		}
 		if !onCPU {
-			done, err := e.modesOnDevice(kind, keys, jobs)
+			rest, err := e.modesOnDevice(kind, keys, jobs)
 			if err == nil {
 				continue
 			}
 			// The rest of the call runs on the CPU.
 			e.fellBack(err)
 			onCPU = true
-			jobs = jobs[done:]
+			jobs = rest
 		}
 		modesCPU(kind, keys, jobs, fail)
 	}
