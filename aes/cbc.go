@@ -100,12 +100,25 @@ func (e *Engine) modeBatch(kind modeKind, n int, element func(i int) (data []byt
 			errs[i], out[i] = err, nil
 			continue
 		}
-		j := modeJob{elem: i, key: ki, src: el.data, dst: out[i]}
-		copy(j.iv[:], el.iv)
-		jobs = append(jobs, j)
+		// CBC decryption of a long message in pieces that fit a pipeline
+		// stage: a piece's IV is the ciphertext block before it.
+		piece := size
+		if kind == modeCBCDecrypt {
+			piece = max(BlockSize, min(modeChunkBytes, e.stageSize)&^(BlockSize-1))
+		}
+		for lo := 0; lo < size; lo += piece {
+			hi := min(size, lo+piece)
+			j := modeJob{elem: i, key: ki, src: el.data[lo:hi], dst: out[i][lo:hi]}
+			if lo == 0 {
+				copy(j.iv[:], el.iv)
+			} else {
+				copy(j.iv[:], el.data[lo-BlockSize:lo])
+			}
+			jobs = append(jobs, j)
+		}
 	}
 	e.runModes(kind, keys, jobs, func(j *modeJob, err error) {
-		clear(j.dst)
+		clear(out[j.elem]) // every piece of the element, nil after its first failure
 		errs[j.elem], out[j.elem] = err, nil
 	})
 	return out, batch.Collect(errs)
