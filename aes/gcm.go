@@ -238,7 +238,17 @@ func (e *Engine) planGHASH(msgs []Message, idx []int, open bool, deviceLen, leng
 		cur[mi] = level{int(p.messages[16*mi+5]), counts[mi]}
 	}
 	for {
-		var units []uint32
+		total := 0
+		for _, c := range cur {
+			if c.count > 1 {
+				total += (c.count + group - 1) / group
+			}
+		}
+		if total == 0 {
+			break
+		}
+		units := make([]uint32, 4*total)
+		at := 0
 		for mi := range cur {
 			c := &cur[mi]
 			if c.count == 1 {
@@ -246,19 +256,19 @@ func (e *Engine) planGHASH(msgs []Message, idx []int, open bool, deviceLen, leng
 			}
 			nu := (c.count + group - 1) / group
 			in, first := c.first, p.values
+			key := p.messages[16*mi]
 			for j := range nu {
 				k := group
 				if j == 0 {
 					k = c.count - (nu-1)*group
 				}
-				units = append(units, uint32(in), uint32(k), p.messages[16*mi], uint32(p.values))
+				u := units[at : at+4 : at+4]
+				u[0], u[1], u[2], u[3] = uint32(in), uint32(k), key, uint32(p.values)
+				at += 4
 				in += k
 				p.values++
 			}
 			*c = level{first, nu}
-		}
-		if units == nil {
-			break
 		}
 		p.levels = append(p.levels, units)
 	}

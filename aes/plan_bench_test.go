@@ -21,3 +21,13 @@ func BenchmarkPlan1500(b *testing.B) {
 		_ = e.keyRecords(p, nil)
 	}
 }
+
+func BenchmarkPlanOneGigabyte(b *testing.B) {
+	k, _ := NewKey(make([]byte, 16))
+	msgs := []Message{{Key: k, Nonce: make([]byte, 12)}}
+	e := &Engine{segLog: 4}
+	for range b.N {
+		p := e.plan(msgs, []int{0}, false, 1<<30)
+		_ = e.keyRecords(p, nil)
+	}
+}
