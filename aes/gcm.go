@@ -530,7 +530,9 @@ func (e *Engine) gcmStage(msgs []Message, idx []int, open bool, st *stage, res *
 		if err != nil {
 			return finish, err
 		}
-		if err := dekj0.Write(0, device.Uint32Bytes(words)); err != nil {
+		err = dekj0.Write(0, device.Uint32Bytes(words))
+		clear(words)
+		if err != nil {
 			return finish, err
 		}
 	}
@@ -668,7 +670,7 @@ func (e *Engine) gcmLarge(msgs []Message, i int, open bool, res *results, errs [
 		if err != nil {
 			return finish, err
 		}
-		keys, err := lease.Upload(e.keyRecords(p, nil), true)
+		keys, err := uploadSecret(lease, e.keyRecords(p, nil))
 		if err != nil {
 			return finish, err
 		}
@@ -747,7 +749,7 @@ func (e *Engine) smallGlobal(work int) int {
 // tags, which holds the expected tags on entry for open.
 func (e *Engine) runGCM(lease *device.Lease, l *launches, p *gcmPlan, din, dout, daad *device.Buffer, tags []uint32) error {
 	n := len(p.index)
-	keys, err := lease.Upload(e.keyRecords(p, nil), true)
+	keys, err := uploadSecret(lease, e.keyRecords(p, nil))
 	if err != nil {
 		return err
 	}
@@ -779,7 +781,7 @@ func (e *Engine) runGCM(lease *device.Lease, l *launches, p *gcmPlan, din, dout,
 		if err != nil {
 			return err
 		}
-		ekj0, err = lease.Upload(words, true)
+		ekj0, err = uploadSecret(lease, words)
 	} else {
 		ekj0, err = lease.Buffer(16*n, true)
 	}
@@ -884,6 +886,13 @@ func (e *Engine) launchGCM(q *device.Queue, l *launches, p *gcmPlan, keys, descs
 		decrypt = 1
 	}
 	return l.add(q.Launch(fin, e.smallGlobal(n), 64, descs, values, ekj0, tags, ok, uint32(n), decrypt))
+}
+
+// uploadSecret uploads words (key records, E(K, J0)) into a secret buffer
+// of lease and zeroes the host copy.
+func uploadSecret(lease *device.Lease, words []uint32) (*device.Buffer, error) {
+	defer clear(words)
+	return lease.Upload(words, true)
 }
 
 // ghashGroup is the work-group size of gcm_hash (GHASH_GROUP).
