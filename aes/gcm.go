@@ -60,7 +60,10 @@ type gcmPlan struct {
 	segments []uint32 // the message of each segment (nil for one message)
 	nsegs    int
 	levels   [][]uint32 // gcm_reduce units of level 1, 2, ...
-	values   int        // field elements of all levels
+	// single: for a plan of one message, the levels as ranges
+	// (gcm_reduce_one makes the units itself) instead of levels.
+	single   []reduction
+	values   int // field elements of all levels
 	dataSize int
 	aadSize  int
 	dataOff  []int
@@ -68,6 +71,13 @@ type gcmPlan struct {
 }
 
 func align16(n int) int { return (n + 15) &^ 15 }
+
+// reduction is one reduction level of a single message: count values from
+// index in combine into ⌈count/16⌉ values from index out.
+type reduction struct{ in, count, out int }
+
+// levelCount is the number of reduction levels of p.
+func (p *gcmPlan) levelCount() int { return len(p.levels) + len(p.single) }
 
 // messageRange is a range of a plan's messages and what it lays out.
 type messageRange struct {
@@ -237,6 +247,12 @@ func (e *Engine) planGHASH(msgs []Message, idx []int, open bool, deviceLen, leng
 	for mi := range n {
 		cur[mi] = level{int(p.messages[16*mi+5]), counts[mi]}
 	}
+	for n == 1 && cur[0].count > 1 {
+		nu := (cur[0].count + group - 1) / group
+		p.single = append(p.single, reduction{cur[0].first, cur[0].count, p.values})
+		cur[0] = level{p.values, nu}
+		p.values += nu
+	}
 	for {
 		total := 0
 		for _, c := range cur {
@@ -275,7 +291,7 @@ func (e *Engine) planGHASH(msgs []Message, idx []int, open bool, deviceLen, leng
 	for mi := range cur {
 		p.messages[16*mi+12] = uint32(cur[mi].first)
 	}
-	p.keyWords = keyRecordLevels + 4*len(p.levels)
+	p.keyWords = keyRecordLevels + 4*p.levelCount()
 	return p
 }
 
@@ -304,7 +320,7 @@ func (e *Engine) keyRecords(p *gcmPlan, out []uint32) []uint32 {
 			for i, x := range k.hashSmall {
 				put(64+4*i, x)
 			}
-			for l := 1; l <= len(p.levels); l++ {
+			for l := 1; l <= p.levelCount(); l++ {
 				put(keyRecordLevels+4*(l-1), k.hashPowers[int(e.segLog)+gcmGroupLog*(l-1)])
 			}
 			k.mu.Unlock()
@@ -875,6 +891,19 @@ func (e *Engine) launchGCM(q *device.Queue, l *launches, p *gcmPlan, keys, descs
 		count := len(u) / 4
 		if err := l.add(q.Launch(red, e.smallGlobal(count), 64, units[lv], keys, uint32(p.keyWords), uint32(lv+1), values, uint32(count))); err != nil {
 			return err
+		}
+	}
+	if len(p.single) > 0 {
+		one, err := e.prog.Kernel("gcm_reduce_one")
+		if err != nil {
+			return err
+		}
+		for lv, r := range p.single {
+			nu := (r.count + 1<<gcmGroupLog - 1) >> gcmGroupLog
+			if err := l.add(q.Launch(one, e.smallGlobal(nu), 64, keys, uint32(lv+1), values,
+				uint32(r.in), uint32(r.count), uint32(r.out))); err != nil {
+				return err
+			}
 		}
 	}
 	fin, err := e.prog.Kernel("gcm_finish")

@@ -368,6 +368,29 @@ KERNEL void gcm_reduce(GLOBAL const u32x4 *units, GLOBAL const u32 *keys, const 
 	}
 }
 
+/* gcm_reduce_one is gcm_reduce for a single message (key record 0),
+ * which needs no unit descriptors: count values from index in combine into
+ * ⌈count/16⌉ values from index out, the first taking the remainder. */
+KERNEL void gcm_reduce_one(GLOBAL const u32 *keys, const u32 level, GLOBAL u32 *values,
+	const u32 in, const u32 count, const u32 out) {
+	u32 units = (count + 15u) >> 4;
+	u32 first = count - ((units - 1u) << 4);
+	for (u32 u = GID(); u < units; u += GSIZE()) {
+		u32 from = u == 0u ? in : in + first + ((u - 1u) << 4);
+		u32 n = u == 0u ? first : 16u;
+		GLOBAL const u32 *p = keys + KEY_RECORD_LEVELS + 4u * (level - 1u);
+		u32 h[4] = {p[0], p[1], p[2], p[3]};
+		u32 y[4] = {values[4 * from], values[4 * from + 1], values[4 * from + 2], values[4 * from + 3]};
+		for (u32 i = 1; i < n; i++) {
+			ghash_mul(y, h);
+			u32 v = 4u * (from + i);
+			y[0] ^= values[v]; y[1] ^= values[v + 1]; y[2] ^= values[v + 2]; y[3] ^= values[v + 3];
+		}
+		u32 o = 4u * (out + u);
+		values[o] = y[0]; values[o + 1] = y[1]; values[o + 2] = y[2]; values[o + 3] = y[3];
+	}
+}
+
 /* tags: written (seal) or compared (open: ok[m] = 1 when equal, else 0,
  * with no branch on the tag). */
 KERNEL void gcm_finish(GLOBAL const u32 *msgs, GLOBAL const u32 *values, GLOBAL const u32 *ekj0,
