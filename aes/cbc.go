@@ -402,12 +402,10 @@ func (e *Engine) modesChunk(prog *device.Program, kind modeKind, keys *modeKeys,
 	if runMap == nil {
 		runMap = []uint32{0} // one job: the kernels read no map
 	}
-	batch.Parallel(n, 64, func(lo, hi int) {
-		for ji := lo; ji < hi; ji++ {
-			d := data[offs[ji] : offs[ji]+align16(len(jobs[ji].src))]
-			copy(d, jobs[ji].src)
-			clear(d[len(jobs[ji].src):])
-		}
+	eachJob(jobs, func(ji int, j *modeJob) {
+		d := data[offs[ji] : offs[ji]+align16(len(j.src))]
+		copyJob(d, j.src)
+		clear(d[len(j.src):])
 	})
 
 	q, qerr := e.queue(q)
@@ -418,11 +416,8 @@ func (e *Engine) modesChunk(prog *device.Program, kind modeKind, keys *modeKeys,
 	finish := func() error {
 		err := waitAll(append(writes, read)...)
 		if err == nil {
-			batch.Parallel(n, 64, func(lo, hi int) {
-				for ji := lo; ji < hi; ji++ {
-					j := &jobs[ji]
-					copy(j.dst[:len(j.src)], data[offs[ji]:])
-				}
+			eachJob(jobs, func(ji int, j *modeJob) {
+				copyJob(j.dst[:len(j.src)], data[offs[ji]:offs[ji]+len(j.src)])
 			})
 		}
 		return e.finishDevice(lease, l, err)
@@ -493,6 +488,25 @@ func (e *Engine) modesChunk(prog *device.Program, kind modeKind, keys *modeKeys,
 		return err
 	}()
 	return finish, err
+}
+
+// eachJob runs f on every job, the jobs spread over the cores.
+func eachJob(jobs []modeJob, f func(ji int, j *modeJob)) {
+	batch.Parallel(len(jobs), 64, func(lo, hi int) {
+		for ji := lo; ji < hi; ji++ {
+			f(ji, &jobs[ji])
+		}
+	})
+}
+
+// copyJob copies a job's bytes: on all cores when they are many (a chunk
+// may be a single long message).
+func copyJob(dst, src []byte) {
+	if len(src) >= 1<<20 {
+		parallelCopy(dst, src)
+		return
+	}
+	copy(dst, src)
 }
 
 // modesCPU computes jobs with crypto/aes: crypto/cipher's CBC, or xtsCPU.
