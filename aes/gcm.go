@@ -649,11 +649,17 @@ func (e *Engine) gcmLarge(msgs []Message, i int, open bool, res *results, errs [
 	chunk := e.stageSize
 	chunks := (body + chunk - 1) / chunk
 	parts := make([]fieldElement, chunks)
+	// pinned input and output: the device copies from and to them directly
+	direct := device.Pinned(text) && device.Pinned(out[:body])
 	err := e.pipeline(chunks, true, func(c int, st *stage) (func() error, error) {
 		off := c * chunk
 		n := min(chunk, body-off)
-		host := st.host.Bytes[:n]
-		parallelCopy(host, text[off:off+n])
+		host, back := st.host.Bytes[:n], st.host.Bytes[:n]
+		if direct {
+			host, back = text[off:off+n], out[off:off+n]
+		} else {
+			parallelCopy(host, text[off:off+n])
+		}
 		part := []Message{{Key: k, Nonce: m.Nonce}}
 		p := e.planGHASH(part, []int{0}, open, n, 0)
 		// this chunk's counter blocks start at block off/16
@@ -668,7 +674,9 @@ func (e *Engine) gcmLarge(msgs []Message, i int, open bool, res *results, errs [
 		finish := func() error {
 			err := waitAll(read)
 			if err == nil {
-				parallelCopy(out[off:off+n], host)
+				if !direct {
+					parallelCopy(out[off:off+n], back)
+				}
 				parts[c] = fieldElement{uint64(value[0])<<32 | uint64(value[1]), uint64(value[2])<<32 | uint64(value[3])}
 			}
 			return e.finishDevice(lease, l, err)
@@ -716,7 +724,7 @@ func (e *Engine) gcmLarge(msgs []Message, i int, open bool, res *results, errs [
 		if err := e.launchGCM(st.q, &l, p, keys, descs, segs, buf, buf, daad, units, values, small, small, small); err != nil {
 			return finish, err
 		}
-		if ev, err = st.q.Read(buf, 0, host); err != nil {
+		if ev, err = st.q.Read(buf, 0, back); err != nil {
 			return finish, err
 		}
 		ev.Release()
