@@ -32,6 +32,24 @@ DEVICE_FN void aes_last_key(const u32 *rk, u32 last, u32 *k0, u32 *k1, u32 *k2, 
 	n[3] = AES_LOOK(t, 0, s[3], 0, l) ^ AES_LOOK(t, 1, s[2], 1, l) ^ AES_LOOK(t, 2, s[1], 2, l) ^ AES_LOOK(t, 3, s[0], 3, l) ^ rk[4 * (r) + 3]; \
 } while (0)
 
+/* Rounds 1 .. rounds−1 with ROUND (AES_ENC_ROUND or AES_DEC_ROUND), the
+ * state moving s → n → s ...; it ends in n whatever the number of rounds,
+ * and last is the index of the last round key (40, 48 or 56). */
+#define AES_MIDDLE_ROUNDS(ROUND, t, l, s, n, rk, rounds, last) do { \
+	ROUND(t, l, s, n, rk, 1); ROUND(t, l, n, s, rk, 2); ROUND(t, l, s, n, rk, 3); \
+	ROUND(t, l, n, s, rk, 4); ROUND(t, l, s, n, rk, 5); ROUND(t, l, n, s, rk, 6); \
+	ROUND(t, l, s, n, rk, 7); ROUND(t, l, n, s, rk, 8); ROUND(t, l, s, n, rk, 9); \
+	last = 40; \
+	if ((rounds) > 10) { \
+		ROUND(t, l, n, s, rk, 10); ROUND(t, l, s, n, rk, 11); \
+		last = 48; \
+		if ((rounds) > 12) { \
+			ROUND(t, l, n, s, rk, 12); ROUND(t, l, s, n, rk, 13); \
+			last = 56; \
+		} \
+	} \
+} while (0)
+
 /* Encryption's last round: S[x] is byte 1 of T0[x]; the four bytes of a
  * column are gathered with three byte permutations. */
 #define AES_ENC_LAST_COLUMN(t, l, a, b, c, d) \
@@ -41,21 +59,8 @@ DEVICE_FN void aes_last_key(const u32 *rk, u32 last, u32 *k0, u32 *k1, u32 *k2, 
 DEVICE_FN void aes_encrypt(LOCAL_PTR const u32 *t, u32 lane4, const u32 *rk, u32 rounds, u32 *s) {
 	u32 n[4];
 	s[0] ^= rk[0]; s[1] ^= rk[1]; s[2] ^= rk[2]; s[3] ^= rk[3];
-	AES_ENC_ROUND(t, lane4, s, n, rk, 1); AES_ENC_ROUND(t, lane4, n, s, rk, 2);
-	AES_ENC_ROUND(t, lane4, s, n, rk, 3); AES_ENC_ROUND(t, lane4, n, s, rk, 4);
-	AES_ENC_ROUND(t, lane4, s, n, rk, 5); AES_ENC_ROUND(t, lane4, n, s, rk, 6);
-	AES_ENC_ROUND(t, lane4, s, n, rk, 7); AES_ENC_ROUND(t, lane4, n, s, rk, 8);
-	AES_ENC_ROUND(t, lane4, s, n, rk, 9);
-	u32 last = 40;
-	if (rounds > 10) {
-		AES_ENC_ROUND(t, lane4, n, s, rk, 10); AES_ENC_ROUND(t, lane4, s, n, rk, 11);
-		last = 48;
-		if (rounds > 12) {
-			AES_ENC_ROUND(t, lane4, n, s, rk, 12); AES_ENC_ROUND(t, lane4, s, n, rk, 13);
-			last = 56;
-		}
-	}
-	/* n holds the state after round rounds−1 in every case. */
+	u32 last;
+	AES_MIDDLE_ROUNDS(AES_ENC_ROUND, t, lane4, s, n, rk, rounds, last);
 	u32 k0, k1, k2, k3;
 	aes_last_key(rk, last, &k0, &k1, &k2, &k3);
 	s[0] = AES_ENC_LAST_COLUMN(t, lane4, n[0], n[1], n[2], n[3]) ^ k0;
@@ -109,20 +114,8 @@ DEVICE_FN void aes_encrypt2(LOCAL_PTR const u32 *t, u32 lane4, const u32 *rk, u3
 DEVICE_FN void aes_decrypt(LOCAL_PTR const u32 *t, u32 lane4, const u32 *rk, u32 rounds, u32 *s) {
 	u32 n[4];
 	s[0] ^= rk[0]; s[1] ^= rk[1]; s[2] ^= rk[2]; s[3] ^= rk[3];
-	AES_DEC_ROUND(t, lane4, s, n, rk, 1); AES_DEC_ROUND(t, lane4, n, s, rk, 2);
-	AES_DEC_ROUND(t, lane4, s, n, rk, 3); AES_DEC_ROUND(t, lane4, n, s, rk, 4);
-	AES_DEC_ROUND(t, lane4, s, n, rk, 5); AES_DEC_ROUND(t, lane4, n, s, rk, 6);
-	AES_DEC_ROUND(t, lane4, s, n, rk, 7); AES_DEC_ROUND(t, lane4, n, s, rk, 8);
-	AES_DEC_ROUND(t, lane4, s, n, rk, 9);
-	u32 last = 40;
-	if (rounds > 10) {
-		AES_DEC_ROUND(t, lane4, n, s, rk, 10); AES_DEC_ROUND(t, lane4, s, n, rk, 11);
-		last = 48;
-		if (rounds > 12) {
-			AES_DEC_ROUND(t, lane4, n, s, rk, 12); AES_DEC_ROUND(t, lane4, s, n, rk, 13);
-			last = 56;
-		}
-	}
+	u32 last;
+	AES_MIDDLE_ROUNDS(AES_DEC_ROUND, t, lane4, s, n, rk, rounds, last);
 	u32 k0, k1, k2, k3;
 	aes_last_key(rk, last, &k0, &k1, &k2, &k3);
 	s[0] = AES_DEC_LAST_COLUMN(t, lane4, n[0], n[3], n[2], n[1]) ^ k0;
