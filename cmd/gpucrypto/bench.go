@@ -1,12 +1,9 @@
 package main
 
 import (
-	stdecdh "crypto/ecdh"
 	"encoding/json"
 	"flag"
 	"fmt"
-	"math/big"
-	"math/rand/v2"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -17,8 +14,6 @@ import (
 	"sync/atomic"
 	"text/tabwriter"
 	"time"
-
-	"github.com/cloudflare/circl/dh/x448"
 
 	"github.com/gpucrypto/gpucrypto/arith"
 	"github.com/gpucrypto/gpucrypto/device"
@@ -135,18 +130,11 @@ func cmdBench(args []string) error {
 		}
 		ecBatches, rsaBatches = batches, batches
 	}
-	e, err := arith.NewEngine(d)
-	if err != nil {
-		return err
-	}
-	ec, err := ecdh.NewEngine(d)
-	if err != nil {
-		return err
-	}
-	re, err := rsa.NewEngine(d)
-	if err != nil {
-		return err
-	}
+	// Each family's engine is built when its first operation runs: a
+	// bench builds only the kernels its operations need.
+	arithEngine := lazy(func() (*arith.Engine, error) { return arith.NewEngine(d) })
+	ecdhEngine := lazy(func() (*ecdh.Engine, error) { return ecdh.NewEngine(d) })
+	rsaEngine := lazy(func() (*rsa.Engine, error) { return rsa.NewEngine(d) })
 	type benchCase struct {
 		op    string
 		bits  int
@@ -194,13 +182,24 @@ func cmdBench(args []string) error {
 		progress(i+1, len(cases), fmt.Sprintf("%s %d-bit, batch %d", label, bc.bits, bc.batch))
 		var r benchResult
 		if curve, keygen, ok := ecdhOp(bc.op); ok {
-			r, err = benchECDH(ec, curve, keygen, bc.op, bc.batch, bc.group, *pipeFlag, dur)
+			var ec *ecdh.Engine
+			if ec, err = ecdhEngine(); err == nil {
+				r, err = benchECDH(ec, curve, keygen, bc.op, bc.batch, bc.group, *pipeFlag, dur)
+			}
 		} else if _, ok := rsaOpBits(bc.op); ok {
-			r, err = benchRSA(re, bc.op, bc.bits, bc.batch, dur)
-		} else if bc.op == "modexp" {
-			r, err = benchModExp(e, bc.bits, bc.batch, dur)
+			var re *rsa.Engine
+			if re, err = rsaEngine(); err == nil {
+				r, err = benchRSA(re, bc.op, bc.bits, bc.batch, dur)
+			}
 		} else {
-			r, err = benchArith(e, arith.Op(bc.op), bc.bits, bc.batch, dur)
+			var e *arith.Engine
+			if e, err = arithEngine(); err == nil {
+				if bc.op == "modexp" {
+					r, err = benchModExp(e, bc.bits, bc.batch, dur)
+				} else {
+					r, err = benchArith(e, arith.Op(bc.op), bc.bits, bc.batch, dur)
+				}
+			}
 		}
 		if err != nil {
 			progressDone()
@@ -233,74 +232,22 @@ func cmdBench(args []string) error {
 	return tw.Flush()
 }
 
-func benchArith(e *arith.Engine, op arith.Op, bits, n int, dur time.Duration) (benchResult, error) {
-	limbs := bits / 32
-	rng := rand.New(rand.NewPCG(uint64(bits), uint64(n)))
-	a, b := arith.NewBatch(limbs, n), arith.NewBatch(limbs, n)
-	for i := range a.Words {
-		a.Words[i], b.Words[i] = rng.Uint32(), rng.Uint32()
-	}
-	r, err := measure(string(op), bits, n, dur, func() (time.Duration, error) {
-		res, err := e.Run(op, a, b)
-		if err != nil {
-			return 0, err
-		}
-		return res.Kernel, nil
-	})
-	if err != nil {
-		return r, err
-	}
-	r.CPUOps = cpuArith(op, bits, a, b, dur)
-	r.Speedup = r.E2EOps / r.CPUOps
-	return r, nil
-}
-
-// cpuArith measures math/big doing the same operation on all cores.
-func cpuArith(op arith.Op, bits int, a, b *arith.Batch, dur time.Duration) float64 {
-	const m = 256
-	xs, ys := make([]*big.Int, m), make([]*big.Int, m)
-	for i := range m {
-		xs[i], ys[i] = a.Get(i%a.Count), b.Get(i%b.Count)
-	}
-	mod := new(big.Int).Lsh(big.NewInt(1), uint(bits))
-	var count atomic.Int64
-	var wg sync.WaitGroup
-	start := time.Now()
-	deadline := start.Add(dur)
-	for range runtime.NumCPU() {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var z big.Int
-			done := int64(0)
-			for time.Now().Before(deadline) {
-				for i := range m {
-					switch op {
-					case arith.OpAdd:
-						z.Add(xs[i], ys[i])
-						if z.Cmp(mod) >= 0 {
-							z.Sub(&z, mod)
-						}
-					case arith.OpSub:
-						z.Sub(xs[i], ys[i])
-						if z.Sign() < 0 {
-							z.Add(&z, mod)
-						}
-					case arith.OpMul:
-						z.Mul(xs[i], ys[i])
-					}
-				}
-				done += m
-			}
-			count.Add(done)
-		}()
-	}
-	wg.Wait()
-	return float64(count.Load()) / time.Since(start).Seconds()
-}
-
 // measure runs one batch to warm up (build, first allocation), then repeats
 // it for at least dur and three runs; run returns the kernel's device time.
+// lazy returns a function that calls build once, on first use, and then
+// returns its result.
+func lazy[T any](build func() (T, error)) func() (T, error) {
+	var (
+		once sync.Once
+		v    T
+		err  error
+	)
+	return func() (T, error) {
+		once.Do(func() { v, err = build() })
+		return v, err
+	}
+}
+
 func measure(op string, bits, n int, dur time.Duration, run func() (time.Duration, error)) (benchResult, error) {
 	if _, err := run(); err != nil {
 		return benchResult{}, err
@@ -328,6 +275,38 @@ func median(ds []time.Duration) time.Duration {
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	return s[len(s)/2]
+}
+
+// pipelined runs run (one batch of n elements) from p goroutines at once,
+// each repeating it for at least dur and twice, and returns all their
+// elements per second of wall time: the end-to-end throughput of a Server
+// that keeps p batches in flight on one Engine, with the host work of some
+// overlapping the device work of others.
+func pipelined(p, n int, dur time.Duration, run func() (time.Duration, error)) (float64, error) {
+	var wg sync.WaitGroup
+	var done atomic.Int64
+	errs := make(chan error, p)
+	start := time.Now()
+	for range p {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := 0; k < 2 || time.Since(start) < dur; k++ {
+				if _, err := run(); err != nil {
+					errs <- err
+					return
+				}
+				done.Add(int64(n))
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	close(errs)
+	if err := <-errs; err != nil {
+		return 0, err
+	}
+	return float64(done.Load()) / elapsed.Seconds(), nil
 }
 
 func intList(s string) ([]int, error) {
@@ -427,199 +406,24 @@ var opGroups = map[string][]string{
 	"rsa": rsaOps,
 }
 
-// ecdhOp parses "x25519", "x448-keygen", "x25519-binv",
-// "x448-keygen-binv", ...
-func ecdhOp(op string) (c ecdh.Curve, keygen bool, ok bool) {
-	op = strings.TrimSuffix(op, "-binv")
-	name, keygen := strings.CutSuffix(op, "-keygen")
-	switch name {
-	case "x25519":
-		return ecdh.X25519, keygen, true
-	case "x448":
-		return ecdh.X448, keygen, true
-	}
-	return 0, false, false
-}
-
-// benchECDH measures op with batch inversion in groups of group elements
-// (0: per element; ecdh.BatchInversionAuto: the library's default rule,
-// whose choice is reported), one batch at a time and with pipeline
-// batches in flight.
-func benchECDH(e *ecdh.Engine, c ecdh.Curve, keygen bool, op string, n, group, pipeline int, dur time.Duration) (benchResult, error) {
-	privs, peers := make([][]byte, n), make([][]byte, n)
-	rng := rand.New(rand.NewPCG(uint64(n), uint64(c)))
-	for i := range n {
-		privs[i], peers[i] = make([]byte, c.Size()), make([]byte, c.Size())
-		for j := range privs[i] {
-			privs[i][j], peers[i][j] = byte(rng.Uint32()), byte(rng.Uint32())
-		}
-	}
-	if keygen {
-		peers = nil
-	} else { // real public keys as peers, so no element fails as low-order
-		pubs, err := ecdh.CPU{}.PublicKeys(c, peers[:min(n, 4096)])
-		if err != nil {
-			return benchResult{}, err
-		}
-		for i := range peers {
-			peers[i] = pubs[i%len(pubs)]
-		}
-	}
-	e.SetBatchInversion(group)
-	defer e.SetBatchInversion(ecdh.BatchInversionAuto)
-	run := func() (time.Duration, error) { // the kernel time of one batch (one caller at a time)
-		before := e.DeviceTime()
-		var err error
-		if keygen {
-			_, err = e.PublicKeys(c, privs)
-		} else {
-			_, err = e.SharedSecrets(c, privs, peers)
-		}
-		return e.DeviceTime() - before, err
-	}
-	r, err := measure(op, curveBits(c), n, dur, run)
-	if err != nil {
-		return r, err
-	}
-	if r.PipeOps, err = pipelined(pipeline, n, dur, run); err != nil {
-		return r, err
-	}
-	r.Pipeline = pipeline
-	if e.Fallbacks() > 0 {
-		return benchResult{}, fmt.Errorf("device failed; the batch ran on the CPU")
-	}
-	r.BinvGroup = group
-	if group < 0 {
-		r.BinvGroup, r.BinvAuto = e.BatchInversionGroup(c, !keygen, n), true
-	}
-	r.CPUOps = cpuECDH(c, keygen, privs[:min(n, 4096)], dur)
-	r.Speedup = r.E2EOps / r.CPUOps
-	e.ReleaseBuffers() // the next measurement may use other sizes
-	return r, nil
-}
-
-// pipelined runs run (one batch of n elements) from p goroutines at once,
-// each repeating it for at least dur and twice, and returns all their
-// elements per second of wall time: the end-to-end throughput of a Server
-// that keeps p batches in flight on one Engine, with the host work of some
-// overlapping the device work of others.
-func pipelined(p, n int, dur time.Duration, run func() (time.Duration, error)) (float64, error) {
+// allCores runs f(0), f(1), ... on every core for dur and returns calls/s.
+func allCores(dur time.Duration, f func(i int)) float64 {
+	var count atomic.Int64
 	var wg sync.WaitGroup
-	var done atomic.Int64
-	errs := make(chan error, p)
 	start := time.Now()
-	for range p {
+	deadline := start.Add(dur)
+	for w := range runtime.NumCPU() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for k := 0; k < 2 || time.Since(start) < dur; k++ {
-				if _, err := run(); err != nil {
-					errs <- err
-					return
-				}
-				done.Add(int64(n))
+			done := int64(0)
+			for i := w; time.Now().Before(deadline); i += runtime.NumCPU() {
+				f(i)
+				done++
 			}
+			count.Add(done)
 		}()
 	}
 	wg.Wait()
-	elapsed := time.Since(start)
-	close(errs)
-	if err := <-errs; err != nil {
-		return 0, err
-	}
-	return float64(done.Load()) / elapsed.Seconds(), nil
-}
-
-// ecdhLabel is the table's name of r: the op, and for ecdh ops the batch
-// inversion group ("k=16", "k=16 auto" where the library chose it).
-func ecdhLabel(r benchResult) string {
-	switch {
-	case r.BinvAuto && r.BinvGroup > 0:
-		return fmt.Sprintf("%s k=%d auto", r.Op, r.BinvGroup)
-	case strings.HasSuffix(r.Op, "-binv"):
-		return fmt.Sprintf("%s k=%d", r.Op, r.BinvGroup)
-	}
-	return r.Op
-}
-
-// binvList parses --binv: group sizes ≥ 0 (0: per-element inversion).
-func binvList(s string) ([]int, error) {
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		v, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || v < 0 {
-			return nil, fmt.Errorf("bad group size %q in --binv %q", f, s)
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
-
-// cpuECDH measures the same operation on the CPU: one goroutine per core,
-// each repeating it over up to 256 keys, and only the operation itself is
-// timed. For X25519 shared secrets that is PrivateKey.ECDH on keys that
-// crypto/ecdh parsed beforehand: NewPrivateKey derives the public key with
-// a full scalar multiplication, so ecdh.CPU (the Engine's fallback and the
-// backend without a device), which parses raw keys per element, pays about
-// twice this per shared secret. X25519 public keys time NewPrivateKey,
-// which is exactly that derivation; X448 times circl's Shared and KeyGen
-// (one scalar multiplication each).
-func cpuECDH(c ecdh.Curve, keygen bool, privs [][]byte, dur time.Duration) float64 {
-	privs = privs[:min(len(privs), 256)]
-	var peers [][]byte
-	if !keygen {
-		peers, _ = ecdh.CPU{}.PublicKeys(c, privs)
-	}
-	op, err := cpuOp(c, privs, peers)
-	if err != nil {
-		return 0
-	}
-	return allCores(dur, func(i int) { op(i % len(privs)) })
-}
-
-// cpuOp returns the CPU operation on key i that cpuECDH times (a shared
-// secret when peers is not nil, else a public key), with the keys parsed
-// once beforehand.
-func cpuOp(c ecdh.Curve, privs, peers [][]byte) (func(i int), error) {
-	if c == ecdh.X448 {
-		ks, ps := make([]x448.Key, len(privs)), make([]x448.Key, len(peers))
-		for i := range privs {
-			copy(ks[i][:], privs[i])
-		}
-		for i := range peers {
-			copy(ps[i][:], peers[i])
-		}
-		if peers == nil {
-			return func(i int) {
-				var out x448.Key
-				x448.KeyGen(&out, &ks[i])
-			}, nil
-		}
-		return func(i int) {
-			var out x448.Key
-			x448.Shared(&out, &ks[i], &ps[i])
-		}, nil
-	}
-	x := stdecdh.X25519()
-	if peers == nil {
-		return func(i int) { x.NewPrivateKey(privs[i]) }, nil
-	}
-	ks, ps := make([]*stdecdh.PrivateKey, len(privs)), make([]*stdecdh.PublicKey, len(peers))
-	for i := range privs {
-		var err error
-		if ks[i], err = x.NewPrivateKey(privs[i]); err != nil {
-			return nil, err
-		}
-		if ps[i], err = x.NewPublicKey(peers[i]); err != nil {
-			return nil, err
-		}
-	}
-	return func(i int) { ks[i].ECDH(ps[i]) }, nil
-}
-
-func curveBits(c ecdh.Curve) int {
-	if c == ecdh.X25519 {
-		return 255
-	}
-	return 448
+	return float64(count.Load()) / time.Since(start).Seconds()
 }

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"math/big"
+	mrand "math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gpucrypto/gpucrypto/arith"
+)
+
+func benchArith(e *arith.Engine, op arith.Op, bits, n int, dur time.Duration) (benchResult, error) {
+	limbs := bits / 32
+	rng := mrand.New(mrand.NewPCG(uint64(bits), uint64(n)))
+	a, b := arith.NewBatch(limbs, n), arith.NewBatch(limbs, n)
+	for i := range a.Words {
+		a.Words[i], b.Words[i] = rng.Uint32(), rng.Uint32()
+	}
+	r, err := measure(string(op), bits, n, dur, func() (time.Duration, error) {
+		res, err := e.Run(op, a, b)
+		if err != nil {
+			return 0, err
+		}
+		return res.Kernel, nil
+	})
+	if err != nil {
+		return r, err
+	}
+	r.CPUOps = cpuArith(op, bits, a, b, dur)
+	r.Speedup = r.E2EOps / r.CPUOps
+	return r, nil
+}
+
+// cpuArith measures math/big doing the same operation on all cores.
+func cpuArith(op arith.Op, bits int, a, b *arith.Batch, dur time.Duration) float64 {
+	const m = 256
+	xs, ys := make([]*big.Int, m), make([]*big.Int, m)
+	for i := range m {
+		xs[i], ys[i] = a.Get(i%a.Count), b.Get(i%b.Count)
+	}
+	mod := new(big.Int).Lsh(big.NewInt(1), uint(bits))
+	var count atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	deadline := start.Add(dur)
+	for range runtime.NumCPU() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var z big.Int
+			done := int64(0)
+			for time.Now().Before(deadline) {
+				for i := range m {
+					switch op {
+					case arith.OpAdd:
+						z.Add(xs[i], ys[i])
+						if z.Cmp(mod) >= 0 {
+							z.Sub(&z, mod)
+						}
+					case arith.OpSub:
+						z.Sub(xs[i], ys[i])
+						if z.Sign() < 0 {
+							z.Add(&z, mod)
+						}
+					case arith.OpMul:
+						z.Mul(xs[i], ys[i])
+					}
+				}
+				done += m
+			}
+			count.Add(done)
+		}()
+	}
+	wg.Wait()
+	return float64(count.Load()) / time.Since(start).Seconds()
+}
+
+// benchModExp times n random full-width exponentiations under one random
+// modulus of bits bits, and math/big's Exp on all cores.
+func benchModExp(e *arith.Engine, bits, n int, dur time.Duration) (benchResult, error) {
+	limbs := bits / 32
+	m, err := arith.MontConfig{}.ResolveFor(e.Device(), limbs, n)
+	if err != nil {
+		return benchResult{}, err
+	}
+	rng := mrand.New(mrand.NewPCG(uint64(bits), uint64(n)))
+	words := func(k int) []uint32 {
+		w := make([]uint32, k)
+		for i := range w {
+			w[i] = rng.Uint32()
+		}
+		return w
+	}
+	mod := arith.FromLimbs(words(limbs))
+	mod.SetBit(mod, 0, 1).SetBit(mod, bits-1, 1)
+	c, err := arith.NewConstants(mod, m.W)
+	if err != nil {
+		return benchResult{}, err
+	}
+	job := &arith.ModExpJob{Mont: m, Count: n, EWords: limbs, Mods: []*arith.Constants{c},
+		Base: make([]uint32, m.W*n), Exp: words(limbs * n), Index: make([]uint32, n)}
+	copy(job.Base, words(limbs*n)) // bases below 2^bits: the top word of an n+1-word form stays zero
+	r, err := measure("modexp", bits, n, dur, func() (time.Duration, error) {
+		res, err := e.RunModExp(job)
+		if err != nil {
+			return 0, err
+		}
+		return res.Kernel, nil
+	})
+	if err != nil {
+		return r, err
+	}
+	xs := make([]*big.Int, 64)
+	es := make([]*big.Int, 64)
+	for i := range xs {
+		xs[i], es[i] = arith.FromLimbs(words(limbs)), arith.FromLimbs(words(limbs))
+	}
+	r.CPUOps = allCores(dur, func(i int) { new(big.Int).Exp(xs[i%64], es[i%64], mod) })
+	r.Speedup = r.E2EOps / r.CPUOps
+	return r, nil
+}
