@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -13,9 +14,13 @@ var ErrClosed = errors.New("batch: batcher closed")
 
 // Options configure a Batcher. Zero values pick the defaults.
 type Options struct {
-	MaxBatch  int           // flush when this many requests wait (default 4096)
-	MaxDelay  time.Duration // flush this long after the first request of a batch (default 2ms)
-	QueueSize int           // requests that may wait; Do blocks beyond it (default 4·MaxBatch)
+	MaxBatch int // the most requests in one batch (default 4096)
+	// MaxDelay is how long the oldest waiting request may wait for others
+	// to join it while every worker is idle (default 2ms). A worker that is
+	// free while another is busy takes what waits at once: under load the
+	// wait for a free worker gathers the batch, not a timer.
+	MaxDelay  time.Duration
+	QueueSize int // requests that may wait besides the batch being formed; Do blocks beyond (default 4·MaxBatch)
 	// Pipeline is the number of batches each worker function may run at
 	// once (default 2): while the device computes one batch, the next is
 	// prepared and the previous one finished on the host. Worker functions
@@ -46,22 +51,29 @@ func (o Options) withDefaults() Options {
 type RunFunc[Q, R any] func(reqs []Q) ([]R, error)
 
 // Batcher gathers single requests from many goroutines into batches and
-// hands each batch to the first free worker (one worker per device, say).
+// hands each batch to a free worker (one worker per device, say). A batch
+// is formed when a worker is free to take it, from everything waiting (up
+// to MaxBatch): while the workers are busy, requests gather, so batches
+// grow with the load. Only when every worker is idle does a batch wait,
+// at most MaxDelay after its oldest request arrived, for more to join.
 // A full queue blocks callers (back-pressure); a caller's context cancels
 // its wait, and cancelled requests are dropped before their batch runs.
 type Batcher[Q, R any] struct {
-	opts    Options
-	queue   chan *item[Q, R]
-	batches chan []*item[Q, R]
-	mu      sync.RWMutex
-	closed  bool
-	wg      sync.WaitGroup
+	opts     Options
+	queue    chan *item[Q, R]
+	batches  chan []*item[Q, R]
+	busy     atomic.Int32  // workers running a batch
+	finished chan struct{} // a worker finished a batch (buffered, one slot)
+	mu       sync.RWMutex
+	closed   bool
+	wg       sync.WaitGroup
 }
 
 type item[Q, R any] struct {
-	ctx  context.Context
-	req  Q
-	done chan outcome[R] // buffered: a worker never blocks on an abandoned request
+	ctx     context.Context
+	req     Q
+	done    chan outcome[R] // buffered: a worker never blocks on an abandoned request
+	arrived time.Time       // when the collector took it from the queue
 }
 
 type outcome[R any] struct {
@@ -76,9 +88,10 @@ func New[Q, R any](opts Options, workers ...RunFunc[Q, R]) *Batcher[Q, R] {
 	}
 	opts = opts.withDefaults()
 	b := &Batcher[Q, R]{
-		opts:    opts,
-		queue:   make(chan *item[Q, R], opts.QueueSize),
-		batches: make(chan []*item[Q, R]),
+		opts:     opts,
+		queue:    make(chan *item[Q, R], opts.QueueSize),
+		batches:  make(chan []*item[Q, R]),
+		finished: make(chan struct{}, 1),
 	}
 	b.wg.Add(1)
 	go b.collect()
@@ -130,46 +143,94 @@ func (b *Batcher[Q, R]) Close() {
 	b.wg.Wait()
 }
 
+// collect moves requests from the queue into pending and offers a batch
+// of them to the workers whenever one may go: at once when MaxBatch wait,
+// when a worker is busy (the device has work, so a free worker should take
+// what waits), or when the oldest has waited MaxDelay. The offer is a send
+// that only a free worker receives, so a batch is cut when a worker takes
+// it, from everything waiting then.
 func (b *Batcher[Q, R]) collect() {
 	defer b.wg.Done()
 	defer close(b.batches)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
+	var pending []*item[Q, R]
+	due := false // the oldest pending request has waited MaxDelay
 	for {
-		first, ok := <-b.queue
-		if !ok {
-			return
+		pending = dropCancelled(pending)
+		var out chan []*item[Q, R]
+		var offer []*item[Q, R]
+		if len(pending) > 0 && (due || len(pending) >= b.opts.MaxBatch || b.busy.Load() > 0) {
+			out, offer = b.batches, pending[:min(len(pending), b.opts.MaxBatch)]
 		}
-		pending := []*item[Q, R]{first}
-		timer.Reset(b.opts.MaxDelay)
-	fill:
-		for len(pending) < b.opts.MaxBatch {
-			select {
-			case it, ok := <-b.queue:
-				if !ok {
-					break fill
+		// The collector holds at most one batch; beyond it requests wait in
+		// the queue, and beyond QueueSize callers block (back-pressure).
+		in := b.queue
+		if len(pending) >= b.opts.MaxBatch {
+			in = nil
+		}
+		select {
+		case it, ok := <-in:
+			if !ok {
+				// closed: everything left goes out, in batches
+				for len(pending) > 0 {
+					n := min(len(pending), b.opts.MaxBatch)
+					b.batches <- pending[:n]
+					pending = pending[n:]
 				}
-				pending = append(pending, it)
-			case <-timer.C:
-				break fill
+				return
 			}
-		}
-		if !timer.Stop() {
-			select {
-			case <-timer.C:
-			default:
+			it.arrived = time.Now()
+			pending = append(pending, it)
+			if len(pending) == 1 {
+				due = false
+				timer.Reset(b.opts.MaxDelay)
 			}
-		}
-		live := pending[:0]
-		for _, it := range pending {
-			if err := it.ctx.Err(); err != nil {
-				it.done <- outcome[R]{err: err}
-				continue
+		case out <- offer:
+			pending = append([]*item[Q, R](nil), pending[len(offer):]...)
+			stopTimer(timer)
+			due = false
+			if len(pending) > 0 {
+				// the next batch's clock starts at its oldest request
+				wait := b.opts.MaxDelay - time.Since(pending[0].arrived)
+				if wait <= 0 {
+					due = true
+				} else {
+					timer.Reset(wait)
+				}
 			}
-			live = append(live, it)
+		case <-timer.C:
+			due = true
+		case <-b.idle():
+			// a worker finished: look again (busy changed)
 		}
-		if len(live) > 0 {
-			b.batches <- live
+	}
+}
+
+// idle returns a channel that is ready when a worker has finished a batch
+// since the last call.
+func (b *Batcher[Q, R]) idle() <-chan struct{} { return b.finished }
+
+// dropCancelled answers the requests whose context has ended and returns
+// the others.
+func dropCancelled[Q, R any](pending []*item[Q, R]) []*item[Q, R] {
+	live := pending[:0]
+	for _, it := range pending {
+		if err := it.ctx.Err(); err != nil {
+			it.done <- outcome[R]{err: err}
+			continue
+		}
+		live = append(live, it)
+	}
+	clear(pending[len(live):])
+	return live
+}
+
+func stopTimer(t *time.Timer) {
+	if !t.Stop() {
+		select {
+		case <-t.C:
+		default:
 		}
 	}
 }
@@ -177,32 +238,43 @@ func (b *Batcher[Q, R]) collect() {
 func (b *Batcher[Q, R]) work(run RunFunc[Q, R]) {
 	defer b.wg.Done()
 	for items := range b.batches {
-		reqs := make([]Q, len(items))
-		for i, it := range items {
-			reqs[i] = it.req
+		b.busy.Add(1)
+		b.runBatch(run, items)
+		b.busy.Add(-1)
+		select {
+		case b.finished <- struct{}{}:
+		default: // the collector has a wake-up pending already
 		}
-		vals, err := safeRun(run, reqs)
-		var per *Error
-		if errors.As(err, &per) && len(per.Errs) != len(items) {
-			per = nil
-		}
-		for i, it := range items {
-			var o outcome[R]
-			switch {
-			case err != nil && per == nil:
-				o.err = err
-			case len(vals) != len(items):
-				o.err = fmt.Errorf("batch: worker returned %d results for %d requests", len(vals), len(items))
-			case per != nil:
-				o.err = per.Errs[i]
-				if o.err == nil {
-					o.val = vals[i]
-				}
-			default:
+	}
+}
+
+// runBatch runs one batch and answers each of its requests.
+func (b *Batcher[Q, R]) runBatch(run RunFunc[Q, R], items []*item[Q, R]) {
+	reqs := make([]Q, len(items))
+	for i, it := range items {
+		reqs[i] = it.req
+	}
+	vals, err := safeRun(run, reqs)
+	var per *Error
+	if errors.As(err, &per) && len(per.Errs) != len(items) {
+		per = nil
+	}
+	for i, it := range items {
+		var o outcome[R]
+		switch {
+		case err != nil && per == nil:
+			o.err = err
+		case len(vals) != len(items):
+			o.err = fmt.Errorf("batch: worker returned %d results for %d requests", len(vals), len(items))
+		case per != nil:
+			o.err = per.Errs[i]
+			if o.err == nil {
 				o.val = vals[i]
 			}
-			it.done <- o
+		default:
+			o.val = vals[i]
 		}
+		it.done <- o
 	}
 }
 

@@ -142,3 +142,85 @@ func TestPipeline(t *testing.T) {
 		b.Close()
 	}
 }
+
+// TestBatchesGrowUnderLoad: while the only worker is busy, requests gather,
+// and the worker takes all of them as soon as it is free (not batches of
+// what arrived within MaxDelay).
+func TestBatchesGrowUnderLoad(t *testing.T) {
+	var mu sync.Mutex
+	var sizes []int
+	first := make(chan struct{})
+	var once sync.Once
+	b := batch.New(batch.Options{MaxBatch: 1000, MaxDelay: time.Millisecond, Pipeline: 1}, func(reqs []int) ([]int, error) {
+		mu.Lock()
+		sizes = append(sizes, len(reqs))
+		mu.Unlock()
+		once.Do(func() { <-first }) // the first batch holds the worker
+		return reqs, nil
+	})
+	defer b.Close()
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); b.Do(context.Background(), -1) }()
+	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(sizes) == 1 }, 5*time.Second, time.Millisecond)
+	for i := range 200 {
+		wg.Add(1)
+		go func() { defer wg.Done(); b.Do(context.Background(), i) }()
+	}
+	time.Sleep(50 * time.Millisecond) // far longer than MaxDelay: all 200 wait
+	close(first)
+	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	require.Equal(t, []int{1, 200}, sizes, "the second batch takes everything that waited")
+}
+
+// TestFreeWorkerTakesAtOnce: with one worker busy, a free one takes a
+// request at once instead of waiting MaxDelay for company.
+func TestFreeWorkerTakesAtOnce(t *testing.T) {
+	hold := make(chan struct{})
+	b := batch.New(batch.Options{MaxBatch: 2, MaxDelay: time.Hour, Pipeline: 2}, func(reqs []int) ([]int, error) {
+		if reqs[0] < 2 {
+			<-hold
+		}
+		return reqs, nil
+	})
+	defer func() { close(hold); b.Close() }()
+	for i := range 2 { // a full batch: goes at once, and holds a worker
+		go b.Do(context.Background(), i)
+	}
+	time.Sleep(20 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	t0 := time.Now()
+	v, err := b.Do(ctx, 7)
+	require.NoError(t, err)
+	require.Equal(t, 7, v)
+	require.Less(t, time.Since(t0), 2*time.Second, "waited for MaxDelay although a worker was busy")
+}
+
+// TestIdleWaitsMaxDelay: with every worker idle, a lone request waits up
+// to MaxDelay for others to join it.
+func TestIdleWaitsMaxDelay(t *testing.T) {
+	var sizes []int
+	var mu sync.Mutex
+	b := batch.New(batch.Options{MaxBatch: 100, MaxDelay: 60 * time.Millisecond}, func(reqs []int) ([]int, error) {
+		mu.Lock()
+		sizes = append(sizes, len(reqs))
+		mu.Unlock()
+		return reqs, nil
+	})
+	defer b.Close()
+	var wg sync.WaitGroup
+	t0 := time.Now()
+	for i := range 3 {
+		wg.Add(1)
+		go func() { defer wg.Done(); b.Do(context.Background(), i) }()
+		time.Sleep(10 * time.Millisecond)
+	}
+	wg.Wait()
+	require.GreaterOrEqual(t, time.Since(t0), 50*time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	require.Equal(t, []int{3}, sizes, "the three requests within MaxDelay form one batch")
+}
