@@ -157,7 +157,6 @@ func (b *Batcher[Q, R]) collect() {
 	var pending []*item[Q, R]
 	due := false // the oldest pending request has waited MaxDelay
 	for {
-		pending = dropCancelled(pending)
 		var out chan []*item[Q, R]
 		var offer []*item[Q, R]
 		if len(pending) > 0 && (due || len(pending) >= b.opts.MaxBatch || b.busy.Load() > 0) {
@@ -181,10 +180,24 @@ func (b *Batcher[Q, R]) collect() {
 				return
 			}
 			it.arrived = time.Now()
-			pending = append(pending, it)
-			if len(pending) == 1 {
+			if len(pending) == 0 {
 				due = false
 				timer.Reset(b.opts.MaxDelay)
+			}
+			pending = append(pending, it)
+			// take what else waits now, without a trip round the loop each
+			for drained := false; !drained && len(pending) < b.opts.MaxBatch; {
+				select {
+				case more, ok := <-b.queue:
+					if !ok {
+						drained = true // closed: the next receive says so
+						break
+					}
+					more.arrived = it.arrived
+					pending = append(pending, more)
+				default:
+					drained = true
+				}
 			}
 		case out <- offer:
 			pending = append([]*item[Q, R](nil), pending[len(offer):]...)
@@ -212,17 +225,16 @@ func (b *Batcher[Q, R]) collect() {
 func (b *Batcher[Q, R]) idle() <-chan struct{} { return b.finished }
 
 // dropCancelled answers the requests whose context has ended and returns
-// the others.
-func dropCancelled[Q, R any](pending []*item[Q, R]) []*item[Q, R] {
-	live := pending[:0]
-	for _, it := range pending {
+// the others (a new slice: items may be shared with the collector's).
+func dropCancelled[Q, R any](items []*item[Q, R]) []*item[Q, R] {
+	live := make([]*item[Q, R], 0, len(items))
+	for _, it := range items {
 		if err := it.ctx.Err(); err != nil {
 			it.done <- outcome[R]{err: err}
 			continue
 		}
 		live = append(live, it)
 	}
-	clear(pending[len(live):])
 	return live
 }
 
@@ -248,8 +260,12 @@ func (b *Batcher[Q, R]) work(run RunFunc[Q, R]) {
 	}
 }
 
-// runBatch runs one batch and answers each of its requests.
+// runBatch runs one batch and answers each of its requests; those whose
+// context has ended are dropped before it runs.
 func (b *Batcher[Q, R]) runBatch(run RunFunc[Q, R], items []*item[Q, R]) {
+	if items = dropCancelled(items); len(items) == 0 {
+		return
+	}
 	reqs := make([]Q, len(items))
 	for i, it := range items {
 		reqs[i] = it.req
