@@ -62,7 +62,7 @@ type Batcher[Q, R any] struct {
 	opts     Options
 	queue    chan *item[Q, R]
 	batches  chan []*item[Q, R]
-	busy     atomic.Int32  // batches handed to workers and not finished
+	busy     atomic.Int32  // workers running a batch
 	finished chan struct{} // a worker finished a batch (buffered, one slot)
 	mu       sync.RWMutex
 	closed   bool
@@ -174,7 +174,6 @@ func (b *Batcher[Q, R]) collect() {
 				// closed: everything left goes out, in batches
 				for len(pending) > 0 {
 					n := min(len(pending), b.opts.MaxBatch)
-					b.busy.Add(1) // the worker that takes it counts it down
 					b.batches <- pending[:n]
 					pending = pending[n:]
 				}
@@ -201,9 +200,6 @@ func (b *Batcher[Q, R]) collect() {
 				}
 			}
 		case out <- offer:
-			// Counted here, not by the worker, so that the next turn
-			// already sees it busy.
-			b.busy.Add(1)
 			pending = append([]*item[Q, R](nil), pending[len(offer):]...)
 			stopTimer(timer)
 			due = false
@@ -254,7 +250,8 @@ func stopTimer(t *time.Timer) {
 func (b *Batcher[Q, R]) work(run RunFunc[Q, R]) {
 	defer b.wg.Done()
 	for items := range b.batches {
-		b.runBatch(run, items) // busy was counted up when the batch was handed over
+		b.busy.Add(1)
+		b.runBatch(run, items)
 		b.busy.Add(-1)
 		select {
 		case b.finished <- struct{}{}:
