@@ -53,24 +53,31 @@ func AESKAT() (fips197 []AESBlockKAT, ctr []AESCTRKAT, err error) {
 	return f.FIPS197, f.CTR, nil
 }
 
-// AEADTest is one Wycheproof AEAD test case (aead_test_schema_v1:
-// aes_gcm_test.json). All byte strings are hex; Ct is the ciphertext without
-// the tag.
-type AEADTest struct {
+// SymmetricCase is what every Wycheproof test case of a symmetric
+// primitive has: its number, comment, flags, key, IV and expected result
+// (valid, acceptable, invalid). Hex.
+type SymmetricCase struct {
 	TcID    int      `json:"tcId"`
 	Comment string   `json:"comment"`
 	Flags   []string `json:"flags"`
 	Key     string   `json:"key"`
 	IV      string   `json:"iv"`
-	AAD     string   `json:"aad"`
-	Msg     string   `json:"msg"`
-	Ct      string   `json:"ct"`
-	Tag     string   `json:"tag"`
-	Result  string   `json:"result"` // valid, acceptable, invalid
+	Result  string   `json:"result"`
 }
 
 // HasFlag reports whether the case carries flag.
-func (t AEADTest) HasFlag(flag string) bool { return slices.Contains(t.Flags, flag) }
+func (c SymmetricCase) HasFlag(flag string) bool { return slices.Contains(c.Flags, flag) }
+
+// AEADTest is one Wycheproof AEAD test case (aead_test_schema_v1:
+// aes_gcm_test.json). All byte strings are hex; Ct is the ciphertext without
+// the tag.
+type AEADTest struct {
+	SymmetricCase
+	AAD string `json:"aad"`
+	Msg string `json:"msg"`
+	Ct  string `json:"ct"`
+	Tag string `json:"tag"`
+}
 
 // AEADGroup is one Wycheproof AEAD test group: the sizes (in bits) its
 // cases share, and the cases.
@@ -89,18 +96,10 @@ func WycheproofAEAD(name string) ([]AEADGroup, error) {
 // MACWithIVTest is one Wycheproof test case of a MAC with an IV
 // (mac_with_iv_test_schema_v1: aes_gmac_test.json). Hex.
 type MACWithIVTest struct {
-	TcID    int      `json:"tcId"`
-	Comment string   `json:"comment"`
-	Flags   []string `json:"flags"`
-	Key     string   `json:"key"`
-	IV      string   `json:"iv"`
-	Msg     string   `json:"msg"`
-	Tag     string   `json:"tag"`
-	Result  string   `json:"result"` // valid, acceptable, invalid
+	SymmetricCase
+	Msg string `json:"msg"`
+	Tag string `json:"tag"`
 }
-
-// HasFlag reports whether the case carries flag.
-func (t MACWithIVTest) HasFlag(flag string) bool { return slices.Contains(t.Flags, flag) }
 
 // MACWithIVGroup is one Wycheproof MAC-with-IV test group: the sizes (in
 // bits) its cases share, and the cases.
@@ -121,18 +120,10 @@ func WycheproofMACWithIV(name string) ([]MACWithIVGroup, error) {
 // (ind_cpa_test_schema_v1: aes_cbc_pkcs5_test.json, aes_xts_test.json).
 // Hex.
 type IndCPATest struct {
-	TcID    int      `json:"tcId"`
-	Comment string   `json:"comment"`
-	Flags   []string `json:"flags"`
-	Key     string   `json:"key"`
-	IV      string   `json:"iv"`
-	Msg     string   `json:"msg"`
-	Ct      string   `json:"ct"`
-	Result  string   `json:"result"` // valid, acceptable, invalid
+	SymmetricCase
+	Msg string `json:"msg"`
+	Ct  string `json:"ct"`
 }
-
-// HasFlag reports whether the case carries flag.
-func (t IndCPATest) HasFlag(flag string) bool { return slices.Contains(t.Flags, flag) }
 
 // IndCPAGroup is one Wycheproof IND-CPA test group: the sizes (in bits) its
 // cases share, and the cases. For XTS, KeySize is of both keys together.
