@@ -10,7 +10,8 @@
 # GPUCRYPTO_NO_PTX=1), cuda (every test binary through the CUDA backend),
 # selftest (both backends), bench (JSON and table, OpenCL then CUDA), and,
 # when named, aes (AES bench, both backends and layouts), aes-ncu (ncu on
-# the AES kernels) and sweep (RSA against batch size, CUDA). A whole run takes more than one device call
+# the AES kernels), aes-conflicts (ncu: shared-memory bank conflicts against
+# constant and random input) and sweep (RSA against batch size, CUDA). A whole run takes more than one device call
 # allows (10 minutes: most of it is NVIDIA's compiler building every kernel
 # configuration), so it can be split, e.g. `./run.sh quick info ptx` then
 # `./run.sh quick portable selftest bench`; the kernel cache
