@@ -56,6 +56,15 @@ DEVICE_FN void aes_last_key(const u32 *rk, u32 last, u32 *k0, u32 *k1, u32 *k2, 
 	BYTE_PERM(BYTE_PERM(AES_LOOK(t, 0, a, 0, l), AES_LOOK(t, 0, b, 1, l), 0x0051u), \
 	          BYTE_PERM(AES_LOOK(t, 0, c, 2, l), AES_LOOK(t, 0, d, 3, l), 0x5100u), 0x7610u)
 
+/* The last round: out = SubBytes∘ShiftRows of the state n, plus the last
+ * round key k0..k3. */
+#define AES_ENC_LAST_ROUND(t, l, n, out, k0, k1, k2, k3) do { \
+	out[0] = AES_ENC_LAST_COLUMN(t, l, n[0], n[1], n[2], n[3]) ^ (k0); \
+	out[1] = AES_ENC_LAST_COLUMN(t, l, n[1], n[2], n[3], n[0]) ^ (k1); \
+	out[2] = AES_ENC_LAST_COLUMN(t, l, n[2], n[3], n[0], n[1]) ^ (k2); \
+	out[3] = AES_ENC_LAST_COLUMN(t, l, n[3], n[0], n[1], n[2]) ^ (k3); \
+} while (0)
+
 DEVICE_FN void aes_encrypt(LOCAL_PTR const u32 *t, u32 lane4, const u32 *rk, u32 rounds, u32 *s) {
 	u32 n[4];
 	s[0] ^= rk[0]; s[1] ^= rk[1]; s[2] ^= rk[2]; s[3] ^= rk[3];
@@ -63,10 +72,7 @@ DEVICE_FN void aes_encrypt(LOCAL_PTR const u32 *t, u32 lane4, const u32 *rk, u32
 	AES_MIDDLE_ROUNDS(AES_ENC_ROUND, t, lane4, s, n, rk, rounds, last);
 	u32 k0, k1, k2, k3;
 	aes_last_key(rk, last, &k0, &k1, &k2, &k3);
-	s[0] = AES_ENC_LAST_COLUMN(t, lane4, n[0], n[1], n[2], n[3]) ^ k0;
-	s[1] = AES_ENC_LAST_COLUMN(t, lane4, n[1], n[2], n[3], n[0]) ^ k1;
-	s[2] = AES_ENC_LAST_COLUMN(t, lane4, n[2], n[3], n[0], n[1]) ^ k2;
-	s[3] = AES_ENC_LAST_COLUMN(t, lane4, n[3], n[0], n[1], n[2]) ^ k3;
+	AES_ENC_LAST_ROUND(t, lane4, n, s, k0, k1, k2, k3);
 }
 
 /* aes_encrypt2 encrypts two blocks at once: twice the independent loads
@@ -97,14 +103,8 @@ DEVICE_FN void aes_encrypt2(LOCAL_PTR const u32 *t, u32 lane4, const u32 *rk, u3
 	}
 	u32 k0, k1, k2, k3;
 	aes_last_key(rk, last, &k0, &k1, &k2, &k3);
-	s[0] = AES_ENC_LAST_COLUMN(t, lane4, n[0], n[1], n[2], n[3]) ^ k0;
-	s[1] = AES_ENC_LAST_COLUMN(t, lane4, n[1], n[2], n[3], n[0]) ^ k1;
-	s[2] = AES_ENC_LAST_COLUMN(t, lane4, n[2], n[3], n[0], n[1]) ^ k2;
-	s[3] = AES_ENC_LAST_COLUMN(t, lane4, n[3], n[0], n[1], n[2]) ^ k3;
-	v[0] = AES_ENC_LAST_COLUMN(t, lane4, m[0], m[1], m[2], m[3]) ^ k0;
-	v[1] = AES_ENC_LAST_COLUMN(t, lane4, m[1], m[2], m[3], m[0]) ^ k1;
-	v[2] = AES_ENC_LAST_COLUMN(t, lane4, m[2], m[3], m[0], m[1]) ^ k2;
-	v[3] = AES_ENC_LAST_COLUMN(t, lane4, m[3], m[0], m[1], m[2]) ^ k3;
+	AES_ENC_LAST_ROUND(t, lane4, n, s, k0, k1, k2, k3);
+	AES_ENC_LAST_ROUND(t, lane4, m, v, k0, k1, k2, k3);
 }
 
 /* Decryption's last round reads the inverse S-box. */

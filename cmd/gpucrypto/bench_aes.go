@@ -253,55 +253,50 @@ func benchAESResident(e *aes.Engine, d *device.Device, op string, bits, size int
 	if err != nil {
 		return nil, err
 	}
-	in, err := d.NewBuffer(size)
+	in, out, release, err := residentBuffers(d, size)
 	if err != nil {
 		return nil, err
 	}
-	defer in.Release()
-	out, err := d.NewBuffer(size)
-	if err != nil {
-		return nil, err
-	}
-	defer out.Release()
-	if err := fillInput(in, size); err != nil {
-		return nil, err
-	}
+	defer release()
 	iv, nonce := make([]byte, 16), make([]byte, 12)
-	var calls []struct {
-		op   string
-		call func() error
-	}
+	var name string
+	var call func() error
 	switch op {
 	case "ctr":
-		calls = append(calls, struct {
-			op   string
-			call func() error
-		}{"ctr", func() error { return e.XORKeyStreamDevice(k, iv, out, in, size) }})
+		name, call = "ctr", func() error { return e.XORKeyStreamDevice(k, iv, out, in, size) }
 	case "ecb":
-		calls = append(calls, struct {
-			op   string
-			call func() error
-		}{"ecb", func() error { return e.EncryptBlocksDevice(k, out, in, size) }})
+		name, call = "ecb", func() error { return e.EncryptBlocksDevice(k, out, in, size) }
 	case "gcm":
-		calls = append(calls, struct {
-			op   string
-			call func() error
-		}{"gcm-seal", func() error { _, err := e.SealDevice(k, nonce, nil, out, in, size); return err }})
+		name, call = "gcm-seal", func() error { _, err := e.SealDevice(k, nonce, nil, out, in, size); return err }
 	case "xts", "cbc":
 		return nil, nil // no device-resident form
 	default:
 		return nil, fmt.Errorf("unknown op %q", op)
 	}
-	var rs []aesResult
-	for _, c := range calls {
-		n, wall, kern, err := timed(e, dur, c.call)
-		if err != nil {
-			return nil, err
-		}
-		rs = append(rs, aesResult{Op: c.op, Shape: "resident", KeyBits: bits, Bytes: size, Batch: 1, Calls: n,
-			KernelBps: rate(size, n, kern), E2EBps: rate(size, n, wall)})
+	n, wall, kern, err := timed(e, dur, call)
+	if err != nil {
+		return nil, err
 	}
-	return rs, nil
+	return []aesResult{{Op: name, Shape: "resident", KeyBits: bits, Bytes: size, Batch: 1, Calls: n,
+		KernelBps: rate(size, n, kern), E2EBps: rate(size, n, wall)}}, nil
+}
+
+// residentBuffers are the input (filled as --fill says) and output device
+// buffers of size bytes of a device-resident measurement.
+func residentBuffers(d *device.Device, size int) (in, out *device.Buffer, release func(), err error) {
+	if in, err = d.NewBuffer(size); err != nil {
+		return nil, nil, nil, err
+	}
+	if out, err = d.NewBuffer(size); err != nil {
+		in.Release()
+		return nil, nil, nil, err
+	}
+	release = func() { in.Release(); out.Release() }
+	if err = fillInput(in, size); err != nil {
+		release()
+		return nil, nil, nil, err
+	}
+	return in, out, release, nil
 }
 
 // benchAESBulk measures one long message in host memory: in ordinary Go

@@ -24,19 +24,11 @@ func benchAESManavski(d *device.Device, bits, size int, dur time.Duration) ([]ae
 	defer m.Release()
 	key := make([]byte, bits/8)
 	rand.Read(key)
-	in, err := d.NewBuffer(size)
+	in, out, release, err := residentBuffers(d, size)
 	if err != nil {
 		return nil, err
 	}
-	defer in.Release()
-	out, err := d.NewBuffer(size)
-	if err != nil {
-		return nil, err
-	}
-	defer out.Release()
-	if err := fillInput(in, size); err != nil {
-		return nil, err
-	}
+	defer release()
 	if _, err := m.EncryptECBDevice(key, out, in, size); err != nil {
 		return nil, err
 	}
