@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -27,6 +28,15 @@ type Options struct {
 	// must then be safe for concurrent use (the engines are). 1 runs one
 	// batch at a time per worker.
 	Pipeline int
+	// CPUOffload is the most requests a Batcher made by NewWithCPU
+	// computes on the CPU at once, in the callers' goroutines, instead of
+	// batching them for the workers (default GOMAXPROCS/2; negative: none).
+	// A request goes to the CPU only while fewer than that many are there
+	// and the CPU's measured time for one request is below the measured
+	// wait of the batched path: a lone request does not wait for a batch,
+	// and under load, when the CPU slots are taken, requests gather into
+	// batches. See NewWithCPU.
+	CPUOffload int
 }
 
 func (o Options) withDefaults() Options {
@@ -41,6 +51,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Pipeline <= 0 {
 		o.Pipeline = 2
+	}
+	if o.CPUOffload == 0 {
+		o.CPUOffload = max(1, runtime.GOMAXPROCS(0)/2)
 	}
 	return o
 }
@@ -67,6 +80,8 @@ type Batcher[Q, R any] struct {
 	mu       sync.RWMutex
 	closed   bool
 	wg       sync.WaitGroup
+
+	offload *offload[Q, R] // NewWithCPU; nil: every request is batched
 }
 
 type item[Q, R any] struct {
@@ -104,12 +119,38 @@ func New[Q, R any](opts Options, workers ...RunFunc[Q, R]) *Batcher[Q, R] {
 	return b
 }
 
-// Do submits one request and waits for its result.
+// Do submits one request and waits for its result. With NewWithCPU it
+// may compute it on the CPU instead, at once (see Options.CPUOffload).
 func (b *Batcher[Q, R]) Do(ctx context.Context, req Q) (R, error) {
 	var zero R
 	if err := ctx.Err(); err != nil {
 		return zero, err
 	}
+	if o := b.offload; o != nil {
+		b.mu.RLock()
+		closed := b.closed
+		b.mu.RUnlock()
+		if closed {
+			return zero, ErrClosed
+		}
+		if o.take() {
+			return o.run(req)
+		}
+		start := time.Now()
+		o.batched.Add(1)
+		val, err := b.batched(ctx, req)
+		o.batched.Add(-1)
+		if err == nil {
+			o.batchedWait.observe(time.Since(start))
+		}
+		return val, err
+	}
+	return b.batched(ctx, req)
+}
+
+// batched queues one request for a batch and waits for its result.
+func (b *Batcher[Q, R]) batched(ctx context.Context, req Q) (R, error) {
+	var zero R
 	it := &item[Q, R]{ctx: ctx, req: req, done: make(chan outcome[R], 1)}
 	b.mu.RLock()
 	if b.closed {
@@ -271,27 +312,32 @@ func (b *Batcher[Q, R]) runBatch(run RunFunc[Q, R], items []*item[Q, R]) {
 		reqs[i] = it.req
 	}
 	vals, err := safeRun(run, reqs)
+	for i, it := range items {
+		it.done <- answer(vals, err, i, len(items))
+	}
+}
+
+// answer is the outcome of request i of n from a RunFunc's answer.
+func answer[R any](vals []R, err error, i, n int) outcome[R] {
 	var per *Error
-	if errors.As(err, &per) && len(per.Errs) != len(items) {
+	if errors.As(err, &per) && len(per.Errs) != n {
 		per = nil
 	}
-	for i, it := range items {
-		var o outcome[R]
-		switch {
-		case err != nil && per == nil:
-			o.err = err
-		case len(vals) != len(items):
-			o.err = fmt.Errorf("batch: worker returned %d results for %d requests", len(vals), len(items))
-		case per != nil:
-			o.err = per.Errs[i]
-			if o.err == nil {
-				o.val = vals[i]
-			}
-		default:
+	var o outcome[R]
+	switch {
+	case err != nil && per == nil:
+		o.err = err
+	case len(vals) != n:
+		o.err = fmt.Errorf("batch: worker returned %d results for %d requests", len(vals), n)
+	case per != nil:
+		o.err = per.Errs[i]
+		if o.err == nil {
 			o.val = vals[i]
 		}
-		it.done <- o
+	default:
+		o.val = vals[i]
 	}
+	return o
 }
 
 func safeRun[Q, R any](run RunFunc[Q, R], reqs []Q) (vals []R, err error) {

@@ -11,6 +11,12 @@ import (
 // more backends (an Engine per device, or a CPU). Each backend gets its own
 // worker; a batch goes to whichever is free. Requests for the two curves and
 // the two operations are batched separately.
+//
+// While few requests wait, they are computed on the CPU instead (the CPU
+// backend, constant-time), in the caller's goroutine, so a lone request
+// does not wait for a device batch: batch.NewWithCPU says when, and
+// batch.Options.CPUOffload how many at once (negative: never). A Server
+// whose backends are all CPUs batches everything.
 type Server struct {
 	b [2][2]*batch.Batcher[request, []byte] // [curve][op]
 }
@@ -28,29 +34,55 @@ func NewServer(opts batch.Options, backends ...Backend) (*Server, error) {
 		return nil, errors.New("ecdh: NewServer needs at least one backend")
 	}
 	s := &Server{}
+	allCPU := true
+	for _, be := range backends {
+		if _, ok := be.(CPU); !ok {
+			allCPU = false
+		}
+	}
 	for _, c := range Curves {
 		for _, op := range []int{opPublic, opShared} {
 			var workers []batch.RunFunc[request, []byte]
 			for _, be := range backends {
-				workers = append(workers, func(reqs []request) ([][]byte, error) {
-					privs := make([][]byte, len(reqs))
-					for i, r := range reqs {
-						privs[i] = r.priv
-					}
-					if op == opPublic {
-						return be.PublicKeys(c, privs)
-					}
-					peers := make([][]byte, len(reqs))
-					for i, r := range reqs {
-						peers[i] = r.peer
-					}
-					return be.SharedSecrets(c, privs, peers)
-				})
+				workers = append(workers, func(reqs []request) ([][]byte, error) { return runRequests(be, c, op, reqs) })
 			}
-			s.b[c][op] = batch.New(opts, workers...)
+			var offload batch.RunFunc[request, []byte]
+			if !allCPU {
+				offload = func(reqs []request) ([][]byte, error) { return runRequests(CPU{}, c, op, reqs) }
+			}
+			s.b[c][op] = batch.NewWithCPU(opts, offload, workers...)
 		}
 	}
 	return s, nil
+}
+
+// runRequests computes a batch of a Server's requests of one curve and
+// operation on be.
+func runRequests(be Backend, c Curve, op int, reqs []request) ([][]byte, error) {
+	privs := make([][]byte, len(reqs))
+	for i, r := range reqs {
+		privs[i] = r.priv
+	}
+	if op == opPublic {
+		return be.PublicKeys(c, privs)
+	}
+	peers := make([][]byte, len(reqs))
+	for i, r := range reqs {
+		peers[i] = r.peer
+	}
+	return be.SharedSecrets(c, privs, peers)
+}
+
+// OnCPU is the number of requests the server has computed on the CPU
+// instead of batching them (see Server).
+func (s *Server) OnCPU() int64 {
+	var n int64
+	for _, c := range s.b {
+		for _, b := range c {
+			n += b.OnCPU()
+		}
+	}
+	return n
 }
 
 // PublicKey computes one public key, batched with other callers' requests.

@@ -22,7 +22,7 @@ func TestServerConcurrentCallers(t *testing.T) {
 	e := engine(t)
 	// Three workers share the load: the device engine inverting per element,
 	// one inverting in groups (batch inversion), and the CPU.
-	s, err := ecdh.NewServer(batch.Options{MaxBatch: 16, MaxDelay: time.Millisecond}, e, binvEngine(t, testK), ecdh.CPU{})
+	s, err := ecdh.NewServer(batch.Options{MaxBatch: 16, MaxDelay: time.Millisecond, CPUOffload: -1}, e, binvEngine(t, testK), ecdh.CPU{})
 	require.NoError(t, err)
 	defer s.Close()
 	var wg sync.WaitGroup
@@ -81,7 +81,7 @@ func TestServerConcurrentCallers(t *testing.T) {
 func TestServerCancellation(t *testing.T) {
 	gate := make(chan struct{})
 	slow := blockingBackend{gate: gate}
-	s, err := ecdh.NewServer(batch.Options{MaxBatch: 4, MaxDelay: time.Millisecond, QueueSize: 8}, slow)
+	s, err := ecdh.NewServer(batch.Options{MaxBatch: 4, MaxDelay: time.Millisecond, QueueSize: 8, CPUOffload: -1}, slow)
 	require.NoError(t, err)
 
 	// A context cancelled before submission fails at once.
@@ -196,4 +196,41 @@ func TestStdlibInterop(t *testing.T) {
 			require.ErrorContains(t, be.Errs[2], "nil private key")
 		})
 	}
+}
+
+// Lone requests are computed on the CPU (the first one always is) and
+// agree with crypto/ecdh; with CPUOffload negative every request is
+// batched.
+func TestServerOffload(t *testing.T) {
+	e := engine(t)
+	for _, offload := range []int{0, -1} {
+		s, err := ecdh.NewServer(batch.Options{MaxDelay: time.Millisecond, CPUOffload: offload}, e)
+		require.NoError(t, err)
+		for i := range 8 {
+			c := ecdh.Curves[i%2]
+			priv := make([]byte, c.Size())
+			rand.Read(priv)
+			pub, err := s.PublicKey(context.Background(), c, priv)
+			require.NoError(t, err)
+			want, _ := ecdh.CPU{}.PublicKeys(c, [][]byte{priv})
+			require.Equal(t, want[0], pub)
+			shared, err := s.SharedSecret(context.Background(), c, priv, want[0])
+			require.NoError(t, err)
+			wantShared, _ := ecdh.CPU{}.SharedSecrets(c, [][]byte{priv}, want)
+			require.Equal(t, wantShared[0], shared)
+		}
+		if offload < 0 {
+			require.Zero(t, s.OnCPU())
+		} else {
+			require.Positive(t, s.OnCPU())
+		}
+		s.Close()
+	}
+	// a Server of CPUs only batches everything
+	s, err := ecdh.NewServer(batch.Options{MaxDelay: time.Millisecond}, ecdh.CPU{})
+	require.NoError(t, err)
+	defer s.Close()
+	_, err = s.PublicKey(context.Background(), ecdh.X25519, make([]byte, 32))
+	require.NoError(t, err)
+	require.Zero(t, s.OnCPU())
 }

@@ -17,6 +17,12 @@ import (
 // private-key operation, so a batch holds whatever is waiting. Padding is
 // encoded and decoded in the caller's goroutine, so it runs in parallel and
 // does not delay the batch.
+//
+// While few requests wait, they are computed on the CPU instead, in the
+// caller's goroutine, in constant time (filippo.io/bigmod, as CPUEngine;
+// blinded when the first engine blinds), so a lone signature does not wait
+// for a device batch: batch.NewWithCPU says when, and
+// batch.Options.CPUOffload how many at once (negative: never).
 type Server struct {
 	b *batch.Batcher[privReq, *big.Int]
 }
@@ -38,19 +44,32 @@ func NewServer(opts batch.Options, engines ...*Engine) *Server {
 		if e == nil {
 			panic("rsa.NewServer: nil engine")
 		}
-		workers = append(workers, func(reqs []privReq) ([]*big.Int, error) {
-			keys := make([]*privEntry, len(reqs))
-			in := make([]*big.Int, len(reqs))
-			for i, r := range reqs {
-				keys[i], in[i] = r.key, r.in
-			}
-			errs := make([]error, len(reqs))
-			out := e.private(keys, in, errs)
-			return out, batch.Collect(errs)
-		})
+		workers = append(workers, e.runRequests)
 	}
-	return &Server{b: batch.New(opts, workers...)}
+	cpu := CPUEngine()
+	first := engines[0]
+	offload := func(reqs []privReq) ([]*big.Int, error) {
+		cpu.SetBlinding(first.Blinding())
+		return cpu.runRequests(reqs)
+	}
+	return &Server{b: batch.NewWithCPU(opts, offload, workers...)}
 }
+
+// runRequests computes a batch of a Server's requests on e.
+func (e *Engine) runRequests(reqs []privReq) ([]*big.Int, error) {
+	keys := make([]*privEntry, len(reqs))
+	in := make([]*big.Int, len(reqs))
+	for i, r := range reqs {
+		keys[i], in[i] = r.key, r.in
+	}
+	errs := make([]error, len(reqs))
+	out := e.private(keys, in, errs)
+	return out, batch.Collect(errs)
+}
+
+// OnCPU is the number of operations the server has computed on the CPU
+// instead of batching them (see NewServer).
+func (s *Server) OnCPU() int64 { return s.b.OnCPU() }
 
 // Signer validates key and returns a crypto.Signer and crypto.Decrypter
 // for it whose operations run on s. The key must not be modified

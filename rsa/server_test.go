@@ -95,7 +95,7 @@ func TestServerConcurrentCallers(t *testing.T) {
 func TestServerCancellation(t *testing.T) {
 	gate := make(chan struct{})
 	var calls atomic.Int64
-	s := rsa.NewServer(batch.Options{MaxBatch: 4, MaxDelay: time.Millisecond, QueueSize: 8}, rsa.NewGatedEngine(gate, &calls))
+	s := rsa.NewServer(batch.Options{MaxBatch: 4, MaxDelay: time.Millisecond, QueueSize: 8, CPUOffload: -1}, rsa.NewGatedEngine(gate, &calls))
 	k := key(t, "rsa1024a")
 	sg, err := s.Signer(k)
 	require.NoError(t, err)
@@ -134,4 +134,57 @@ func TestServerCancellation(t *testing.T) {
 func TestNewServerPanics(t *testing.T) {
 	require.PanicsWithValue(t, "rsa.NewServer: no engines", func() { rsa.NewServer(batch.Options{}) })
 	require.PanicsWithValue(t, "rsa.NewServer: nil engine", func() { rsa.NewServer(batch.Options{}, nil) })
+}
+
+// A lone request is computed on the CPU, not held for a batch: here the
+// engine is stuck, and the first signature still arrives (from the CPU,
+// in constant time). Requests the CPU path does not take are batched, and
+// with CPUOffload negative every request is.
+func TestServerOffload(t *testing.T) {
+	gate := make(chan struct{})
+	var calls atomic.Int64
+	s := rsa.NewServer(batch.Options{MaxDelay: time.Millisecond}, rsa.NewGatedEngine(gate, &calls))
+	defer s.Close()
+	k := key(t, "rsa2048a")
+	sg, err := s.Signer(k)
+	require.NoError(t, err)
+	d := sha256.Sum256([]byte("lone"))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	sig, err := sg.SignContext(ctx, nil, d[:], crypto.SHA256)
+	require.NoError(t, err, "the first request runs on the CPU")
+	want, _ := stdrsa.SignPKCS1v15(nil, k, crypto.SHA256, d[:])
+	require.Equal(t, want, sig)
+	require.Equal(t, int64(1), s.OnCPU())
+	require.Zero(t, calls.Load())
+	// the next is batched (the batched path is unmeasured): it waits for
+	// the engine
+	short, cancel2 := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel2()
+	_, err = sg.SignContext(short, nil, d[:], crypto.SHA256)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	close(gate)
+
+	forEngines(t, func(t *testing.T, e *rsa.Engine) {
+		for _, offload := range []int{0, -1} {
+			s := rsa.NewServer(batch.Options{MaxDelay: time.Millisecond, CPUOffload: offload}, e)
+			sg, err := s.Signer(k)
+			require.NoError(t, err)
+			for i := range 12 {
+				d := sha256.Sum256(fmt.Appendf(nil, "request %d", i))
+				sig, err := sg.Sign(nil, d[:], crypto.SHA256)
+				require.NoError(t, err)
+				require.NoError(t, stdrsa.VerifyPKCS1v15(&k.PublicKey, crypto.SHA256, d[:], sig))
+				pss, err := sg.Sign(rand.Reader, d[:], &stdrsa.PSSOptions{Hash: crypto.SHA256})
+				require.NoError(t, err)
+				require.NoError(t, stdrsa.VerifyPSS(&k.PublicKey, crypto.SHA256, d[:], pss, nil))
+			}
+			if offload < 0 {
+				require.Zero(t, s.OnCPU())
+			} else {
+				require.Positive(t, s.OnCPU())
+			}
+			s.Close()
+		}
+	})
 }

@@ -26,7 +26,7 @@ import (
 
 // testServer starts a Server over e and closes it with the test.
 func testServer(t *testing.T, e ...*rsa.Engine) *rsa.Server {
-	s := rsa.NewServer(batch.Options{MaxBatch: 16, MaxDelay: time.Millisecond}, e...)
+	s := rsa.NewServer(batch.Options{MaxBatch: 16, MaxDelay: time.Millisecond, CPUOffload: -1}, e...) // every request to the engines: TestServerOffload tests the CPU path
 	t.Cleanup(s.Close)
 	return s
 }

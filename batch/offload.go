@@ -1,0 +1,129 @@
+package batch
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// NewWithCPU is New with a CPU path for single requests: opportunistic
+// offload. While the workers' batches would make a request wait longer
+// than the CPU takes to compute it, and fewer than Options.CPUOffload
+// requests are on the CPU, Do computes the request at once with cpu (a
+// RunFunc given one request) in the caller's goroutine; otherwise the
+// request is batched as with New. So a lone request never waits for a
+// batch, and under load, when the CPU slots are taken, requests gather
+// into batches for the device.
+//
+// The rule compares two measured times, each a moving average: the wall
+// time c of one request on the CPU, and the time w a batched request
+// waited from Do to its answer (queueing included, so it grows with the
+// load). A request takes a free CPU slot when c < w and fewer requests
+// are on the batched path than the slots could finish in w (slots·w/c):
+// beyond that the load is the device's, and the host's cores are better
+// spent feeding its batches. The first request takes the CPU, the next is
+// batched, so both times are known from the start. The
+// estimates follow the load (a CPU that slows because the host is busy
+// sends more to the batches), and an estimate that no request has renewed
+// for a second is renewed by sending one request down that path.
+//
+// With Options.CPUOffload negative, NewWithCPU is New.
+func NewWithCPU[Q, R any](opts Options, cpu RunFunc[Q, R], workers ...RunFunc[Q, R]) *Batcher[Q, R] {
+	b := New(opts, workers...)
+	if b.opts.CPUOffload > 0 && cpu != nil {
+		b.offload = &offload[Q, R]{cpu: cpu, slots: int32(b.opts.CPUOffload)}
+	}
+	return b
+}
+
+// offload is a Batcher's CPU path (NewWithCPU).
+type offload[Q, R any] struct {
+	cpu   RunFunc[Q, R]
+	slots int32 // Options.CPUOffload
+
+	running     atomic.Int32 // requests on the CPU now
+	batched     atomic.Int64 // requests on the batched path now (queued or in a batch)
+	cpuTime     movingAverage
+	batchedWait movingAverage
+	onCPU       atomic.Int64 // requests computed on the CPU so far
+}
+
+// take decides whether the next request runs on the CPU, and if so
+// reserves a slot for it.
+func (o *offload[Q, R]) take() bool {
+	now := time.Now().UnixNano()
+	wait, waitKnown := o.batchedWait.get()
+	cost, costKnown := o.cpuTime.get()
+	if costKnown && (!waitKnown || cost >= wait) && !o.cpuTime.probe(now) {
+		return false // the CPU is slower than the batches, or they are unmeasured
+	}
+	if costKnown && waitKnown && o.batched.Load() >= int64(o.slots)*int64(wait/max(cost, 1)) {
+		return false // more wait for batches than the CPU slots could finish in a batch's time: under load
+	}
+	if o.running.Load() < o.slots && waitKnown && o.batchedWait.probe(now) {
+		return false // renew the batched path's estimate
+	}
+	for {
+		n := o.running.Load()
+		if n >= o.slots {
+			return false
+		}
+		if o.running.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
+// run computes req on the CPU in a slot reserved by take.
+func (o *offload[Q, R]) run(req Q) (R, error) {
+	defer o.running.Add(-1)
+	start := time.Now()
+	vals, err := safeRun(o.cpu, []Q{req})
+	out := answer(vals, err, 0, 1)
+	if out.err == nil {
+		o.cpuTime.observe(time.Since(start))
+	}
+	o.onCPU.Add(1)
+	return out.val, out.err
+}
+
+// OnCPU is the number of requests computed on the CPU path so far (0
+// without NewWithCPU).
+func (b *Batcher[Q, R]) OnCPU() int64 {
+	if b.offload == nil {
+		return 0
+	}
+	return b.offload.onCPU.Load()
+}
+
+// movingAverage is an exponentially weighted average of durations (weight
+// 1/8 for each new one), safe for concurrent use; an update that races
+// another may be lost, which an estimate can afford.
+type movingAverage struct {
+	ns   atomic.Int64 // 0: nothing observed yet
+	last atomic.Int64 // time of the last observation or probe, Unix ns
+}
+
+// staleAfter is how old an estimate may grow before a request is sent to
+// renew it.
+const staleAfter = int64(time.Second)
+
+func (m *movingAverage) observe(d time.Duration) {
+	ns := max(int64(d), 1)
+	if old := m.ns.Load(); old != 0 {
+		ns = old + (ns-old)/8
+	}
+	m.ns.Store(max(ns, 1))
+	m.last.Store(time.Now().UnixNano())
+}
+
+// probe reports whether the estimate is older than staleAfter at now; one
+// caller per period gets true (and should renew it).
+func (m *movingAverage) probe(now int64) bool {
+	last := m.last.Load()
+	return now-last > staleAfter && m.last.CompareAndSwap(last, now)
+}
+
+func (m *movingAverage) get() (time.Duration, bool) {
+	ns := m.ns.Load()
+	return time.Duration(ns), ns != 0
+}

@@ -1,0 +1,172 @@
+package batch_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpucrypto/gpucrypto/batch"
+)
+
+// sleepy returns a RunFunc that doubles each request after sleeping d per
+// call, counting its calls and the requests it saw.
+func sleepy(d time.Duration, calls, reqs *atomic.Int64) batch.RunFunc[int, int] {
+	return func(in []int) ([]int, error) {
+		calls.Add(1)
+		reqs.Add(int64(len(in)))
+		time.Sleep(d)
+		out := make([]int, len(in))
+		for i, v := range in {
+			out[i] = 2 * v
+		}
+		return out, nil
+	}
+}
+
+func TestOffloadLoneRequestsRunOnTheCPU(t *testing.T) {
+	var devCalls, devReqs, cpuCalls, cpuReqs atomic.Int64
+	b := batch.NewWithCPU(batch.Options{MaxDelay: time.Millisecond},
+		sleepy(time.Millisecond, &cpuCalls, &cpuReqs), sleepy(20*time.Millisecond, &devCalls, &devReqs))
+	defer b.Close()
+	for i := range 40 {
+		v, err := b.Do(context.Background(), i)
+		require.NoError(t, err)
+		require.Equal(t, 2*i, v)
+	}
+	// the batched wait (≥ 20 ms) is above the CPU's 1 ms once both are
+	// measured: at most the first request or two, and a probe, go to batches
+	require.LessOrEqual(t, devReqs.Load(), int64(3), "device requests")
+	require.Equal(t, int64(40)-devReqs.Load(), b.OnCPU())
+	require.Equal(t, b.OnCPU(), cpuReqs.Load())
+}
+
+func TestOffloadSlowCPUIsLeftAlone(t *testing.T) {
+	var devCalls, devReqs, cpuCalls, cpuReqs atomic.Int64
+	b := batch.NewWithCPU(batch.Options{MaxDelay: time.Millisecond},
+		sleepy(30*time.Millisecond, &cpuCalls, &cpuReqs), sleepy(time.Millisecond, &devCalls, &devReqs))
+	defer b.Close()
+	for i := range 60 {
+		v, err := b.Do(context.Background(), i)
+		require.NoError(t, err)
+		require.Equal(t, 2*i, v)
+	}
+	// once the CPU is measured slower, requests are batched (a probe per
+	// second at most renews the CPU's estimate)
+	require.LessOrEqual(t, cpuReqs.Load(), int64(4), "CPU requests")
+	require.Equal(t, int64(60), devReqs.Load()+cpuReqs.Load())
+}
+
+func TestOffloadSlotsBoundTheCPU(t *testing.T) {
+	var devCalls, devReqs atomic.Int64
+	var onCPU, most atomic.Int32
+	cpu := func(in []int) ([]int, error) {
+		n := onCPU.Add(1)
+		for {
+			m := most.Load()
+			if n <= m || most.CompareAndSwap(m, n) {
+				break
+			}
+		}
+		time.Sleep(2 * time.Millisecond)
+		onCPU.Add(-1)
+		return []int{2 * in[0]}, nil
+	}
+	b := batch.NewWithCPU(batch.Options{MaxDelay: time.Millisecond, CPUOffload: 2}, cpu, sleepy(10*time.Millisecond, &devCalls, &devReqs))
+	defer b.Close()
+	var wg sync.WaitGroup
+	for g := range 64 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 10 {
+				v, err := b.Do(context.Background(), g*100+i)
+				require.NoError(t, err)
+				require.Equal(t, 2*(g*100+i), v)
+			}
+		}()
+	}
+	wg.Wait()
+	require.LessOrEqual(t, most.Load(), int32(2), "requests on the CPU at once")
+	require.Positive(t, devReqs.Load(), "under load requests are batched")
+	require.Greater(t, devReqs.Load(), devCalls.Load(), "batches hold several requests")
+	require.Equal(t, int64(640), devReqs.Load()+b.OnCPU())
+}
+
+func TestOffloadOff(t *testing.T) {
+	var devCalls, devReqs, cpuCalls, cpuReqs atomic.Int64
+	b := batch.NewWithCPU(batch.Options{MaxDelay: time.Millisecond, CPUOffload: -1},
+		sleepy(0, &cpuCalls, &cpuReqs), sleepy(5*time.Millisecond, &devCalls, &devReqs))
+	defer b.Close()
+	for i := range 10 {
+		_, err := b.Do(context.Background(), i)
+		require.NoError(t, err)
+	}
+	require.Zero(t, cpuCalls.Load())
+	require.Zero(t, b.OnCPU())
+}
+
+func TestOffloadErrorsAndPanics(t *testing.T) {
+	bad := errors.New("bad element")
+	var devCalls, devReqs atomic.Int64
+	cpu := func(in []int) ([]int, error) {
+		switch in[0] {
+		case 1:
+			return []int{0}, &batch.Error{Errs: []error{bad}}
+		case 2:
+			panic("boom")
+		case 3:
+			return nil, nil // the wrong number of results
+		}
+		return []int{2 * in[0]}, nil
+	}
+	b := batch.NewWithCPU(batch.Options{MaxDelay: time.Millisecond}, cpu, sleepy(0, &devCalls, &devReqs))
+	defer b.Close()
+	for _, tc := range []struct {
+		in   int
+		want string
+	}{{1, "bad element"}, {2, "panicked"}, {3, "results"}} {
+		for devReqs.Load()+b.OnCPU() < 1000 { // until this one runs on the CPU
+			before := b.OnCPU()
+			v, err := b.Do(context.Background(), tc.in)
+			if b.OnCPU() == before {
+				require.NoError(t, err) // batched: the device computes it
+				require.Equal(t, 2*tc.in, v)
+				continue
+			}
+			require.ErrorContains(t, err, tc.want)
+			break
+		}
+	}
+	require.Less(t, devReqs.Load()+b.OnCPU(), int64(1000), "the CPU path was never taken")
+}
+
+// Under load (more requests wait for batches than the CPU slots could
+// finish in a batch's time) requests are batched, not offloaded.
+func TestOffloadUnderLoadGoesToBatches(t *testing.T) {
+	var devCalls, devReqs, cpuCalls, cpuReqs atomic.Int64
+	b := batch.NewWithCPU(batch.Options{MaxDelay: time.Millisecond, CPUOffload: 2},
+		sleepy(2*time.Millisecond, &cpuCalls, &cpuReqs), sleepy(20*time.Millisecond, &devCalls, &devReqs))
+	defer b.Close()
+	var wg sync.WaitGroup
+	const callers, rounds = 256, 20
+	for g := range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range rounds {
+				_, err := b.Do(context.Background(), g*rounds+i)
+				require.NoError(t, err)
+			}
+		}()
+	}
+	wg.Wait()
+	t.Logf("%d of %d requests on the CPU, %d batches", b.OnCPU(), callers*rounds, devCalls.Load())
+	// both CPU slots busy the whole time would take about 7% of the
+	// requests (1,000/s against 256 per 20 ms)
+	require.Less(t, b.OnCPU(), int64(callers*rounds/50))
+}
