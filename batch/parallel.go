@@ -38,3 +38,48 @@ func Each[T any](n int, f func(i int) (T, error)) ([]T, error) {
 	})
 	return out, Collect(errs)
 }
+
+// Chunks cuts [0, n) into consecutive ranges of chunk elements (the last
+// one shorter) and runs f on them, at most depth at once, in order of
+// their start: while one range's device work runs, the host prepares the
+// next and finishes the previous one, so a single large call keeps the
+// device busy as pipelined callers would. It returns the error of the
+// first range that failed (the others still run).
+func Chunks(n, chunk, depth int, f func(lo, hi int) error) error {
+	chunk, depth = max(chunk, 1), max(depth, 1)
+	if n <= chunk {
+		return f(0, n)
+	}
+	ranges := (n + chunk - 1) / chunk
+	errs := make([]error, ranges)
+	slots := make(chan struct{}, depth)
+	var wg sync.WaitGroup
+	for r := range ranges {
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			errs[r] = f(r*chunk, min((r+1)*chunk, n))
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// EvenChunk is the size of the chunks when n elements are cut into as few
+// chunks of at most most elements as possible, all about equal (for
+// Chunks: 65,537 elements at most 65,536 make two chunks of 32,769, not
+// one of 65,536 and one of 1).
+func EvenChunk(n, most int) int {
+	most = max(most, 1)
+	if n <= most {
+		return max(n, 1)
+	}
+	parts := (n + most - 1) / most
+	return (n + parts - 1) / parts
+}

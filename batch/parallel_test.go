@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -57,4 +58,55 @@ func TestFallbacks(t *testing.T) {
 	require.Equal(t, 2, f.Count())
 	require.Len(t, got, 2)
 	require.EqualError(t, got[1], "b")
+}
+
+func TestChunks(t *testing.T) {
+	for _, tc := range []struct{ n, chunk, depth int }{{0, 4, 2}, {3, 4, 2}, {4, 4, 2}, {17, 4, 2}, {100, 7, 3}, {10, 1, 1}, {9, 0, 0}} {
+		seen := make([]atomic.Int32, tc.n)
+		var running, most atomic.Int32
+		err := batch.Chunks(tc.n, tc.chunk, tc.depth, func(lo, hi int) error {
+			n := running.Add(1)
+			defer running.Add(-1)
+			for {
+				m := most.Load()
+				if n <= m || most.CompareAndSwap(m, n) {
+					break
+				}
+			}
+			require.LessOrEqual(t, hi-lo, max(tc.chunk, 1))
+			for i := lo; i < hi; i++ {
+				seen[i].Add(1)
+			}
+			time.Sleep(time.Millisecond)
+			return nil
+		})
+		require.NoError(t, err)
+		for i := range seen {
+			require.Equal(t, int32(1), seen[i].Load(), "element %d of %+v", i, tc)
+		}
+		require.LessOrEqual(t, most.Load(), int32(max(tc.depth, 1)))
+	}
+	bad := errors.New("range failed")
+	var ran atomic.Int32
+	err := batch.Chunks(10, 2, 2, func(lo, hi int) error {
+		ran.Add(1)
+		if lo == 4 {
+			return bad
+		}
+		return nil
+	})
+	require.ErrorIs(t, err, bad)
+	require.Equal(t, int32(5), ran.Load(), "the other ranges still run")
+}
+
+func TestEvenChunk(t *testing.T) {
+	for _, tc := range []struct{ n, most, want int }{{0, 8, 1}, {5, 8, 5}, {8, 8, 8}, {9, 8, 5}, {65537, 65536, 32769}, {262144, 65536, 65536}, {262145, 65536, 52429}, {3, 0, 1}} {
+		got := batch.EvenChunk(tc.n, tc.most)
+		require.Equal(t, tc.want, got, "%+v", tc)
+		if tc.n > 0 {
+			parts := (tc.n + got - 1) / got
+			require.LessOrEqual(t, got, max(tc.most, 1))
+			require.Equal(t, (tc.n+max(tc.most, 1)-1)/max(tc.most, 1), parts, "as few chunks as possible")
+		}
+	}
 }

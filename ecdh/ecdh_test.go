@@ -324,3 +324,48 @@ func TestCPUBelow(t *testing.T) {
 		require.Error(t, be.Errs[1])
 	}
 }
+
+// A batch larger than the pipeline chunk runs as chunks two at a time:
+// results, low-order peers and malformed elements land at their own index.
+func TestPipelinedChunks(t *testing.T) {
+	e := engine(t)
+	t.Cleanup(ecdh.SetPipelineChunk(7))
+	const n = 40
+	for _, c := range ecdh.Curves {
+		privs, peers := make([][]byte, n), make([][]byte, n)
+		edge := ecdh.EdgeU(c)
+		for i := range n {
+			privs[i] = make([]byte, c.Size())
+			rand.Read(privs[i])
+			peers[i] = make([]byte, c.Size())
+			rand.Read(peers[i])
+			if i%9 == 4 {
+				peers[i] = edge[i%len(edge)]
+			}
+		}
+		privs[17] = privs[17][:3] // malformed: fails alone
+		got, gerr := e.SharedSecrets(c, privs, peers)
+		var ge *batch.Error
+		require.ErrorAs(t, gerr, &ge)
+		require.Error(t, ge.Errs[17])
+		require.Nil(t, got[17])
+		for i := range n {
+			if i == 17 {
+				continue
+			}
+			want, werr := ecdh.CPU{}.SharedSecrets(c, privs[i:i+1], peers[i:i+1])
+			if werr != nil {
+				require.ErrorIs(t, ge.Errs[i], ecdh.ErrLowOrder, "element %d", i)
+				continue
+			}
+			require.NoError(t, ge.Errs[i], "element %d", i)
+			require.Equal(t, want[0], got[i], "element %d", i)
+		}
+		privs[17] = make([]byte, c.Size())
+		gp, err := e.PublicKeys(c, privs)
+		require.NoError(t, err)
+		wp, err := ecdh.CPU{}.PublicKeys(c, privs)
+		require.NoError(t, err)
+		require.Equal(t, wp, gp)
+	}
+}

@@ -99,3 +99,11 @@ func Decode(c Curve, k []byte, dst []uint32, scalar bool) { decode(c, k, dst, sc
 
 // EdgeU are the edge u-coordinates of the tests (edge_internal_test.go).
 func EdgeU(c Curve) [][]byte { return edgeU(c) }
+
+// SetPipelineChunk sets the size above which batches run as pipelined
+// chunks and returns the function that restores it.
+func SetPipelineChunk(n int) (restore func()) {
+	old := pipelineChunk
+	pipelineChunk = n
+	return func() { pipelineChunk = old }
+}

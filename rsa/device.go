@@ -371,21 +371,28 @@ func (b *deviceBackend) privateGroup(half, limbs int, idx []int, keys []*privKey
 	if b.tableLimit > 0 {
 		limit = b.tableLimit
 	}
-	chunk := mh.ChunkElems(len(live), 2, limit) // the tables of both halves
+	chunk := min(mh.ChunkElems(len(live), 2, limit), batch.EvenChunk(len(live), pipelineChunk)) // the tables of both halves
 	kt := newPrivTables(dks, mh, mf)
 	defer kt.clear()
-	for lo := 0; lo < len(live); lo += chunk {
-		hi := min(lo+chunk, len(live))
+	return batch.Chunks(len(live), chunk, pipelineDepth, func(lo, hi int) error {
 		f := uint32(0xffffffff)
 		if fault >= int64(lo) && fault < int64(hi) {
 			f = uint32(fault - int64(lo))
 		}
-		if err := b.privateChunk(mh, mf, kt, live[lo:hi], kidx[lo:hi], keys, in, out, errs, f); err != nil {
-			return err
-		}
-	}
-	return nil
+		return b.privateChunk(mh, mf, kt, live[lo:hi], kidx[lo:hi], keys, in, out, errs, f)
+	})
 }
+
+// A private batch larger than pipelineChunk elements runs as chunks of
+// about equal size, at most pipelineChunk each, pipelineDepth at once:
+// while the device computes one chunk, the host converts the next one's
+// inputs and checks the previous one's results, so one large call keeps
+// the device as busy as two pipelined callers. 65,536 is where the
+// modexp kernel saturates an H100 (docs/BENCHMARKS.md: RSA-2048 838K/s at
+// 65,536 against 849K/s at 262,144).
+var pipelineChunk = 1 << 16 // a variable for the tests
+
+const pipelineDepth = 2
 
 // privTables are the key tables of a private batch (K keys): rsa.cl's
 // table and the modexp kernel's tables of the 2K primes (p of key k at

@@ -228,3 +228,38 @@ func repeat[T any](v T, n int) []T {
 	}
 	return out
 }
+
+// A group larger than pipelineChunk runs as chunks two at a time: with
+// several keys, every result is crypto/rsa's, and a bad element fails
+// alone.
+func TestPrivatePipelinedChunks(t *testing.T) {
+	b := testDeviceBackend(t)
+	e := &Engine{be: b, cpu: &cpuBackend{}}
+	e.OnFallback(func(err error) { t.Errorf("unexpected fallback: %v", err) })
+	old := pipelineChunk
+	pipelineChunk = 5
+	t.Cleanup(func() { pipelineChunk = old })
+	ks := []*stdrsa.PrivateKey{loadKey(t, "rsa1024a"), loadKey(t, "rsa1024b"), loadKey(t, "rsa2048a")}
+	const n, bad = 23, 11
+	digests := make([][]byte, n)
+	keys := make([]*stdrsa.PrivateKey, n)
+	for i := range digests {
+		d := sha256.Sum256([]byte{byte(i), 7})
+		digests[i], keys[i] = d[:], ks[i%len(ks)]
+	}
+	digests[bad] = digests[bad][:5] // not a SHA-256 digest
+	sigs, err := e.SignPKCS1v15(keys, crypto.SHA256, digests)
+	var be *batch.Error
+	require.ErrorAs(t, err, &be)
+	for i := range n {
+		if i == bad {
+			require.Error(t, be.Errs[i])
+			require.Nil(t, sigs[i])
+			continue
+		}
+		require.NoError(t, be.Errs[i])
+		want, err := stdrsa.SignPKCS1v15(nil, keys[i], crypto.SHA256, digests[i])
+		require.NoError(t, err)
+		require.Equal(t, want, sigs[i], "element %d", i)
+	}
+}
