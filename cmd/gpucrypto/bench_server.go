@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/gpucrypto/gpucrypto/batch"
+	"github.com/gpucrypto/gpucrypto/device"
 	"github.com/gpucrypto/gpucrypto/ecdh"
 	"github.com/gpucrypto/gpucrypto/rsa"
 )
@@ -30,6 +31,8 @@ type serverResult struct {
 	P50Ms   float64 `json:"p50_ms"`
 	P99Ms   float64 `json:"p99_ms"`
 	Count   int     `json:"operations"`
+	Devices int     `json:"devices"`         // engines (one per GPU) behind the Server
+	OnCPU   float64 `json:"on_cpu_fraction"` // of the operations, computed on the CPU path (batch.NewWithCPU)
 }
 
 // cmdBenchServer measures the Servers as a server's goroutines meet them:
@@ -38,10 +41,14 @@ func cmdBenchServer(args []string) error {
 	fs := flag.NewFlagSet("bench server", flag.ExitOnError)
 	pickDevice := deviceFlags(fs)
 	opsFlag := fs.String("ops", "rsa2048,x25519", "operations: rsa2048 (Signer.Sign, PKCS #1 v1.5 SHA-256), x25519 (SharedSecret)")
-	callersFlag := fs.String("callers", "1,16,256,2048,16384", "numbers of concurrent callers")
+	callersFlag := fs.String("callers", "1,16,256,2048,16384,65536", "numbers of concurrent callers")
+	devicesFlag := fs.String("devices", "1", "numbers of GPUs behind the Server, one Engine each, measured in turn (\"1,2\": one, then two); the devices are the chosen one and others of the same name and backend; \"all\": every such device")
 	maxBatch := fs.Int("max-batch", 0, "batch.Options.MaxBatch (0: default)")
 	maxDelay := fs.Duration("max-delay", 0, "batch.Options.MaxDelay (0: default)")
-	seconds := fs.Float64("seconds", 2, "time per measurement")
+	pipeline := fs.Int("pipeline", 0, "batch.Options.Pipeline (0: default)")
+	offload := fs.Int("offload", 0, "batch.Options.CPUOffload: requests on the CPU at once while the device would make them wait (0: default, GOMAXPROCS/2; -1: none)")
+	seconds := fs.Float64("seconds", 2, "time per measurement, after the warm-up")
+	warmup := fs.Float64("warmup", 0.5, "seconds of load before each measurement, not counted (the queue fills, batch sizes settle)")
 	jsonOut := fs.String("json-out", "", "also write the results as JSON to this file")
 	fs.Parse(args)
 	d, err := pickDevice()
@@ -52,66 +59,35 @@ func cmdBenchServer(args []string) error {
 	if err != nil {
 		return err
 	}
-	opts := batch.Options{MaxBatch: *maxBatch, MaxDelay: *maxDelay}
+	devs, counts, err := serverDevices(d, *devicesFlag)
+	if err != nil {
+		return err
+	}
+	opts := batch.Options{MaxBatch: *maxBatch, MaxDelay: *maxDelay, Pipeline: *pipeline, CPUOffload: *offload}
 	dur := time.Duration(*seconds * float64(time.Second))
+	warm := time.Duration(*warmup * float64(time.Second))
 	var results []serverResult
 	for _, op := range strings.Split(*opsFlag, ",") {
-		var call func(ctx context.Context) error
-		var closeServer func()
-		switch op {
-		case "rsa2048":
-			e, err := rsa.NewEngine(d)
+		for _, nd := range counts {
+			call, onCPU, closeServer, err := benchServer(op, devs[:nd], opts)
 			if err != nil {
 				return err
 			}
-			key, err := benchKey(2048)
-			if err != nil {
+			// a first call: builds and first batches
+			if err := call(context.Background()); err != nil {
 				return err
 			}
-			s := rsa.NewServer(opts, e)
-			signer, err := s.Signer(key)
-			if err != nil {
-				return err
+			for _, n := range callers {
+				r, err := serveLoad(op, n, warm, dur, call, onCPU)
+				if err != nil {
+					return err
+				}
+				r.Devices = nd
+				fmt.Fprintf(os.Stderr, "%s, %d device(s), %d callers: %.0f ops/s, p50 %.2f ms, p99 %.2f ms, %.1f%% on the CPU\n", op, nd, n, r.Ops, r.P50Ms, r.P99Ms, 100*r.OnCPU)
+				results = append(results, r)
 			}
-			digest := sha256.Sum256([]byte("gpucrypto bench server"))
-			call = func(ctx context.Context) error {
-				_, err := signer.SignContext(ctx, nil, digest[:], crypto.SHA256)
-				return err
-			}
-			closeServer = s.Close
-		case "x25519":
-			e, err := ecdh.NewEngine(d)
-			if err != nil {
-				return err
-			}
-			s, err := ecdh.NewServer(opts, e)
-			if err != nil {
-				return err
-			}
-			priv := make([]byte, 32)
-			peer := make([]byte, 32)
-			priv[0], peer[0] = 7, 9
-			call = func(ctx context.Context) error {
-				_, err := s.SharedSecret(ctx, ecdh.X25519, priv, peer)
-				return err
-			}
-			closeServer = s.Close
-		default:
-			return fmt.Errorf("bench server: unknown op %q (have rsa2048, x25519)", op)
+			closeServer()
 		}
-		// warm-up: builds and first batches
-		if err := call(context.Background()); err != nil {
-			return err
-		}
-		for _, n := range callers {
-			r, err := serveLoad(op, n, dur, call)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(os.Stderr, "%s, %d callers: %.0f ops/s, p50 %.2f ms, p99 %.2f ms\n", op, n, r.Ops, r.P50Ms, r.P99Ms)
-			results = append(results, r)
-		}
-		closeServer()
 	}
 	if *jsonOut != "" {
 		data, _ := json.MarshalIndent(struct {
@@ -128,44 +104,146 @@ func cmdBenchServer(args []string) error {
 	}
 	fmt.Printf("device: %s (%s)  commit: %s\n\n", d.Name, d.Backend, commit())
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "op\tcallers\tops/s\tp50 ms\tp99 ms\t")
+	fmt.Fprintln(tw, "op\tdevices\tcallers\tops/s\tp50 ms\tp99 ms\ton CPU\t")
 	for _, r := range results {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%.2f\t%.2f\t\n", r.Op, r.Callers, human(r.Ops), r.P50Ms, r.P99Ms)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%.2f\t%.2f\t%.1f%%\t\n", r.Op, r.Devices, r.Callers, human(r.Ops), r.P50Ms, r.P99Ms, 100*r.OnCPU)
 	}
 	return tw.Flush()
 }
 
+// serverDevices resolves --devices: the devices like d (same name and
+// backend, d first) and the counts to measure.
+func serverDevices(d *device.Device, spec string) ([]*device.Device, []int, error) {
+	all, err := device.Devices()
+	if err != nil {
+		return nil, nil, err
+	}
+	devs := []*device.Device{d}
+	for _, o := range all {
+		if o != d && o.Name == d.Name && o.Backend == d.Backend {
+			devs = append(devs, o)
+		}
+	}
+	if spec == "all" {
+		return devs, []int{len(devs)}, nil
+	}
+	counts, err := intList(spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, n := range counts {
+		if n < 1 || n > len(devs) {
+			return nil, nil, fmt.Errorf("bench server: --devices %d: have %d device(s) like %s", n, len(devs), d)
+		}
+	}
+	return devs, counts, nil
+}
+
+// benchServer starts a Server for op over one Engine per device and
+// returns one operation through it, the count of operations computed on
+// its CPU path so far, and the function that closes it.
+func benchServer(op string, devs []*device.Device, opts batch.Options) (call func(context.Context) error, onCPU func() int64, closeServer func(), err error) {
+	switch op {
+	case "rsa2048":
+		var engines []*rsa.Engine
+		for _, d := range devs {
+			e, err := rsa.NewEngine(d)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			// as a server does at start-up: every kernel a batch size may use
+			if err := e.Warm(2048); err != nil {
+				return nil, nil, nil, err
+			}
+			engines = append(engines, e)
+		}
+		key, err := benchKey(2048)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		s := rsa.NewServer(opts, engines...)
+		signer, err := s.Signer(key)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		digest := sha256.Sum256([]byte("gpucrypto bench server"))
+		call = func(ctx context.Context) error {
+			_, err := signer.SignContext(ctx, nil, digest[:], crypto.SHA256)
+			return err
+		}
+		return call, s.OnCPU, s.Close, nil
+	case "x25519":
+		var backends []ecdh.Backend
+		for _, d := range devs {
+			e, err := ecdh.NewEngine(d)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			backends = append(backends, e)
+		}
+		s, err := ecdh.NewServer(opts, backends...)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		priv := make([]byte, 32)
+		peer := make([]byte, 32)
+		priv[0], peer[0] = 7, 9
+		call = func(ctx context.Context) error {
+			_, err := s.SharedSecret(ctx, ecdh.X25519, priv, peer)
+			return err
+		}
+		return call, s.OnCPU, s.Close, nil
+	}
+	return nil, nil, nil, fmt.Errorf("bench server: unknown op %q (have rsa2048, x25519)", op)
+}
+
 // serveLoad runs n goroutines calling call one operation at a time for
-// dur and returns the throughput and the latency percentiles.
-func serveLoad(op string, n int, dur time.Duration, call func(ctx context.Context) error) (serverResult, error) {
+// warm and then dur, and returns the throughput and the latency
+// percentiles of the operations that started within dur, and the
+// fraction of them on the CPU path (onCPU: the count so far).
+func serveLoad(op string, n int, warm, dur time.Duration, call func(ctx context.Context) error, onCPU func() int64) (serverResult, error) {
 	var (
 		mu        sync.Mutex
-		latencies []time.Duration
+		latencies []time.Duration // of the operations that started in the window
+		completed atomic.Int64    // operations that ended in the window
 		firstErr  atomic.Value
 		wg        sync.WaitGroup
 	)
-	start := time.Now()
-	deadline := start.Add(dur)
+	from := time.Now().Add(warm)
+	to := from.Add(dur)
 	for range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var mine []time.Duration
-			for time.Now().Before(deadline) {
+			for {
 				t0 := time.Now()
+				if !t0.Before(to) {
+					break
+				}
 				if err := call(context.Background()); err != nil {
 					firstErr.Store(err)
 					return
 				}
-				mine = append(mine, time.Since(t0))
+				t1 := time.Now()
+				if !t0.Before(from) {
+					mine = append(mine, t1.Sub(t0))
+				}
+				if !t1.Before(from) && t1.Before(to) {
+					completed.Add(1)
+				}
 			}
 			mu.Lock()
 			latencies = append(latencies, mine...)
 			mu.Unlock()
 		}()
 	}
+	// the CPU path's share of the window
+	time.Sleep(time.Until(from))
+	cpu0 := onCPU()
+	time.Sleep(time.Until(to))
+	cpu1 := onCPU()
 	wg.Wait()
-	elapsed := time.Since(start)
 	if err, _ := firstErr.Load().(error); err != nil {
 		return serverResult{}, err
 	}
@@ -176,6 +254,10 @@ func serveLoad(op string, n int, dur time.Duration, call func(ctx context.Contex
 		}
 		return float64(latencies[min(len(latencies)-1, int(p*float64(len(latencies))))]) / 1e6
 	}
-	return serverResult{Op: op, Callers: n, Ops: float64(len(latencies)) / elapsed.Seconds(),
-		P50Ms: pct(0.50), P99Ms: pct(0.99), Count: len(latencies)}, nil
+	r := serverResult{Op: op, Callers: n, Ops: float64(completed.Load()) / dur.Seconds(),
+		P50Ms: pct(0.50), P99Ms: pct(0.99), Count: len(latencies)}
+	if c := completed.Load(); c > 0 {
+		r.OnCPU = min(1, float64(cpu1-cpu0)/float64(c))
+	}
+	return r, nil
 }
