@@ -6,6 +6,7 @@
 //	gpucrypto bench [arith|ecdh|rsa] [--device SPEC] [--backend opencl|cuda] [--ops add,...,x25519,modexp,rsa2048] [--bits 256,...] [--batch N,...] [--seconds S] [--json]
 //	gpucrypto kernelinfo [--device SPEC] [--backend opencl|cuda]
 //	gpucrypto source FILE [-D NAME[=VALUE]]...
+//	gpucrypto plot [--out DIR] [--prefix NAME] FILE.json...
 //
 // --device takes an index or a name substring (as GPUCRYPTO_DEVICE does);
 // --backend picks the driver (as GPUCRYPTO_BACKEND does).
@@ -28,6 +29,7 @@ commands:
   bench      measure throughput on the chosen device and on all CPU cores
   kernelinfo compiler facts per kernel: registers, spills, private memory
   source     print the full source of a kernel program, as it is compiled
+  plot       draw PNG plots from the JSON of bench --json-out and bench server --json-out
 
 Run "gpucrypto <command> -h" for a command's flags. GPUCRYPTO_DEVICE picks
 the default device (index or name substring), GPUCRYPTO_BACKEND the driver.
@@ -50,6 +52,8 @@ func main() {
 		err = cmdKernelInfo(os.Args[2:])
 	case "source":
 		err = cmdSource(os.Args[2:])
+	case "plot":
+		err = cmdPlot(os.Args[2:])
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 		return

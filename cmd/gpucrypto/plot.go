@@ -1,0 +1,715 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+)
+
+// cmdPlot turns the JSON of "gpucrypto bench --json-out" and
+// "gpucrypto bench server --json-out" into PNG plots, one file per op.
+func cmdPlot(args []string) error {
+	fs := flag.NewFlagSet("plot", flag.ExitOnError)
+	out := fs.String("out", ".", "directory for the PNG files")
+	prefix := fs.String("prefix", "", "file name prefix (default: the input's base name, or \"plot\" for several inputs)")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), `usage: gpucrypto plot [--out DIR] [--prefix NAME] FILE.json...
+
+Plots the JSON written by "gpucrypto bench --json-out" (ops/s against batch
+size: kernel, end-to-end, pipelined, CPU) and "gpucrypto bench server
+--json-out" (ops/s and p50/p99 latency against callers), one PNG per op:
+DIR/PREFIX-OP-bench.png, DIR/PREFIX-OP-server.png. Several files of one kind
+are drawn as separate lines, labelled by commit (or file name).
+
+`)
+		fs.PrintDefaults()
+	}
+	// flags may also follow the file names
+	var files []string
+	for {
+		fs.Parse(args)
+		if fs.NArg() == 0 {
+			break
+		}
+		files = append(files, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(files) == 0 {
+		fs.Usage()
+		return errors.New("plot: no input files")
+	}
+	written, err := plotFiles(files, *out, *prefix)
+	for _, w := range written {
+		fmt.Println(w)
+	}
+	return err
+}
+
+// plotInput is one input file: the fields both kinds of JSON share and
+// the results, still raw, as the kind decides how to read them.
+type plotInput struct {
+	path    string
+	label   string            // series label: commit, else file name
+	Device  string            `json:"device"`
+	Backend string            `json:"backend"`
+	Commit  string            `json:"commit"`
+	Results []json.RawMessage `json:"results"`
+}
+
+// plotServerResult holds the fields of serverResult (bench_server.go) that
+// the plots use, read on their own so that older files, without devices,
+// still plot.
+type plotServerResult struct {
+	Op      string  `json:"op"`
+	Callers *int    `json:"callers"`
+	Ops     float64 `json:"ops_per_s"`
+	P50Ms   float64 `json:"p50_ms"`
+	P99Ms   float64 `json:"p99_ms"`
+	Devices *int    `json:"devices"` // GPUs serving; absent in older files (1)
+}
+
+// plotBenchResult holds the fields of benchResult (bench.go) that the plots
+// use.
+type plotBenchResult struct {
+	Op        string  `json:"op"`
+	Bits      int     `json:"bits"`
+	Batch     *int    `json:"batch"`
+	KernelOps float64 `json:"gpu_kernel_ops_per_s"`
+	E2EOps    float64 `json:"gpu_end_to_end_ops_per_s"`
+	PipeOps   float64 `json:"gpu_pipelined_ops_per_s"`
+	CPUOps    float64 `json:"cpu_ops_per_s"`
+	BinvGroup int     `json:"binv_group"`
+}
+
+const (
+	plotKindServer = "server"
+	plotKindBench  = "bench"
+)
+
+// plotFiles reads the inputs, groups them by kind and writes the plots
+// under outDir; it returns the paths written (also those written before
+// an error).
+func plotFiles(files []string, outDir, prefix string) ([]string, error) {
+	if len(files) == 0 {
+		return nil, errors.New("plot: no input files")
+	}
+	var server, bench []*plotInput
+	for _, f := range files {
+		in, kind, err := readPlotInput(f)
+		if err != nil {
+			return nil, err
+		}
+		if kind == plotKindServer {
+			server = append(server, in)
+		} else {
+			bench = append(bench, in)
+		}
+	}
+	if prefix == "" {
+		prefix = "plot"
+		if len(files) == 1 {
+			prefix = strings.TrimSuffix(filepath.Base(files[0]), filepath.Ext(files[0]))
+		}
+	}
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return nil, err
+	}
+	var written []string
+	for _, group := range []struct {
+		kind   string
+		inputs []*plotInput
+	}{{plotKindServer, server}, {plotKindBench, bench}} {
+		if len(group.inputs) == 0 {
+			continue
+		}
+		plotLabelInputs(group.inputs)
+		var figs []plotFigure
+		var err error
+		if group.kind == plotKindServer {
+			figs, err = plotServerFigures(group.inputs)
+		} else {
+			figs, err = plotBenchFigures(group.inputs)
+		}
+		if err != nil {
+			return written, err
+		}
+		for _, fig := range figs {
+			path := filepath.Join(outDir, prefix+"-"+plotFileSafe(fig.name)+"-"+group.kind+".png")
+			if err := fig.save(path); err != nil {
+				return written, fmt.Errorf("plot: %s: %w", path, err)
+			}
+			written = append(written, path)
+		}
+	}
+	return written, nil
+}
+
+// readPlotInput reads one file and tells its kind from the results'
+// fields: callers (bench server) or batch with ops/s (bench).
+func readPlotInput(path string) (*plotInput, string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, "", fmt.Errorf("plot: %w", err)
+	}
+	in := &plotInput{path: path}
+	if err := json.Unmarshal(data, in); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) {
+			what := "the top level is " + typeErr.Value + ", not an object"
+			if typeErr.Field != "" {
+				what = typeErr.Field + " is " + typeErr.Value + ", not " + typeErr.Type.String()
+			}
+			return nil, "", fmt.Errorf("plot: %s: not the JSON of gpucrypto bench or bench server (%s)", path, what)
+		}
+		return nil, "", fmt.Errorf("plot: %s: not benchmark JSON: %w", path, err)
+	}
+	if len(in.Results) == 0 {
+		return nil, "", fmt.Errorf("plot: %s: no results[] (not the JSON of gpucrypto bench or bench server?)", path)
+	}
+	kind := ""
+	for i, raw := range in.Results {
+		var fields map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &fields); err != nil {
+			return nil, "", fmt.Errorf("plot: %s: results[%d]: %w", path, i, err)
+		}
+		k := ""
+		switch {
+		case fields["callers"] != nil && fields["ops_per_s"] != nil:
+			k = plotKindServer
+		case fields["batch"] != nil && (fields["gpu_kernel_ops_per_s"] != nil || fields["gpu_end_to_end_ops_per_s"] != nil || fields["cpu_ops_per_s"] != nil):
+			k = plotKindBench
+		case fields["batch"] != nil && fields["gpu_end_to_end_bits_per_s"] != nil:
+			return nil, "", fmt.Errorf("plot: %s: AES benchmark (bits/s) output is not supported", path)
+		default:
+			return nil, "", fmt.Errorf("plot: %s: results[%d] has neither callers and ops_per_s (bench server) nor batch and *_ops_per_s (bench)", path, i)
+		}
+		if kind != "" && k != kind {
+			return nil, "", fmt.Errorf("plot: %s: results mix bench and bench server entries", path)
+		}
+		kind = k
+	}
+	return in, kind, nil
+}
+
+// plotLabelInputs names each input's lines: by commit where the commits tell
+// the files apart, else by file name, else by path.
+func plotLabelInputs(ins []*plotInput) {
+	distinct := func(f func(*plotInput) string) bool {
+		seen := map[string]bool{}
+		for _, in := range ins {
+			s := f(in)
+			if s == "" || seen[s] {
+				return false
+			}
+			seen[s] = true
+		}
+		return true
+	}
+	base := func(in *plotInput) string {
+		return strings.TrimSuffix(filepath.Base(in.path), filepath.Ext(in.path))
+	}
+	var label func(*plotInput) string
+	switch {
+	case distinct(func(in *plotInput) string { return plotShortCommit(in.Commit) }):
+		label = func(in *plotInput) string { return plotShortCommit(in.Commit) }
+	case distinct(base):
+		label = base
+	default:
+		label = func(in *plotInput) string { return in.path }
+	}
+	for _, in := range ins {
+		in.label = label(in)
+	}
+}
+
+// plotShortCommit shortens a commit hash to 7 digits, keeping "+dirty".
+func plotShortCommit(c string) string {
+	hash, rest, _ := strings.Cut(c, "+")
+	if len(hash) > 7 {
+		hash = hash[:7]
+	}
+	if rest != "" {
+		return hash + "+" + rest
+	}
+	return hash
+}
+
+// plotTitle says which device and backend (and, for one file, which
+// commit) the numbers come from.
+func plotTitle(op string, ins []*plotInput) string {
+	var devs, backends []string
+	seen := map[string]bool{}
+	for _, in := range ins {
+		if in.Device != "" && !seen["d"+in.Device] {
+			seen["d"+in.Device] = true
+			devs = append(devs, in.Device)
+		}
+		if in.Backend != "" && !seen["b"+in.Backend] {
+			seen["b"+in.Backend] = true
+			backends = append(backends, in.Backend)
+		}
+	}
+	t := op
+	if len(devs) > 0 {
+		t += " on " + strings.Join(devs, " / ")
+	}
+	if len(backends) > 0 {
+		t += " (" + strings.Join(backends, " / ") + ")"
+	}
+	if len(ins) == 1 && ins[0].Commit != "" {
+		t += ", commit " + plotShortCommit(ins[0].Commit)
+	}
+	return t
+}
+
+// plotFigure is one PNG: a row of panels under one title.
+type plotFigure struct {
+	name   string // the op, in the file name
+	title  string
+	panels []*plot.Plot
+}
+
+func (f plotFigure) save(path string) error {
+	const dpi = 96
+	panelW := vg.Length(8.5) * vg.Inch
+	if len(f.panels) > 1 {
+		panelW = vg.Length(6.5) * vg.Inch
+	}
+	w, h := panelW*vg.Length(len(f.panels)), vg.Length(5.4)*vg.Inch
+	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi), vgimg.UseBackgroundColor(color.White))
+	dc := draw.New(img)
+
+	title := plot.New().Title.TextStyle
+	title.Font.Variant = "Sans"
+	title.Font.Size = vg.Points(14)
+	dc.FillText(title, vg.Point{X: w / 2, Y: h - vg.Points(6)}, f.title)
+	th := title.Rectangle(f.title).Size().Y + vg.Points(12)
+
+	tiles := draw.Tiles{
+		Rows: 1, Cols: len(f.panels),
+		PadTop: th, PadBottom: vg.Points(6), PadLeft: vg.Points(6), PadRight: vg.Points(12),
+		PadX: vg.Points(24),
+	}
+	// the panels share their x axis, so plain tiles line up; plot.Align
+	// leaves a wide empty margin on the right here
+	for i, p := range f.panels {
+		p.Draw(tiles.At(dc, i, 0))
+	}
+	file, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(file); err != nil {
+		file.Close()
+		return err
+	}
+	return file.Close()
+}
+
+// plotXY is one point of a line.
+type plotXY struct{ x, y float64 }
+
+// plotSeries is one line: its points, legend entry and style.
+type plotSeries struct {
+	name   string
+	pts    []plotXY
+	color  int // plotutil.Color index
+	dashes int // plotutil.Dashes index
+	shape  int // plotutil.Shape index
+}
+
+// newPlotLogPanel makes a panel with a log₂ x axis and a log₁₀ y axis and
+// draws the series on it; points ≤ 0 (not measured) are left out.
+func newPlotLogPanel(title, xlabel, ylabel string, yfmt func(float64) string, series []plotSeries) (*plot.Plot, error) {
+	p := plot.New()
+	for _, f := range []*font.Font{&p.Title.TextStyle.Font, &p.X.Label.TextStyle.Font, &p.Y.Label.TextStyle.Font,
+		&p.X.Tick.Label.Font, &p.Y.Tick.Label.Font, &p.Legend.TextStyle.Font} {
+		f.Variant = "Sans"
+	}
+	p.Title.Text = title
+	p.Title.TextStyle.Font.Size = vg.Points(12)
+	p.X.Label.Text = xlabel
+	p.Y.Label.Text = ylabel
+	p.X.Scale = plot.LogScale{}
+	p.Y.Scale = plot.LogScale{}
+	p.Legend.Top = true
+	p.Legend.Left = true
+	p.Legend.XOffs = vg.Points(8)
+	p.Legend.YOffs = -vg.Points(4)
+	p.Legend.TextStyle.Font.Size = vg.Points(10)
+	p.Legend.ThumbnailWidth = vg.Points(30)
+	p.Legend.Padding = vg.Points(2)
+	grid := plotter.NewGrid()
+	grid.Vertical.Color = color.Gray{Y: 215}
+	grid.Horizontal.Color = color.Gray{Y: 215}
+	p.Add(grid)
+
+	xmin, xmax := math.Inf(1), math.Inf(-1)
+	ymin, ymax := math.Inf(1), math.Inf(-1)
+	xset := map[float64]bool{}
+	for _, s := range series {
+		var pts plotter.XYs
+		for _, pt := range s.pts {
+			if pt.x > 0 && pt.y > 0 && !math.IsInf(pt.y, 0) && !math.IsNaN(pt.y) {
+				pts = append(pts, plotter.XY{X: pt.x, Y: pt.y})
+				xmin, xmax = math.Min(xmin, pt.x), math.Max(xmax, pt.x)
+				ymin, ymax = math.Min(ymin, pt.y), math.Max(ymax, pt.y)
+				xset[pt.x] = true
+			}
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		sort.SliceStable(pts, func(i, j int) bool { return pts[i].X < pts[j].X })
+		line, points, err := plotter.NewLinePoints(pts)
+		if err != nil {
+			return nil, err
+		}
+		line.Color = plotutil.Color(s.color)
+		line.Width = vg.Points(1.5)
+		line.Dashes = plotutil.Dashes(s.dashes)
+		points.Color = plotutil.Color(s.color)
+		points.Shape = plotutil.Shape(s.shape)
+		points.Radius = vg.Points(3)
+		p.Add(line, points)
+		if s.name != "" {
+			p.Legend.Add(s.name, line, points)
+		}
+	}
+	if len(xset) == 0 {
+		return nil, fmt.Errorf("%s: no positive values to draw", title)
+	}
+	// explicit ranges: log scales panic on the defaults of an empty or
+	// one-point axis
+	p.X.Min, p.X.Max = xmin/1.25, xmax*1.25
+	if ymin == ymax {
+		ymin, ymax = ymin/2, ymax*2
+	}
+	p.Y.Min, p.Y.Max = ymin/1.3, ymax*1.6 // headroom for the legend
+	p.X.Tick.Marker = plotLog2Ticks(xset)
+	p.Y.Tick.Marker = plotLog10Ticks{format: yfmt}
+	return p, nil
+}
+
+// plotLog2Ticks labels the x values measured, where they are few, else every
+// power of two or every few; the other powers of two get minor ticks.
+func plotLog2Ticks(xset map[float64]bool) plot.Ticker {
+	return plot.TickerFunc(func(min, max float64) []plot.Tick {
+		var xs []float64
+		for x := range xset {
+			xs = append(xs, x)
+		}
+		sort.Float64s(xs)
+		var ticks []plot.Tick
+		lo, hi := int(math.Floor(math.Log2(min))), int(math.Ceil(math.Log2(max)))
+		labelled := map[float64]bool{}
+		if len(xs) <= 10 {
+			for _, x := range xs {
+				labelled[x] = true
+				ticks = append(ticks, plot.Tick{Value: x, Label: plotIntLabel(x)})
+			}
+		} else {
+			step := (hi - lo + 10) / 10
+			for e := lo; e <= hi; e++ {
+				if v := math.Ldexp(1, e); e%step == 0 && v >= min && v <= max {
+					labelled[v] = true
+					ticks = append(ticks, plot.Tick{Value: v, Label: plotIntLabel(v)})
+				}
+			}
+		}
+		for e := lo; e <= hi; e++ {
+			if v := math.Ldexp(1, e); !labelled[v] && v >= min && v <= max {
+				ticks = append(ticks, plot.Tick{Value: v})
+			}
+		}
+		return ticks
+	})
+}
+
+func plotIntLabel(v float64) string {
+	if v >= 1<<20 && v == math.Round(v) && math.Log2(v) == math.Round(math.Log2(v)) {
+		return fmt.Sprintf("2^%d", int(math.Log2(v)))
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+// plotLog10Ticks puts major ticks on the decades, and where the axis spans
+// too few of them for three labels, also on 2× and 5×, or on every 1..9×.
+type plotLog10Ticks struct{ format func(float64) string }
+
+func (t plotLog10Ticks) Ticks(min, max float64) []plot.Tick {
+	if !(min > 0) || !(max > min) {
+		return nil
+	}
+	lo, hi := int(math.Floor(math.Log10(min))), int(math.Ceil(math.Log10(max)))
+	inRange := func(mults []int) int {
+		n := 0
+		for e := lo; e <= hi; e++ {
+			for _, m := range mults {
+				if v := float64(m) * math.Pow10(e); v >= min && v <= max {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	labels := []int{1}
+	for _, try := range [][]int{{1}, {1, 2, 5}, {1, 2, 3, 4, 5, 6, 7, 8, 9}} {
+		labels = try
+		if inRange(try) >= 3 {
+			break
+		}
+	}
+	var ticks []plot.Tick
+	for e := lo; e <= hi; e++ {
+		for m := 1; m <= 9; m++ {
+			v := float64(m) * math.Pow10(e)
+			if v < min || v > max {
+				continue
+			}
+			tick := plot.Tick{Value: v}
+			for _, l := range labels {
+				if l == m {
+					tick.Label = t.format(v)
+				}
+			}
+			ticks = append(ticks, tick)
+		}
+	}
+	return ticks
+}
+
+// plotSILabel writes 1500 as 1.5k, 2e6 as 2M.
+func plotSILabel(v float64) string {
+	for _, u := range []struct {
+		div    float64
+		suffix string
+	}{{1e9, "G"}, {1e6, "M"}, {1e3, "k"}} {
+		if v >= u.div {
+			return strconv.FormatFloat(v/u.div, 'g', 4, 64) + u.suffix
+		}
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
+func plotPlainLabel(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
+
+// plotFileSafe keeps an op name usable in a file name.
+func plotFileSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '.', r == '_':
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+// plotServerFigures draws, per op, ops/s and p50/p99 latency against the
+// callers, one line per input file and, where results carry differing
+// "devices", per number of GPUs.
+func plotServerFigures(ins []*plotInput) ([]plotFigure, error) {
+	type key struct {
+		op      string
+		in      int
+		devices int
+	}
+	rows := map[key][]plotServerResult{}
+	var ops []string
+	seenOp := map[string]bool{}
+	devSet := map[int]bool{}
+	for i, in := range ins {
+		for j, raw := range in.Results {
+			var r plotServerResult
+			if err := json.Unmarshal(raw, &r); err != nil {
+				return nil, fmt.Errorf("plot: %s: results[%d]: %w", in.path, j, err)
+			}
+			if r.Callers == nil {
+				return nil, fmt.Errorf("plot: %s: results[%d]: no callers", in.path, j)
+			}
+			dev := 1 // files from before the field measured one GPU
+			if r.Devices != nil {
+				dev = *r.Devices
+			}
+			devSet[dev] = true
+			k := key{r.Op, i, dev}
+			rows[k] = append(rows[k], r)
+			if !seenOp[r.Op] {
+				seenOp[r.Op] = true
+				ops = append(ops, r.Op)
+			}
+		}
+	}
+	var devs []int
+	for d := range devSet {
+		devs = append(devs, d)
+	}
+	sort.Ints(devs)
+	byDevices := len(devs) > 1
+
+	var figs []plotFigure
+	for _, op := range ops {
+		var tput, lat []plotSeries
+		n := 0
+		for i, in := range ins {
+			for _, dev := range devs {
+				rs := rows[key{op, i, dev}]
+				if len(rs) == 0 {
+					continue
+				}
+				var name []string
+				if len(ins) > 1 {
+					name = append(name, in.label)
+				}
+				if byDevices {
+					name = append(name, plotGPUCount(dev))
+				}
+				var tp, p50, p99 []plotXY
+				for _, r := range rs {
+					x := float64(*r.Callers)
+					tp = append(tp, plotXY{x, r.Ops})
+					p50 = append(p50, plotXY{x, r.P50Ms})
+					p99 = append(p99, plotXY{x, r.P99Ms})
+				}
+				label := strings.Join(name, ", ")
+				tput = append(tput, plotSeries{name: label, pts: tp, color: n, shape: n})
+				lat = append(lat,
+					plotSeries{name: plotJoinLabel(label, "p50"), pts: p50, color: n, shape: n},
+					plotSeries{name: plotJoinLabel(label, "p99"), pts: p99, color: n, dashes: 1, shape: n})
+				n++
+			}
+		}
+		pt, err := newPlotLogPanel("throughput", "concurrent callers", "ops/s", plotSILabel, tput)
+		if err != nil {
+			return nil, fmt.Errorf("plot: %s: %w", op, err)
+		}
+		pl, err := newPlotLogPanel("latency per call", "concurrent callers", "ms", plotPlainLabel, lat)
+		if err != nil {
+			return nil, fmt.Errorf("plot: %s: %w", op, err)
+		}
+		figs = append(figs, plotFigure{name: op, title: plotTitle(op+" server", ins), panels: []*plot.Plot{pt, pl}})
+	}
+	return figs, nil
+}
+
+func plotGPUCount(n int) string {
+	if n == 1 {
+		return "1 GPU"
+	}
+	return fmt.Sprintf("%d GPUs", n)
+}
+
+func plotJoinLabel(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + " " + b
+}
+
+// plotBenchFigures draws, per op, kernel, end-to-end, pipelined and CPU ops/s
+// against the batch size; with several input files the metrics keep their
+// colour and the files get their own dash pattern and marker.
+func plotBenchFigures(ins []*plotInput) ([]plotFigure, error) {
+	parsed := make([][]plotBenchResult, len(ins))
+	bits := map[string]map[int]bool{}
+	binv := map[string]map[int]bool{}
+	for i, in := range ins {
+		for j, raw := range in.Results {
+			var r plotBenchResult
+			if err := json.Unmarshal(raw, &r); err != nil {
+				return nil, fmt.Errorf("plot: %s: results[%d]: %w", in.path, j, err)
+			}
+			if r.Batch == nil {
+				return nil, fmt.Errorf("plot: %s: results[%d]: no batch", in.path, j)
+			}
+			parsed[i] = append(parsed[i], r)
+			if bits[r.Op] == nil {
+				bits[r.Op], binv[r.Op] = map[int]bool{}, map[int]bool{}
+			}
+			bits[r.Op][r.Bits] = true
+			binv[r.Op][r.BinvGroup] = true
+		}
+	}
+	// an op measured at several sizes (arith, modexp) or, for the *-binv
+	// ops, with several group sizes gets one plot per size
+	name := func(r plotBenchResult) string {
+		n := r.Op
+		if len(bits[r.Op]) > 1 {
+			n += "-" + strconv.Itoa(r.Bits)
+		}
+		if strings.HasSuffix(r.Op, "-binv") && len(binv[r.Op]) > 1 {
+			n += "-k" + strconv.Itoa(r.BinvGroup)
+		}
+		return n
+	}
+	type key struct {
+		name string
+		in   int
+	}
+	rows := map[key][]plotBenchResult{}
+	var names []string
+	seen := map[string]bool{}
+	for i := range ins {
+		for _, r := range parsed[i] {
+			n := name(r)
+			rows[key{n, i}] = append(rows[key{n, i}], r)
+			if !seen[n] {
+				seen[n] = true
+				names = append(names, n)
+			}
+		}
+	}
+	metrics := []struct {
+		label string
+		value func(plotBenchResult) float64
+	}{
+		{"GPU kernel", func(r plotBenchResult) float64 { return r.KernelOps }},
+		{"GPU end-to-end", func(r plotBenchResult) float64 { return r.E2EOps }},
+		{"GPU pipelined", func(r plotBenchResult) float64 { return r.PipeOps }},
+		{"CPU (all cores)", func(r plotBenchResult) float64 { return r.CPUOps }},
+	}
+	var figs []plotFigure
+	for _, n := range names {
+		var series []plotSeries
+		for m, metric := range metrics {
+			for i, in := range ins {
+				var pts []plotXY
+				for _, r := range rows[key{n, i}] {
+					if v := metric.value(r); v > 0 {
+						pts = append(pts, plotXY{float64(*r.Batch), v})
+					}
+				}
+				if len(pts) == 0 {
+					continue // e.g. no pipelined measurement
+				}
+				label := metric.label
+				if len(ins) > 1 {
+					label += " (" + in.label + ")"
+				}
+				series = append(series, plotSeries{name: label, pts: pts, color: m, dashes: i, shape: i})
+			}
+		}
+		p, err := newPlotLogPanel("throughput against batch size", "batch size (operations per call)", "ops/s", plotSILabel, series)
+		if err != nil {
+			return nil, fmt.Errorf("plot: %s: %w", n, err)
+		}
+		figs = append(figs, plotFigure{name: n, title: plotTitle(n, ins), panels: []*plot.Plot{p}})
+	}
+	return figs, nil
+}
