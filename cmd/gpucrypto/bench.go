@@ -70,11 +70,14 @@ func cmdBench(args []string) error {
 	if len(args) > 0 && args[0] == "server" {
 		return cmdBenchServer(args[1:])
 	}
+	if len(args) > 0 && args[0] == "tls" {
+		return cmdBenchTLS(args[1:])
+	}
 	// "bench rsa", "bench ecdh", "bench arith": a group of operations
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		group, ok := opGroups[args[0]]
 		if !ok {
-			return fmt.Errorf("bench: unknown group %q (have aes, arith, ecdh, rsa, server)", args[0])
+			return fmt.Errorf("bench: unknown group %q (have aes, arith, ecdh, rsa, server, tls)", args[0])
 		}
 		*opsFlag = strings.Join(group, ",")
 		args = args[1:]

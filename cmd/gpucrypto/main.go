@@ -4,6 +4,7 @@
 //	gpucrypto devices [--json]
 //	gpucrypto selftest [--device SPEC] [--backend opencl|cuda] [--json]
 //	gpucrypto bench [arith|ecdh|rsa] [--device SPEC] [--backend opencl|cuda] [--ops add,...,x25519,modexp,rsa2048] [--bits 256,...] [--batch N,...] [--seconds S] [--json]
+//	gpucrypto bench aes|server|tls [flags]   (see "gpucrypto bench tls -h", ...)
 //	gpucrypto kernelinfo [--device SPEC] [--backend opencl|cuda]
 //	gpucrypto source FILE [-D NAME[=VALUE]]...
 //	gpucrypto plot [--out DIR] [--prefix NAME] FILE.json...
