@@ -33,9 +33,9 @@ type Engine struct {
 
 	tables [2]*device.Buffer // the comb tables (kernels.CombTable) for progs
 
-	slots slotPool     // host buffers of finished batches
-	pool  *device.Pool // device buffers
-	enqMu sync.Mutex   // keeps the commands of one batch together on the queue
+	slots  slotPool       // host buffers of finished batches
+	pool   *device.Pool   // device buffers
+	stages *device.Stages // upload, kernel and read-back queues
 
 	cpuBelow atomic.Int64 // SetCPUBelow
 	kernelNs atomic.Int64 // device time of every kernel run so far
@@ -60,7 +60,11 @@ func NewEngine(dev *device.Device) (*Engine, error) {
 			return nil, err
 		}
 	}
-	e := &Engine{dev: dev, binv: BatchInversionAuto, pool: dev.NewPool(bufferIdle)}
+	e := &Engine{dev: dev, binv: BatchInversionAuto, pool: dev.NewPool(bufferIdle), slots: slotPool{dev: dev}}
+	var err error
+	if e.stages, err = dev.NewStages(); err != nil {
+		return nil, fmt.Errorf("ecdh: making the queues of %s: %w", dev.Name, err)
+	}
 	for _, c := range Curves {
 		p, err := dev.Program(kernels.Program(kernelFile(c), nil))
 		if err != nil {
@@ -373,149 +377,69 @@ func (e *Engine) run(c Curve, s *slot, n int) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	lease := e.pool.Lease(nil)
-	q, err := e.enqueue(lease, s, n, k, binv)
-	if err != nil {
-		lease.Fail()
-	}
-	dur, werr := q.finish(s)
-	if err == nil {
-		err = werr
-	}
-	q.release()
-	if rerr := lease.Release(); err == nil {
-		err = rerr
-	}
-	return dur, err
+	return e.stages.Run(e.pool, func(cmds *device.Commands) error {
+		cmds.Uploaded = s.clearScalars // while the kernels run
+		return e.enqueue(cmds, s, n, k, binv)
+	})
 }
 
-// queued is the commands of one batch in flight.
-type queued struct {
-	writes  events        // uploads of the scalars and u-coordinates
-	kernels events        // the first kernel, then the inversion's
-	read    *device.Event // the results back to the host
-}
-
-type events []*device.Event
-
-// add appends ev when err is nil and returns err, for calls that return
-// both.
-func (l *events) add(ev *device.Event, err error) error {
-	if err == nil {
-		*l = append(*l, ev)
-	}
-	return err
-}
-
-// enqueue queues the batch in s (n elements) without waiting, in device
-// buffers of lease: uploads, the kernel k (with the comb table when s has
-// no u-coordinates), the inversion kernel when binv > 0, the read-back,
-// and the zeroing of the secret buffers. e.enqMu keeps the commands
-// together, so the batch's wait never includes another batch's work
-// queued between its commands.
-func (e *Engine) enqueue(lease *device.Lease, s *slot, n int, k *device.Kernel, binv int) (*queued, error) {
+// enqueue enqueues the batch in s (n elements) on the engine's stages
+// (device.Stages: the uploads overlap the kernels of the batch before,
+// the read-back those of the next): uploads, the kernel k (with the comb
+// table when s has no u-coordinates), the inversion kernel when binv > 0,
+// and the read-back. Stages.Run zeroes the device buffers behind it.
+func (e *Engine) enqueue(cmds *device.Commands, s *slot, n int, k *device.Kernel, binv int) error {
 	bytes := 4 * s.c.limbs() * n
-	q := &queued{}
 	// Scalars, shared secrets, the projective results and the inversion's
 	// prefix products are secret; u-coordinates and public keys are not,
 	// but are zeroed all the same, so that idle device buffers are all
 	// zero (a check anyone can make).
-	dk, err := lease.Buffer(bytes, true)
+	dk, err := cmds.Upload(s.scal[:bytes/4], true)
 	if err != nil {
-		return q, err
+		return err
 	}
-	dout, err := lease.Buffer(bytes, true)
+	dout, err := cmds.Buffer(bytes, true)
 	if err != nil {
-		return q, err
+		return err
 	}
-	var du, dxz *device.Buffer
+	args := []any{nil, dk}
 	if s.shared {
-		if du, err = lease.Buffer(bytes, true); err != nil {
-			return q, err
-		}
-	}
-	dst := dout // where the first kernel writes
-	if binv > 0 {
-		if dxz, err = lease.Buffer(2*bytes, true); err != nil {
-			return q, err
-		}
-		dst = dxz
-	}
-	e.enqMu.Lock()
-	defer e.enqMu.Unlock()
-	if err := q.writes.add(dk.WriteAsync(0, device.Uint32Bytes(s.scal[:bytes/4]))); err != nil {
-		return q, err
-	}
-	args := []any{dst, dk}
-	if s.shared {
-		if err := q.writes.add(du.WriteAsync(0, device.Uint32Bytes(s.us[:bytes/4]))); err != nil {
-			return q, err
+		du, err := cmds.Upload(s.us[:bytes/4], true)
+		if err != nil {
+			return err
 		}
 		args = append(args, du)
 	} else {
 		args = append(args, e.tables[s.c])
 	}
-	if err := q.kernels.add(k.Launch(n, WorkGroup, append(args, uint32(n))...)); err != nil {
-		return q, err
+	args[0] = dout // where the first kernel writes
+	var dxz *device.Buffer
+	if binv > 0 {
+		if dxz, err = cmds.Buffer(2*bytes, true); err != nil {
+			return err
+		}
+		args[0] = dxz
+	}
+	if err := cmds.Launch(k, n, WorkGroup, append(args, uint32(n))...); err != nil {
+		return err
 	}
 	if binv > 0 {
-		if err := q.kernels.add(e.invertBatch(s.c, dout, dxz, n, binv)); err != nil {
-			return q, err
+		if err := e.invertBatch(cmds, s.c, dout, dxz, n, binv); err != nil {
+			return err
 		}
 	}
-	if q.read, err = dout.ReadAsync(0, device.Uint32Bytes(s.res[:bytes/4])); err != nil {
-		return q, err
-	}
-	return q, lease.ZeroAsync()
+	return cmds.Read(dout, device.Uint32Bytes(s.res[:bytes/4]))
 }
 
-// finish waits for the batch: it clears the host scalars once they are on
-// the device, then waits for the results, and returns the kernels' device
-// time. After a failed enqueue it only waits for what was enqueued.
-func (q *queued) finish(s *slot) (time.Duration, error) {
-	var first error
-	for _, ev := range q.writes {
-		if err := ev.Wait(); err != nil && first == nil {
-			first = err
-		}
-	}
-	s.clearScalars() // while the kernels run
-	if q.read == nil {
-		return 0, first
-	}
-	if err := q.read.Wait(); err != nil {
-		return 0, err
-	}
-	var dur time.Duration
-	for _, ev := range q.kernels {
-		d, err := ev.Duration()
-		if err != nil {
-			return 0, err
-		}
-		dur += d
-	}
-	return dur, first
-}
-
-// release waits for and frees every event (a failed batch's commands may
-// still run: its host buffers stay alive until then).
-func (q *queued) release() {
-	for _, list := range []events{q.writes, q.kernels, {q.read}} {
-		for _, ev := range list {
-			ev.Release()
-		}
-	}
-}
-
-// invertBatch launches the batched-inversion kernel of c: dout = X/Z for
+// invertBatch enqueues the batched-inversion kernel of c: dout = X/Z for
 // the m elements of dxz (X limb-major, then Z), in groups of at most k.
-func (e *Engine) invertBatch(c Curve, dout, dxz *device.Buffer, m, k int) (*device.Event, error) {
+func (e *Engine) invertBatch(cmds *device.Commands, c Curve, dout, dxz *device.Buffer, m, k int) error {
 	kern, err := e.progs[c].Kernel(curveName(c) + "_invert_batch")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	groups := (m-1)/k + 1 // ceil(m / k), m ≥ 1
-	return kern.Launch(groups, WorkGroup, dout, dxz, uint32(m), uint32(groups))
+	return cmds.Launch(kern, groups, WorkGroup, dout, dxz, uint32(m), uint32(groups))
 }
 
 func curveName(c Curve) string {

@@ -18,23 +18,21 @@ func (e *Engine) SetFailHook(f func() error) {
 // limb-major x and z of n elements each, in groups of at most k.
 func (e *Engine) InvertBatch(c Curve, x, z []uint32, k int) ([]uint32, error) {
 	n := len(x) / c.limbs()
-	dxz, err := e.dev.Upload(device.Uint32Bytes(append(append([]uint32(nil), x...), z...)))
-	if err != nil {
-		return nil, err
-	}
-	defer dxz.Release()
-	dout, err := e.dev.NewBuffer(4 * len(x))
-	if err != nil {
-		return nil, err
-	}
-	defer dout.Release()
-	ev, err := e.invertBatch(c, dout, dxz, n, k)
-	if err != nil {
-		return nil, err
-	}
-	defer ev.Release()
 	out := make([]uint32, len(x))
-	err = dout.Read(0, device.Uint32Bytes(out))
+	_, err := e.stages.Run(e.pool, func(cmds *device.Commands) error {
+		dxz, err := cmds.Upload(append(append([]uint32(nil), x...), z...), true)
+		if err != nil {
+			return err
+		}
+		dout, err := cmds.Buffer(4*len(x), true)
+		if err != nil {
+			return err
+		}
+		if err := e.invertBatch(cmds, c, dout, dxz, n, k); err != nil {
+			return err
+		}
+		return cmds.Read(dout, device.Uint32Bytes(out))
+	})
 	return out, err
 }
 

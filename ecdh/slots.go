@@ -3,13 +3,17 @@ package ecdh
 import (
 	"math/bits"
 	"sync"
+
+	"github.com/gpucrypto/gpucrypto/device"
 )
 
 // A slot holds the host buffers of one batch: the limb-major scalars,
-// u-coordinates and results. An Engine keeps the slots of finished batches
-// for the next ones (allocating, faulting in, zeroing and collecting tens
-// of megabytes per batch cost host time), one batch per slot at a time;
-// the device buffers come from the Engine's device.Pool.
+// u-coordinates and results, in one allocation of pinned memory where the
+// driver has it (Device.HostAlloc: copies run at the bus's speed). An
+// Engine keeps the slots of finished batches for the next ones
+// (allocating, pinning, faulting in and zeroing tens of megabytes per
+// batch cost host time), one batch per slot at a time; the device buffers
+// come from the Engine's device.Pool.
 //
 // Every buffer of an idle slot is zero where it held secrets: the host
 // scalars and results are cleared as soon as they are no longer needed.
@@ -21,6 +25,8 @@ type slot struct {
 
 	scal, us, res []uint32 // L·cap words each (us: shared secrets only)
 	dirty         int      // scal[:dirty] may hold scalars
+
+	mem *device.HostMemory // holds scal, us and res; nil: Go memory
 }
 
 // minSlot is the smallest slot, in elements; larger ones are rounded up to
@@ -42,6 +48,7 @@ func slotCap(n int) int {
 
 // slotPool is the idle slots of an Engine.
 type slotPool struct {
+	dev  *device.Device // allocates the pinned memory of new slots (nil: Go memory)
 	mu   sync.Mutex
 	idle []*slot
 }
@@ -63,14 +70,31 @@ func (p *slotPool) get(c Curve, shared bool, n int) *slot {
 		return s
 	}
 	p.mu.Unlock()
-	return newSlot(c, shared, slotCap(n))
+	return newSlot(p.dev, c, shared, slotCap(n))
 }
 
-func newSlot(c Curve, shared bool, capacity int) *slot {
+// newSlot allocates a slot, in pinned memory of dev when it can (else in
+// Go memory).
+func newSlot(dev *device.Device, c Curve, shared bool, capacity int) *slot {
 	w := c.limbs() * capacity
-	s := &slot{c: c, shared: shared, cap: capacity, scal: make([]uint32, w), res: make([]uint32, w)}
+	parts := 2
 	if shared {
-		s.us = make([]uint32, w)
+		parts = 3
+	}
+	s := &slot{c: c, shared: shared, cap: capacity}
+	var words []uint32
+	if dev != nil {
+		if mem, err := dev.HostAlloc(4 * parts * w); err == nil {
+			s.mem = mem
+			words = device.Uint32s(mem.Bytes, parts*w)
+		}
+	}
+	if words == nil {
+		words = make([]uint32, parts*w)
+	}
+	s.scal, s.res = words[:w:w], words[w:2*w:2*w]
+	if shared {
+		s.us = words[2*w : 3*w : 3*w]
 	}
 	return s
 }
@@ -121,8 +145,14 @@ func (s *slot) clearScalars() {
 	}
 }
 
-// release clears the buffers (they go to the garbage collector).
+// release clears the buffers and frees them (pinned memory) or leaves
+// them to the garbage collector.
 func (s *slot) release() {
 	s.clearScalars()
 	clear(s.res)
+	if s.mem != nil {
+		s.mem.Free()
+		s.mem = nil
+	}
+	s.scal, s.us, s.res = nil, nil, nil
 }

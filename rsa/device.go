@@ -47,8 +47,12 @@ type deviceBackend struct {
 	// runPrivate: the device work of a private batch.
 	runPrivateStub func(mh, mf arith.Mont, kt *privTables, xs, kidx []uint32, fault uint32, vals, ok []uint32) error
 
-	devMu sync.Mutex   // one batch at a time on the device (see deviceSection)
-	pool  *device.Pool // the device buffers of the batches
+	pool    *device.Pool     // the device buffers of the batches
+	staging *device.HostPool // pinned host memory for inputs and results
+
+	stagesOnce sync.Once
+	stagesVal  *device.Stages // stages()
+	stagesErr  error
 }
 
 // hostCheckEvery is the sampling period of the host's own check of device
@@ -63,7 +67,7 @@ func newDeviceBackend(dev *device.Device) (backend, error) {
 	if dev == nil {
 		return nil, errors.New("rsa: no device")
 	}
-	b := &deviceBackend{dev: dev, pool: dev.NewPool(bufferIdle)}
+	b := &deviceBackend{dev: dev, pool: dev.NewPool(bufferIdle), staging: dev.NewHostPool(bufferIdle)}
 	b.fault.Store(-1)
 	return b, nil
 }
@@ -437,20 +441,23 @@ func (t *privTables) clear() {
 // batch; fault (tests) is the column whose mp rsa_combine corrupts.
 func (b *deviceBackend) privateChunk(mh, mf arith.Mont, kt *privTables, cols []int, kidx []uint32, keys []*privKey, in, out []*big.Int, errs []error, fault uint32) error {
 	m, F := len(cols), mf.W
-	xs := getWords(F * m) // every word is written
-	defer putWords(xs)
-	if err := putColumns(xs, F, m, func(col int) *big.Int { return in[cols[col]] }); err != nil {
+	// inputs, results and check flags in pinned memory: the copies run at
+	// the bus's speed
+	mem, err := b.staging.Get(4 * (2*F*m + m))
+	if err != nil {
 		return err
 	}
-	vals := getWords(F * m) // read from the device, cleared by getColumns
-	defer putWords(vals)
-	ok := make([]uint32, m)
-	err := b.deviceSection(func(l *device.Lease) error {
-		if b.runPrivateStub != nil {
-			return b.runPrivateStub(mh, mf, kt, xs, kidx, fault, vals, ok)
-		}
-		return b.runPrivate(l, mh, mf, kt, xs, kidx, fault, vals, ok)
-	})
+	defer b.staging.Put(mem)
+	words := device.Uint32s(mem.Bytes, 2*F*m+m)
+	xs, vals, ok := words[:F*m], words[F*m:2*F*m], words[2*F*m:]
+	if err := putColumns(xs, F, m, func(col int) *big.Int { return in[cols[col]] }); err != nil { // every word is written
+		return err
+	}
+	if b.runPrivateStub != nil {
+		err = b.runPrivateStub(mh, mf, kt, xs, kidx, fault, vals, ok)
+	} else {
+		err = b.onDevice(func(c *device.Commands) error { return b.enqueuePrivate(c, mh, mf, kt, xs, kidx, fault, vals, ok) })
+	}
 	if err != nil {
 		clear(vals)
 		return err
@@ -486,12 +493,12 @@ func (b *deviceBackend) privateChunk(mh, mf arith.Mont, kt *privTables, cols []i
 	return nil
 }
 
-// runPrivate is the device part of a private batch of m = len(kidx)
-// elements: upload the inputs xs (F words each, limb-major) and the key
-// tables, run rsa_split (2m work-items), modexp (2m) and rsa_combine (m),
-// and read the results into vals (F words each) and the check flags into
-// ok.
-func (b *deviceBackend) runPrivate(l *device.Lease, mh, mf arith.Mont, kt *privTables, xs, kidx []uint32, fault uint32, vals, ok []uint32) error {
+// enqueuePrivate enqueues the device part of a private batch of m =
+// len(kidx) elements: upload the inputs xs (F words each, limb-major) and
+// the key tables, run rsa_split (2m work-items), modexp (2m) and
+// rsa_combine (m), and read the results into vals (F words each) and the
+// check flags into ok.
+func (b *deviceBackend) enqueuePrivate(c *device.Commands, mh, mf arith.Mont, kt *privTables, xs, kidx []uint32, fault uint32, vals, ok []uint32) error {
 	prog, err := b.program(mh, mf, true)
 	if err != nil {
 		return err
@@ -513,24 +520,18 @@ func (b *deviceBackend) runPrivate(l *device.Lease, mh, mf arith.Mont, kt *privT
 	// encrypting), key material, CRT halves and results
 	var up [8]*device.Buffer
 	for j, words := range [][]uint32{xs, kidx, kt.keys, kt.mods, kt.ones, kt.r2s, kt.n0s, kt.exp} {
-		if up[j], err = l.Upload(words, true); err != nil {
+		if up[j], err = c.Upload(words, true); err != nil {
 			return err
 		}
 	}
 	dx, dkidx, dkeys, dmods, dones, dr2s, dn0s, dexp := up[0], up[1], up[2], up[3], up[4], up[5], up[6], up[7]
 	var out [6]*device.Buffer
 	for j, bytes := range []int{4 * W * 2 * m, 4 * 2 * m, 4 * W * 2 * m << mh.Window, 4 * W * 2 * m, 4 * F * m, 4 * m} {
-		if out[j], err = l.Buffer(bytes, true); err != nil {
+		if out[j], err = c.Buffer(bytes, true); err != nil {
 			return err
 		}
 	}
 	dbase, dmidx, dtab, dhalves, dout, dok := out[0], out[1], out[2], out[3], out[4], out[5]
-	var evs []*device.Event
-	defer func() {
-		for _, ev := range evs {
-			ev.Release()
-		}
-	}()
 	mg, ml, mextra := mh.ModExpLaunch(2 * m)
 	for _, l := range []struct {
 		k      *device.Kernel
@@ -542,33 +543,14 @@ func (b *deviceBackend) runPrivate(l *device.Lease, mh, mf arith.Mont, kt *privT
 			dmods, dones, dr2s, dn0s, dmidx, uint32(2 * K), dtab, uint32(2 * m)}, mextra...)},
 		{rk[1], m, rsaWorkGroup, []any{dout, dok, dhalves, dx, dkeys, dkidx, uint32(K), uint32(m), fault}},
 	} {
-		ev, err := l.k.Launch(l.n, l.grp, l.args...)
-		if err != nil {
+		if err := c.Launch(l.k, l.n, l.grp, l.args...); err != nil {
 			return err
 		}
-		evs = append(evs, ev)
 	}
-	if err := dout.Read(0, device.Uint32Bytes(vals)); err != nil {
+	if err := c.Read(dout, device.Uint32Bytes(vals)); err != nil {
 		return err
 	}
-	if err := dok.Read(0, device.Uint32Bytes(ok)); err != nil {
-		return err
-	}
-	return b.addKernelTime(evs)
-}
-
-// addKernelTime adds the device time of the completed kernels evs.
-func (b *deviceBackend) addKernelTime(evs []*device.Event) error {
-	var total time.Duration
-	for _, ev := range evs {
-		d, err := ev.Duration()
-		if err != nil {
-			return err
-		}
-		total += d
-	}
-	b.kernelNs.Add(int64(total))
-	return nil
+	return c.Read(dok, device.Uint32Bytes(ok))
 }
 
 // keyTable lays out the key material for rsa.cl (see its header): H-word
@@ -655,13 +637,17 @@ func (b *deviceBackend) publicGroup(limbs int, idx []int, keys []*pubKey, in, ou
 // device batch.
 func (b *deviceBackend) publicChunk(mf arith.Mont, K int, table []uint32, cols []int, kidx []uint32, in, out []*big.Int) error {
 	m, F := len(cols), mf.W
-	xs := getWords(F * m) // may be a plaintext (encryption): cleared by getColumns
-	defer putWords(xs)
+	mem, err := b.staging.Get(4 * F * m)
+	if err != nil {
+		return err
+	}
+	defer b.staging.Put(mem)
+	xs := device.Uint32s(mem.Bytes, F*m) // may be a plaintext (encryption): cleared by getColumns
 	if err := putColumns(xs, F, m, func(col int) *big.Int { return in[cols[col]] }); err != nil {
 		clear(xs)
 		return err
 	}
-	err := b.deviceSection(func(l *device.Lease) error { return b.runPublic(l, mf, K, xs, table, kidx) })
+	err = b.onDevice(func(c *device.Commands) error { return b.enqueuePublic(c, mf, K, xs, table, kidx) })
 	if err != nil {
 		clear(xs)
 		return err
@@ -673,9 +659,9 @@ func (b *deviceBackend) publicChunk(mf arith.Mont, K int, table []uint32, cols [
 	return nil
 }
 
-// runPublic is the device part of a public batch: xs (F words per
-// element, limb-major) is replaced by xs[i]^e mod n.
-func (b *deviceBackend) runPublic(l *device.Lease, mf arith.Mont, K int, xs, table, kidx []uint32) error {
+// enqueuePublic enqueues the device part of a public batch: xs (F words
+// per element, limb-major) is replaced by xs[i]^e mod n.
+func (b *deviceBackend) enqueuePublic(c *device.Commands, mf arith.Mont, K int, xs, table, kidx []uint32) error {
 	prog, err := b.program(mf, mf, false)
 	if err != nil {
 		return err
@@ -685,31 +671,21 @@ func (b *deviceBackend) runPublic(l *device.Lease, mf arith.Mont, K int, xs, tab
 		return err
 	}
 	m := len(kidx)
-	dx, err := l.Upload(xs, true) // a plaintext, when encrypting
+	// every buffer is zeroed after the batch: the inputs may be
+	// plaintexts (encryption); public keys and indices too, so that kept
+	// buffers are all zero between batches
+	var up [3]*device.Buffer
+	for j, words := range [][]uint32{xs, table, kidx} {
+		if up[j], err = c.Upload(words, true); err != nil {
+			return err
+		}
+	}
+	dout, err := c.Buffer(4*mf.W*m, true)
 	if err != nil {
 		return err
 	}
-	// public keys and indices: zeroed too, so that kept buffers are all
-	// zero between batches
-	dkeys, err := l.Upload(table, true)
-	if err != nil {
+	if err := c.Launch(kern, m, rsaWorkGroup, dout, up[0], up[1], up[2], uint32(K), uint32(m)); err != nil {
 		return err
 	}
-	dkidx, err := l.Upload(kidx, true)
-	if err != nil {
-		return err
-	}
-	dout, err := l.Buffer(4*mf.W*m, true)
-	if err != nil {
-		return err
-	}
-	ev, err := kern.Launch(m, rsaWorkGroup, dout, dx, dkeys, dkidx, uint32(K), uint32(m))
-	if err != nil {
-		return err
-	}
-	defer ev.Release()
-	if err := dout.Read(0, device.Uint32Bytes(xs)); err != nil {
-		return err
-	}
-	return b.addKernelTime([]*device.Event{ev})
+	return c.Read(dout, device.Uint32Bytes(xs))
 }

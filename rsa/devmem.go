@@ -15,31 +15,32 @@ import (
 // allocated without a new batch.
 const bufferIdle = 10 * time.Second
 
-// deviceSection runs f with exclusive use of the device and a lease of
-// the backend's device buffers, and returns them, zeroed where they held
-// anything of the batch (every region: key material, CRT halves, results),
-// before it returns.
+// stages returns the backend's device.Stages (upload, kernel and
+// read-back queues), made at the first batch.
+func (b *deviceBackend) stages() (*device.Stages, error) {
+	b.stagesOnce.Do(func() { b.stagesVal, b.stagesErr = b.dev.NewStages() })
+	return b.stagesVal, b.stagesErr
+}
+
+// onDevice runs one device batch through the backend's stages (see
+// device.Stages.Run): enqueue enqueues its commands; the zeroing of its
+// buffers follows its read-backs; onDevice waits for all of it, adds the
+// kernels' device time to the backend's and returns the buffers to the
+// pool, zeroed (every region: inputs, key material, CRT halves, results).
 //
 // Large batches need hundreds of megabytes (the modexp kernel's table
 // above all: 256 MiB for 65,536 RSA-2048 operations); the pool keeps them
-// for the next batches rather than allocating them every time. Device
-// work is serialized (devMu): one batch owns the device from its first
-// upload to the end of its zeroing. The queue runs in order anyway;
-// holding the lock keeps another caller's commands from being queued
-// between a batch's last kernel and its zeroing, so the batch never waits
-// for another batch's kernels. Host work (conversions, padding, the
-// sample check) runs outside the lock and overlaps the device work of
-// other batches.
-func (b *deviceBackend) deviceSection(f func(l *device.Lease) error) error {
-	b.devMu.Lock()
-	defer b.devMu.Unlock()
-	l := b.pool.Lease(nil)
-	err := f(l)
+// for the next batches rather than allocating them every time. Host work
+// (conversions, padding, the sample check) runs outside, in parallel with
+// the device work of other batches.
+func (b *deviceBackend) onDevice(enqueue func(c *device.Commands) error) error {
+	st, err := b.stages()
 	if err != nil {
-		l.Fail()
+		return err
 	}
-	if zerr := l.Release(); err == nil {
-		err = zerr
+	dur, err := st.Run(b.pool, enqueue)
+	if err == nil {
+		b.kernelNs.Add(int64(dur))
 	}
 	return err
 }

@@ -114,7 +114,7 @@ func TestSplitKernel(t *testing.T) {
 			kt := newPrivTables(dks, mh, mf)
 			base := make([]uint32, W*2*m)
 			midx := make([]uint32, 2*m)
-			require.NoError(t, b.deviceSection(func(l *device.Lease) error {
+			require.NoError(t, b.onDevice(func(c *device.Commands) error {
 				prog, err := b.program(mh, mf, true)
 				if err != nil {
 					return err
@@ -125,27 +125,25 @@ func TestSplitKernel(t *testing.T) {
 				}
 				var d [6]*device.Buffer
 				for j, w := range [][]uint32{xs, kidx, kt.mods, kt.ones, kt.r2s, kt.n0s} {
-					if d[j], err = l.Upload(w, true); err != nil {
+					if d[j], err = c.Upload(w, true); err != nil {
 						return err
 					}
 				}
-				dbase, err := l.Buffer(4*len(base), true)
+				dbase, err := c.Buffer(4*len(base), true)
 				if err != nil {
 					return err
 				}
-				dmidx, err := l.Buffer(4*len(midx), true)
+				dmidx, err := c.Buffer(4*len(midx), true)
 				if err != nil {
 					return err
 				}
-				ev, err := kern.Launch(2*m, rsaWorkGroup, dbase, dmidx, d[0], d[2], d[3], d[4], d[5], d[1], uint32(K), uint32(m))
-				if err != nil {
+				if err := c.Launch(kern, 2*m, rsaWorkGroup, dbase, dmidx, d[0], d[2], d[3], d[4], d[5], d[1], uint32(K), uint32(m)); err != nil {
 					return err
 				}
-				defer ev.Release()
-				if err := dbase.Read(0, device.Uint32Bytes(base)); err != nil {
+				if err := c.Read(dbase, device.Uint32Bytes(base)); err != nil {
 					return err
 				}
-				return dmidx.Read(0, device.Uint32Bytes(midx))
+				return c.Read(dmidx, device.Uint32Bytes(midx))
 			}))
 			got := getColumns(base, W, 2*m, func(int) bool { return true })
 			for col, x := range ins {
@@ -209,9 +207,7 @@ func TestScratchZeroed(t *testing.T) {
 	sigs, err := e.SignPKCS1v15(repeat(k, 5), crypto.SHA256, digests)
 	require.NoError(t, err)
 	require.NoError(t, e.VerifyPKCS1v15(repeat(&k.PublicKey, 5), crypto.SHA256, digests, sigs))
-	b.devMu.Lock()
-	defer b.devMu.Unlock()
-	idle, err := b.pool.IdleContents()
+	idle, err := b.pool.IdleContents() // no batch runs: every buffer is idle
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, len(idle), 14, "the buffers of a private batch are kept")
 	for n, data := range idle {

@@ -1,0 +1,208 @@
+package device
+
+import (
+	"sync"
+	"time"
+)
+
+// Stages are three queues of a device through which batches run so that
+// their copies overlap other batches' kernels: one for uploads, one for
+// kernels and one for read-backs. A batch's first kernel waits for its
+// uploads and its first read-back for its last kernel (device events
+// across queues), so one batch's uploads run while the kernels of the
+// batch before it compute, and its read-back while the kernels of the
+// next one compute. On the kernel queue the batches' kernels run one
+// batch after the other, so their times add up to the device time of the
+// work. Safe for concurrent use: each batch's commands are enqueued
+// together, in one order on all three queues.
+type Stages struct {
+	upload, kernels, read *Queue
+	mu                    sync.Mutex // keeps each batch's commands together
+}
+
+// NewStages makes the three queues.
+func (d *Device) NewStages() (*Stages, error) {
+	var qs [3]*Queue
+	for i := range qs {
+		q, err := d.NewQueue()
+		if err != nil {
+			for _, made := range qs[:i] {
+				made.Release()
+			}
+			return nil, err
+		}
+		qs[i] = q
+	}
+	return &Stages{upload: qs[0], kernels: qs[1], read: qs[2]}, nil
+}
+
+// Commands are the commands of one batch (Stages.Run), enqueued without
+// waiting, in device buffers leased from a Pool.
+type Commands struct {
+	s       *Stages
+	lease   *Lease
+	writes  []*Event
+	kernels []*Event
+	reads   []*Event
+
+	// Uploaded, when set, runs once the batch's uploads have completed,
+	// while its kernels may still run (to clear secret host inputs early).
+	Uploaded func()
+}
+
+// Buffer returns a device buffer of at least n bytes for the batch
+// (Lease.Buffer: a secret one is zeroed after the batch).
+func (c *Commands) Buffer(n int, secret bool) (*Buffer, error) { return c.lease.Buffer(n, secret) }
+
+// Write enqueues a copy of src into b on the upload queue. src must not
+// change until the batch is done.
+func (c *Commands) Write(b *Buffer, src []byte) error {
+	ev, err := c.s.upload.Write(b, 0, src)
+	if err != nil {
+		return err
+	}
+	c.writes = append(c.writes, ev)
+	return nil
+}
+
+// Upload is Buffer and Write: a new buffer of the batch holding words.
+func (c *Commands) Upload(words []uint32, secret bool) (*Buffer, error) {
+	b, err := c.Buffer(4*len(words), secret)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Write(b, Uint32Bytes(words)); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// Launch enqueues kernel k over n work-items in groups of group on the
+// kernel queue; the batch's first kernel waits for its uploads.
+func (c *Commands) Launch(k *Kernel, n, group int, args ...any) error {
+	if len(c.kernels) == 0 {
+		if err := c.s.kernels.WaitFor(c.writes...); err != nil {
+			return err
+		}
+	}
+	ev, err := c.s.kernels.Launch(k, n, group, args...)
+	if err != nil {
+		return err
+	}
+	c.kernels = append(c.kernels, ev)
+	return nil
+}
+
+// Read enqueues a copy of b into dst on the read-back queue; the batch's
+// first read-back waits for its last kernel. dst holds the bytes once
+// Stages.Run returns.
+func (c *Commands) Read(b *Buffer, dst []byte) error {
+	if len(c.reads) == 0 {
+		if err := c.s.read.WaitFor(c.last()...); err != nil {
+			return err
+		}
+	}
+	ev, err := c.s.read.Read(b, 0, dst)
+	if err != nil {
+		return err
+	}
+	c.reads = append(c.reads, ev)
+	return nil
+}
+
+// last is what the read-back queue must wait for: the last kernel, or the
+// uploads of a batch without one.
+func (c *Commands) last() []*Event {
+	if len(c.kernels) > 0 {
+		return c.kernels[len(c.kernels)-1:]
+	}
+	return c.writes
+}
+
+// Run runs one batch: enqueue enqueues its commands (holding the stages'
+// lock), the zeroing of its secret buffers is enqueued behind its
+// read-backs, and Run waits for all of it and returns the buffers to
+// pool, zeroed where secret. It returns the device time of the batch's
+// kernels. After a failed enqueue it waits for what was enqueued and
+// frees the buffers instead of keeping them.
+func (s *Stages) Run(pool *Pool, enqueue func(c *Commands) error) (time.Duration, error) {
+	c := &Commands{s: s, lease: pool.Lease(s.read)}
+	s.mu.Lock()
+	err := enqueue(c)
+	if err == nil && len(c.reads) == 0 {
+		// the zeroing, on the read-back queue, must follow every command
+		err = s.read.WaitFor(c.last()...)
+	}
+	if err == nil {
+		err = c.lease.ZeroAsync()
+	}
+	s.mu.Unlock()
+	if err != nil {
+		c.lease.Fail()
+	}
+	dur, werr := c.wait()
+	if err == nil {
+		err = werr
+	}
+	c.release()
+	if zerr := c.lease.Release(); err == nil {
+		err = zerr
+	}
+	if err != nil {
+		return 0, err
+	}
+	return dur, nil
+}
+
+// wait waits for every command (running Uploaded between the uploads and
+// the rest) and returns the kernels' device time.
+func (c *Commands) wait() (time.Duration, error) {
+	var first error
+	for _, ev := range c.writes {
+		if err := ev.Wait(); err != nil && first == nil {
+			first = err
+		}
+	}
+	if c.Uploaded != nil {
+		c.Uploaded()
+	}
+	for _, list := range [][]*Event{c.kernels, c.reads} {
+		for _, ev := range list {
+			if err := ev.Wait(); err != nil && first == nil {
+				first = err
+			}
+		}
+	}
+	if first != nil {
+		return 0, first
+	}
+	var total time.Duration
+	for _, ev := range c.kernels {
+		d, err := ev.Duration()
+		if err != nil {
+			return 0, err
+		}
+		total += d
+	}
+	return total, nil
+}
+
+// release frees the batch's events.
+func (c *Commands) release() {
+	for _, list := range [][]*Event{c.writes, c.kernels, c.reads} {
+		for _, ev := range list {
+			ev.Release()
+		}
+	}
+}
+
+// Release frees the queues once their commands are done.
+func (s *Stages) Release() error {
+	var first error
+	for _, q := range []*Queue{s.upload, s.kernels, s.read} {
+		if err := q.Release(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}

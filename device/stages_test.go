@@ -1,0 +1,107 @@
+package device_test
+
+import (
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpucrypto/gpucrypto/device"
+	"github.com/gpucrypto/gpucrypto/internal/devicetest"
+)
+
+// Batches through Stages from many goroutines: each gets its own results
+// (uploads, kernel and read-back keep their order across the three
+// queues), its kernel time, and leaves only zeroed buffers in the pool; a
+// batch whose enqueue fails returns the error and keeps nothing.
+func TestStages(t *testing.T) {
+	d := devicetest.Device(t)
+	p, err := d.Program(source("scale", scaleSrc, nil))
+	require.NoError(t, err)
+	k, err := p.Kernel("scale")
+	require.NoError(t, err)
+	st, err := d.NewStages()
+	require.NoError(t, err)
+	defer st.Release()
+	pool := d.NewPool(0)
+	defer pool.Drain()
+
+	const batches, n = 16, 4099
+	var wg sync.WaitGroup
+	for g := range batches {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			in := make([]uint32, n)
+			for i := range in {
+				in[i] = uint32(g*n + i)
+			}
+			out := make([]uint32, n)
+			uploaded := false
+			dur, err := st.Run(pool, func(c *device.Commands) error {
+				c.Uploaded = func() { uploaded = true }
+				buf, err := c.Upload(in, true)
+				if err != nil {
+					return err
+				}
+				if err := c.Launch(k, n, 64, buf, uint32(g+2), uint32(n)); err != nil {
+					return err
+				}
+				return c.Read(buf, device.Uint32Bytes(out))
+			})
+			if err != nil {
+				t.Errorf("batch %d: %v", g, err)
+				return
+			}
+			if !uploaded {
+				t.Errorf("batch %d: Uploaded not called", g)
+			}
+			if dur <= 0 {
+				t.Errorf("batch %d: kernel time %v", g, dur)
+			}
+			for i, v := range out {
+				if want := in[i]*uint32(g+2) + uint32(i); v != want {
+					t.Errorf("batch %d, element %d: %d, want %d", g, i, v, want)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	idle, err := pool.IdleContents()
+	require.NoError(t, err)
+	require.NotEmpty(t, idle)
+	for _, b := range idle {
+		for i, c := range b {
+			require.Zero(t, c, "byte %d of an idle buffer", i)
+		}
+	}
+
+	// a failed enqueue: its error, and its buffers are not kept
+	count, _ := pool.Idle()
+	bad := errors.New("enqueue failed")
+	_, err = st.Run(pool, func(c *device.Commands) error {
+		if _, err := c.Upload(make([]uint32, 64), true); err != nil {
+			return err
+		}
+		return bad
+	})
+	require.ErrorIs(t, err, bad)
+	after, _ := pool.Idle()
+	require.LessOrEqual(t, after, count)
+
+	// uploads alone (no kernel, no read-back): the zeroing still follows them
+	_, err = st.Run(pool, func(c *device.Commands) error {
+		_, err := c.Upload([]uint32{1, 2, 3, 4}, true)
+		return err
+	})
+	require.NoError(t, err)
+	idle, err = pool.IdleContents()
+	require.NoError(t, err)
+	for _, b := range idle {
+		for i, c := range b {
+			require.Zero(t, c, "byte %d of an idle buffer", i)
+		}
+	}
+}
