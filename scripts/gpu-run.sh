@@ -11,7 +11,9 @@
 # selftest (both backends), bench (JSON and table, OpenCL then CUDA), and,
 # when named, aes (AES bench, both backends and layouts), aes-ncu (ncu on
 # the AES kernels), aes-conflicts (ncu: shared-memory bank conflicts against
-# constant and random input) and sweep (RSA against batch size, CUDA). A whole run takes more than one device call
+# constant and random input), sweep (RSA against batch size, CUDA), e2e
+# (one caller at large batches), server (bench server) and tls (bench tls).
+# A whole run takes more than one device call
 # allows (10 minutes: most of it is NVIDIA's compiler building every kernel
 # configuration), so it can be split, e.g. `./run.sh quick info ptx` then
 # `./run.sh quick portable selftest bench`; the kernel cache
@@ -137,6 +139,25 @@ fi
 if want sweep; then
 	GPUCRYPTO_BACKEND=${SWEEP_BACKEND:-cuda} ./gpucrypto bench --ops rsa2048,rsa3072,rsa4096 --batch ${SWEEP_BATCHES:-1,64,1024,8192,65536,262144} \
 		--json-out "$OUT/sweep.json" 2>> "$INFO" | tee "$OUT/sweep.txt" || fail=1
+fi
+
+# e2e: one caller at large batches (kernel, end-to-end, pipelined: issue
+# #11's "one caller at the best batch")
+if want e2e; then
+	GPUCRYPTO_BACKEND=${E2E_BACKEND:-cuda} ./gpucrypto bench --ops ${E2E_OPS:-rsa2048,x25519,x448} --batch ${E2E_BATCHES:-65536,262144,1048576} \
+		--json-out "$OUT/e2e.json" 2>> "$INFO" | tee "$OUT/e2e.txt" || fail=1
+fi
+# server: the Servers against the number of concurrent callers (SERVER_ARGS
+# adds flags, e.g. --devices 1,2 on a host with two GPUs)
+if want server; then
+	GPUCRYPTO_BACKEND=${SERVER_BACKEND:-cuda} ./gpucrypto bench server --json-out "$OUT/server.json" ${SERVER_ARGS:-} \
+		2>> "$INFO" | tee "$OUT/server.txt" || fail=1
+fi
+# tls: crypto/tls handshakes with the certificate key on the CPU and on the
+# GPU Signer, and a CPU profile of the GPU-key runs
+if want tls; then
+	GPUCRYPTO_BACKEND=${TLS_BACKEND:-cuda} ./gpucrypto bench tls --json-out "$OUT/tls.json" --cpuprofile "$OUT/tls.pprof" ${TLS_ARGS:-} \
+		2>> "$INFO" | tee "$OUT/tls.txt" || fail=1
 fi
 
 echo
