@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -432,4 +433,23 @@ func allCores(dur time.Duration, f func(i int)) float64 {
 	}
 	wg.Wait()
 	return float64(count.Load()) / time.Since(start).Seconds()
+}
+
+// startCPUProfile starts a pprof CPU profile into file; the function it
+// returns stops it and closes the file.
+func startCPUProfile(file string) (func(), error) {
+	f, err := os.Create(file)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			fmt.Fprintln(os.Stderr, "--cpuprofile:", err)
+		}
+	}, nil
 }

@@ -50,7 +50,15 @@ func cmdBenchServer(args []string) error {
 	seconds := fs.Float64("seconds", 2, "time per measurement, after the warm-up")
 	warmup := fs.Float64("warmup", 0.5, "seconds of load before each measurement, not counted (the queue fills, batch sizes settle)")
 	jsonOut := fs.String("json-out", "", "also write the results as JSON to this file")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	fs.Parse(args)
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	d, err := pickDevice()
 	if err != nil {
 		return err

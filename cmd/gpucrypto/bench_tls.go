@@ -16,7 +16,6 @@ import (
 	"net"
 	"os"
 	"runtime"
-	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -612,25 +611,6 @@ func processCPUTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// startCPUProfile starts a pprof CPU profile into file; the function it
-// returns stops it and closes the file.
-func startCPUProfile(file string) (func(), error) {
-	f, err := os.Create(file)
-	if err != nil {
-		return nil, err
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("bench tls: --cpuprofile: %w", err)
-	}
-	return func() {
-		pprof.StopCPUProfile()
-		if err := f.Close(); err != nil {
-			fmt.Fprintln(os.Stderr, "bench tls: --cpuprofile:", err)
-		}
-	}, nil
 }
 
 func durationOrEmpty(d time.Duration) string {
