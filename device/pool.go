@@ -146,18 +146,20 @@ func (p *Pool) Idle() (count int, bytes uint64) {
 // Lease is the buffers of one batch, taken from a Pool. Not safe for
 // concurrent use.
 type Lease struct {
-	pool   *Pool
-	queue  *Queue
-	held   []leased
-	zeroed []*Event // the zeroing of secret buffers, once enqueued
-	failed bool     // a command failed: free the buffers, do not keep them
-	done   bool
+	pool       *Pool
+	queue      *Queue
+	held       []leased
+	zeroed     []*Event // the zeroing of secret buffers, once enqueued (and Scrubbed's)
+	zeroQueued bool     // ZeroAsync has run
+	failed     bool     // a command failed: free the buffers, do not keep them
+	done       bool
 }
 
 type leased struct {
-	b      *Buffer
-	used   int // bytes asked for
-	secret bool
+	b        *Buffer
+	used     int // bytes asked for
+	secret   bool
+	scrubbed bool // zeroed by the caller's commands (Scrubbed)
 }
 
 // Buffer returns a buffer of at least n bytes. A secret one is zeroed over
@@ -173,7 +175,7 @@ func (l *Lease) Buffer(n int, secret bool) (*Buffer, error) {
 	if err != nil {
 		return nil, err
 	}
-	l.held = append(l.held, leased{b, n, secret})
+	l.held = append(l.held, leased{b: b, used: n, secret: secret})
 	return b, nil
 }
 
@@ -210,21 +212,36 @@ func (l *Lease) q() (*Queue, error) {
 // secret ones and frees them all (after a failed command, say).
 func (l *Lease) Fail() { l.failed = true }
 
+// Scrubbed tells the lease that the caller's commands evs zero the first
+// bytes of b that the lease gave out (b's whole request): ZeroAsync leaves
+// b alone, and Release waits for evs instead. For a buffer read back on
+// another queue than the lease's, so that its zeroing follows the
+// read-back there (Stages: by the copy engine, not behind other batches'
+// kernels).
+func (l *Lease) Scrubbed(b *Buffer, evs ...*Event) {
+	for i := range l.held {
+		if l.held[i].b == b {
+			l.held[i].scrubbed = true
+		}
+	}
+	l.zeroed = append(l.zeroed, evs...)
+}
+
 // ZeroAsync enqueues the zeroing of the secret buffers on the lease's
 // queue now, behind the commands already there, without waiting (Release
 // waits). Calling it again does nothing.
 func (l *Lease) ZeroAsync() error {
-	if l.zeroed != nil || l.done {
+	if l.zeroQueued || l.done {
 		return nil
 	}
-	l.zeroed = []*Event{}
+	l.zeroQueued = true
 	q, err := l.q()
 	if err != nil {
 		l.failed = true
 		return err
 	}
 	for _, h := range l.held {
-		if !h.secret {
+		if !h.secret || h.scrubbed {
 			continue
 		}
 		n := (h.used + 3) &^ 3 // within the buffer: sizes are powers of two ≥ 4, or MaxAlloc

@@ -16,9 +16,16 @@ import (
 // work. Safe for concurrent use: each batch's commands are enqueued
 // together, in one order on all three queues.
 type Stages struct {
+	dev                   *Device
 	upload, kernels, read *Queue
 	mu                    sync.Mutex // keeps each batch's commands together
+	zeros                 []byte     // scrubs read-back buffers (Commands.Read); never written
+	zerosMem              *HostMemory
 }
+
+// scrubPiece is the size of the zero host memory that scrubs read-back
+// buffers, one copy per piece.
+const scrubPiece = 4 << 20
 
 // NewStages makes the three queues.
 func (d *Device) NewStages() (*Stages, error) {
@@ -33,7 +40,7 @@ func (d *Device) NewStages() (*Stages, error) {
 		}
 		qs[i] = q
 	}
-	return &Stages{upload: qs[0], kernels: qs[1], read: qs[2]}, nil
+	return &Stages{dev: d, upload: qs[0], kernels: qs[1], read: qs[2]}, nil
 }
 
 // Commands are the commands of one batch (Stages.Run), enqueued without
@@ -44,6 +51,7 @@ type Commands struct {
 	writes  []*Event
 	kernels []*Event
 	reads   []*Event
+	sizes   map[*Buffer]int // of the secret buffers: the bytes asked for
 
 	// Uploaded, when set, runs once the batch's uploads have completed,
 	// while its kernels may still run (to clear secret host inputs early).
@@ -52,7 +60,16 @@ type Commands struct {
 
 // Buffer returns a device buffer of at least n bytes for the batch
 // (Lease.Buffer: a secret one is zeroed after the batch).
-func (c *Commands) Buffer(n int, secret bool) (*Buffer, error) { return c.lease.Buffer(n, secret) }
+func (c *Commands) Buffer(n int, secret bool) (*Buffer, error) {
+	b, err := c.lease.Buffer(n, secret)
+	if err == nil && secret {
+		if c.sizes == nil {
+			c.sizes = map[*Buffer]int{}
+		}
+		c.sizes[b] = n
+	}
+	return b, err
+}
 
 // Write enqueues a copy of src into b on the upload queue. src must not
 // change until the batch is done.
@@ -107,6 +124,37 @@ func (c *Commands) Read(b *Buffer, dst []byte) error {
 		return err
 	}
 	c.reads = append(c.reads, ev)
+	if n, secret := c.sizes[b]; secret {
+		return c.scrub(b, n)
+	}
+	return nil
+}
+
+// scrub zeroes the first n bytes of b on the read-back queue, behind its
+// read-back, by copies from zero host memory: a copy engine does it, so
+// it does not wait behind the kernels of the next batch, as a fill would
+// (a fill is a kernel, and the next batch's kernel takes every SM), and
+// the batch completes when its results are back. Called once per buffer.
+func (c *Commands) scrub(b *Buffer, n int) error {
+	if c.s.zeros == nil {
+		mem, err := c.s.dev.HostAlloc(scrubPiece)
+		if err != nil {
+			return err
+		}
+		c.s.zerosMem, c.s.zeros = mem, mem.Bytes[:scrubPiece]
+	}
+	var evs []*Event
+	for off := 0; off < n; off += scrubPiece {
+		ev, err := c.s.read.Write(b, off, c.s.zeros[:min(scrubPiece, n-off)])
+		if err != nil {
+			c.lease.Scrubbed(b, evs...)
+			c.lease.failed = true // not all zeroed: Release zeroes and frees it
+			return err
+		}
+		evs = append(evs, ev)
+	}
+	c.lease.Scrubbed(b, evs...)
+	delete(c.sizes, b)
 	return nil
 }
 
@@ -125,13 +173,18 @@ func (c *Commands) last() []*Event {
 // pool, zeroed where secret. It returns the device time of the batch's
 // kernels. After a failed enqueue it waits for what was enqueued and
 // frees the buffers instead of keeping them.
+//
+// The buffers read back are zeroed on the read-back queue behind their
+// read-back (Commands.Read), the others on the kernel queue behind the
+// batch's last kernel, before the next batch's kernels: so no batch waits
+// for another's kernels.
 func (s *Stages) Run(pool *Pool, enqueue func(c *Commands) error) (time.Duration, error) {
-	c := &Commands{s: s, lease: pool.Lease(s.read)}
+	c := &Commands{s: s, lease: pool.Lease(s.kernels)}
 	s.mu.Lock()
 	err := enqueue(c)
-	if err == nil && len(c.reads) == 0 {
-		// the zeroing, on the read-back queue, must follow every command
-		err = s.read.WaitFor(c.last()...)
+	if err == nil && len(c.kernels) == 0 {
+		// the zeroing, on the kernel queue, must follow the uploads
+		err = s.kernels.WaitFor(c.writes...)
 	}
 	if err == nil {
 		err = c.lease.ZeroAsync()
@@ -199,6 +252,9 @@ func (c *Commands) release() {
 // Release frees the queues once their commands are done.
 func (s *Stages) Release() error {
 	var first error
+	if s.zerosMem != nil {
+		defer s.zerosMem.Free()
+	}
 	for _, q := range []*Queue{s.upload, s.kernels, s.read} {
 		if err := q.Release(); err != nil && first == nil {
 			first = err
