@@ -29,15 +29,18 @@ func (e *Engine) decryptOAEP(hash, mgfHash crypto.Hash, keys []*stdrsa.PrivateKe
 	if err := checkHash(mgfHash); err != nil {
 		return nil, err
 	}
-	ks, m, errs := e.decrypt(keys, ciphertexts, func(_ int, pub *pubKey) error { return oaepFits(pub, hash) })
-	out := make([][]byte, len(keys))
-	batch.Parallel(len(keys), 64, func(lo, hi int) {
-		h, mgf := hash.New(), mgfHash.New()
-		for i := lo; i < hi; i++ {
-			if errs[i] == nil {
-				out[i], errs[i] = oaepOutput(ks[i].k.pub, m[i], h, mgf, label)
+	out, errs := e.pipelined(len(keys), func(lo, hi int) ([][]byte, []error) {
+		ks, m, errs := e.decrypt(keys[lo:hi], ciphertexts[lo:hi], func(_ int, pub *pubKey) error { return oaepFits(pub, hash) })
+		out := make([][]byte, len(ks))
+		batch.Parallel(len(ks), 64, func(lo, hi int) {
+			h, mgf := hash.New(), mgfHash.New()
+			for i := lo; i < hi; i++ {
+				if errs[i] == nil {
+					out[i], errs[i] = oaepOutput(ks[i].k.pub, m[i], h, mgf, label)
+				}
 			}
-		}
+		})
+		return out, errs
 	})
 	return out, batch.Collect(errs)
 }
@@ -52,14 +55,17 @@ func (e *Engine) DecryptPKCS1v15(keys []*stdrsa.PrivateKey, ciphertexts [][]byte
 	if err := shapeError([]string{"keys", "ciphertexts"}, len(keys), len(ciphertexts)); err != nil {
 		return nil, err
 	}
-	ks, m, errs := e.decrypt(keys, ciphertexts, nil)
-	out := make([][]byte, len(keys))
-	batch.Parallel(len(keys), 256, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			if errs[i] == nil {
-				out[i], errs[i] = pkcs1v15Output(ks[i].k.pub, m[i])
+	out, errs := e.pipelined(len(keys), func(lo, hi int) ([][]byte, []error) {
+		ks, m, errs := e.decrypt(keys[lo:hi], ciphertexts[lo:hi], nil)
+		out := make([][]byte, len(ks))
+		batch.Parallel(len(ks), 256, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				if errs[i] == nil {
+					out[i], errs[i] = pkcs1v15Output(ks[i].k.pub, m[i])
+				}
 			}
-		}
+		})
+		return out, errs
 	})
 	return out, batch.Collect(errs)
 }
@@ -77,18 +83,22 @@ func (e *Engine) DecryptPKCS1v15SessionKey(keys []*stdrsa.PrivateKey, ciphertext
 	if err := shapeError([]string{"keys", "ciphertexts", "session keys"}, len(keys), len(ciphertexts), len(sessionKeys)); err != nil {
 		return err
 	}
-	ks, m, errs := e.decrypt(keys, ciphertexts, func(i int, pub *pubKey) error {
-		if modBytes(pub) < len(sessionKeys[i])+11 {
-			return ErrDecryption
-		}
-		return nil
-	})
-	batch.Parallel(len(keys), 256, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			if errs[i] == nil {
-				sessionKeyOutput(ks[i].k.pub, m[i], sessionKeys[i])
+	_, errs := e.pipelined(len(keys), func(lo, hi int) ([][]byte, []error) {
+		sessionKeys := sessionKeys[lo:hi]
+		ks, m, errs := e.decrypt(keys[lo:hi], ciphertexts[lo:hi], func(i int, pub *pubKey) error {
+			if modBytes(pub) < len(sessionKeys[i])+11 {
+				return ErrDecryption
 			}
-		}
+			return nil
+		})
+		batch.Parallel(len(ks), 256, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				if errs[i] == nil {
+					sessionKeyOutput(ks[i].k.pub, m[i], sessionKeys[i])
+				}
+			}
+		})
+		return nil, errs
 	})
 	return batch.Collect(errs)
 }

@@ -195,6 +195,29 @@ func (e *Engine) private(keys []*privEntry, in []*big.Int, errs []error) []*big.
 	return out
 }
 
+// pipelined computes a byte-level batch of n elements with f, which
+// computes the elements [lo, hi) from their bytes to their answers
+// (padding or parsing, the private operation, encoding) and returns their
+// results and errors (hi − lo of each). On a device engine a batch of
+// more than pipelineChunk elements runs as chunks of about equal size,
+// pipelineDepth at once, so that the host's padding and encoding of one
+// chunk overlap the device work of another: a single large call keeps
+// the device busy.
+func (e *Engine) pipelined(n int, f func(lo, hi int) ([][]byte, []error)) ([][]byte, []error) {
+	if e.be == backend(e.cpu) || n <= pipelineChunk {
+		return f(0, n)
+	}
+	out := make([][]byte, n)
+	errs := make([]error, n)
+	batch.Chunks(n, batch.EvenChunk(n, pipelineChunk), pipelineDepth, func(lo, hi int) error {
+		vals, verrs := f(lo, hi)
+		copy(out[lo:hi], vals)
+		copy(errs[lo:hi], verrs)
+		return nil
+	})
+	return out, errs
+}
+
 // public computes in[i]^e mod n under keys[i] for every i with errs[i] ==
 // nil, and sets errs[i] for those that fail.
 func (e *Engine) public(keys []*pubKey, in []*big.Int, errs []error) []*big.Int {

@@ -23,18 +23,22 @@ func (e *Engine) SignPKCS1v15(keys []*stdrsa.PrivateKey, hash crypto.Hash, diges
 	if err != nil {
 		return nil, err
 	}
-	errs := make([]error, len(keys))
-	ks := preparePrivates(keys, errs)
-	in := make([]*big.Int, len(keys))
-	batch.Parallel(len(keys), 256, func(lo, hi int) {
-		em := make([]byte, (MaxKeyBits+7)/8) // one encoding buffer per core
-		for i := lo; i < hi; i++ {
-			if errs[i] == nil {
-				in[i], errs[i] = pkcs1v15SignInput(ks[i].k.pub, hash, prefix, digests[i], em)
+	out, errs := e.pipelined(len(keys), func(lo, hi int) ([][]byte, []error) {
+		keys, digests := keys[lo:hi], digests[lo:hi]
+		errs := make([]error, len(keys))
+		ks := preparePrivates(keys, errs)
+		in := make([]*big.Int, len(keys))
+		batch.Parallel(len(keys), 256, func(lo, hi int) {
+			em := make([]byte, (MaxKeyBits+7)/8) // one encoding buffer per core
+			for i := lo; i < hi; i++ {
+				if errs[i] == nil {
+					in[i], errs[i] = pkcs1v15SignInput(ks[i].k.pub, hash, prefix, digests[i], em)
+				}
 			}
-		}
+		})
+		return e.signatures(ks, in, errs), errs
 	})
-	return e.signatures(ks, in, errs)
+	return out, batch.Collect(errs)
 }
 
 // SignPSS signs each digests[i] with keys[i] using RSASSA-PSS, as
@@ -54,15 +58,15 @@ func (e *Engine) SignPSS(random io.Reader, keys []*stdrsa.PrivateKey, hash crypt
 		return nil, fmt.Errorf("rsa: invalid PSS salt length %d", s)
 	}
 	random = orDefault(random)
-	errs := make([]error, len(keys))
-	ks := preparePrivates(keys, errs)
+	keyErrs := make([]error, len(keys))
+	ks := preparePrivates(keys, keyErrs)
 	// Salts, read in one go and in element order: a caller's reader need
 	// not be safe for concurrent use.
 	saltLen := make([]int, len(keys))
 	total := 0
 	for i := range keys {
-		if errs[i] == nil {
-			saltLen[i], errs[i] = pssSaltFor(ks[i].k.pub, hash.Size(), opts)
+		if keyErrs[i] == nil {
+			saltLen[i], keyErrs[i] = pssSaltFor(ks[i].k.pub, hash.Size(), opts)
 			total += saltLen[i]
 		}
 	}
@@ -74,21 +78,27 @@ func (e *Engine) SignPSS(random io.Reader, keys []*stdrsa.PrivateKey, hash crypt
 	for i, n := range saltLen {
 		salts[i], buf = buf[:n:n], buf[n:]
 	}
-	in := make([]*big.Int, len(keys))
-	batch.Parallel(len(keys), 64, func(lo, hi int) {
-		h := hash.New()
-		for i := lo; i < hi; i++ {
-			if errs[i] == nil {
-				in[i], errs[i] = pssSignInput(ks[i].k.pub, h, digests[i], salts[i])
+	out, errs := e.pipelined(len(keys), func(lo, hi int) ([][]byte, []error) {
+		ks, digests, salts := ks[lo:hi], digests[lo:hi], salts[lo:hi]
+		errs := append([]error(nil), keyErrs[lo:hi]...)
+		in := make([]*big.Int, len(ks))
+		batch.Parallel(len(ks), 64, func(lo, hi int) {
+			h := hash.New()
+			for i := lo; i < hi; i++ {
+				if errs[i] == nil {
+					in[i], errs[i] = pssSignInput(ks[i].k.pub, h, digests[i], salts[i])
+				}
 			}
-		}
+		})
+		return e.signatures(ks, in, errs), errs
 	})
-	return e.signatures(ks, in, errs)
+	return out, batch.Collect(errs)
 }
 
 // signatures runs the private operation and writes each result as a
-// modulus-sized big-endian string.
-func (e *Engine) signatures(ks []*privEntry, in []*big.Int, errs []error) ([][]byte, error) {
+// modulus-sized big-endian string (nil where errs says the element
+// failed, errs updated).
+func (e *Engine) signatures(ks []*privEntry, in []*big.Int, errs []error) [][]byte {
 	m := e.private(ks, in, errs)
 	out := make([][]byte, len(in))
 	batch.Parallel(len(in), 1024, func(lo, hi int) {
@@ -98,7 +108,7 @@ func (e *Engine) signatures(ks []*privEntry, in []*big.Int, errs []error) ([][]b
 			}
 		}
 	})
-	return out, batch.Collect(errs)
+	return out
 }
 
 // pkcs1v15SignInput is the integer that signs digest under pub; buf

@@ -2,6 +2,7 @@ package rsa
 
 import (
 	"crypto"
+	"crypto/rand"
 	stdrsa "crypto/rsa"
 	"crypto/sha256"
 	"fmt"
@@ -257,5 +258,65 @@ func TestPrivatePipelinedChunks(t *testing.T) {
 		want, err := stdrsa.SignPKCS1v15(nil, keys[i], crypto.SHA256, digests[i])
 		require.NoError(t, err)
 		require.Equal(t, want, sigs[i], "element %d", i)
+	}
+}
+
+// Byte-level calls larger than pipelineChunk run as pipelined chunks,
+// from the padding to the encoding: PSS signatures verify, decryptions of
+// every kind give the plaintexts, and bad elements fail alone, at their
+// own index.
+func TestPipelinedCalls(t *testing.T) {
+	b := testDeviceBackend(t)
+	e := &Engine{be: b, cpu: &cpuBackend{}}
+	e.OnFallback(func(err error) { t.Errorf("unexpected fallback: %v", err) })
+	old := pipelineChunk
+	pipelineChunk = 4
+	t.Cleanup(func() { pipelineChunk = old })
+	ks := []*stdrsa.PrivateKey{loadKey(t, "rsa1024a"), loadKey(t, "rsa2048a")}
+	const n, bad = 19, 9
+	keys := make([]*stdrsa.PrivateKey, n)
+	digests := make([][]byte, n)
+	msgs := make([][]byte, n)
+	oaep := make([][]byte, n)
+	pkcs := make([][]byte, n)
+	for i := range n {
+		keys[i] = ks[i%len(ks)]
+		d := sha256.Sum256([]byte{byte(i), 9})
+		digests[i] = d[:]
+		msgs[i] = d[:16]
+		var err error
+		oaep[i], err = stdrsa.EncryptOAEP(sha256.New(), rand.Reader, &keys[i].PublicKey, msgs[i], nil)
+		require.NoError(t, err)
+		pkcs[i], err = stdrsa.EncryptPKCS1v15(rand.Reader, &keys[i].PublicKey, msgs[i])
+		require.NoError(t, err)
+	}
+	oaep[bad], pkcs[bad] = oaep[bad][1:], pkcs[bad][1:] // the wrong length
+	sigs, err := e.SignPSS(rand.Reader, keys, crypto.SHA256, digests, nil)
+	require.NoError(t, err)
+	for i := range n {
+		require.NoError(t, stdrsa.VerifyPSS(&keys[i].PublicKey, crypto.SHA256, digests[i], sigs[i], nil), "element %d", i)
+	}
+	for name, decrypt := range map[string]func() ([][]byte, error){
+		"OAEP":     func() ([][]byte, error) { return e.DecryptOAEP(crypto.SHA256, keys, oaep, nil) },
+		"PKCS1v15": func() ([][]byte, error) { return e.DecryptPKCS1v15(keys, pkcs) },
+		"SessionKey": func() ([][]byte, error) {
+			out := make([][]byte, n)
+			for i := range out {
+				out[i] = make([]byte, 16)
+			}
+			return out, e.DecryptPKCS1v15SessionKey(keys, pkcs, out)
+		},
+	} {
+		got, err := decrypt()
+		var be *batch.Error
+		require.ErrorAs(t, err, &be, name)
+		for i := range n {
+			if i == bad {
+				require.Error(t, be.Errs[i], "%s element %d", name, i)
+				continue
+			}
+			require.NoError(t, be.Errs[i], "%s element %d", name, i)
+			require.Equal(t, msgs[i], got[i], "%s element %d", name, i)
+		}
 	}
 }
