@@ -157,6 +157,15 @@ func (b *Batcher[Q, R]) batched(ctx context.Context, req Q) (R, error) {
 		b.mu.RUnlock()
 		return zero, ErrClosed
 	}
+	if ctx.Done() == nil {
+		// a context that never ends: plain channel operations, not
+		// selects, which lock both channels (with tens of thousands of
+		// callers on one queue, that contention shows)
+		b.queue <- it
+		b.mu.RUnlock()
+		o := <-it.done
+		return o.val, o.err
+	}
 	select {
 	case b.queue <- it:
 		b.mu.RUnlock()
