@@ -97,7 +97,11 @@ func (b *Batcher[Q, R]) OnCPU() int64 {
 
 // movingAverage is an exponentially weighted average of durations (weight
 // 1/8 for each new one), safe for concurrent use; an update that races
-// another may be lost, which an estimate can afford.
+// another may be lost, which an estimate can afford. A sample counts as at
+// most four times the average, so that one outlier (a first use that
+// builds something, a pause) does not shut a path for the many seconds
+// the once-a-second renewals would need to wash it out; a lasting rise
+// still shows within a few samples.
 type movingAverage struct {
 	ns   atomic.Int64 // 0: nothing observed yet
 	last atomic.Int64 // time of the last observation or probe, Unix ns
@@ -110,7 +114,7 @@ const staleAfter = int64(time.Second)
 func (m *movingAverage) observe(d time.Duration) {
 	ns := max(int64(d), 1)
 	if old := m.ns.Load(); old != 0 {
-		ns = old + (ns-old)/8
+		ns = old + (min(ns, 4*old)-old)/8
 	}
 	m.ns.Store(max(ns, 1))
 	m.last.Store(time.Now().UnixNano())

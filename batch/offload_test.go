@@ -170,3 +170,27 @@ func TestOffloadUnderLoadGoesToBatches(t *testing.T) {
 	// requests (1,000/s against 256 per 20 ms)
 	require.Less(t, b.OnCPU(), int64(callers*rounds/50))
 }
+
+// One slow CPU request (a first use that builds something, say) does not
+// shut the CPU path: it counts as at most four times the average, and the
+// path stays open for the requests after it.
+func TestOffloadOutlierDoesNotShutTheCPU(t *testing.T) {
+	var devCalls, devReqs atomic.Int64
+	var cpuCalls atomic.Int64
+	cpu := func(in []int) ([]int, error) {
+		if cpuCalls.Add(1) == 3 {
+			time.Sleep(200 * time.Millisecond) // one outlier
+		} else {
+			time.Sleep(time.Millisecond)
+		}
+		return []int{2 * in[0]}, nil
+	}
+	b := batch.NewWithCPU(batch.Options{MaxDelay: time.Millisecond}, cpu, sleepy(20*time.Millisecond, &devCalls, &devReqs))
+	defer b.Close()
+	for i := range 40 {
+		v, err := b.Do(context.Background(), i)
+		require.NoError(t, err)
+		require.Equal(t, 2*i, v)
+	}
+	require.LessOrEqual(t, devReqs.Load(), int64(3), "device requests")
+}
