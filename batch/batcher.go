@@ -82,6 +82,7 @@ type Batcher[Q, R any] struct {
 	wg       sync.WaitGroup
 
 	offload *offload[Q, R] // NewWithCPU; nil: every request is batched
+	items   sync.Pool      // of *item[Q, R], with their channels (putItem)
 }
 
 type item[Q, R any] struct {
@@ -108,6 +109,7 @@ func New[Q, R any](opts Options, workers ...RunFunc[Q, R]) *Batcher[Q, R] {
 		batches:  make(chan []*item[Q, R]),
 		finished: make(chan struct{}, 1),
 	}
+	b.items.New = func() any { return &item[Q, R]{done: make(chan outcome[R], 1)} }
 	b.wg.Add(1)
 	go b.collect()
 	for _, w := range workers {
@@ -151,10 +153,12 @@ func (b *Batcher[Q, R]) Do(ctx context.Context, req Q) (R, error) {
 // batched queues one request for a batch and waits for its result.
 func (b *Batcher[Q, R]) batched(ctx context.Context, req Q) (R, error) {
 	var zero R
-	it := &item[Q, R]{ctx: ctx, req: req, done: make(chan outcome[R], 1)}
+	it := b.items.Get().(*item[Q, R])
+	it.ctx, it.req = ctx, req
 	b.mu.RLock()
 	if b.closed {
 		b.mu.RUnlock()
+		b.putItem(it)
 		return zero, ErrClosed
 	}
 	if ctx.Done() == nil {
@@ -164,6 +168,7 @@ func (b *Batcher[Q, R]) batched(ctx context.Context, req Q) (R, error) {
 		b.queue <- it
 		b.mu.RUnlock()
 		o := <-it.done
+		b.putItem(it) // its answer is taken: nothing else refers to it
 		return o.val, o.err
 	}
 	select {
@@ -175,10 +180,21 @@ func (b *Batcher[Q, R]) batched(ctx context.Context, req Q) (R, error) {
 	}
 	select {
 	case o := <-it.done:
+		b.putItem(it)
 		return o.val, o.err
 	case <-ctx.Done():
-		return zero, ctx.Err()
+		return zero, ctx.Err() // a worker may still answer it: not reused
 	}
+}
+
+// putItem clears it and keeps it, with its channel, for another request
+// (allocating both per request costs the garbage collector, with tens of
+// thousands of callers, more than the device work). Only an item whose
+// answer has been taken may come back.
+func (b *Batcher[Q, R]) putItem(it *item[Q, R]) {
+	var zero Q
+	it.ctx, it.req, it.arrived = nil, zero, time.Time{}
+	b.items.Put(it)
 }
 
 // Close stops accepting requests, finishes the queued ones and waits for
