@@ -15,7 +15,10 @@ var ErrClosed = errors.New("batch: batcher closed")
 
 // Options configure a Batcher. Zero values pick the defaults.
 type Options struct {
-	MaxBatch int // the most requests in one batch (default 4096)
+	// MaxBatch is the most requests in one batch (default 16384: on an
+	// H100, rsa.Server at 16,384 callers did 336K signatures/s with it
+	// against 285K with 4096, and at 65,536 callers 478K against 262K).
+	MaxBatch int
 	// MaxDelay is how long the oldest waiting request may wait for others
 	// to join it while every worker is idle (default 2ms). A worker that is
 	// free while another is busy takes what waits at once: under load the
@@ -41,7 +44,7 @@ type Options struct {
 
 func (o Options) withDefaults() Options {
 	if o.MaxBatch <= 0 {
-		o.MaxBatch = 4096
+		o.MaxBatch = 16384
 	}
 	if o.MaxDelay <= 0 {
 		o.MaxDelay = 2 * time.Millisecond

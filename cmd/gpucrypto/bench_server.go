@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto"
+	stdrsa "crypto/rsa"
 	"crypto/sha256"
 	"encoding/json"
 	"flag"
@@ -33,6 +34,10 @@ type serverResult struct {
 	Count   int     `json:"operations"`
 	Devices int     `json:"devices"`         // engines (one per GPU) behind the Server
 	OnCPU   float64 `json:"on_cpu_fraction"` // of the operations, computed on the CPU path (batch.NewWithCPU)
+	// CPUSingleMs is the median latency of one operation alone on the CPU
+	// backend (rsa.CPUEngine, ecdh.CPU), measured in the same run: the
+	// reference for a lone caller's latency.
+	CPUSingleMs float64 `json:"cpu_single_ms"`
 }
 
 // cmdBenchServer measures the Servers as a server's goroutines meet them:
@@ -76,6 +81,11 @@ func cmdBenchServer(args []string) error {
 	warm := time.Duration(*warmup * float64(time.Second))
 	var results []serverResult
 	for _, op := range strings.Split(*opsFlag, ",") {
+		single, err := cpuSingleLatency(op)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "%s: one operation alone on the CPU backend: %.3f ms (median)\n", op, single)
 		for _, nd := range counts {
 			call, onCPU, closeServer, err := benchServer(op, devs[:nd], opts)
 			if err != nil {
@@ -90,7 +100,7 @@ func cmdBenchServer(args []string) error {
 				if err != nil {
 					return err
 				}
-				r.Devices = nd
+				r.Devices, r.CPUSingleMs = nd, single
 				fmt.Fprintf(os.Stderr, "%s, %d device(s), %d callers: %.0f ops/s, p50 %.2f ms, p99 %.2f ms, %.1f%% on the CPU\n", op, nd, n, r.Ops, r.P50Ms, r.P99Ms, 100*r.OnCPU)
 				results = append(results, r)
 			}
@@ -112,9 +122,9 @@ func cmdBenchServer(args []string) error {
 	}
 	fmt.Printf("device: %s (%s)  commit: %s\n\n", d.Name, d.Backend, commit())
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "op\tdevices\tcallers\tops/s\tp50 ms\tp99 ms\ton CPU\t")
+	fmt.Fprintln(tw, "op\tdevices\tcallers\tops/s\tp50 ms\tp99 ms\ton CPU\tCPU alone ms\t")
 	for _, r := range results {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%.2f\t%.2f\t%.1f%%\t\n", r.Op, r.Devices, r.Callers, human(r.Ops), r.P50Ms, r.P99Ms, 100*r.OnCPU)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%.2f\t%.2f\t%.1f%%\t%.3f\t\n", r.Op, r.Devices, r.Callers, human(r.Ops), r.P50Ms, r.P99Ms, 100*r.OnCPU, r.CPUSingleMs)
 	}
 	return tw.Flush()
 }
@@ -268,4 +278,41 @@ func serveLoad(op string, n int, warm, dur time.Duration, call func(ctx context.
 		r.OnCPU = min(1, float64(cpu1-cpu0)/float64(c))
 	}
 	return r, nil
+}
+
+// cpuSingleLatency is the median time of one operation of op alone on the
+// CPU backend, over 200 operations (after 10 not timed).
+func cpuSingleLatency(op string) (float64, error) {
+	var one func() error
+	switch op {
+	case "rsa2048":
+		key, err := benchKey(2048)
+		if err != nil {
+			return 0, err
+		}
+		e := rsa.CPUEngine()
+		keys := []*stdrsa.PrivateKey{key}
+		digest := sha256.Sum256([]byte("gpucrypto bench server"))
+		digests := [][]byte{digest[:]}
+		one = func() error { _, err := e.SignPKCS1v15(keys, crypto.SHA256, digests); return err }
+	case "x25519":
+		priv, peer := make([]byte, 32), make([]byte, 32)
+		priv[0], peer[0] = 7, 9
+		privs, peers := [][]byte{priv}, [][]byte{peer}
+		one = func() error { _, err := ecdh.CPU{}.SharedSecrets(ecdh.X25519, privs, peers); return err }
+	default:
+		return 0, fmt.Errorf("bench server: unknown op %q (have rsa2048, x25519)", op)
+	}
+	times := make([]time.Duration, 0, 200)
+	for i := range 210 {
+		t0 := time.Now()
+		if err := one(); err != nil {
+			return 0, err
+		}
+		if i >= 10 {
+			times = append(times, time.Since(t0))
+		}
+	}
+	slices.Sort(times)
+	return float64(times[len(times)/2]) / 1e6, nil
 }
