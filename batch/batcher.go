@@ -75,10 +75,16 @@ type RunFunc[Q, R any] func(reqs []Q) ([]R, error)
 // A full queue blocks callers (back-pressure); a caller's context cancels
 // its wait, and cancelled requests are dropped before their batch runs.
 type Batcher[Q, R any] struct {
-	opts     Options
-	queue    chan *item[Q, R]
-	batches  chan []*item[Q, R]
-	busy     atomic.Int32  // workers running a batch
+	opts    Options
+	queue   chan *item[Q, R]
+	batches []chan []*item[Q, R] // per RunFunc (engine): its workers take batches there
+	busy    []atomic.Int32       // per RunFunc: its workers running a batch
+	// assigned is per RunFunc the batches handed to its workers and not
+	// finished: counted from the hand-off, so the choice of engine sees a
+	// batch at once (busy, counted from the start, decides when to offer:
+	// counting from the hand-off there made batches smaller, see
+	// docs/BENCHMARKS.md)
+	assigned []atomic.Int32
 	finished chan struct{} // a worker finished a batch (buffered, one slot)
 	mu       sync.RWMutex
 	closed   bool
@@ -109,16 +115,21 @@ func New[Q, R any](opts Options, workers ...RunFunc[Q, R]) *Batcher[Q, R] {
 	b := &Batcher[Q, R]{
 		opts:     opts,
 		queue:    make(chan *item[Q, R], opts.QueueSize),
-		batches:  make(chan []*item[Q, R]),
+		batches:  make([]chan []*item[Q, R], len(workers)),
+		busy:     make([]atomic.Int32, len(workers)),
+		assigned: make([]atomic.Int32, len(workers)),
 		finished: make(chan struct{}, 1),
+	}
+	for e := range b.batches {
+		b.batches[e] = make(chan []*item[Q, R])
 	}
 	b.items.New = func() any { return &item[Q, R]{done: make(chan outcome[R], 1)} }
 	b.wg.Add(1)
 	go b.collect()
-	for _, w := range workers {
+	for e, w := range workers {
 		for range opts.Pipeline {
 			b.wg.Add(1)
-			go b.work(w)
+			go b.work(e, w)
 		}
 	}
 	return b
@@ -218,18 +229,38 @@ func (b *Batcher[Q, R]) Close() {
 // what waits), or when the oldest has waited MaxDelay. The offer is a send
 // that only a free worker receives, so a batch is cut when a worker takes
 // it, from everything waiting then.
+//
+// With several RunFuncs (engines: one per GPU, say) the offer goes to the
+// engine running the fewest batches, and while several engines are idle
+// each is offered an equal share of what waits, so that one engine does
+// not take every waiting request while another idles.
 func (b *Batcher[Q, R]) collect() {
 	defer b.wg.Done()
-	defer close(b.batches)
+	defer func() {
+		for _, ch := range b.batches {
+			close(ch)
+		}
+	}()
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	var pending []*item[Q, R]
-	due := false // the oldest pending request has waited MaxDelay
+	due := false  // the oldest pending request has waited MaxDelay
+	next := 0     // where the search for the least busy engine starts (round robin among equals)
+	owed := false // the last offer was a share: the rest goes out at once too
 	for {
 		var out chan []*item[Q, R]
 		var offer []*item[Q, R]
-		if len(pending) > 0 && (due || len(pending) >= b.opts.MaxBatch || b.busy.Load() > 0) {
-			out, offer = b.batches, pending[:min(len(pending), b.opts.MaxBatch)]
+		target := -1
+		if len(pending) > 0 && (due || owed || len(pending) >= b.opts.MaxBatch || b.anyBusy()) {
+			var idle int
+			target, idle = b.leastBusy(next)
+			if target >= 0 {
+				n := min(len(pending), b.opts.MaxBatch)
+				if idle > 1 {
+					n = min(n, (len(pending)+idle-1)/idle)
+				}
+				out, offer = b.batches[target], pending[:n]
+			}
 		}
 		// The collector holds at most one batch; beyond it requests wait in
 		// the queue, and beyond QueueSize callers block (back-pressure).
@@ -241,9 +272,10 @@ func (b *Batcher[Q, R]) collect() {
 		case it, ok := <-in:
 			if !ok {
 				// closed: everything left goes out, in batches
-				for len(pending) > 0 {
+				for e := 0; len(pending) > 0; e = (e + 1) % len(b.batches) {
 					n := min(len(pending), b.opts.MaxBatch)
-					b.batches <- pending[:n]
+					b.assigned[e].Add(1)
+					b.batches[e] <- pending[:n]
 					pending = pending[n:]
 				}
 				return
@@ -269,6 +301,9 @@ func (b *Batcher[Q, R]) collect() {
 				}
 			}
 		case out <- offer:
+			b.assigned[target].Add(1)
+			next = (target + 1) % len(b.batches)
+			owed = len(offer) < len(pending) && len(offer) < b.opts.MaxBatch
 			pending = append([]*item[Q, R](nil), pending[len(offer):]...)
 			stopTimer(timer)
 			due = false
@@ -287,6 +322,34 @@ func (b *Batcher[Q, R]) collect() {
 			// a worker finished: look again (busy changed)
 		}
 	}
+}
+
+// anyBusy reports whether a worker of any engine is running a batch.
+func (b *Batcher[Q, R]) anyBusy() bool {
+	for e := range b.busy {
+		if b.busy[e].Load() > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// leastBusy returns the engine with the fewest batches assigned that has a
+// free worker (the first from start among equals; -1 when every worker is
+// busy) and the number of engines with none.
+func (b *Batcher[Q, R]) leastBusy(start int) (engine, idle int) {
+	engine, least := -1, int32(b.opts.Pipeline)
+	for k := range b.assigned {
+		e := (start + k) % len(b.assigned)
+		n := b.assigned[e].Load()
+		if n == 0 {
+			idle++
+		}
+		if n < least {
+			engine, least = e, n
+		}
+	}
+	return engine, idle
 }
 
 // idle returns a channel that is ready when a worker has finished a batch
@@ -316,12 +379,13 @@ func stopTimer(t *time.Timer) {
 	}
 }
 
-func (b *Batcher[Q, R]) work(run RunFunc[Q, R]) {
+func (b *Batcher[Q, R]) work(engine int, run RunFunc[Q, R]) {
 	defer b.wg.Done()
-	for items := range b.batches {
-		b.busy.Add(1)
+	for items := range b.batches[engine] {
+		b.busy[engine].Add(1)
 		b.runBatch(run, items)
-		b.busy.Add(-1)
+		b.busy[engine].Add(-1)
+		b.assigned[engine].Add(-1)
 		select {
 		case b.finished <- struct{}{}:
 		default: // the collector has a wake-up pending already
@@ -340,9 +404,13 @@ func (b *Batcher[Q, R]) runBatch(run RunFunc[Q, R], items []*item[Q, R]) {
 		reqs[i] = it.req
 	}
 	vals, err := safeRun(run, reqs)
-	for i, it := range items {
-		it.done <- answer(vals, err, i, len(items))
-	}
+	// answering wakes each caller's goroutine: thousands per batch, on all
+	// cores rather than one after the other
+	Parallel(len(items), 1024, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			items[i].done <- answer(vals, err, i, len(items))
+		}
+	})
 }
 
 // answer is the outcome of request i of n from a RunFunc's answer.

@@ -229,3 +229,31 @@ func TestIdleWaitsMaxDelay(t *testing.T) {
 	defer mu.Unlock()
 	require.Equal(t, []int{3}, sizes, "the three requests within MaxDelay form one batch")
 }
+
+// With two engines idle, what waits is shared between them: one engine
+// does not take every request while the other idles.
+func TestIdleEnginesShare(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string][]int{}
+	engine := func(name string) batch.RunFunc[int, int] {
+		return func(reqs []int) ([]int, error) {
+			mu.Lock()
+			seen[name] = append(seen[name], len(reqs))
+			mu.Unlock()
+			time.Sleep(20 * time.Millisecond)
+			return reqs, nil
+		}
+	}
+	b := batch.New(batch.Options{MaxBatch: 64, MaxDelay: time.Hour}, engine("a"), engine("b"))
+	defer b.Close()
+	var wg sync.WaitGroup
+	for i := range 64 { // a full batch: it goes at once, in two shares
+		wg.Add(1)
+		go func() { defer wg.Done(); b.Do(context.Background(), i) }()
+	}
+	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	require.Equal(t, []int{32}, seen["a"], "engine a's batches")
+	require.Equal(t, []int{32}, seen["b"], "engine b's batches")
+}
