@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
-	"sync"
 	"time"
 )
 
@@ -20,14 +19,8 @@ import (
 // undefined). Buffers idle for longer than the pool's idle time are
 // freed; Drain frees all of them at once.
 type Pool struct {
-	dev      *Device
-	idleTime time.Duration // 0: keep until Drain
-	maxIdle  int
-
-	mu       sync.Mutex
-	idle     []*Buffer // sizes are powers of two (or MaxAlloc)
-	lastUse  time.Time
-	idleStop *time.Timer
+	dev  *Device
+	idle idleSet[*Buffer] // sizes are powers of two (or MaxAlloc)
 }
 
 // DefaultMaxIdle is how many idle buffers a pool keeps at most (the
@@ -37,7 +30,12 @@ const DefaultMaxIdle = 32
 // NewPool returns an empty pool whose idle buffers are freed after
 // idleTime without use (0: kept until Drain).
 func (d *Device) NewPool(idleTime time.Duration) *Pool {
-	return &Pool{dev: d, idleTime: idleTime, maxIdle: DefaultMaxIdle}
+	return &Pool{dev: d, idle: idleSet[*Buffer]{
+		size:     func(b *Buffer) int { return b.size },
+		free:     func(b *Buffer) { b.Release() },
+		maxIdle:  DefaultMaxIdle,
+		idleTime: idleTime,
+	}}
 }
 
 // Lease starts the buffers of one batch, whose commands run on q (nil:
@@ -47,24 +45,12 @@ func (p *Pool) Lease(q *Queue) *Lease {
 	return &Lease{pool: p, queue: q}
 }
 
-// get returns an idle buffer of at least n bytes (the smallest, if less
-// than four times as large: a small request must not take a large buffer
-// that the next batch will need) or a new, zeroed one.
+// get returns an idle buffer of at least n bytes (idleSet.take) or a new,
+// zeroed one.
 func (p *Pool) get(n int) (*Buffer, error) {
-	p.mu.Lock()
-	best := -1
-	for i, b := range p.idle {
-		if b.size >= n && b.size/4 < n && (best < 0 || b.size < p.idle[best].size) {
-			best = i
-		}
-	}
-	if best >= 0 {
-		b := p.idle[best]
-		p.idle = append(p.idle[:best], p.idle[best+1:]...)
-		p.mu.Unlock()
+	if b, ok := p.idle.take(n); ok {
 		return b, nil
 	}
-	p.mu.Unlock()
 	// round up to a power of two (within the device's limit), so that
 	// batches of slowly growing sizes reallocate rarely
 	size := n
@@ -83,64 +69,16 @@ func (p *Pool) get(n int) (*Buffer, error) {
 	return b, nil
 }
 
-// put returns buffers to the idle list, freeing the smallest beyond
-// maxIdle, and arms the idle timer.
-func (p *Pool) put(bufs []*Buffer) {
-	p.mu.Lock()
-	p.idle = append(p.idle, bufs...)
-	var drop []*Buffer
-	for len(p.idle) > p.maxIdle {
-		small := 0
-		for i, b := range p.idle {
-			if b.size < p.idle[small].size {
-				small = i
-			}
-		}
-		drop = append(drop, p.idle[small])
-		p.idle = append(p.idle[:small], p.idle[small+1:]...)
-	}
-	p.lastUse = time.Now()
-	if p.idleTime > 0 && p.idleStop == nil {
-		p.idleStop = time.AfterFunc(p.idleTime, p.releaseIdle)
-	}
-	p.mu.Unlock()
-	for _, b := range drop {
-		b.Release()
-	}
-}
-
-// releaseIdle frees the idle buffers once none was used for idleTime.
-func (p *Pool) releaseIdle() {
-	p.mu.Lock()
-	if wait := p.idleTime - time.Since(p.lastUse); wait > 0 {
-		p.idleStop.Reset(wait)
-		p.mu.Unlock()
-		return
-	}
-	p.idleStop = nil
-	p.mu.Unlock()
-	p.Drain()
-}
+// put returns buffers to the idle list (idleSet.put).
+func (p *Pool) put(bufs []*Buffer) { p.idle.put(bufs...) }
 
 // Drain frees every idle buffer (leased ones come back later as usual).
-func (p *Pool) Drain() {
-	p.mu.Lock()
-	idle := p.idle
-	p.idle = nil
-	p.mu.Unlock()
-	for _, b := range idle {
-		b.Release()
-	}
-}
+func (p *Pool) Drain() { p.idle.drain() }
 
 // Idle is the number of idle buffers and their total size in bytes.
 func (p *Pool) Idle() (count int, bytes uint64) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, b := range p.idle {
-		bytes += uint64(b.size)
-	}
-	return len(p.idle), bytes
+	n, b := p.idle.stats()
+	return n, uint64(b)
 }
 
 // Lease is the buffers of one batch, taken from a Pool. Not safe for
@@ -298,9 +236,7 @@ func (l *Lease) Release() error {
 // IdleContents reads back every idle buffer, waiting for the default
 // queue: for tests and checks that nothing secret stays in device memory.
 func (p *Pool) IdleContents() ([][]byte, error) {
-	p.mu.Lock()
-	idle := append([]*Buffer(nil), p.idle...)
-	p.mu.Unlock()
+	idle := p.idle.list()
 	out := make([][]byte, len(idle))
 	for i, b := range idle {
 		out[i] = make([]byte, b.size)
