@@ -48,10 +48,7 @@ func cmdBenchServer(args []string) error {
 	opsFlag := fs.String("ops", "rsa2048,x25519", "operations: rsa2048 (Signer.Sign, PKCS #1 v1.5 SHA-256), x25519 (SharedSecret)")
 	callersFlag := fs.String("callers", "1,16,256,2048,16384,65536", "numbers of concurrent callers")
 	devicesFlag := fs.String("devices", "1", "numbers of GPUs behind the Server, one Engine each, measured in turn (\"1,2\": one, then two); the devices are the chosen one and others of the same name and backend; \"all\": every such device")
-	maxBatch := fs.Int("max-batch", 0, "batch.Options.MaxBatch (0: default)")
-	maxDelay := fs.Duration("max-delay", 0, "batch.Options.MaxDelay (0: default)")
-	pipeline := fs.Int("pipeline", 0, "batch.Options.Pipeline (0: default)")
-	offload := fs.Int("offload", 0, "batch.Options.CPUOffload: requests on the CPU at once while the device would make them wait (0: default, GOMAXPROCS/2; -1: none)")
+	batchOptions := batchFlags(fs, "")
 	seconds := fs.Float64("seconds", 2, "time per measurement, after the warm-up")
 	warmup := fs.Float64("warmup", 0.5, "seconds of load before each measurement, not counted (the queue fills, batch sizes settle)")
 	jsonOut := fs.String("json-out", "", "also write the results as JSON to this file")
@@ -76,7 +73,7 @@ func cmdBenchServer(args []string) error {
 	if err != nil {
 		return err
 	}
-	opts := batch.Options{MaxBatch: *maxBatch, MaxDelay: *maxDelay, Pipeline: *pipeline, CPUOffload: *offload}
+	opts := batchOptions()
 	dur := time.Duration(*seconds * float64(time.Second))
 	warm := time.Duration(*warmup * float64(time.Second))
 	var results []serverResult
@@ -315,4 +312,17 @@ func cpuSingleLatency(op string) (float64, error) {
 	}
 	slices.Sort(times)
 	return float64(times[len(times)/2]) / 1e6, nil
+}
+
+// batchFlags adds --max-batch, --max-delay, --pipeline and --offload (the
+// Servers' batch.Options; prefix starts their help) to a command's flags;
+// the function it returns gives the options.
+func batchFlags(fs *flag.FlagSet, prefix string) func() batch.Options {
+	maxBatch := fs.Int("max-batch", 0, prefix+"batch.Options.MaxBatch (0: default)")
+	maxDelay := fs.Duration("max-delay", 0, prefix+"batch.Options.MaxDelay (0: default)")
+	pipeline := fs.Int("pipeline", 0, prefix+"batch.Options.Pipeline (0: default)")
+	offload := fs.Int("offload", 0, prefix+"batch.Options.CPUOffload: requests on the CPU at once while the device would make them wait (0: default, GOMAXPROCS/2; -1: none, every request batched)")
+	return func() batch.Options {
+		return batch.Options{MaxBatch: *maxBatch, MaxDelay: *maxDelay, Pipeline: *pipeline, CPUOffload: *offload}
+	}
 }

@@ -23,7 +23,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/rsa"
 )
 
@@ -83,10 +82,7 @@ func cmdBenchTLS(args []string) error {
 	versionsFlag := fs.String("versions", "1.3,1.2", "TLS versions: 1.3, 1.2 (ECDHE-RSA with AES-128-GCM)")
 	keysFlag := fs.String("keys", "cpu,gpu", "where the certificate key's private operations run: cpu (crypto/rsa), gpu (an rsa.Server Signer on --device)")
 	curvesFlag := fs.String("curves", "x25519mlkem768,x25519", "key exchange groups in preference order, both sides: x25519mlkem768, x25519, p256, p384, p521 (TLS 1.2 skips x25519mlkem768); the default is Go's")
-	maxBatch := fs.Int("max-batch", 0, "gpu: batch.Options.MaxBatch (0: default)")
-	maxDelay := fs.Duration("max-delay", 0, "gpu: batch.Options.MaxDelay (0: default)")
-	pipeline := fs.Int("pipeline", 0, "gpu: batch.Options.Pipeline (0: default)")
-	offload := fs.Int("offload", 0, "gpu: batch.Options.CPUOffload: signatures on the CPU at once while the device would make them wait (0: default, GOMAXPROCS/2; -1: none, every signature on the device)")
+	batchOptions := batchFlags(fs, "gpu: ")
 	cpuProfile := fs.String("cpuprofile", "", "write a pprof CPU profile of the gpu-key measurements (warm-ups included) to this file")
 	jsonOut := fs.String("json-out", "", "also write the results as JSON to this file")
 	fs.Parse(args)
@@ -161,7 +157,7 @@ func cmdBenchTLS(args []string) error {
 		if err := engine.Warm(*bits); err != nil {
 			return err
 		}
-		server = rsa.NewServer(batch.Options{MaxBatch: *maxBatch, MaxDelay: *maxDelay, Pipeline: *pipeline, CPUOffload: *offload}, engine)
+		server = rsa.NewServer(batchOptions(), engine)
 		defer server.Close()
 		if signer, err = server.Signer(key); err != nil {
 			return err
@@ -262,6 +258,7 @@ func cmdBenchTLS(args []string) error {
 	})
 
 	if *jsonOut != "" {
+		opts := batchOptions()
 		data, _ := json.MarshalIndent(struct {
 			Device    string      `json:"device"`
 			Backend   string      `json:"backend"`
@@ -279,7 +276,7 @@ func cmdBenchTLS(args []string) error {
 			Date      string      `json:"date"`
 			Results   []tlsResult `json:"results"`
 		}{devName, backend, commit(), runtime.Version(), cpuModel(), runtime.NumCPU(), *bits, *seconds, *warmup,
-			*maxBatch, durationOrEmpty(*maxDelay), *pipeline, *offload, time.Now().UTC().Format(time.RFC3339), results}, "", "  ")
+			opts.MaxBatch, durationOrEmpty(opts.MaxDelay), opts.Pipeline, opts.CPUOffload, time.Now().UTC().Format(time.RFC3339), results}, "", "  ")
 		if err := os.WriteFile(*jsonOut, append(data, '\n'), 0o644); err != nil {
 			return err
 		}
