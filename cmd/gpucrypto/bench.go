@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -452,4 +453,95 @@ func startCPUProfile(file string) (func(), error) {
 			fmt.Fprintln(os.Stderr, "--cpuprofile:", err)
 		}
 	}, nil
+}
+
+// loadWindow is what runLoad measured: the operations that completed
+// within the window, and the latencies (sorted) of those that started in
+// it.
+type loadWindow struct {
+	completed int
+	latencies []time.Duration
+}
+
+// percentileMs is the p-th latency percentile in milliseconds.
+func (w loadWindow) percentileMs(p float64) float64 {
+	if len(w.latencies) == 0 {
+		return 0
+	}
+	return float64(w.latencies[min(len(w.latencies)-1, int(p*float64(len(w.latencies))))]) / 1e6
+}
+
+// runLoad runs n goroutines, each calling op one operation at a time, for
+// warm and then dur (the window), as a server's goroutines would. edge,
+// when set, runs at the window's start and end (to sample counters). The
+// first error stops every goroutine (op's context ends) and is returned.
+func runLoad(n int, warm, dur time.Duration, op func(ctx context.Context) error, edge func(start bool)) (loadWindow, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var (
+		mu       sync.Mutex
+		w        loadWindow
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	from := time.Now().Add(warm)
+	to := from.Add(dur)
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var mine []time.Duration
+			done := 0
+			defer func() {
+				mu.Lock()
+				w.latencies = append(w.latencies, mine...)
+				w.completed += done
+				mu.Unlock()
+			}()
+			for ctx.Err() == nil {
+				t0 := time.Now()
+				if !t0.Before(to) {
+					return
+				}
+				if err := op(ctx); err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+					cancel()
+					return
+				}
+				t1 := time.Now()
+				if !t0.Before(from) {
+					mine = append(mine, t1.Sub(t0))
+				}
+				if !t1.Before(from) && t1.Before(to) {
+					done++
+				}
+			}
+		}()
+	}
+	wait := func(t time.Time) bool {
+		timer := time.NewTimer(time.Until(t))
+		defer timer.Stop()
+		select {
+		case <-timer.C:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	if wait(from) && edge != nil {
+		edge(true)
+		if wait(to) {
+			edge(false)
+		}
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return loadWindow{}, firstErr
+	}
+	slices.Sort(w.latencies)
+	return w, nil
 }

@@ -12,8 +12,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
@@ -213,66 +211,25 @@ func benchServer(op string, devs []*device.Device, opts batch.Options) (call fun
 }
 
 // serveLoad runs n goroutines calling call one operation at a time for
-// warm and then dur, and returns the throughput and the latency
-// percentiles of the operations that started within dur, and the
-// fraction of them on the CPU path (onCPU: the count so far).
+// warm and then dur (runLoad), and returns the throughput and the latency
+// percentiles of the window, and the fraction of its operations on the CPU
+// path (onCPU: the count so far).
 func serveLoad(op string, n int, warm, dur time.Duration, call func(ctx context.Context) error, onCPU func() int64) (serverResult, error) {
-	var (
-		mu        sync.Mutex
-		latencies []time.Duration // of the operations that started in the window
-		completed atomic.Int64    // operations that ended in the window
-		firstErr  atomic.Value
-		wg        sync.WaitGroup
-	)
-	from := time.Now().Add(warm)
-	to := from.Add(dur)
-	for range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var mine []time.Duration
-			for {
-				t0 := time.Now()
-				if !t0.Before(to) {
-					break
-				}
-				if err := call(context.Background()); err != nil {
-					firstErr.Store(err)
-					return
-				}
-				t1 := time.Now()
-				if !t0.Before(from) {
-					mine = append(mine, t1.Sub(t0))
-				}
-				if !t1.Before(from) && t1.Before(to) {
-					completed.Add(1)
-				}
-			}
-			mu.Lock()
-			latencies = append(latencies, mine...)
-			mu.Unlock()
-		}()
-	}
-	// the CPU path's share of the window
-	time.Sleep(time.Until(from))
-	cpu0 := onCPU()
-	time.Sleep(time.Until(to))
-	cpu1 := onCPU()
-	wg.Wait()
-	if err, _ := firstErr.Load().(error); err != nil {
+	var cpu [2]int64
+	w, err := runLoad(n, warm, dur, call, func(start bool) {
+		if start {
+			cpu[0] = onCPU()
+		} else {
+			cpu[1] = onCPU()
+		}
+	})
+	if err != nil {
 		return serverResult{}, err
 	}
-	slices.Sort(latencies)
-	pct := func(p float64) float64 {
-		if len(latencies) == 0 {
-			return 0
-		}
-		return float64(latencies[min(len(latencies)-1, int(p*float64(len(latencies))))]) / 1e6
-	}
-	r := serverResult{Op: op, Callers: n, Ops: float64(completed.Load()) / dur.Seconds(),
-		P50Ms: pct(0.50), P99Ms: pct(0.99), Count: len(latencies)}
-	if c := completed.Load(); c > 0 {
-		r.OnCPU = min(1, float64(cpu1-cpu0)/float64(c))
+	r := serverResult{Op: op, Callers: n, Ops: float64(w.completed) / dur.Seconds(),
+		P50Ms: w.percentileMs(0.50), P99Ms: w.percentileMs(0.99), Count: len(w.latencies)}
+	if w.completed > 0 {
+		r.OnCPU = min(1, float64(cpu[1]-cpu[0])/float64(w.completed))
 	}
 	return r, nil
 }

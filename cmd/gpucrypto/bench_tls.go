@@ -199,16 +199,16 @@ func cmdBenchTLS(args []string) error {
 				if err != nil {
 					return fmt.Errorf("bench tls %s %s, %d concurrent: %w", v, k, n, err)
 				}
-				r := tlsResult{Version: v, Key: k, Concurrency: n, Rate: float64(load.handshakes) / load.window.Seconds(),
-					Handshakes: load.handshakes, P50Ms: load.percentileMs(0.50), P99Ms: load.percentileMs(0.99),
+				r := tlsResult{Version: v, Key: k, Concurrency: n, Rate: float64(load.completed) / load.window.Seconds(),
+					Handshakes: load.completed, P50Ms: load.percentileMs(0.50), P99Ms: load.percentileMs(0.99),
 					Signature: sig, Group: groups[v], Suite: suite}
-				if load.handshakes > 0 {
-					r.CPUMs = float64(load.cpu) / 1e6 / float64(load.handshakes)
+				if load.completed > 0 {
+					r.CPUMs = float64(load.cpu) / 1e6 / float64(load.completed)
 				}
 				var onCPU float64
 				if k == "gpu" {
 					// one signature per handshake (tlsProbe checked)
-					onCPU = min(1, float64(load.onCPU)/float64(max(load.handshakes, 1)))
+					onCPU = min(1, float64(load.onCPU)/float64(max(load.completed, 1)))
 					deviceMs := float64(load.device) / 1e6
 					r.OnCPU, r.DeviceMs = &onCPU, &deviceMs
 					if engine.Fallbacks() > fallbacks {
@@ -494,111 +494,42 @@ func tlsHandshake(ctx context.Context, srv, cli *tls.Config) (*tls.Conn, error) 
 
 // tlsLoad is what runHandshakes measured in its window.
 type tlsLoad struct {
-	handshakes int             // completed (both sides) in the window
-	window     time.Duration   // its length
-	latencies  []time.Duration // of the handshakes that started in the window, sorted
-	cpu        time.Duration   // process CPU time (user + system) in the window
-	device     time.Duration   // growth of counters' device time in the window
-	onCPU      int64           // growth of counters' CPU-path count in the window
-}
-
-func (l tlsLoad) percentileMs(p float64) float64 {
-	if len(l.latencies) == 0 {
-		return 0
-	}
-	return float64(l.latencies[min(len(l.latencies)-1, int(p*float64(len(l.latencies))))]) / 1e6
+	loadWindow               // handshakes completed (both sides) in the window; latencies of those started in it
+	window     time.Duration // its length
+	cpu        time.Duration // process CPU time (user + system) in the window
+	device     time.Duration // growth of counters' device time in the window
+	onCPU      int64         // growth of counters' CPU-path count in the window
 }
 
 // runHandshakes runs n goroutines, each doing one handshake at a time
-// (tlsHandshake with srv and cli), for warm and then dur. It counts the
-// handshakes that completed within the dur window, and takes the
-// latencies of those that started in it (as serveLoad does). counters
-// (nil: none) gives the device time and the CPU path's count so far; it
-// is sampled, with the process CPU time, at the window's ends. The first
-// error stops every goroutine and is returned.
+// (tlsHandshake with srv and cli), for warm and then dur (runLoad).
+// counters (nil: none) gives the device time and the CPU path's count so
+// far; it is sampled, with the process CPU time, at the window's ends. The
+// first error stops every goroutine and is returned.
 func runHandshakes(srv, cli *tls.Config, n int, warm, dur time.Duration, counters func() (time.Duration, int64)) (tlsLoad, error) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var (
-		mu        sync.Mutex
-		latencies []time.Duration
-		completed int
-		firstErr  error
-		wg        sync.WaitGroup
-	)
-	from := time.Now().Add(warm)
-	to := from.Add(dur)
-	for range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var mine []time.Duration
-			done := 0
-			defer func() {
-				mu.Lock()
-				latencies = append(latencies, mine...)
-				completed += done
-				mu.Unlock()
-			}()
-			for ctx.Err() == nil {
-				t0 := time.Now()
-				if !t0.Before(to) {
-					return
-				}
-				if _, err := tlsHandshake(ctx, srv, cli); err != nil {
-					mu.Lock()
-					if firstErr == nil {
-						firstErr = err
-					}
-					mu.Unlock()
-					cancel()
-					return
-				}
-				t1 := time.Now()
-				if !t0.Before(from) {
-					mine = append(mine, t1.Sub(t0))
-				}
-				if !t1.Before(from) && t1.Before(to) {
-					done++
-				}
-			}
-		}()
-	}
 	type sample struct {
 		cpu, device time.Duration
 		onCPU       int64
 	}
-	take := func() (s sample) {
-		s.cpu = processCPUTime()
+	var s [2]sample
+	w, err := runLoad(n, warm, dur, func(ctx context.Context) error {
+		_, err := tlsHandshake(ctx, srv, cli)
+		return err
+	}, func(start bool) {
+		k := 1
+		if start {
+			k = 0
+		}
+		s[k].cpu = processCPUTime()
 		if counters != nil {
-			s.device, s.onCPU = counters()
+			s[k].device, s[k].onCPU = counters()
 		}
-		return s
+	})
+	if err != nil {
+		return tlsLoad{}, err
 	}
-	wait := func(t time.Time) bool {
-		timer := time.NewTimer(time.Until(t))
-		defer timer.Stop()
-		select {
-		case <-timer.C:
-			return true
-		case <-ctx.Done():
-			return false
-		}
-	}
-	var s0, s1 sample
-	if wait(from) {
-		s0 = take()
-		if wait(to) {
-			s1 = take()
-		}
-	}
-	wg.Wait()
-	if firstErr != nil {
-		return tlsLoad{}, firstErr
-	}
-	slices.Sort(latencies)
-	return tlsLoad{handshakes: completed, window: dur, latencies: latencies,
-		cpu: s1.cpu - s0.cpu, device: s1.device - s0.device, onCPU: s1.onCPU - s0.onCPU}, nil
+	return tlsLoad{loadWindow: w, window: dur,
+		cpu: s[1].cpu - s[0].cpu, device: s[1].device - s[0].device, onCPU: s[1].onCPU - s[0].onCPU}, nil
 }
 
 // processCPUTime is the user and system time of the whole process so far.
