@@ -45,24 +45,6 @@ func (b *deviceBackend) onDevice(enqueue func(c *device.Commands) error) error {
 	return err
 }
 
-// wordPool holds the large host arrays of batches (inputs and results in
-// limb-major form, megabytes each), so that a batch neither allocates nor
-// clears them. What goes back holds no secret: results are cleared as
-// they are read (getColumns).
-var wordPool sync.Pool // of *[]uint32
-
-// getWords returns n words of undefined content, from the pool when it
-// holds a large enough array.
-func getWords(n int) []uint32 {
-	if p, ok := wordPool.Get().(*[]uint32); ok && cap(*p) >= n {
-		return (*p)[:n]
-	}
-	return make([]uint32, n)
-}
-
-// putWords gives s back to the pool.
-func putWords(s []uint32) { wordPool.Put(&s) }
-
 // limbsPerWord is the number of 32-bit limbs in a big.Word.
 const limbsPerWord = bits.UintSize / 32
 
