@@ -158,6 +158,18 @@ func (p *Program) Kernel(name string) (*Kernel, error) {
 	return k, nil
 }
 
+// Kernels returns the named kernels of p, in order.
+func (p *Program) Kernels(names ...string) ([]*Kernel, error) {
+	ks := make([]*Kernel, len(names))
+	for i, name := range names {
+		var err error
+		if ks[i], err = p.Kernel(name); err != nil {
+			return nil, err
+		}
+	}
+	return ks, nil
+}
+
 // Kernel is a kernel of a built program.
 type Kernel struct {
 	dev  *Device

@@ -16,8 +16,8 @@ import (
 func TestCUDABuildsEveryProgram(t *testing.T) {
 	d := devicetest.CUDACompiler(t)
 	for file, names := range map[string][]string{
-		"x25519.cl": {"x25519", "x25519_xz", "x25519_base_comb", "x25519_base_comb_xz", "x25519_invert_batch"},
-		"x448.cl":   {"x448", "x448_xz", "x448_base_comb", "x448_base_comb_xz", "x448_invert_batch"},
+		"x25519.cl": {"x25519", "x25519_xz", "x25519_base_comb", "x25519_base_comb_xz", "x25519_invert_batch", "x25519_decode", "x25519_encode"},
+		"x448.cl":   {"x448", "x448_xz", "x448_base_comb", "x448_base_comb_xz", "x448_invert_batch", "x448_decode", "x448_encode"},
 	} {
 		p, err := d.Program(kernels.Program(file, nil))
 		require.NoError(t, err, file)

@@ -357,13 +357,22 @@ func (e *Engine) run(c Curve, s *slot, n int) (time.Duration, error) {
 		}
 	}
 	if stub != nil {
+		// the stub sees what the device's kernels see: limb-major rows,
+		// decoded (kernels/ecdh_codec.h, here on the host)
 		w := c.limbs() * n
+		sm, um := masks(c)
+		scal, res := make([]uint32, w), make([]uint32, w)
+		decodeRows(c, s.scal[:w], sm, scal, n)
 		var us []uint32
 		if s.shared {
-			us = s.us[:w]
+			us = make([]uint32, w)
+			decodeRows(c, s.us[:w], um, us, n)
 		}
-		stub(c, binv, s.scal[:w], us, s.res[:w])
 		s.clearScalars()
+		stub(c, binv, scal, us, res)
+		clear(scal)
+		encodeRows(c, res, s.res[:w], n)
+		clear(res)
 		return 0, nil
 	}
 	name := curveName(c)
@@ -385,34 +394,61 @@ func (e *Engine) run(c Curve, s *slot, n int) (time.Duration, error) {
 
 // enqueue enqueues the batch in s (n elements) on the engine's stages
 // (device.Stages: the uploads overlap the kernels of the batch before,
-// the read-back those of the next): uploads, the kernel k (with the comb
-// table when s has no u-coordinates), the inversion kernel when binv > 0,
-// and the read-back. Stages.Run zeroes the device buffers behind it.
+// the read-back those of the next): the keys' byte strings up, the
+// decoding kernel (clamping scalars, masking u: kernels/ecdh_codec.h), the
+// kernel k (with the comb table when s has no u-coordinates), the
+// inversion kernel when binv > 0, the encoding kernel, and the results'
+// strings back. Stages.Run zeroes the device buffers behind it.
 func (e *Engine) enqueue(cmds *device.Commands, s *slot, n int, k *device.Kernel, binv int) error {
-	bytes := 4 * s.c.limbs() * n
-	// Scalars, shared secrets, the projective results and the inversion's
-	// prefix products are secret; u-coordinates and public keys are not,
-	// but are zeroed all the same, so that idle device buffers are all
-	// zero (a check anyone can make).
-	dk, err := cmds.Upload(s.scal[:bytes/4], true)
+	c := s.c
+	words := c.limbs() * n
+	bytes := 4 * words
+	name := curveName(c)
+	codec, err := e.progs[c].Kernels(name+"_decode", name+"_encode")
 	if err != nil {
+		return err
+	}
+	decode, encode := codec[0], codec[1]
+	sm, um := masks(c)
+	// Scalars (raw and decoded), shared secrets, the projective results
+	// and the inversion's prefix products are secret; u-coordinates and
+	// public keys are not, but are zeroed all the same, so that idle device
+	// buffers are all zero (a check anyone can make). Every upload comes
+	// before the first kernel, which waits for them.
+	dkeys, err := cmds.Upload(s.scal[:words], true)
+	if err != nil {
+		return err
+	}
+	var dpeers *device.Buffer
+	if s.shared {
+		if dpeers, err = cmds.Upload(s.us[:words], true); err != nil {
+			return err
+		}
+	}
+	dk, err := cmds.Buffer(bytes, true)
+	if err != nil {
+		return err
+	}
+	if err := cmds.Launch(decode, n, WorkGroup, dk, dkeys, sm.and0, sm.andTop, sm.orTop, uint32(n)); err != nil {
 		return err
 	}
 	dout, err := cmds.Buffer(bytes, true)
 	if err != nil {
 		return err
 	}
-	args := []any{nil, dk}
+	args := []any{dout, dk} // the first kernel writes dout, or dxz with batch inversion
 	if s.shared {
-		du, err := cmds.Upload(s.us[:bytes/4], true)
+		du, err := cmds.Buffer(bytes, true)
 		if err != nil {
+			return err
+		}
+		if err := cmds.Launch(decode, n, WorkGroup, du, dpeers, um.and0, um.andTop, um.orTop, uint32(n)); err != nil {
 			return err
 		}
 		args = append(args, du)
 	} else {
-		args = append(args, e.tables[s.c])
+		args = append(args, e.tables[c])
 	}
-	args[0] = dout // where the first kernel writes
 	var dxz *device.Buffer
 	if binv > 0 {
 		if dxz, err = cmds.Buffer(2*bytes, true); err != nil {
@@ -424,11 +460,18 @@ func (e *Engine) enqueue(cmds *device.Commands, s *slot, n int, k *device.Kernel
 		return err
 	}
 	if binv > 0 {
-		if err := e.invertBatch(cmds, s.c, dout, dxz, n, binv); err != nil {
+		if err := e.invertBatch(cmds, c, dout, dxz, n, binv); err != nil {
 			return err
 		}
 	}
-	return cmds.Read(dout, device.Uint32Bytes(s.res[:bytes/4]))
+	denc, err := cmds.Buffer(bytes, true)
+	if err != nil {
+		return err
+	}
+	if err := cmds.Launch(encode, n, WorkGroup, denc, dout, uint32(n)); err != nil {
+		return err
+	}
+	return cmds.Read(denc, device.Uint32Bytes(s.res[:words]))
 }
 
 // invertBatch enqueues the batched-inversion kernel of c: dout = X/Z for

@@ -14,7 +14,8 @@
  * Constant time: the scalar bit only feeds a mask for the conditional swap;
  * the loop bounds, memory indices and branches depend on public values only.
  * Scalars arrive clamped and u-coordinates masked (decodeScalar /
- * decodeUCoordinate are done by the host, exactly as the RFC writes them).
+ * decodeUCoordinate, exactly as the RFC writes them, are done by the
+ * decoding kernel of ecdh_codec.h).
  */
 
 #ifndef LADDER_BOUNDS

@@ -1,10 +1,11 @@
 /* x25519.cl: batched X25519 (RFC 7748), one work-item per scalar
  * multiplication over limb-major batches of 8 limbs: kernel x25519, the
  * ladder for shared secrets (variable u; scalars clamped and u masked by
- * the host, see ladder.h), and x25519_base_comb, the fixed-base comb for
- * public keys (comb.h). x25519_xz and x25519_base_comb_xz are the same
+ * x25519_decode, see ladder.h), and x25519_base_comb, the fixed-base comb
+ * for public keys (comb.h). x25519_xz and x25519_base_comb_xz are the same
  * without the final inversion, which x25519_invert_batch does for a whole
- * batch. */
+ * batch. x25519_decode and x25519_encode turn the keys' byte strings into
+ * limb-major rows and the results back (ecdh_codec.h). */
 #include "fe25519.h"
 
 #define FE(op) fe25519_##op
@@ -26,3 +27,8 @@
  * kernel x25519_invert_batch finishes x25519_xz and x25519_base_comb_xz */
 #define BATCH_INVERT_KERNEL x25519_invert_batch
 #include "batch_invert.h"
+
+/* the keys' byte strings in, the results' out (ecdh_codec.h) */
+#define DECODE_KERNEL x25519_decode
+#define ENCODE_KERNEL x25519_encode
+#include "ecdh_codec.h"

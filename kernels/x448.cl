@@ -1,9 +1,11 @@
 /* x448.cl: batched X448 (RFC 7748), one work-item per scalar
  * multiplication over limb-major batches of 14 limbs: kernel x448, the
- * ladder for shared secrets (variable u; scalars clamped by the host, see
- * ladder.h), and x448_base_comb, the fixed-base comb for public keys
+ * ladder for shared secrets (variable u; scalars clamped by x448_decode,
+ * see ladder.h), and x448_base_comb, the fixed-base comb for public keys
  * (comb.h). x448_xz and x448_base_comb_xz are the same without the final
- * inversion, which x448_invert_batch does for a whole batch. */
+ * inversion, which x448_invert_batch does for a whole batch. x448_decode
+ * and x448_encode turn the keys' byte strings into limb-major rows and the
+ * results back (ecdh_codec.h). */
 #include "fe448.h"
 
 #define FE(op) fe448_##op
@@ -29,3 +31,8 @@
  * kernel x448_invert_batch finishes x448_xz and x448_base_comb_xz */
 #define BATCH_INVERT_KERNEL x448_invert_batch
 #include "batch_invert.h"
+
+/* the keys' byte strings in, the results' out (ecdh_codec.h) */
+#define DECODE_KERNEL x448_decode
+#define ENCODE_KERNEL x448_encode
+#include "ecdh_codec.h"

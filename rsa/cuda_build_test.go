@@ -29,7 +29,7 @@ func TestCUDABuildsEveryProgram(t *testing.T) {
 		require.NoError(t, err)
 		p, err := b.program(mh, mf, true)
 		require.NoError(t, err)
-		_, err = kernelsOf(p, "rsa_split", "rsa_combine", "rsa_public")
+		_, err = p.Kernels("rsa_split", "rsa_combine", "rsa_public")
 		require.NoError(t, err)
 	}
 }

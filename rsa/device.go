@@ -123,18 +123,6 @@ func (b *deviceBackend) modexpProgram(mh arith.Mont) (*device.Program, error) {
 	return mh.Program(b.dev, mh.KernelFile(), nil)
 }
 
-// kernelsOf returns the named kernels of p.
-func kernelsOf(p *device.Program, names ...string) ([]*device.Kernel, error) {
-	ks := make([]*device.Kernel, len(names))
-	for i, name := range names {
-		var err error
-		if ks[i], err = p.Kernel(name); err != nil {
-			return nil, err
-		}
-	}
-	return ks, nil
-}
-
 // rsaBuild is how rsa.cl is built for halves of form mh and a modulus of
 // form mf: the Montgomery form of the program and the extra -D options.
 // rsa_combine makes three products at the half width: CIOS with the rows
@@ -503,7 +491,7 @@ func (b *deviceBackend) enqueuePrivate(c *device.Commands, mh, mf arith.Mont, kt
 	if err != nil {
 		return err
 	}
-	rk, err := kernelsOf(prog, "rsa_split", "rsa_combine")
+	rk, err := prog.Kernels("rsa_split", "rsa_combine")
 	if err != nil {
 		return err
 	}
