@@ -42,16 +42,38 @@ type benchResult struct {
 	Pipeline int     `json:"pipeline,omitempty"`
 }
 
+// runInfo is what every bench report says of its run: the device, the
+// code and the host.
+type runInfo struct {
+	Device    string `json:"device"`
+	Backend   string `json:"backend"`
+	Commit    string `json:"commit"`
+	GoVersion string `json:"go"`
+	CPU       string `json:"cpu"`
+	CPUCores  int    `json:"cpu_cores"`
+	Date      string `json:"date"`
+}
+
+// newRunInfo describes a run on the device of the given name and backend
+// now.
+func newRunInfo(device, backend string) runInfo {
+	return runInfo{Device: device, Backend: backend, Commit: commit(), GoVersion: runtime.Version(),
+		CPU: cpuModel(), CPUCores: runtime.NumCPU(), Date: time.Now().UTC().Format(time.RFC3339)}
+}
+
+// writeJSON writes v, indented, to the file path (--json-out).
+func writeJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
+}
+
 type benchReport struct {
-	Device    string        `json:"device"`
+	runInfo
 	Driver    string        `json:"driver"`
-	Backend   string        `json:"backend"`
 	InlinePTX bool          `json:"inline_ptx"`
-	Commit    string        `json:"commit"`
-	GoVersion string        `json:"go"`
-	CPU       string        `json:"cpu"`
-	CPUCores  int           `json:"cpu_cores"`
-	Date      string        `json:"date"`
 	Results   []benchResult `json:"results"`
 }
 
@@ -179,8 +201,7 @@ func cmdBench(args []string) error {
 			}
 		}
 	}
-	rep := benchReport{Device: d.Name, Backend: d.Backend, Driver: d.DriverVersion, InlinePTX: d.CarryChains, Commit: commit(),
-		GoVersion: runtime.Version(), CPU: cpuModel(), CPUCores: runtime.NumCPU(), Date: time.Now().UTC().Format(time.RFC3339)}
+	rep := benchReport{runInfo: newRunInfo(d.Name, d.Backend), Driver: d.DriverVersion, InlinePTX: d.CarryChains}
 	dur := time.Duration(*seconds * float64(time.Second))
 	for i, bc := range cases {
 		label := bc.op
@@ -217,8 +238,7 @@ func cmdBench(args []string) error {
 	}
 	progressDone()
 	if *jsonOut != "" {
-		data, _ := json.MarshalIndent(rep, "", "  ")
-		if err := os.WriteFile(*jsonOut, append(data, '\n'), 0o644); err != nil {
+		if err := writeJSON(*jsonOut, rep); err != nil {
 			return err
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	stdaes "crypto/aes"
 	"crypto/cipher"
 	"crypto/rand"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -41,17 +40,11 @@ type aesResult struct {
 }
 
 type aesReport struct {
-	Device   string      `json:"device"`
-	Backend  string      `json:"backend"`
-	Layout   string      `json:"layout"`
-	Group    int         `json:"work_group"`
-	Segment  int         `json:"gcm_segment"`
-	Commit   string      `json:"commit"`
-	Go       string      `json:"go"`
-	CPU      string      `json:"cpu"`
-	CPUCores int         `json:"cpu_cores"`
-	Date     string      `json:"date"`
-	Results  []aesResult `json:"results"`
+	runInfo
+	Layout  string      `json:"layout"`
+	Group   int         `json:"work_group"`
+	Segment int         `json:"gcm_segment"`
+	Results []aesResult `json:"results"`
 }
 
 func cmdBenchAES(args []string) error {
@@ -125,8 +118,7 @@ func cmdBenchAES(args []string) error {
 		return err
 	}
 	dur := time.Duration(*seconds * float64(time.Second))
-	rep := aesReport{Device: d.Name, Backend: d.Backend, Layout: e.Layout().String(), Group: e.WorkGroup(), Segment: e.Segment(),
-		Commit: commit(), Go: runtime.Version(), CPU: cpuModel(), CPUCores: runtime.NumCPU(), Date: time.Now().UTC().Format(time.RFC3339)}
+	rep := aesReport{runInfo: newRunInfo(d.Name, d.Backend), Layout: e.Layout().String(), Group: e.WorkGroup(), Segment: e.Segment()}
 	opList := strings.Split(*ops, ",")
 	for _, shape := range strings.Split(*shapes, ",") {
 		for _, op := range opList {
@@ -158,8 +150,7 @@ func cmdBenchAES(args []string) error {
 		}
 	}
 	if *jsonOut != "" {
-		data, _ := json.MarshalIndent(rep, "", "  ")
-		if err := os.WriteFile(*jsonOut, append(data, '\n'), 0o644); err != nil {
+		if err := writeJSON(*jsonOut, rep); err != nil {
 			return err
 		}
 	}
@@ -167,7 +158,7 @@ func cmdBenchAES(args []string) error {
 		return printJSON(rep)
 	}
 	fmt.Printf("device: %s (%s), layout %s, work-group %d, GCM segment %d\ncommit: %s  %s  CPU: %s, %d threads\n\n",
-		rep.Device, rep.Backend, rep.Layout, rep.Group, rep.Segment, rep.Commit, rep.Go, rep.CPU, rep.CPUCores)
+		rep.Device, rep.Backend, rep.Layout, rep.Group, rep.Segment, rep.Commit, rep.GoVersion, rep.CPU, rep.CPUCores)
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "shape\top\tkey\tmessage bytes\tbatch\tkernel Gbps\tend-to-end Gbps\tend-to-end GB/s\tpipelined GB/s\tCPU GB/s (all cores)\t")
 	for _, r := range rep.Results {

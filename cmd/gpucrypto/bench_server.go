@@ -5,11 +5,9 @@ import (
 	"crypto"
 	stdrsa "crypto/rsa"
 	"crypto/sha256"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
-	"runtime"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -103,15 +101,11 @@ func cmdBenchServer(args []string) error {
 		}
 	}
 	if *jsonOut != "" {
-		data, _ := json.MarshalIndent(struct {
-			Device  string         `json:"device"`
-			Backend string         `json:"backend"`
-			Commit  string         `json:"commit"`
-			CPU     string         `json:"cpu"`
-			Cores   int            `json:"cpu_cores"`
+		err := writeJSON(*jsonOut, struct {
+			runInfo
 			Results []serverResult `json:"results"`
-		}{d.Name, d.Backend, commit(), cpuModel(), runtime.NumCPU(), results}, "", "  ")
-		if err := os.WriteFile(*jsonOut, append(data, '\n'), 0o644); err != nil {
+		}{newRunInfo(d.Name, d.Backend), results})
+		if err != nil {
 			return err
 		}
 	}

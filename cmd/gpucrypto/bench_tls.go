@@ -8,7 +8,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -259,25 +258,19 @@ func cmdBenchTLS(args []string) error {
 
 	if *jsonOut != "" {
 		opts := batchOptions()
-		data, _ := json.MarshalIndent(struct {
-			Device    string      `json:"device"`
-			Backend   string      `json:"backend"`
-			Commit    string      `json:"commit"`
-			GoVersion string      `json:"go"`
-			CPU       string      `json:"cpu"`
-			Cores     int         `json:"cpu_cores"`
-			Bits      int         `json:"bits"`
-			Seconds   float64     `json:"seconds"`
-			Warmup    float64     `json:"warmup_seconds"`
-			MaxBatch  int         `json:"max_batch,omitempty"`
-			MaxDelay  string      `json:"max_delay,omitempty"`
-			Pipeline  int         `json:"pipeline,omitempty"`
-			Offload   int         `json:"cpu_offload,omitempty"`
-			Date      string      `json:"date"`
-			Results   []tlsResult `json:"results"`
-		}{devName, backend, commit(), runtime.Version(), cpuModel(), runtime.NumCPU(), *bits, *seconds, *warmup,
-			opts.MaxBatch, durationOrEmpty(opts.MaxDelay), opts.Pipeline, opts.CPUOffload, time.Now().UTC().Format(time.RFC3339), results}, "", "  ")
-		if err := os.WriteFile(*jsonOut, append(data, '\n'), 0o644); err != nil {
+		err := writeJSON(*jsonOut, struct {
+			runInfo
+			Bits     int         `json:"bits"`
+			Seconds  float64     `json:"seconds"`
+			Warmup   float64     `json:"warmup_seconds"`
+			MaxBatch int         `json:"max_batch,omitempty"`
+			MaxDelay string      `json:"max_delay,omitempty"`
+			Pipeline int         `json:"pipeline,omitempty"`
+			Offload  int         `json:"cpu_offload,omitempty"`
+			Results  []tlsResult `json:"results"`
+		}{newRunInfo(devName, backend), *bits, *seconds, *warmup,
+			opts.MaxBatch, durationOrEmpty(opts.MaxDelay), opts.Pipeline, opts.CPUOffload, results})
+		if err != nil {
 			return err
 		}
 	}
