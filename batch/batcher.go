@@ -143,13 +143,15 @@ func (b *Batcher[Q, R]) Do(ctx context.Context, req Q) (R, error) {
 		return zero, err
 	}
 	if o := b.offload; o != nil {
-		b.mu.RLock()
-		closed := b.closed
-		b.mu.RUnlock()
-		if closed {
-			return zero, ErrClosed
-		}
 		if o.take() {
+			// the batched path checks for Close itself; the CPU path here
+			b.mu.RLock()
+			closed := b.closed
+			b.mu.RUnlock()
+			if closed {
+				o.unreserve()
+				return zero, ErrClosed
+			}
 			return o.run(req)
 		}
 		start := time.Now()

@@ -73,9 +73,12 @@ func (o *offload[Q, R]) take() bool {
 	}
 }
 
+// unreserve gives back a slot that take reserved, unused.
+func (o *offload[Q, R]) unreserve() { o.running.Add(-1) }
+
 // run computes req on the CPU in a slot reserved by take.
 func (o *offload[Q, R]) run(req Q) (R, error) {
-	defer o.running.Add(-1)
+	defer o.unreserve()
 	start := time.Now()
 	vals, err := safeRun(o.cpu, []Q{req})
 	out := answer(vals, err, 0, 1)
