@@ -2,6 +2,7 @@ package main
 
 import (
 	"crypto"
+	stdrsa "crypto/rsa"
 	"errors"
 	"io"
 	"strings"
@@ -12,14 +13,7 @@ import (
 // The handshake loop of `bench tls` with the CPU key only (no device):
 // both versions complete handshakes, the probe sees one RSA-PSS signature.
 func TestTLSHandshakeLoopCPU(t *testing.T) {
-	key, err := benchKey(1024)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := benchCertificate(key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	key, cert := testCertificate(t)
 	curves, err := parseCurves("x25519mlkem768,x25519")
 	if err != nil {
 		t.Fatal(err)
@@ -55,6 +49,22 @@ func (failingSigner) Sign(io.Reader, []byte, crypto.SignerOpts) ([]byte, error) 
 
 // A handshake that fails stops the loop with its error, at once.
 func TestTLSHandshakeLoopError(t *testing.T) {
+	key, cert := testCertificate(t)
+	curves, _ := parseCurves("x25519")
+	srv, cli := tlsConfigs("1.3", cert, failingSigner{key}, curves)
+	t0 := time.Now()
+	_, err := runHandshakes(srv, cli, 4, 0, 10*time.Second, nil)
+	if err == nil || !strings.Contains(err.Error(), "no signature today") {
+		t.Fatalf("err = %v, want the signer's error", err)
+	}
+	if d := time.Since(t0); d > 5*time.Second {
+		t.Errorf("the loop took %v to stop", d)
+	}
+}
+
+// testCertificate is a 1024-bit key and its self-signed certificate.
+func testCertificate(t *testing.T) (*stdrsa.PrivateKey, *benchCert) {
+	t.Helper()
 	key, err := benchKey(1024)
 	if err != nil {
 		t.Fatal(err)
@@ -63,14 +73,5 @@ func TestTLSHandshakeLoopError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	curves, _ := parseCurves("x25519")
-	srv, cli := tlsConfigs("1.3", cert, failingSigner{key}, curves)
-	t0 := time.Now()
-	_, err = runHandshakes(srv, cli, 4, 0, 10*time.Second, nil)
-	if err == nil || !strings.Contains(err.Error(), "no signature today") {
-		t.Fatalf("err = %v, want the signer's error", err)
-	}
-	if d := time.Since(t0); d > 5*time.Second {
-		t.Errorf("the loop took %v to stop", d)
-	}
+	return key, cert
 }
