@@ -48,7 +48,7 @@ test: deps nvrtc
 	@# every kernel program compiled as CUDA C by NVRTC (no GPU needed; a missing NVRTC fails)
 	GPUCRYPTO_NVRTC_DIR=$(NVRTC_DIR)/lib GPUCRYPTO_REQUIRE_NVRTC=1 $(GO) test -tags cuda -timeout 20m -run 'CUDA|NVRTC' ./cuda ./device ./arith ./ecdh ./rsa ./aes ./internal/aesvariant
 	@# the concurrent parts again under the race detector
-	GPUCRYPTO_REQUIRE_DEVICE=1 $(GO) test -race -timeout 10m -run 'Server|Fallback|Flush|BackPressure|Errors|Concurrent|Signer|Blinding|Pipeline|Pool|Queues' ./batch ./ecdh ./device ./rsa
+	GPUCRYPTO_REQUIRE_DEVICE=1 $(GO) test -race -timeout 10m -run 'Server|Fallback|Flush|BackPressure|Errors|Concurrent|Signer|Blinding|Pipeline|Pool|Queues|Resident' ./batch ./ecdh ./device ./rsa
 
 bench: deps
 	$(GO) run -buildvcs=$(BUILDVCS) ./cmd/gpucrypto bench

@@ -9,10 +9,11 @@ import (
 
 // pubKey is a validated RSA public key prepared for batched use.
 type pubKey struct {
-	n     *big.Int
-	e     int
-	bits  int // n.BitLen()
-	limbs int // device size class of n in 32-bit limbs (see sizeClass)
+	n      *big.Int
+	nBytes []byte // n, big-endian, modBytes long
+	e      int
+	bits   int // n.BitLen()
+	limbs  int // device size class of n in 32-bit limbs (see sizeClass)
 
 	// cache holds per-backend precomputations (device limbs, Montgomery
 	// constants), keyed by the backend; filled lazily, read concurrently.
@@ -28,21 +29,31 @@ type privKey struct {
 	cache sync.Map // as pubKey.cache
 }
 
-// backend computes the raw RSA primitives for a batch. All keys of one call
-// have the same size class (pubKey.limbs). Implementations: cpuBackend
-// (constant-time filippo.io/bigmod, always available) and deviceBackend
-// (any device of package device: OpenCL or CUDA, device.go).
+// class is the size class of k's private operation: the classes of its
+// halves and of its modulus. The elements of one backend call share it.
+func (k *privKey) class() [2]int { return [2]int{k.half, k.pub.limbs} }
+
+// backend computes the raw RSA primitives for a group of elements whose
+// keys share one size class (privKey.class for private operations, the
+// modulus's pubKey.limbs for public ones): the Engine groups them.
+// Implementations: cpuBackend (constant-time filippo.io/bigmod, always
+// available) and deviceBackend (any device of package device: OpenCL or
+// CUDA, device.go).
 //
-// Results are per element: a failed element has a nil result and its error
-// in the returned *batch.Error; any other error fails the whole call.
+// Values are big-endian strings of exactly the modulus's size (modBytes):
+// in[i] is below the modulus (the Engine's callers check it, once), and
+// the result of element i is written into out[i], of the same size. A
+// failed element has its error in the returned *batch.Error (its out[i]
+// is then meaningless: the Engine zeroes it); any other error fails the
+// whole call.
 type backend interface {
-	// private returns in[i]^d mod n for keys[i], computed by CRT. Every
-	// result has been checked against the public key (result^e mod n ==
-	// in[i]); a failed check is an error for that element, never a value.
-	// in[i] must be below n (callers check).
-	private(keys []*privKey, in []*big.Int) ([]*big.Int, error)
-	// public returns in[i]^e mod n for keys[i]; in[i] below n.
-	public(keys []*pubKey, in []*big.Int) ([]*big.Int, error)
+	// private writes in[i]^d mod n for keys[i], computed by CRT, into
+	// out[i]. Every result has been checked against the public key
+	// (out[i]^e mod n == in[i]); a failed check is an error for that
+	// element (ErrFault), never a value.
+	private(keys []*privKey, in, out [][]byte) error
+	// public writes in[i]^e mod n for keys[i] into out[i].
+	public(keys []*pubKey, in, out [][]byte) error
 	// String names the backend in errors and fallback reports.
 	String() string
 }

@@ -22,8 +22,9 @@ type blinder struct {
 }
 
 // blind returns x·r^e mod n for the next pair and the r^-1 that unblinds
-// its result (unblind). x must be below n.
-func (b *blinder) blind(pub *pubKey, x *big.Int) (*big.Int, *bigmod.Nat, error) {
+// its result (unblind). x is a big-endian string of the modulus's size,
+// below n; so is the blinded value.
+func (b *blinder) blind(pub *pubKey, x []byte) ([]byte, *bigmod.Nat, error) {
 	c, err := pub.constTime()
 	if err != nil {
 		return nil, nil, err
@@ -45,21 +46,25 @@ func (b *blinder) blind(pub *pubKey, x *big.Int) (*big.Int, *bigmod.Nat, error) 
 	b.rinv.Mul(b.rinv, c.n)
 	b.mu.Unlock()
 	xn.Mul(re, c.n)
-	return new(big.Int).SetBytes(xn.Bytes(c.n)), rinv, nil
+	return xn.Bytes(c.n), rinv, nil
 }
 
-// unblind returns m·rinv mod n for a result m below n.
-func unblind(pub *pubKey, m *big.Int, rinv *bigmod.Nat) (*big.Int, error) {
+// unblind replaces m, a result below n (a big-endian string of the
+// modulus's size), by m·rinv mod n.
+func unblind(pub *pubKey, m []byte, rinv *bigmod.Nat) error {
 	c, err := pub.constTime()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	mn, err := nat(m, c.n)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	mn.Mul(rinv, c.n)
-	return new(big.Int).SetBytes(mn.Bytes(c.n)), nil
+	b := mn.Bytes(c.n)
+	copy(m, b)
+	clear(b)
+	return nil
 }
 
 // newBlindingPair draws r in [2, n) invertible mod n and returns
@@ -78,11 +83,11 @@ func newBlindingPair(pub *pubKey, n *bigmod.Modulus) (re, rinv *bigmod.Nat, err 
 		if ri == nil {
 			continue // r shares a factor with n (never, for a real key)
 		}
-		rn, err := nat(r, n)
+		rn, err := nat(r.FillBytes(make([]byte, n.Size())), n)
 		if err != nil {
 			return nil, nil, err
 		}
-		if rinv, err = nat(ri, n); err != nil {
+		if rinv, err = nat(ri.FillBytes(make([]byte, n.Size())), n); err != nil {
 			return nil, nil, err
 		}
 		re = bigmod.NewNat().ExpShortVarTime(rn, uint(pub.e), n) // e is public

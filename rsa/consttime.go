@@ -70,21 +70,21 @@ func (k *privKey) constTime() (*ctPriv, error) {
 	return v.(*ctPriv), nil
 }
 
-// nat returns x (0 <= x < m) as an element mod m.
-func nat(x *big.Int, m *bigmod.Modulus) (*bigmod.Nat, error) {
-	buf := make([]byte, m.Size())
-	if x.Sign() < 0 || x.BitLen() > 8*len(buf) {
-		return nil, ErrInputRange
+// nat returns x, a big-endian string of the modulus's size below m, as
+// an element mod m.
+func nat(x []byte, m *bigmod.Modulus) (*bigmod.Nat, error) {
+	if len(x) != m.Size() {
+		return nil, errValueSize
 	}
-	v, err := bigmod.NewNat().SetBytes(x.FillBytes(buf), m)
-	clear(buf)
+	v, err := bigmod.NewNat().SetBytes(x, m)
 	if err != nil {
 		return nil, ErrInputRange
 	}
 	return v, nil
 }
 
-// private returns x^d mod n for x < n, computed by CRT with Garner's
+// private writes x^d mod n into out, for x below n (both big-endian
+// strings of the modulus's size), computed by CRT with Garner's
 // recombination,
 //
 //	mp = x^dp mod p,  mq = x^dq mod q
@@ -94,10 +94,13 @@ func nat(x *big.Int, m *bigmod.Modulus) (*bigmod.Nat, error) {
 // and checked against the public key (m^e mod n == x) before it is
 // released: a failed check is ErrFault. corrupt (tests) alters mp before
 // recombination.
-func (c *ctPriv) private(x *big.Int, corrupt func(*big.Int)) (*big.Int, error) {
+func (c *ctPriv) private(x, out []byte, corrupt func(*big.Int)) error {
+	if len(out) != c.pub.n.Size() {
+		return errValueSize
+	}
 	xn, err := nat(x, c.pub.n)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	mp := bigmod.NewNat().Mod(xn, c.p)
 	mp.Exp(mp, c.dp, c.p)
@@ -107,17 +110,20 @@ func (c *ctPriv) private(x *big.Int, corrupt func(*big.Int)) (*big.Int, error) {
 		v := new(big.Int).SetBytes(mp.Bytes(c.p))
 		corrupt(v)
 		v.Mod(v, c.pInt)
-		if mp, err = nat(v, c.p); err != nil {
-			return nil, err
+		if mp, err = nat(v.FillBytes(make([]byte, c.p.Size())), c.p); err != nil {
+			return err
 		}
 	}
 	mqp := bigmod.NewNat().Mod(mq, c.p) // q may exceed p
 	h := mp.Sub(mqp, c.p).Mul(c.qinv, c.p)
 	m := h.ExpandFor(c.pub.n).Mul(c.qModN, c.pub.n).Add(mq.ExpandFor(c.pub.n), c.pub.n)
 	if !c.pub.verify(m, xn) {
-		return nil, ErrFault
+		return ErrFault
 	}
-	return new(big.Int).SetBytes(m.Bytes(c.pub.n)), nil
+	b := m.Bytes(c.pub.n)
+	copy(out, b)
+	clear(b)
+	return nil
 }
 
 // verify reports, in constant time in m, whether m^e mod n == x.
@@ -127,9 +133,9 @@ func (c *ctPub) verify(m, x *bigmod.Nat) bool {
 }
 
 // checkPrivate reports whether m^e mod n == x for a result m of the
-// private operation on x (m is secret: the check runs in constant time in
-// its value).
-func checkPrivate(k *pubKey, m, x *big.Int) bool {
+// private operation on x, both big-endian strings of the modulus's size
+// (m is secret: the check runs in constant time in its value).
+func checkPrivate(k *pubKey, m, x []byte) bool {
 	c, err := k.constTime()
 	if err != nil {
 		return false

@@ -36,22 +36,27 @@ func TestConstTimePrivate(t *testing.T) {
 				}
 				ins = append(ins, new(big.Int).Mod(new(big.Int).SetBytes(b), n))
 			}
+			size := modBytes(pk.pub)
+			value := func(x *big.Int) []byte { return x.FillBytes(make([]byte, size)) }
 			for _, x := range ins {
-				got, err := ck.private(x, nil)
-				require.NoError(t, err, "%s order %d x=%x", name, order, x)
-				want := new(big.Int).Exp(x, k.D, n)
-				require.Zero(t, want.Cmp(got), "%s order %d x=%x", name, order, x)
-				require.True(t, checkPrivate(pk.pub, got, x))
+				got := make([]byte, size)
+				require.NoError(t, ck.private(value(x), got, nil), "%s order %d x=%x", name, order, x)
+				want := value(new(big.Int).Exp(x, k.D, n))
+				require.Equal(t, want, got, "%s order %d x=%x", name, order, x)
+				require.True(t, checkPrivate(pk.pub, got, value(x)))
 				// m -> m^e is a permutation: any other value fails the check
-				require.False(t, checkPrivate(pk.pub, new(big.Int).Xor(got, big.NewInt(1)), x))
+				got[size-1] ^= 1
+				require.False(t, checkPrivate(pk.pub, got, value(x)))
 			}
 			// out of range inputs are errors, never values
-			for _, x := range []*big.Int{n, new(big.Int).Add(n, big.NewInt(5)), big.NewInt(-1)} {
-				_, err := ck.private(x, nil)
-				require.ErrorIs(t, err, ErrInputRange)
+			for _, x := range []*big.Int{n, new(big.Int).Add(n, big.NewInt(5))} {
+				require.ErrorIs(t, ck.private(value(x), make([]byte, size), nil), ErrInputRange)
 			}
+			// so are strings of the wrong size
+			require.ErrorIs(t, ck.private(make([]byte, size+1), make([]byte, size), nil), errValueSize)
+			require.ErrorIs(t, ck.private(make([]byte, size), make([]byte, size-1), nil), errValueSize)
 			// a corrupted half is ErrFault
-			_, err = ck.private(big.NewInt(12345), func(mp *big.Int) { mp.Add(mp, big.NewInt(1)) })
+			err = ck.private(value(big.NewInt(12345)), make([]byte, size), func(mp *big.Int) { mp.Add(mp, big.NewInt(1)) })
 			require.ErrorIs(t, err, ErrFault)
 		}
 	}

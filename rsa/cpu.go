@@ -1,7 +1,6 @@
 package rsa
 
 import (
-	"errors"
 	"fmt"
 	"math/big"
 
@@ -26,45 +25,47 @@ func (c *cpuBackend) String() string { return "CPU" }
 
 // private computes in[i]^d mod n by CRT with Garner's recombination and
 // checks each result against the public key before releasing it.
-func (c *cpuBackend) private(keys []*privKey, in []*big.Int) ([]*big.Int, error) {
-	if len(keys) != len(in) {
-		return nil, fmt.Errorf("rsa: %d keys for %d inputs", len(keys), len(in))
-	}
-	return batch.Each(len(in), func(i int) (*big.Int, error) {
-		k, x := keys[i], in[i]
-		if err := checkInput(k.pub, x); err != nil {
-			return nil, err
-		}
+func (c *cpuBackend) private(keys []*privKey, in, out [][]byte) error {
+	return eachElement(keys, in, out, func(k *privKey, x, m []byte) error {
 		ck, err := k.constTime()
 		if err != nil {
-			return nil, err
+			return err
 		}
-		return ck.private(x, c.corrupt)
+		return ck.private(x, m, c.corrupt)
 	})
 }
 
 // public computes in[i]^e mod n.
-func (c *cpuBackend) public(keys []*pubKey, in []*big.Int) ([]*big.Int, error) {
-	if len(keys) != len(in) {
-		return nil, fmt.Errorf("rsa: %d keys for %d inputs", len(keys), len(in))
-	}
-	return batch.Each(len(in), func(i int) (*big.Int, error) {
-		k, x := keys[i], in[i]
-		if err := checkInput(k, x); err != nil {
-			return nil, err
+func (c *cpuBackend) public(keys []*pubKey, in, out [][]byte) error {
+	return eachElement(keys, in, out, func(k *pubKey, x, y []byte) error {
+		if len(x) != modBytes(k) || len(y) != len(x) {
+			return errValueSize
 		}
-		return new(big.Int).Exp(x, big.NewInt(int64(k.e)), k.n), nil
+		v := new(big.Int).SetBytes(x)
+		if v.Cmp(k.n) >= 0 {
+			return ErrInputRange
+		}
+		v.Exp(v, big.NewInt(int64(k.e)), k.n).FillBytes(y)
+		return nil
 	})
 }
 
-func checkInput(k *pubKey, x *big.Int) error {
-	switch {
-	case k == nil:
-		return errors.New("rsa: nil key")
-	case x == nil:
-		return errors.New("rsa: nil input")
-	case x.Sign() < 0 || x.Cmp(k.n) >= 0:
-		return ErrInputRange
+// eachElement runs f on every element of a backend call, on all cores, and
+// returns the per-element errors (nil, or a *batch.Error). A call whose
+// slices differ in length fails as a whole.
+func eachElement[K any](keys []*K, in, out [][]byte, f func(k *K, x, y []byte) error) error {
+	if len(keys) != len(in) || len(out) != len(in) {
+		return fmt.Errorf("rsa: %d keys, %d inputs and %d outputs", len(keys), len(in), len(out))
 	}
-	return nil
+	errs := make([]error, len(in))
+	batch.Parallel(len(in), 1, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if keys[i] == nil {
+				errs[i] = errNilKey
+				continue
+			}
+			errs[i] = f(keys[i], in[i], out[i])
+		}
+	})
+	return batch.Collect(errs)
 }

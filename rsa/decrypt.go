@@ -5,7 +5,6 @@ import (
 	"crypto"
 	stdrsa "crypto/rsa"
 	"hash"
-	"math/big"
 
 	"github.com/gpucrypto/gpucrypto/batch"
 )
@@ -30,13 +29,13 @@ func (e *Engine) decryptOAEP(hash, mgfHash crypto.Hash, keys []*stdrsa.PrivateKe
 		return nil, err
 	}
 	out, errs := e.pipelined(len(keys), func(lo, hi int) ([][]byte, []error) {
-		ks, m, errs := e.decrypt(keys[lo:hi], ciphertexts[lo:hi], func(_ int, pub *pubKey) error { return oaepFits(pub, hash) })
-		out := make([][]byte, len(ks))
-		batch.Parallel(len(ks), 64, func(lo, hi int) {
+		m, errs := e.decrypt(keys[lo:hi], ciphertexts[lo:hi], func(_ int, pub *pubKey) error { return oaepFits(pub, hash) })
+		out := make([][]byte, len(m))
+		batch.Parallel(len(m), 64, func(lo, hi int) {
 			h, mgf := hash.New(), mgfHash.New()
 			for i := lo; i < hi; i++ {
 				if errs[i] == nil {
-					out[i], errs[i] = oaepOutput(ks[i].k.pub, m[i], h, mgf, label)
+					out[i], errs[i] = oaepOutput(m[i], h, mgf, label)
 				}
 			}
 		})
@@ -56,12 +55,12 @@ func (e *Engine) DecryptPKCS1v15(keys []*stdrsa.PrivateKey, ciphertexts [][]byte
 		return nil, err
 	}
 	out, errs := e.pipelined(len(keys), func(lo, hi int) ([][]byte, []error) {
-		ks, m, errs := e.decrypt(keys[lo:hi], ciphertexts[lo:hi], nil)
-		out := make([][]byte, len(ks))
-		batch.Parallel(len(ks), 256, func(lo, hi int) {
+		m, errs := e.decrypt(keys[lo:hi], ciphertexts[lo:hi], nil)
+		out := make([][]byte, len(m))
+		batch.Parallel(len(m), 256, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				if errs[i] == nil {
-					out[i], errs[i] = pkcs1v15Output(ks[i].k.pub, m[i])
+					out[i], errs[i] = pkcs1v15Output(m[i])
 				}
 			}
 		})
@@ -85,16 +84,16 @@ func (e *Engine) DecryptPKCS1v15SessionKey(keys []*stdrsa.PrivateKey, ciphertext
 	}
 	_, errs := e.pipelined(len(keys), func(lo, hi int) ([][]byte, []error) {
 		sessionKeys := sessionKeys[lo:hi]
-		ks, m, errs := e.decrypt(keys[lo:hi], ciphertexts[lo:hi], func(i int, pub *pubKey) error {
+		m, errs := e.decrypt(keys[lo:hi], ciphertexts[lo:hi], func(i int, pub *pubKey) error {
 			if modBytes(pub) < len(sessionKeys[i])+11 {
 				return ErrDecryption
 			}
 			return nil
 		})
-		batch.Parallel(len(ks), 256, func(lo, hi int) {
+		batch.Parallel(len(m), 256, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				if errs[i] == nil {
-					sessionKeyOutput(ks[i].k.pub, m[i], sessionKeys[i])
+					sessionKeyOutput(m[i], sessionKeys[i])
 				}
 			}
 		})
@@ -103,12 +102,13 @@ func (e *Engine) DecryptPKCS1v15SessionKey(keys []*stdrsa.PrivateKey, ciphertext
 	return batch.Collect(errs)
 }
 
-// decrypt prepares the keys, reads the ciphertexts (and applies check to
-// each key) and runs the private operation.
-func (e *Engine) decrypt(keys []*stdrsa.PrivateKey, ciphertexts [][]byte, check func(i int, pub *pubKey) error) ([]*privEntry, []*big.Int, []error) {
+// decrypt prepares the keys, checks the ciphertexts (and applies check to
+// each key) and runs the private operation: it returns the decrypted
+// values (each the modulus's size; the callers decode and wipe
+// them) and the errors.
+func (e *Engine) decrypt(keys []*stdrsa.PrivateKey, ciphertexts [][]byte, check func(i int, pub *pubKey) error) ([][]byte, []error) {
 	errs := make([]error, len(keys))
 	ks := preparePrivates(keys, errs)
-	in := make([]*big.Int, len(keys))
 	for i := range keys {
 		if errs[i] != nil {
 			continue
@@ -119,9 +119,11 @@ func (e *Engine) decrypt(keys []*stdrsa.PrivateKey, ciphertexts [][]byte, check 
 				continue
 			}
 		}
-		in[i], errs[i] = parseInput(pub, ciphertexts[i], ErrDecryption)
+		errs[i] = checkInput(pub, ciphertexts[i], ErrDecryption)
 	}
-	return ks, e.private(ks, in, errs), errs
+	out := valueSlab(ks, errs)
+	e.private(ks, ciphertexts, out, errs)
+	return out, errs
 }
 
 // oaepFits reports ErrDecryption when no OAEP message fits pub's modulus
@@ -133,11 +135,9 @@ func oaepFits(pub *pubKey, hash crypto.Hash) error {
 	return nil
 }
 
-// oaepOutput decodes the OAEP message in the decrypted value m (which it
-// wipes).
-func oaepOutput(pub *pubKey, m *big.Int, h, mgf hash.Hash, label []byte) ([]byte, error) {
-	em := m.FillBytes(make([]byte, modBytes(pub)))
-	clear(m.Bits())
+// oaepOutput decodes the OAEP message in the decrypted value em (which
+// it wipes).
+func oaepOutput(em []byte, h, mgf hash.Hash, label []byte) ([]byte, error) {
 	defer clear(em)
 	valid, start := oaepUnpad(h, mgf, em, label)
 	if valid != 1 {
@@ -146,11 +146,9 @@ func oaepOutput(pub *pubKey, m *big.Int, h, mgf hash.Hash, label []byte) ([]byte
 	return bytes.Clone(em[start:]), nil
 }
 
-// pkcs1v15Output decodes the PKCS #1 v1.5 message in the decrypted value m
-// (which it wipes).
-func pkcs1v15Output(pub *pubKey, m *big.Int) ([]byte, error) {
-	em := m.FillBytes(make([]byte, modBytes(pub)))
-	clear(m.Bits())
+// pkcs1v15Output decodes the PKCS #1 v1.5 message in the decrypted value
+// em (which it wipes).
+func pkcs1v15Output(em []byte) ([]byte, error) {
 	defer clear(em)
 	valid, start := unpadPKCS1v15(em)
 	if valid != 1 {
@@ -159,11 +157,9 @@ func pkcs1v15Output(pub *pubKey, m *big.Int) ([]byte, error) {
 	return bytes.Clone(em[start:]), nil
 }
 
-// sessionKeyOutput copies the PKCS #1 v1.5 message in m into key when it
-// is valid and len(key) bytes long, in constant time, and wipes m.
-func sessionKeyOutput(pub *pubKey, m *big.Int, key []byte) {
-	em := m.FillBytes(make([]byte, modBytes(pub)))
-	clear(m.Bits())
+// sessionKeyOutput copies the PKCS #1 v1.5 message in em into key when it
+// is valid and len(key) bytes long, in constant time, and wipes em.
+func sessionKeyOutput(em, key []byte) {
 	sessionKeyPKCS1v15(em, key)
 	clear(em)
 }

@@ -3,8 +3,8 @@ package rsa
 import (
 	"errors"
 	"fmt"
-	"math/big"
 	mrand "math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -23,13 +23,16 @@ import (
 // one batch (two work-items per element, fixed windows, table entries read
 // by masked scans: no branch and no memory index depends on the key), then
 // rsa_combine does Garner's recombination and checks m^e mod n == x; a
-// failed check returns no value (ErrFault). Only the inputs go to the
-// device and only the checked results come back. The host also recomputes
-// a sample of results with math/big; a device whose checked result
+// failed check returns no value (ErrFault). The inputs go to the device
+// as the bytes they are, laid out in limb columns (no big integers on the
+// host), and only the checked results come back, written straight into the
+// callers' byte strings. The host also checks a sample of results with
+// the constant-time CPU arithmetic; a device whose checked result
 // disagrees fails the whole call (the Engine then recomputes on the CPU).
-// Device memory is kept between batches (a device.Pool) and every region a
-// batch used, key material, halves and results included, is zeroed before
-// the batch returns.
+// The key tables of recent batches stay on the device (residentKeys),
+// zeroed when dropped; other device memory is kept between batches (a
+// device.Pool) and every region a batch used, halves and results
+// included, is zeroed before the batch returns.
 type deviceBackend struct {
 	dev *device.Device
 	cfg arith.MontConfig
@@ -45,10 +48,11 @@ type deviceBackend struct {
 	tableLimit uint64
 	// runPrivateStub (benchmarks of the host side), when set, stands for
 	// runPrivate: the device work of a private batch.
-	runPrivateStub func(mh, mf arith.Mont, kt *privTables, xs, kidx []uint32, fault uint32, vals, ok []uint32) error
+	runPrivateStub func(mh, mf arith.Mont, xs, kidx []uint32, fault uint32, vals, ok []uint32) error
 
-	pool    *device.Pool     // the device buffers of the batches
-	staging *device.HostPool // pinned host memory for inputs and results
+	pool     *device.Pool     // the device buffers of the batches
+	staging  *device.HostPool // pinned host memory for inputs and results
+	resident *residentKeys    // the key tables of recent batches
 
 	stagesOnce sync.Once
 	stagesVal  *device.Stages // stages()
@@ -67,7 +71,7 @@ func newDeviceBackend(dev *device.Device) (backend, error) {
 	if dev == nil {
 		return nil, errors.New("rsa: no device")
 	}
-	b := &deviceBackend{dev: dev, pool: dev.NewPool(bufferIdle), staging: dev.NewHostPool(bufferIdle)}
+	b := &deviceBackend{dev: dev, pool: dev.NewPool(bufferIdle), staging: dev.NewHostPool(bufferIdle), resident: newResidentKeys(dev)}
 	b.fault.Store(-1)
 	return b, nil
 }
@@ -195,12 +199,14 @@ func (b *deviceBackend) warm(keyBits int) error {
 	return err
 }
 
-// devKey is the device form of one private key at given widths.
+// devKey is the device form of one key at given widths (the public part
+// alone for a public key).
 type devKey struct {
 	p, q, n    *arith.Constants // p, q at the half width; n at the full width
 	dp, dq     []uint32         // half.N words
 	qinv       []uint32         // half.W words
 	e          uint32
+	size       int // the modulus's size in bytes (modBytes)
 	prepareErr error
 }
 
@@ -216,7 +222,7 @@ func (b *deviceBackend) privKeyFor(k *privKey, ck string, mh, mf arith.Mont) (*d
 		d := v.(*devKey)
 		return d, d.prepareErr
 	}
-	d := &devKey{e: uint32(k.pub.e)}
+	d := &devKey{e: uint32(k.pub.e), size: modBytes(k.pub)}
 	d.prepareErr = func() (err error) {
 		if d.p, err = arith.NewConstants(k.p, mh.W); err != nil {
 			return err
@@ -244,135 +250,146 @@ func (b *deviceBackend) privKeyFor(k *privKey, ck string, mh, mf arith.Mont) (*d
 	return d, d.prepareErr
 }
 
-// keyIndex assigns each distinct key of the elements idx a position, in
-// order of first use, preparing it with prepare (once per key). It
-// returns the elements whose key is usable, their key positions and the
-// prepared keys; the others get their key's error in errs. Batches often
-// repeat one key: consecutive equal keys cost one comparison.
-func keyIndex[K any](idx []int, keys []*K, errs []error, prepare func(*K) (*devKey, error)) (live []int, kidx []uint32, dks []*devKey) {
+// keyIndex assigns each distinct key of a backend call a position, in
+// order of first use, preparing it with prepare (once per key), and
+// checks each element's input and output against its key's modulus size.
+// It returns the elements whose key and sizes are right, their key
+// positions and the prepared keys; the others get their error in errs.
+// Batches often repeat one key: consecutive equal keys cost one
+// comparison.
+func keyIndex[K any](keys []*K, in, out [][]byte, errs []error, prepare func(*K) (*devKey, error)) (live []int, kidx []uint32, dks []*devKey) {
 	type pos struct {
 		k   uint32
+		dk  *devKey
 		err error
 	}
 	seen := map[*K]pos{}
-	live = make([]int, 0, len(idx))
-	kidx = make([]uint32, 0, len(idx))
+	live = make([]int, 0, len(keys))
+	kidx = make([]uint32, 0, len(keys))
 	var last *K
 	var lp pos
-	for _, i := range idx {
-		if k := keys[i]; k != last {
+	for i, k := range keys {
+		if i == 0 || k != last {
 			var ok bool
 			if lp, ok = seen[k]; !ok {
-				dk, err := prepare(k)
-				lp = pos{uint32(len(dks)), err}
-				if err == nil {
-					dks = append(dks, dk)
+				lp.err = errNilKey
+				if k != nil {
+					lp.dk, lp.err = prepare(k)
+				}
+				lp.k = uint32(len(dks))
+				if lp.err == nil {
+					dks = append(dks, lp.dk)
 				}
 				seen[k] = lp
 			}
 			last = k
 		}
-		if lp.err != nil {
+		switch {
+		case lp.err != nil:
 			errs[i] = lp.err
-			continue
+		case len(in[i]) != lp.dk.size || len(out[i]) != lp.dk.size:
+			errs[i] = errValueSize
+		default:
+			live = append(live, i)
+			kidx = append(kidx, lp.k)
 		}
-		live = append(live, i)
-		kidx = append(kidx, lp.k)
 	}
 	return live, kidx, dks
 }
 
-// groupByClass returns the indices of the elements without an error,
-// grouped by class(keys[i]) in order of first appearance; a run of one key
-// costs one map lookup.
-func groupByClass[K comparable, C comparable](keys []K, errs []error, class func(K) C) [][]int {
-	var groups [][]int
-	gpos := map[C]int{}
-	var last K
-	g := -1
-	for i, k := range keys {
-		if errs[i] != nil {
-			continue
-		}
-		if g < 0 || k != last {
-			c := class(k)
-			var ok bool
-			if g, ok = gpos[c]; !ok {
-				g = len(groups)
-				gpos[c] = g
-				groups = append(groups, nil)
-			}
-			last = k
-		}
-		groups[g] = append(groups[g], i)
-	}
-	return groups
-}
+// errMixedClasses is the error of an element whose key is not of the size
+// class of the call's first key (the Engine never makes such calls).
+var errMixedClasses = errors.New("rsa: keys of different size classes in one backend call")
 
-// checkInputs checks the shape of a call and each element's input against
-// its key (pub: the key's public part, nil for a nil key), in parallel:
-// one error per element.
-func checkInputs[K any](keys []*K, in []*big.Int, pub func(*K) *pubKey) ([]error, error) {
-	if len(keys) != len(in) {
-		return nil, fmt.Errorf("rsa: %d keys for %d inputs", len(keys), len(in))
+func (b *deviceBackend) private(keys []*privKey, in, out [][]byte) error {
+	if len(keys) != len(in) || len(out) != len(in) {
+		return fmt.Errorf("rsa: %d keys, %d inputs and %d outputs", len(keys), len(in), len(out))
 	}
 	errs := make([]error, len(in))
-	batch.Parallel(len(in), 1024, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			errs[i] = checkInput(pub(keys[i]), in[i])
+	i := slices.IndexFunc(keys, func(k *privKey) bool { return k != nil })
+	if i < 0 {
+		for i := range errs {
+			errs[i] = errNilKey
 		}
-	})
-	return errs, nil
-}
-
-func (b *deviceBackend) private(keys []*privKey, in []*big.Int) ([]*big.Int, error) {
-	errs, err := checkInputs(keys, in, func(k *privKey) *pubKey {
-		if k == nil {
-			return nil
-		}
-		return k.pub
-	})
-	if err != nil {
-		return nil, err
+		return batch.Collect(errs)
 	}
-	out := make([]*big.Int, len(in))
-	groups := groupByClass(keys, errs, func(k *privKey) [2]int { return [2]int{k.half, k.pub.limbs} })
-	for _, idx := range groups {
-		k := keys[idx[0]]
-		if err := b.privateGroup(k.half, k.pub.limbs, idx, keys, in, out, errs); err != nil {
-			return nil, err
-		}
-	}
-	return out, batch.Collect(errs)
-}
-
-// privateGroup computes the elements idx, whose keys share the half and
-// full widths, in device batches of at most arith.MaxTableBytes of table.
-func (b *deviceBackend) privateGroup(half, limbs int, idx []int, keys []*privKey, in, out []*big.Int, errs []error) error {
-	mh, mf, err := b.widths(half, limbs, 2*len(idx)) // two halves per element
+	class := keys[i].class()
+	mh, mf, err := b.widths(class[0], class[1], 2*len(in)) // two halves per element
 	if err != nil {
 		return err
 	}
 	ck := b.privCacheKey(mh, mf)
-	live, kidx, dks := keyIndex(idx, keys, errs, func(k *privKey) (*devKey, error) { return b.privKeyFor(k, ck, mh, mf) })
+	live, kidx, dks := keyIndex(keys, in, out, errs, func(k *privKey) (*devKey, error) {
+		if k.class() != class {
+			return nil, errMixedClasses
+		}
+		return b.privKeyFor(k, ck, mh, mf)
+	})
 	if len(live) == 0 {
-		return nil
+		return batch.Collect(errs)
 	}
+	tables, release := b.keyTables(ck, dks, kidx, func(dks []*devKey) [][]uint32 { return newPrivTables(dks, mh, mf) })
 	fault := b.fault.Swap(-1)
 	limit := arith.TableLimit(b.dev)
 	if b.tableLimit > 0 {
 		limit = b.tableLimit
 	}
 	chunk := min(mh.ChunkElems(len(live), 2, limit), batch.EvenChunk(len(live), pipelineChunk)) // the tables of both halves
-	kt := newPrivTables(dks, mh, mf)
-	defer kt.clear()
-	return batch.Chunks(len(live), chunk, pipelineDepth, func(lo, hi int) error {
+	err = batch.Chunks(len(live), chunk, pipelineDepth, func(lo, hi int) error {
 		f := uint32(0xffffffff)
 		if fault >= int64(lo) && fault < int64(hi) {
 			f = uint32(fault - int64(lo))
 		}
-		return b.privateChunk(mh, mf, kt, live[lo:hi], kidx[lo:hi], keys, in, out, errs, f)
+		return b.privateChunk(mh, mf, tables, live[lo:hi], kidx[lo:hi], keys, in, out, errs, f)
 	})
+	release(err != nil)
+	if err != nil {
+		return err
+	}
+	return batch.Collect(errs)
+}
+
+// keyTables are the key tables of a backend call on the device: K keys
+// (the stride of the tables), and buffers returns the tables, in the
+// order the kernels take them, for a batch's commands.
+type keyTables struct {
+	K       int
+	buffers func(c *device.Commands) ([]*device.Buffer, error)
+}
+
+// keyTables returns the device tables of the keys dks of a call whose
+// elements use the keys kidx (positions in dks), and the function that
+// ends the call's use of them (failed: the call failed). The tables come
+// from the resident set of width class ck (kidx is then rewritten to the
+// keys' positions in it), else each batch uploads them (and zeroes them
+// afterwards). layout lays out the tables of a list of keys.
+func (b *deviceBackend) keyTables(ck string, dks []*devKey, kidx []uint32, layout func(dks []*devKey) [][]uint32) (keyTables, func(failed bool)) {
+	if set, slots := b.resident.acquire(ck, dks, layout); set != nil {
+		batch.Parallel(len(kidx), 1<<14, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				kidx[i] = slots[kidx[i]]
+			}
+		})
+		bufs := set.bufs
+		return keyTables{K: set.K(), buffers: func(*device.Commands) ([]*device.Buffer, error) { return bufs, nil }},
+			func(failed bool) { b.resident.release(set, failed) }
+	}
+	host := layout(dks)
+	upload := func(c *device.Commands) ([]*device.Buffer, error) {
+		bufs := make([]*device.Buffer, len(host))
+		for j, words := range host {
+			var err error
+			if bufs[j], err = c.Upload(words, true); err != nil { // zeroed after the batch
+				return nil, err
+			}
+		}
+		return bufs, nil
+	}
+	return keyTables{K: len(dks), buffers: upload}, func(bool) {
+		for _, t := range host {
+			clear(t)
+		}
+	}
 }
 
 // A private batch larger than pipelineChunk elements runs as chunks of
@@ -386,48 +403,36 @@ var pipelineChunk = 1 << 16 // a variable for the tests
 
 const pipelineDepth = 2
 
-// privTables are the key tables of a private batch (K keys): rsa.cl's
-// table and the modexp kernel's tables of the 2K primes (p of key k at
-// k, q at K + k) with their exponents dp, dq. All of it is key material.
-type privTables struct {
-	K                    int
-	keys                 []uint32
-	mods, ones, r2s, n0s []uint32
-	exp                  []uint32
-}
-
-func newPrivTables(dks []*devKey, mh, mf arith.Mont) *privTables {
+// newPrivTables lays out the key tables of a private batch of K keys, in
+// the order enqueuePrivate takes them: rsa.cl's table (keyTable), then
+// the modexp kernel's tables of the 2K primes (p of key k at k, q at K +
+// k): moduli, Montgomery ones, R² and n0, and the exponents dp, dq. All of
+// it is key material.
+func newPrivTables(dks []*devKey, mh, mf arith.Mont) [][]uint32 {
 	K, W, N := len(dks), mh.W, mh.N
-	t := &privTables{K: K, keys: keyTable(dks, W, mf.W),
-		mods: make([]uint32, W*2*K), ones: make([]uint32, W*2*K), r2s: make([]uint32, W*2*K),
-		n0s: make([]uint32, 2*K), exp: make([]uint32, N*2*K)}
+	mods, ones, r2s := make([]uint32, W*2*K), make([]uint32, W*2*K), make([]uint32, W*2*K)
+	n0s, exp := make([]uint32, 2*K), make([]uint32, N*2*K)
 	batch.Parallel(K, 256, func(lo, hi int) {
 		for k := lo; k < hi; k++ {
 			d := dks[k]
 			for h, c := range [2]*arith.Constants{d.p, d.q} {
 				col := h*K + k
 				for j := range W {
-					t.mods[j*2*K+col], t.ones[j*2*K+col], t.r2s[j*2*K+col] = c.M[j], c.One[j], c.R2[j]
+					mods[j*2*K+col], ones[j*2*K+col], r2s[j*2*K+col] = c.M[j], c.One[j], c.R2[j]
 				}
-				t.n0s[col] = c.N0
+				n0s[col] = c.N0
 			}
 			for j := range N {
-				t.exp[j*2*K+k], t.exp[j*2*K+K+k] = d.dp[j], d.dq[j]
+				exp[j*2*K+k], exp[j*2*K+K+k] = d.dp[j], d.dq[j]
 			}
 		}
 	})
-	return t
-}
-
-func (t *privTables) clear() {
-	for _, s := range [][]uint32{t.keys, t.mods, t.ones, t.r2s, t.n0s, t.exp} {
-		clear(s)
-	}
+	return [][]uint32{keyTable(dks, W, mf.W), mods, ones, r2s, n0s, exp}
 }
 
 // privateChunk computes the elements cols (keys kidx in kt) in one device
 // batch; fault (tests) is the column whose mp rsa_combine corrupts.
-func (b *deviceBackend) privateChunk(mh, mf arith.Mont, kt *privTables, cols []int, kidx []uint32, keys []*privKey, in, out []*big.Int, errs []error, fault uint32) error {
+func (b *deviceBackend) privateChunk(mh, mf arith.Mont, kt keyTables, cols []int, kidx []uint32, keys []*privKey, in, out [][]byte, errs []error, fault uint32) error {
 	m, F := len(cols), mf.W
 	// inputs, results and check flags in pinned memory: the copies run at
 	// the bus's speed
@@ -438,11 +443,9 @@ func (b *deviceBackend) privateChunk(mh, mf arith.Mont, kt *privTables, cols []i
 	defer b.staging.Put(mem)
 	words := device.Uint32s(mem.Bytes, 2*F*m+m)
 	xs, vals, ok := words[:F*m], words[F*m:2*F*m], words[2*F*m:]
-	if err := putColumns(xs, F, m, func(col int) *big.Int { return in[cols[col]] }); err != nil { // every word is written
-		return err
-	}
+	putColumns(xs, F, m, func(col int) []byte { return in[cols[col]] }) // every word is written
 	if b.runPrivateStub != nil {
-		err = b.runPrivateStub(mh, mf, kt, xs, kidx, fault, vals, ok)
+		err = b.runPrivateStub(mh, mf, xs, kidx, fault, vals, ok)
 	} else {
 		err = b.onDevice(func(c *device.Commands) error { return b.enqueuePrivate(c, mh, mf, kt, xs, kidx, fault, vals, ok) })
 	}
@@ -450,19 +453,19 @@ func (b *deviceBackend) privateChunk(mh, mf arith.Mont, kt *privTables, cols []i
 		clear(vals)
 		return err
 	}
-	res := getColumns(vals, F, m, func(col int) bool { return ok[col] == 1 })
-	for col, i := range cols {
-		if res[col] == nil {
+	getColumns(vals, F, m, func(col int) []byte {
+		i := cols[col]
+		if ok[col] != 1 {
 			errs[i] = ErrFault
-			continue
+			return nil
 		}
-		out[i] = res[col]
-	}
+		return out[i]
+	})
 	// the host's own sample check: a device whose checked results are
 	// wrong is broken, and the whole call fails (the Engine falls back).
 	var sample []int
 	for col, i := range cols {
-		if out[i] != nil && (col == 0 || mrand.IntN(hostCheckEvery) == 0) {
+		if errs[i] == nil && (col == 0 || mrand.IntN(hostCheckEvery) == 0) {
 			sample = append(sample, i)
 		}
 	}
@@ -483,10 +486,10 @@ func (b *deviceBackend) privateChunk(mh, mf arith.Mont, kt *privTables, cols []i
 
 // enqueuePrivate enqueues the device part of a private batch of m =
 // len(kidx) elements: upload the inputs xs (F words each, limb-major) and
-// the key tables, run rsa_split (2m work-items), modexp (2m) and
-// rsa_combine (m), and read the results into vals (F words each) and the
-// check flags into ok.
-func (b *deviceBackend) enqueuePrivate(c *device.Commands, mh, mf arith.Mont, kt *privTables, xs, kidx []uint32, fault uint32, vals, ok []uint32) error {
+// the key positions kidx (and the key tables unless they are resident),
+// run rsa_split (2m work-items), modexp (2m) and rsa_combine (m), and read
+// the results into vals (F words each) and the check flags into ok.
+func (b *deviceBackend) enqueuePrivate(c *device.Commands, mh, mf arith.Mont, kt keyTables, xs, kidx []uint32, fault uint32, vals, ok []uint32) error {
 	prog, err := b.program(mh, mf, true)
 	if err != nil {
 		return err
@@ -504,15 +507,21 @@ func (b *deviceBackend) enqueuePrivate(c *device.Commands, mh, mf arith.Mont, kt
 		return err
 	}
 	m, K, W, F := len(kidx), kt.K, mh.W, mf.W
-	// every region is zeroed after the batch: inputs (plaintexts, when
-	// encrypting), key material, CRT halves and results
-	var up [8]*device.Buffer
-	for j, words := range [][]uint32{xs, kidx, kt.keys, kt.mods, kt.ones, kt.r2s, kt.n0s, kt.exp} {
-		if up[j], err = c.Upload(words, true); err != nil {
-			return err
-		}
+	// every region of the batch is zeroed after it: inputs (plaintexts,
+	// when encrypting), CRT halves and results
+	dx, err := c.Upload(xs, true)
+	if err != nil {
+		return err
 	}
-	dx, dkidx, dkeys, dmods, dones, dr2s, dn0s, dexp := up[0], up[1], up[2], up[3], up[4], up[5], up[6], up[7]
+	dkidx, err := c.Upload(kidx, true)
+	if err != nil {
+		return err
+	}
+	tabs, err := kt.buffers(c)
+	if err != nil {
+		return err
+	}
+	dkeys, dmods, dones, dr2s, dn0s, dexp := tabs[0], tabs[1], tabs[2], tabs[3], tabs[4], tabs[5]
 	var out [6]*device.Buffer
 	for j, bytes := range []int{4 * W * 2 * m, 4 * 2 * m, 4 * W * 2 * m << mh.Window, 4 * W * 2 * m, 4 * F * m, 4 * m} {
 		if out[j], err = c.Buffer(bytes, true); err != nil {
@@ -571,29 +580,29 @@ func keyTable(dks []*devKey, H, F int) []uint32 {
 	return t
 }
 
-func (b *deviceBackend) public(keys []*pubKey, in []*big.Int) ([]*big.Int, error) {
-	errs, err := checkInputs(keys, in, func(k *pubKey) *pubKey { return k })
-	if err != nil {
-		return nil, err
+func (b *deviceBackend) public(keys []*pubKey, in, out [][]byte) error {
+	if len(keys) != len(in) || len(out) != len(in) {
+		return fmt.Errorf("rsa: %d keys, %d inputs and %d outputs", len(keys), len(in), len(out))
 	}
-	out := make([]*big.Int, len(in))
-	groups := groupByClass(keys, errs, func(k *pubKey) int { return k.limbs })
-	for _, idx := range groups {
-		if err := b.publicGroup(keys[idx[0]].limbs, idx, keys, in, out, errs); err != nil {
-			return nil, err
+	errs := make([]error, len(in))
+	i := slices.IndexFunc(keys, func(k *pubKey) bool { return k != nil })
+	if i < 0 {
+		for i := range errs {
+			errs[i] = errNilKey
 		}
+		return batch.Collect(errs)
 	}
-	return out, batch.Collect(errs)
-}
-
-func (b *deviceBackend) publicGroup(limbs int, idx []int, keys []*pubKey, in, out []*big.Int, errs []error) error {
+	limbs := keys[i].limbs
 	_, mf, err := b.widths(0, limbs, 0)
 	if err != nil {
 		return err
 	}
 	F := mf.W
 	ck := fmt.Sprintf("%p/pub/%d", b, F)
-	live, kidx, dks := keyIndex(idx, keys, errs, func(k *pubKey) (*devKey, error) {
+	live, kidx, dks := keyIndex(keys, in, out, errs, func(k *pubKey) (*devKey, error) {
+		if k.limbs != limbs {
+			return nil, errMixedClasses
+		}
 		if v, ok := k.cache.Load(ck); ok {
 			return v.(*devKey), nil
 		}
@@ -601,29 +610,31 @@ func (b *deviceBackend) publicGroup(limbs int, idx []int, keys []*pubKey, in, ou
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrInvalidKey, err)
 		}
-		v, _ := k.cache.LoadOrStore(ck, &devKey{n: c, e: uint32(k.e)})
+		v, _ := k.cache.LoadOrStore(ck, &devKey{n: c, e: uint32(k.e), size: modBytes(k)})
 		return v.(*devKey), nil
 	})
 	if len(live) == 0 {
-		return nil
+		return batch.Collect(errs)
 	}
-	table := keyTable(dks, 0, F)
+	tables, release := b.keyTables(ck, dks, kidx, func(dks []*devKey) [][]uint32 { return [][]uint32{keyTable(dks, 0, F)} })
 	chunk := len(live)
 	if limit := b.dev.MaxAlloc / 2; uint64(4*F*chunk) > limit {
 		chunk = max(1, int(limit/uint64(4*F)))
 	}
-	for lo := 0; lo < len(live); lo += chunk {
+	for lo := 0; lo < len(live) && err == nil; lo += chunk {
 		hi := min(lo+chunk, len(live))
-		if err := b.publicChunk(mf, len(dks), table, live[lo:hi], kidx[lo:hi], in, out); err != nil {
-			return err
-		}
+		err = b.publicChunk(mf, tables, live[lo:hi], kidx[lo:hi], in, out)
 	}
-	return nil
+	release(err != nil)
+	if err != nil {
+		return err
+	}
+	return batch.Collect(errs)
 }
 
-// publicChunk computes the elements cols (keys kidx in table) in one
-// device batch.
-func (b *deviceBackend) publicChunk(mf arith.Mont, K int, table []uint32, cols []int, kidx []uint32, in, out []*big.Int) error {
+// publicChunk computes the elements cols (keys kidx in kt) in one device
+// batch.
+func (b *deviceBackend) publicChunk(mf arith.Mont, kt keyTables, cols []int, kidx []uint32, in, out [][]byte) error {
 	m, F := len(cols), mf.W
 	mem, err := b.staging.Get(4 * F * m)
 	if err != nil {
@@ -631,25 +642,19 @@ func (b *deviceBackend) publicChunk(mf arith.Mont, K int, table []uint32, cols [
 	}
 	defer b.staging.Put(mem)
 	xs := device.Uint32s(mem.Bytes, F*m) // may be a plaintext (encryption): cleared by getColumns
-	if err := putColumns(xs, F, m, func(col int) *big.Int { return in[cols[col]] }); err != nil {
-		clear(xs)
-		return err
-	}
-	err = b.onDevice(func(c *device.Commands) error { return b.enqueuePublic(c, mf, K, xs, table, kidx) })
+	putColumns(xs, F, m, func(col int) []byte { return in[cols[col]] })
+	err = b.onDevice(func(c *device.Commands) error { return b.enqueuePublic(c, mf, kt, xs, kidx) })
 	if err != nil {
 		clear(xs)
 		return err
 	}
-	res := getColumns(xs, F, m, func(int) bool { return true })
-	for col, i := range cols {
-		out[i] = res[col]
-	}
+	getColumns(xs, F, m, func(col int) []byte { return out[cols[col]] })
 	return nil
 }
 
 // enqueuePublic enqueues the device part of a public batch: xs (F words
 // per element, limb-major) is replaced by xs[i]^e mod n.
-func (b *deviceBackend) enqueuePublic(c *device.Commands, mf arith.Mont, K int, xs, table, kidx []uint32) error {
+func (b *deviceBackend) enqueuePublic(c *device.Commands, mf arith.Mont, kt keyTables, xs, kidx []uint32) error {
 	prog, err := b.program(mf, mf, false)
 	if err != nil {
 		return err
@@ -659,20 +664,26 @@ func (b *deviceBackend) enqueuePublic(c *device.Commands, mf arith.Mont, K int, 
 		return err
 	}
 	m := len(kidx)
-	// every buffer is zeroed after the batch: the inputs may be
-	// plaintexts (encryption); public keys and indices too, so that kept
-	// buffers are all zero between batches
-	var up [3]*device.Buffer
-	for j, words := range [][]uint32{xs, table, kidx} {
-		if up[j], err = c.Upload(words, true); err != nil {
-			return err
-		}
+	// every buffer of the batch is zeroed after it: the inputs may be
+	// plaintexts (encryption); the key positions too, so that kept buffers
+	// are all zero between batches
+	dx, err := c.Upload(xs, true)
+	if err != nil {
+		return err
+	}
+	dkidx, err := c.Upload(kidx, true)
+	if err != nil {
+		return err
+	}
+	tabs, err := kt.buffers(c)
+	if err != nil {
+		return err
 	}
 	dout, err := c.Buffer(4*mf.W*m, true)
 	if err != nil {
 		return err
 	}
-	if err := c.Launch(kern, m, rsaWorkGroup, dout, up[0], up[1], up[2], uint32(K), uint32(m)); err != nil {
+	if err := c.Launch(kern, m, rsaWorkGroup, dout, dx, tabs[0], dkidx, uint32(kt.K), uint32(m)); err != nil {
 		return err
 	}
 	return c.Read(dout, device.Uint32Bytes(xs))

@@ -1,10 +1,7 @@
 package rsa
 
 import (
-	"fmt"
-	"math/big"
-	"math/bits"
-	"sync"
+	"encoding/binary"
 	"time"
 
 	"github.com/gpucrypto/gpucrypto/batch"
@@ -45,78 +42,88 @@ func (b *deviceBackend) onDevice(enqueue func(c *device.Commands) error) error {
 	return err
 }
 
-// limbsPerWord is the number of 32-bit limbs in a big.Word.
-const limbsPerWord = bits.UintSize / 32
-
 // columnBlock is the number of elements converted together: their limbs
 // are written (or read) one limb row at a time, contiguously, while the
-// elements' own words stay in the cache.
+// elements' own bytes stay in the cache.
 const columnBlock = 128
 
-// putColumns writes the values v(col) for col < m as the limb-major
-// columns of dst (w words each: word j of column col at j·m + col), on all
-// cores. Every word of dst is written. Each value must fit w words.
-func putColumns(dst []uint32, w, m int, v func(col int) *big.Int) error {
-	var failed error
-	var failedOnce sync.Once
+// putColumns writes the values v(col) for col < m, big-endian byte
+// strings of at most 4w bytes, as the limb-major columns of dst (w 32-bit
+// limbs each, least significant first: limb j of column col at j·m + col),
+// on all cores. Every word of dst is written.
+func putColumns(dst []uint32, w, m int, v func(col int) []byte) {
 	batch.Parallel(m, 1024, func(lo, hi int) {
-		var words [columnBlock][]big.Word
+		var vals [columnBlock][]byte
 		for b0 := lo; b0 < hi; b0 += columnBlock {
 			b1 := min(b0+columnBlock, hi)
 			for col := b0; col < b1; col++ {
-				x := v(col)
-				if x.Sign() < 0 || x.BitLen() > 32*w {
-					failedOnce.Do(func() { failed = fmt.Errorf("rsa: a value of %d bits does not fit %d limbs", x.BitLen(), w) })
-					return
-				}
-				words[col-b0] = x.Bits()
+				vals[col-b0] = v(col)
 			}
 			for j := range w {
 				row := dst[j*m+b0 : j*m+b1]
-				k, shift := j/limbsPerWord, uint(32*(j%limbsPerWord))
 				for c := range row {
-					var l uint32
-					if ws := words[c]; k < len(ws) {
-						l = uint32(ws[k] >> shift)
-					}
-					row[c] = l
+					row[c] = limb(vals[c], j)
 				}
 			}
 		}
-		clear(words[:])
+		clear(vals[:])
 	})
-	return failed
 }
 
-// getColumns returns the limb-major columns of src (w words each, m
-// columns) for which keep(col) holds as integers (nil for the others), on
-// all cores, and zeroes src. The integers of one core share one
-// allocation.
-func getColumns(src []uint32, w, m int, keep func(col int) bool) []*big.Int {
-	out := make([]*big.Int, m)
-	nw := (w + limbsPerWord - 1) / limbsPerWord
+// getColumns writes the limb-major columns of src (w limbs each, m
+// columns; see putColumns) into the big-endian strings dst(col), on all
+// cores, skipping the columns for which dst returns nil, and zeroes src.
+// Each value must fit its string: the limbs beyond it are zero.
+func getColumns(src []uint32, w, m int, dst func(col int) []byte) {
 	batch.Parallel(m, 1024, func(lo, hi int) {
-		ints := make([]big.Int, hi-lo)
-		slab := make([]big.Word, (hi-lo)*nw)
+		var vals [columnBlock][]byte
 		for b0 := lo; b0 < hi; b0 += columnBlock {
 			b1 := min(b0+columnBlock, hi)
+			for col := b0; col < b1; col++ {
+				vals[col-b0] = dst(col)
+			}
 			for j := range w {
 				row := src[j*m+b0 : j*m+b1]
-				k, shift := j/limbsPerWord, uint(32*(j%limbsPerWord))
 				for c, l := range row {
-					slab[(b0-lo+c)*nw+k] |= big.Word(l) << shift
+					if vals[c] != nil {
+						putLimb(vals[c], j, l)
+					}
 				}
 				clear(row)
 			}
-			for col := b0; col < b1; col++ {
-				words := slab[(col-lo)*nw : (col-lo+1)*nw : (col-lo+1)*nw]
-				if !keep(col) {
-					clear(words)
-					continue
-				}
-				out[col] = ints[col-lo].SetBits(words)
-			}
 		}
+		clear(vals[:])
 	})
-	return out
+}
+
+// limb returns limb j (32 bits, least significant first) of the
+// big-endian string x.
+func limb(x []byte, j int) uint32 {
+	end := len(x) - 4*j
+	switch {
+	case end >= 4:
+		return binary.BigEndian.Uint32(x[end-4 : end])
+	case end <= 0:
+		return 0
+	}
+	var l uint32
+	for _, b := range x[:end] {
+		l = l<<8 | uint32(b)
+	}
+	return l
+}
+
+// putLimb writes l as limb j of the big-endian string x (its bytes that
+// fall outside x are dropped: zero for a value that fits).
+func putLimb(x []byte, j int, l uint32) {
+	end := len(x) - 4*j
+	switch {
+	case end >= 4:
+		binary.BigEndian.PutUint32(x[end-4:end], l)
+	case end > 0:
+		for k := end - 1; k >= 0; k-- {
+			x[k] = byte(l)
+			l >>= 8
+		}
+	}
 }

@@ -5,7 +5,6 @@ import (
 	stdrsa "crypto/rsa"
 	"fmt"
 	"io"
-	"math/big"
 
 	"github.com/gpucrypto/gpucrypto/batch"
 )
@@ -46,12 +45,12 @@ func (e *Engine) EncryptOAEP(hash crypto.Hash, random io.Reader, pubs []*stdrsa.
 			seeds[i], buf = buf[:hLen:hLen], buf[hLen:]
 		}
 	}
-	in := make([]*big.Int, len(pubs))
+	in := make([][]byte, len(pubs))
 	batch.Parallel(len(pubs), 64, func(lo, hi int) {
 		h, mgf := hash.New(), hash.New()
 		for i := lo; i < hi; i++ {
 			if errs[i] == nil {
-				in[i] = new(big.Int).SetBytes(oaepPad(h, mgf, msgs[i], label, seeds[i], modBytes(ks[i])))
+				in[i] = oaepPad(h, mgf, msgs[i], label, seeds[i], modBytes(ks[i])) // begins with 0: below n
 			}
 		}
 	})
@@ -69,7 +68,7 @@ func (e *Engine) EncryptPKCS1v15(random io.Reader, pubs []*stdrsa.PublicKey, msg
 	random = orDefault(random)
 	errs := make([]error, len(pubs))
 	ks := preparePublics(pubs, errs)
-	in := make([]*big.Int, len(pubs))
+	in := make([][]byte, len(pubs))
 	for i := range pubs {
 		if errs[i] != nil {
 			continue
@@ -83,20 +82,29 @@ func (e *Engine) EncryptPKCS1v15(random io.Reader, pubs []*stdrsa.PublicKey, msg
 		if err := readNonZero(random, ps); err != nil {
 			return nil, fmt.Errorf("rsa: reading PKCS #1 v1.5 padding: %w", err)
 		}
-		in[i] = new(big.Int).SetBytes(emePKCS1v15(msgs[i], ps, k))
+		in[i] = emePKCS1v15(msgs[i], ps, k) // begins with 0: below n
 	}
 	return e.ciphertexts(ks, in, errs)
 }
 
-func (e *Engine) ciphertexts(ks []*pubKey, in []*big.Int, errs []error) ([][]byte, error) {
-	c := e.public(ks, in, errs)
+// ciphertexts encrypts the padded messages in (which it wipes) and returns
+// the ciphertexts, each the modulus's size (nil where errs says the
+// element failed).
+func (e *Engine) ciphertexts(ks []*pubKey, in [][]byte, errs []error) ([][]byte, error) {
 	out := make([][]byte, len(in))
 	batch.Parallel(len(in), 1024, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			if errs[i] == nil {
-				out[i] = c[i].FillBytes(make([]byte, modBytes(ks[i])))
+				out[i] = make([]byte, modBytes(ks[i]))
 			}
 		}
 	})
+	e.public(ks, in, out, errs)
+	for i := range in {
+		clear(in[i])
+		if errs[i] != nil {
+			out[i] = nil
+		}
+	}
 	return out, batch.Collect(errs)
 }

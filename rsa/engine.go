@@ -1,10 +1,10 @@
 package rsa
 
 import (
+	"bytes"
 	stdrsa "crypto/rsa"
 	"errors"
 	"fmt"
-	"math/big"
 	"sync"
 	"sync/atomic"
 
@@ -139,60 +139,55 @@ func (e *Engine) fellBack(err error) {
 	e.fallbacks.Report(fmt.Errorf("rsa: %s failed, batch recomputed on the CPU: %w", e.be, err))
 }
 
-// private computes in[i]^d mod n under keys[i] for every i with errs[i] ==
-// nil, and sets errs[i] for those that fail. Elements are grouped by size
-// class, one backend call per class.
-func (e *Engine) private(keys []*privEntry, in []*big.Int, errs []error) []*big.Int {
-	out := make([]*big.Int, len(in))
+// private computes in[i]^d mod n under keys[i] into out[i] for every i
+// with errs[i] == nil, and sets errs[i] for those that fail (their out[i]
+// is then zero). Values are big-endian strings of the modulus's size
+// (modBytes), in[i] below the modulus: the callers check both, once.
+// Elements are grouped by size class here, once, one backend call per
+// class.
+func (e *Engine) private(keys []*privEntry, in, out [][]byte, errs []error) {
 	var rinv []*bigmod.Nat // blinding: the factor that unblinds each result
 	x := in
 	if e.blinding.Load() {
-		x = make([]*big.Int, len(in))
+		x = make([][]byte, len(in))
 		rinv = make([]*bigmod.Nat, len(in))
 		batch.Parallel(len(in), 16, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
-				if errs[i] != nil {
-					continue
+				if errs[i] == nil {
+					x[i], rinv[i], errs[i] = keys[i].blind.blind(keys[i].k.pub, in[i]) // each call its own pair
 				}
-				pub := keys[i].k.pub
-				if errs[i] = checkInput(pub, in[i]); errs[i] != nil {
-					continue
-				}
-				x[i], rinv[i], errs[i] = keys[i].blind.blind(pub, in[i]) // each call its own pair
 			}
 		})
 	}
-	for _, idx := range groupBySize(len(in), errs, func(i int) int { return keys[i].k.pub.limbs }) {
+	for _, idx := range groupBySize(len(in), errs, func(i int) [2]int { return keys[i].k.class() }) {
 		ks := make([]*privKey, len(idx))
-		xs := make([]*big.Int, len(idx))
+		xs := make([][]byte, len(idx))
+		outs := make([][]byte, len(idx))
 		for j, i := range idx {
-			ks[j], xs[j] = keys[i].k, x[i]
+			ks[j], xs[j], outs[j] = keys[i].k, x[i], out[i]
 		}
-		vals, verrs := e.run(len(idx), func(b backend) ([]*big.Int, error) { return b.private(ks, xs) })
+		verrs := e.run(len(idx), func(b backend) error { return b.private(ks, xs, outs) })
 		for j, i := range idx {
 			if errs[i] = verrs[j]; errs[i] != nil {
-				continue
+				clear(out[i])
 			}
-			out[i] = vals[j]
 		}
 	}
 	if rinv != nil {
 		batch.Parallel(len(in), 16, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
+				clear(x[i]) // blinded: nothing to learn from, but no need to keep it
 				if errs[i] != nil {
 					continue
 				}
 				pub := keys[i].k.pub
-				m, err := unblind(pub, out[i], rinv[i])
-				if err != nil || !checkPrivate(pub, m, in[i]) {
-					out[i], errs[i] = nil, ErrFault
-					continue
+				if err := unblind(pub, out[i], rinv[i]); err != nil || !checkPrivate(pub, out[i], in[i]) {
+					clear(out[i])
+					errs[i] = ErrFault
 				}
-				out[i] = m
 			}
 		})
 	}
-	return out
 }
 
 // pipelined computes a byte-level batch of n elements with f, which
@@ -218,89 +213,83 @@ func (e *Engine) pipelined(n int, f func(lo, hi int) ([][]byte, []error)) ([][]b
 	return out, errs
 }
 
-// public computes in[i]^e mod n under keys[i] for every i with errs[i] ==
-// nil, and sets errs[i] for those that fail.
-func (e *Engine) public(keys []*pubKey, in []*big.Int, errs []error) []*big.Int {
-	out := make([]*big.Int, len(in))
+// public computes in[i]^e mod n under keys[i] into out[i] for every i
+// with errs[i] == nil, and sets errs[i] for those that fail; values as
+// for private.
+func (e *Engine) public(keys []*pubKey, in, out [][]byte, errs []error) {
 	for _, idx := range groupBySize(len(in), errs, func(i int) int { return keys[i].limbs }) {
 		ks := make([]*pubKey, len(idx))
-		xs := make([]*big.Int, len(idx))
+		xs := make([][]byte, len(idx))
+		outs := make([][]byte, len(idx))
 		for j, i := range idx {
-			ks[j], xs[j] = keys[i], in[i]
+			ks[j], xs[j], outs[j] = keys[i], in[i], out[i]
 		}
-		vals, verrs := e.run(len(idx), func(b backend) ([]*big.Int, error) { return b.public(ks, xs) })
+		verrs := e.run(len(idx), func(b backend) error { return b.public(ks, xs, outs) })
 		for j, i := range idx {
-			if errs[i] = verrs[j]; errs[i] == nil {
-				out[i] = vals[j]
+			if errs[i] = verrs[j]; errs[i] != nil {
+				clear(out[i])
 			}
 		}
 	}
-	return out
 }
 
 // run makes one backend call of n elements on the engine's backend, and on
-// the CPU when the device fails as a whole. It returns one value or one
-// error per element.
-func (e *Engine) run(n int, call func(backend) ([]*big.Int, error)) ([]*big.Int, []error) {
+// the CPU when the device fails as a whole. It returns one error (or nil)
+// per element.
+func (e *Engine) run(n int, call func(backend) error) []error {
 	if e.be != backend(e.cpu) && int64(n) >= e.cpuBelow.Load() {
 		e.mu.Lock()
 		hook := e.failHook
 		e.mu.Unlock()
-		vals, errs, err := split(n, e.be, call, hook)
+		errs, err := split(n, e.be, call, hook)
 		if err == nil {
-			return vals, errs
+			return errs
 		}
 		e.fellBack(err)
 	}
-	vals, errs, err := split(n, e.cpu, call, nil)
+	errs, err := split(n, e.cpu, call, nil)
 	if err != nil { // the CPU never fails a whole call; if it did, so does every element
 		errs = make([]error, n)
 		for i := range errs {
 			errs[i] = err
 		}
 	}
-	return vals, errs
+	return errs
 }
 
-// split calls be and separates its answer into per-element values and
-// errors, or returns a whole-call error: an error that is not a
-// *batch.Error, an answer of the wrong shape, or a panic.
-func split(n int, be backend, call func(backend) ([]*big.Int, error), hook func() error) (vals []*big.Int, errs []error, err error) {
+// split calls be and returns its per-element errors, or a whole-call
+// error: an error that is not a *batch.Error, one of the wrong length, or
+// a panic.
+func split(n int, be backend, call func(backend) error, hook func() error) (errs []error, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			vals, errs, err = nil, nil, fmt.Errorf("rsa: %s panicked: %v", be, p)
+			errs, err = nil, fmt.Errorf("rsa: %s panicked: %v", be, p)
 		}
 	}()
 	if hook != nil {
 		if err := hook(); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
-	vals, err = call(be)
+	err = call(be)
 	var per *batch.Error
 	if err != nil && !errors.As(err, &per) {
-		return nil, nil, err
+		return nil, err
 	}
-	if len(vals) != n || (per != nil && len(per.Errs) != n) {
-		return nil, nil, fmt.Errorf("rsa: %s answered %d values for %d inputs", be, len(vals), n)
+	if per == nil {
+		return make([]error, n), nil
 	}
-	errs = make([]error, n)
-	for i := range n {
-		switch {
-		case per != nil && per.Errs[i] != nil:
-			vals[i], errs[i] = nil, per.Errs[i]
-		case vals[i] == nil:
-			errs[i] = fmt.Errorf("rsa: %s returned no value", be)
-		}
+	if len(per.Errs) != n {
+		return nil, fmt.Errorf("rsa: %s answered %d errors for %d inputs", be, len(per.Errs), n)
 	}
-	return vals, errs, nil
+	return per.Errs, nil
 }
 
 // groupBySize returns the indices i < n with skip[i] == nil, grouped by
 // class(i), groups in order of first appearance.
-func groupBySize(n int, skip []error, class func(i int) int) [][]int {
+func groupBySize[C comparable](n int, skip []error, class func(i int) C) [][]int {
 	var groups [][]int
-	pos := map[int]int{}
+	pos := map[C]int{}
 	for i := range n {
 		if skip[i] != nil {
 			continue
@@ -337,19 +326,46 @@ func shapeError(names []string, lens ...int) error {
 // modBytes is the size of the modulus of k in bytes.
 func modBytes(k *pubKey) int { return (k.bits + 7) / 8 }
 
-// parseInput reads a ciphertext or signature b for k: exactly the modulus
-// size, and below the modulus. kind wraps the errors (ErrDecryption or
-// ErrVerification), as crypto/rsa reports them.
-func parseInput(k *pubKey, b []byte, kind error) (*big.Int, error) {
+// checkInput checks a ciphertext or signature b for k: exactly the
+// modulus size, and below the modulus (compared as public bytes). kind
+// wraps the errors (ErrDecryption or ErrVerification), as crypto/rsa
+// reports them. The engine's operations read b itself: no copy is made.
+func checkInput(k *pubKey, b []byte, kind error) error {
 	if len(b) != modBytes(k) {
-		return nil, fmt.Errorf("%w: %w (%d bytes, want %d)", kind, ErrInputSize, len(b), modBytes(k))
+		return fmt.Errorf("%w: %w (%d bytes, want %d)", kind, ErrInputSize, len(b), modBytes(k))
 	}
-	x := new(big.Int).SetBytes(b)
-	if x.Cmp(k.n) >= 0 {
-		return nil, fmt.Errorf("%w: %w", kind, ErrInputRange)
+	if bytes.Compare(b, k.nBytes) >= 0 {
+		return fmt.Errorf("%w: %w", kind, ErrInputRange)
 	}
-	return x, nil
+	return nil
 }
+
+// valueSlab returns a string of the modulus's size for each element whose
+// errs entry is nil (nil for the others), cut from one allocation: the
+// scratch values of a call (encoded messages).
+func valueSlab[K modulusSized](keys []K, errs []error) [][]byte {
+	total := 0
+	for i, k := range keys {
+		if errs[i] == nil {
+			total += modBytes(k.public())
+		}
+	}
+	slab := make([]byte, total)
+	out := make([][]byte, len(keys))
+	for i, k := range keys {
+		if errs[i] == nil {
+			n := modBytes(k.public())
+			out[i], slab = slab[:n:n], slab[n:]
+		}
+	}
+	return out
+}
+
+// modulusSized is a prepared key of either kind (valueSlab).
+type modulusSized interface{ public() *pubKey }
+
+func (k *pubKey) public() *pubKey    { return k }
+func (e *privEntry) public() *pubKey { return e.k.pub }
 
 // preparePrivates prepares each key once per call (batches often repeat a
 // key), setting errs[i] for keys that are unusable.

@@ -29,3 +29,9 @@ var (
 	ErrVerification   = stdrsa.ErrVerification
 	ErrMessageTooLong = stdrsa.ErrMessageTooLong
 )
+
+// Errors of the backends' own guards: the Engine never makes such calls.
+var (
+	errNilKey    = errors.New("rsa: nil key")
+	errValueSize = errors.New("rsa: a value is not the size of its modulus")
+)

@@ -45,14 +45,14 @@ func (g *gatedBackend) wait() {
 	g.calls.Add(1)
 }
 
-func (g *gatedBackend) private(keys []*privKey, in []*big.Int) ([]*big.Int, error) {
+func (g *gatedBackend) private(keys []*privKey, in, out [][]byte) error {
 	g.wait()
-	return g.cpu.private(keys, in)
+	return g.cpu.private(keys, in, out)
 }
 
-func (g *gatedBackend) public(keys []*pubKey, in []*big.Int) ([]*big.Int, error) {
+func (g *gatedBackend) public(keys []*pubKey, in, out [][]byte) error {
 	g.wait()
-	return g.cpu.public(keys, in)
+	return g.cpu.public(keys, in, out)
 }
 
 // CachedPrivate returns the cache entry of the private key w points to

@@ -62,7 +62,7 @@ func BenchmarkHostSign2048(b *testing.B) {
 	}
 	be := testDeviceBackend(b)
 	var stubNs, stubCPU atomic.Int64
-	be.runPrivateStub = func(mh, mf arith.Mont, kt *privTables, xs, kidx []uint32, fault uint32, vals, ok []uint32) error {
+	be.runPrivateStub = func(mh, mf arith.Mont, xs, kidx []uint32, fault uint32, vals, ok []uint32) error {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 		t0, c0 := time.Now(), threadCPU()

@@ -140,7 +140,7 @@ func newPubKey(pub *stdrsa.PublicKey) (*pubKey, error) {
 	if !ok {
 		return nil, keyError("no size class holds a %d-bit modulus", bits)
 	}
-	return &pubKey{n: new(big.Int).Set(n), e: pub.E, bits: bits, limbs: limbs}, nil
+	return &pubKey{n: new(big.Int).Set(n), nBytes: n.FillBytes(make([]byte, (bits+7)/8)), e: pub.E, bits: bits, limbs: limbs}, nil
 }
 
 // preparePrivate validates key and returns its cache entry (prepared key

@@ -3,7 +3,6 @@ package rsa
 import (
 	"context"
 	stdrsa "crypto/rsa"
-	"math/big"
 
 	"github.com/gpucrypto/gpucrypto/batch"
 )
@@ -24,13 +23,14 @@ import (
 // for a device batch: batch.NewWithCPU says when, and
 // batch.Options.CPUOffload how many at once (negative: never).
 type Server struct {
-	b *batch.Batcher[privReq, *big.Int]
+	b *batch.Batcher[privReq, []byte]
 }
 
-// privReq is one raw private-key operation: in^d mod n under key.
+// privReq is one raw private-key operation: in^d mod n under key, in a
+// big-endian string of the modulus's size, below the modulus.
 type privReq struct {
 	key *privEntry
-	in  *big.Int
+	in  []byte
 }
 
 // NewServer starts a Server over engines with the given batching options.
@@ -39,7 +39,7 @@ func NewServer(opts batch.Options, engines ...*Engine) *Server {
 	if len(engines) == 0 {
 		panic("rsa.NewServer: no engines")
 	}
-	var workers []batch.RunFunc[privReq, *big.Int]
+	var workers []batch.RunFunc[privReq, []byte]
 	for _, e := range engines {
 		if e == nil {
 			panic("rsa.NewServer: nil engine")
@@ -48,22 +48,29 @@ func NewServer(opts batch.Options, engines ...*Engine) *Server {
 	}
 	cpu := CPUEngine()
 	first := engines[0]
-	offload := func(reqs []privReq) ([]*big.Int, error) {
+	offload := func(reqs []privReq) ([][]byte, error) {
 		cpu.SetBlinding(first.Blinding())
 		return cpu.runRequests(reqs)
 	}
 	return &Server{b: batch.NewWithCPU(opts, offload, workers...)}
 }
 
-// runRequests computes a batch of a Server's requests on e.
-func (e *Engine) runRequests(reqs []privReq) ([]*big.Int, error) {
+// runRequests computes a batch of a Server's requests on e: each result
+// in its own string of the modulus's size.
+func (e *Engine) runRequests(reqs []privReq) ([][]byte, error) {
 	keys := make([]*privEntry, len(reqs))
-	in := make([]*big.Int, len(reqs))
+	in := make([][]byte, len(reqs))
+	out := make([][]byte, len(reqs))
 	for i, r := range reqs {
-		keys[i], in[i] = r.key, r.in
+		keys[i], in[i], out[i] = r.key, r.in, make([]byte, modBytes(r.key.k.pub))
 	}
 	errs := make([]error, len(reqs))
-	out := e.private(keys, in, errs)
+	e.private(keys, in, out, errs)
+	for i, err := range errs {
+		if err != nil {
+			out[i] = nil
+		}
+	}
 	return out, batch.Collect(errs)
 }
 
@@ -86,7 +93,8 @@ func (s *Server) Signer(key *stdrsa.PrivateKey) (*Signer, error) {
 // started afterwards fail with batch.ErrClosed.
 func (s *Server) Close() { s.b.Close() }
 
-// private computes one raw private-key operation in a batch.
-func (s *Server) private(ctx context.Context, k *privEntry, in *big.Int) (*big.Int, error) {
+// private computes one raw private-key operation in a batch (in: see
+// privReq).
+func (s *Server) private(ctx context.Context, k *privEntry, in []byte) ([]byte, error) {
 	return s.b.Do(ctx, privReq{key: k, in: in})
 }

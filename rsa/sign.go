@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"math/big"
 
 	"github.com/gpucrypto/gpucrypto/batch"
 )
@@ -27,12 +26,11 @@ func (e *Engine) SignPKCS1v15(keys []*stdrsa.PrivateKey, hash crypto.Hash, diges
 		keys, digests := keys[lo:hi], digests[lo:hi]
 		errs := make([]error, len(keys))
 		ks := preparePrivates(keys, errs)
-		in := make([]*big.Int, len(keys))
+		in := valueSlab(ks, errs)
 		batch.Parallel(len(keys), 256, func(lo, hi int) {
-			em := make([]byte, (MaxKeyBits+7)/8) // one encoding buffer per core
 			for i := lo; i < hi; i++ {
 				if errs[i] == nil {
-					in[i], errs[i] = pkcs1v15SignInput(ks[i].k.pub, hash, prefix, digests[i], em)
+					errs[i] = emsaPKCS1v15Into(in[i], hash, prefix, digests[i])
 				}
 			}
 		})
@@ -81,12 +79,12 @@ func (e *Engine) SignPSS(random io.Reader, keys []*stdrsa.PrivateKey, hash crypt
 	out, errs := e.pipelined(len(keys), func(lo, hi int) ([][]byte, []error) {
 		ks, digests, salts := ks[lo:hi], digests[lo:hi], salts[lo:hi]
 		errs := append([]error(nil), keyErrs[lo:hi]...)
-		in := make([]*big.Int, len(ks))
+		in := valueSlab(ks, errs)
 		batch.Parallel(len(ks), 64, func(lo, hi int) {
 			h := hash.New()
 			for i := lo; i < hi; i++ {
 				if errs[i] == nil {
-					in[i], errs[i] = pssSignInput(ks[i].k.pub, h, digests[i], salts[i])
+					errs[i] = pssSignInput(in[i], ks[i].k.pub, h, digests[i], salts[i])
 				}
 			}
 		})
@@ -95,30 +93,25 @@ func (e *Engine) SignPSS(random io.Reader, keys []*stdrsa.PrivateKey, hash crypt
 	return out, batch.Collect(errs)
 }
 
-// signatures runs the private operation and writes each result as a
-// modulus-sized big-endian string (nil where errs says the element
-// failed, errs updated).
-func (e *Engine) signatures(ks []*privEntry, in []*big.Int, errs []error) [][]byte {
-	m := e.private(ks, in, errs)
+// signatures runs the private operation on the encoded messages in and
+// returns the signatures, each in its own modulus-sized string (nil where
+// errs says the element failed, errs updated).
+func (e *Engine) signatures(ks []*privEntry, in [][]byte, errs []error) [][]byte {
 	out := make([][]byte, len(in))
 	batch.Parallel(len(in), 1024, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			if errs[i] == nil {
-				out[i] = m[i].FillBytes(make([]byte, modBytes(ks[i].k.pub)))
+				out[i] = make([]byte, modBytes(ks[i].k.pub))
 			}
 		}
 	})
-	return out
-}
-
-// pkcs1v15SignInput is the integer that signs digest under pub; buf
-// (at least the modulus size) holds the encoding meanwhile.
-func pkcs1v15SignInput(pub *pubKey, hash crypto.Hash, prefix, digest, buf []byte) (*big.Int, error) {
-	em := buf[:modBytes(pub)]
-	if err := emsaPKCS1v15Into(em, hash, prefix, digest); err != nil {
-		return nil, err
+	e.private(ks, in, out, errs)
+	for i, err := range errs {
+		if err != nil {
+			out[i] = nil
+		}
 	}
-	return new(big.Int).SetBytes(em), nil
+	return out
 }
 
 // pssSaltFor is the salt length of a PSS signature under pub.
@@ -126,12 +119,16 @@ func pssSaltFor(pub *pubKey, hLen int, opts *stdrsa.PSSOptions) (int, error) {
 	return pssSignSalt(opts, hLen, (pub.bits-1+7)/8)
 }
 
-// pssSignInput is the integer that signs digest under pub with salt. Its
-// encoding has emBits = bits(n) - 1, so it is below n.
-func pssSignInput(pub *pubKey, h hash.Hash, digest, salt []byte) (*big.Int, error) {
-	em, err := emsaPSSEncode(h, digest, salt, pub.bits-1)
+// pssSignInput writes into em (the modulus's size) the value that signs
+// digest under pub with salt. Its encoding has emBits = bits(n) − 1, so it
+// is below n; when that is a byte shorter than the modulus, em's first
+// byte is zero.
+func pssSignInput(em []byte, pub *pubKey, h hash.Hash, digest, salt []byte) error {
+	enc, err := emsaPSSEncode(h, digest, salt, pub.bits-1)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return new(big.Int).SetBytes(em), nil
+	clear(em[:len(em)-len(enc)])
+	copy(em[len(em)-len(enc):], enc)
+	return nil
 }

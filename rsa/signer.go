@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
 )
 
 // Signer is a crypto.Signer and crypto.Decrypter for one RSA private key
@@ -41,7 +40,7 @@ func (s *Signer) Sign(random io.Reader, digest []byte, opts crypto.SignerOpts) (
 // SignContext is Sign; ctx bounds the wait for the batch.
 func (s *Signer) SignContext(ctx context.Context, random io.Reader, digest []byte, opts crypto.SignerOpts) ([]byte, error) {
 	pub := s.k.k.pub
-	var x *big.Int
+	x := make([]byte, modBytes(pub)) // the encoded message
 	switch o := opts.(type) {
 	case nil:
 		return nil, errors.New("rsa: Sign needs options (a crypto.Hash or *rsa.PSSOptions)")
@@ -61,7 +60,7 @@ func (s *Signer) SignContext(ctx context.Context, random io.Reader, digest []byt
 		if _, err := io.ReadFull(orDefault(random), salt); err != nil {
 			return nil, fmt.Errorf("rsa: reading the PSS salt: %w", err)
 		}
-		if x, err = pssSignInput(pub, hash.New(), digest, salt); err != nil {
+		if err := pssSignInput(x, pub, hash.New(), digest, salt); err != nil {
 			return nil, err
 		}
 	default:
@@ -70,15 +69,11 @@ func (s *Signer) SignContext(ctx context.Context, random io.Reader, digest []byt
 		if err != nil {
 			return nil, err
 		}
-		if x, err = pkcs1v15SignInput(pub, hash, prefix, digest, make([]byte, modBytes(pub))); err != nil {
+		if err := emsaPKCS1v15Into(x, hash, prefix, digest); err != nil {
 			return nil, err
 		}
 	}
-	m, err := s.s.private(ctx, s.k, x)
-	if err != nil {
-		return nil, err
-	}
-	return m.FillBytes(make([]byte, modBytes(pub))), nil
+	return s.s.private(ctx, s.k, x)
 }
 
 // Decrypt is DecryptContext with context.Background(): it decrypts
@@ -123,7 +118,7 @@ func (s *Signer) DecryptContext(ctx context.Context, random io.Reader, ciphertex
 		if err != nil {
 			return nil, err
 		}
-		return oaepOutput(pub, m, hash.New(), mgf.New(), o.Label)
+		return oaepOutput(m, hash.New(), mgf.New(), o.Label)
 	default:
 		return nil, fmt.Errorf("rsa: invalid options for Decrypt: %T", opts)
 	}
@@ -131,7 +126,7 @@ func (s *Signer) DecryptContext(ctx context.Context, random io.Reader, ciphertex
 	if err != nil {
 		return nil, err
 	}
-	return pkcs1v15Output(pub, m)
+	return pkcs1v15Output(m)
 }
 
 func (s *Signer) sessionKey(ctx context.Context, random io.Reader, ciphertext []byte, size int) ([]byte, error) {
@@ -147,16 +142,17 @@ func (s *Signer) sessionKey(ctx context.Context, random io.Reader, ciphertext []
 	if err != nil {
 		return nil, err
 	}
-	sessionKeyOutput(pub, m, key)
+	sessionKeyOutput(m, key)
 	return key, nil
 }
 
-func (s *Signer) decrypt(ctx context.Context, ciphertext []byte) (*big.Int, error) {
-	x, err := parseInput(s.k.k.pub, ciphertext, ErrDecryption)
-	if err != nil {
+// decrypt returns the decrypted value of ciphertext, the modulus's size
+// (the callers decode and wipe it).
+func (s *Signer) decrypt(ctx context.Context, ciphertext []byte) ([]byte, error) {
+	if err := checkInput(s.k.k.pub, ciphertext, ErrDecryption); err != nil {
 		return nil, err
 	}
-	return s.s.private(ctx, s.k, x)
+	return s.s.private(ctx, s.k, ciphertext)
 }
 
 func orDefault(r io.Reader) io.Reader {

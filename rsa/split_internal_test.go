@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"math/big"
 	mrand "math/rand/v2"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -110,9 +112,10 @@ func TestSplitKernel(t *testing.T) {
 				kidx[i], kidx[j] = kidx[j], kidx[i]
 			})
 			m, W, F, K := len(ins), mh.W, mf.W, len(dks)
+			size := modBytes(pks[0].pub)
 			xs := make([]uint32, F*m)
-			require.NoError(t, putColumns(xs, F, m, func(col int) *big.Int { return ins[col] }))
-			kt := newPrivTables(dks, mh, mf)
+			putColumns(xs, F, m, func(col int) []byte { return ins[col].FillBytes(make([]byte, size)) })
+			tables := newPrivTables(dks, mh, mf)
 			base := make([]uint32, W*2*m)
 			midx := make([]uint32, 2*m)
 			require.NoError(t, b.onDevice(func(c *device.Commands) error {
@@ -125,7 +128,7 @@ func TestSplitKernel(t *testing.T) {
 					return err
 				}
 				var d [6]*device.Buffer
-				for j, w := range [][]uint32{xs, kidx, kt.mods, kt.ones, kt.r2s, kt.n0s} {
+				for j, w := range [][]uint32{xs, kidx, tables[1], tables[2], tables[3], tables[4]} {
 					if d[j], err = c.Upload(w, true); err != nil {
 						return err
 					}
@@ -146,11 +149,15 @@ func TestSplitKernel(t *testing.T) {
 				}
 				return c.Read(dmidx, device.Uint32Bytes(midx))
 			}))
-			got := getColumns(base, W, 2*m, func(int) bool { return true })
+			got := make([][]byte, 2*m)
+			getColumns(base, W, 2*m, func(col int) []byte {
+				got[col] = make([]byte, 4*W)
+				return got[col]
+			})
 			for col, x := range ins {
 				k := pks[kidx[col]]
-				require.Equal(t, new(big.Int).Mod(x, k.p).String(), got[col].String(), "x mod p, element %d (x = %x)", col, x)
-				require.Equal(t, new(big.Int).Mod(x, k.q).String(), got[m+col].String(), "x mod q, element %d (x = %x)", col, x)
+				require.Equal(t, new(big.Int).Mod(x, k.p).String(), new(big.Int).SetBytes(got[col]).String(), "x mod p, element %d (x = %x)", col, x)
+				require.Equal(t, new(big.Int).Mod(x, k.q).String(), new(big.Int).SetBytes(got[m+col]).String(), "x mod q, element %d (x = %x)", col, x)
 				require.Equal(t, kidx[col], midx[col])
 				require.Equal(t, uint32(K)+kidx[col], midx[m+col])
 			}
@@ -192,9 +199,10 @@ func TestPrivateChunks(t *testing.T) {
 	}
 }
 
-// After a batch, the device memory the backend keeps holds nothing: every
-// buffer (inputs, key tables, bases, the table of powers, halves,
-// results) reads back as zeros.
+// After a batch, the device memory the backend keeps for batches holds
+// nothing: every buffer (inputs, key positions, bases, the table of
+// powers, halves, results) reads back as zeros. (The key tables stay
+// resident: TestResidentKeys.)
 func TestScratchZeroed(t *testing.T) {
 	b := testDeviceBackend(t)
 	e := &Engine{be: b, cpu: &cpuBackend{}}
@@ -210,7 +218,7 @@ func TestScratchZeroed(t *testing.T) {
 	require.NoError(t, e.VerifyPKCS1v15(repeat(&k.PublicKey, 5), crypto.SHA256, digests, sigs))
 	idle, err := b.pool.IdleContents() // no batch runs: every buffer is idle
 	require.NoError(t, err)
-	require.GreaterOrEqual(t, len(idle), 14, "the buffers of a private batch are kept")
+	require.GreaterOrEqual(t, len(idle), 8, "the buffers of a private batch are kept")
 	for n, data := range idle {
 		for i, c := range data {
 			require.Zero(t, c, "buffer %d, byte %d of %d", n, i, len(data))
@@ -319,4 +327,99 @@ func TestPipelinedCalls(t *testing.T) {
 			require.Equal(t, msgs[i], got[i], "%s element %d", name, i)
 		}
 	}
+}
+
+// The key tables stay on the device between batches: a batch of keys seen
+// before uploads none and uses the same set; a new key makes a set with
+// the old keys and the new one; a replaced set, an idle one and one whose
+// batch failed are zeroed before they are freed; results stay right
+// throughout.
+func TestResidentKeys(t *testing.T) {
+	b := testDeviceBackend(t)
+	e := &Engine{be: b, cpu: &cpuBackend{}}
+	e.OnFallback(func(err error) { t.Errorf("unexpected fallback: %v", err) })
+	var dropped int
+	b.resident.dropped = func(bufs []*device.Buffer) {
+		dropped++
+		for n, buf := range bufs {
+			data := make([]byte, buf.Size())
+			require.NoError(t, buf.Read(0, data))
+			for i, c := range data {
+				require.Zero(t, c, "resident table %d, byte %d of %d", n, i, len(data))
+			}
+		}
+	}
+	k1, k2 := loadKey(t, "rsa1024a"), loadKey(t, "rsa1024b")
+	sign := func(keys ...*stdrsa.PrivateKey) {
+		t.Helper()
+		digests := make([][]byte, len(keys))
+		for i := range digests {
+			d := sha256.Sum256([]byte{byte(i), 5})
+			digests[i] = d[:]
+		}
+		sigs, err := e.SignPKCS1v15(keys, crypto.SHA256, digests)
+		require.NoError(t, err)
+		for i, k := range keys {
+			require.NoError(t, stdrsa.VerifyPKCS1v15(&k.PublicKey, crypto.SHA256, digests[i], sigs[i]))
+		}
+	}
+	current := func() *keySet { // the private keys' set
+		b.resident.mu.Lock()
+		defer b.resident.mu.Unlock()
+		var sets []*keySet
+		for class, s := range b.resident.sets {
+			if !strings.Contains(class, "/pub/") {
+				sets = append(sets, s)
+			}
+		}
+		require.Len(t, sets, 1)
+		return sets[0]
+	}
+	sign(k1, k1, k1)
+	first := current()
+	require.Equal(t, 1, first.K())
+	sign(k1)
+	require.Same(t, first, current(), "a batch of known keys reuses the set")
+	sign(k2, k1)
+	second := current()
+	require.Equal(t, 2, second.K(), "the old key and the new one")
+	require.Equal(t, 1, dropped, "the replaced set is dropped")
+	sign(k1, k2, k2)
+	require.Same(t, second, current())
+
+	// a failed batch retires its set
+	set, _ := b.resident.acquire(second.class, second.keys, nil)
+	require.Same(t, second, set)
+	b.resident.release(set, true)
+	require.Equal(t, 2, dropped)
+	sign(k2)
+	require.Equal(t, 1, current().K())
+
+	// public keys have their resident set too; dropAll drops every set
+	d := sha256.Sum256([]byte("public"))
+	sig, err := stdrsa.SignPKCS1v15(nil, k1, crypto.SHA256, d[:])
+	require.NoError(t, err)
+	require.NoError(t, e.VerifyPKCS1v15([]*stdrsa.PublicKey{&k1.PublicKey}, crypto.SHA256, [][]byte{d[:]}, [][]byte{sig}))
+	b.resident.mu.Lock()
+	require.Len(t, b.resident.sets, 2)
+	b.resident.mu.Unlock()
+	b.resident.dropAll()
+	require.Equal(t, 4, dropped)
+	b.resident.mu.Lock()
+	require.Empty(t, b.resident.sets)
+	b.resident.mu.Unlock()
+	sign(k1, k2) // a new set again
+	idle := current()
+	require.Equal(t, 2, idle.K())
+
+	// a set unused for bufferIdle expires; a used one does not
+	b.resident.expire(idle)
+	require.Same(t, idle, current())
+	b.resident.mu.Lock()
+	idle.lastUse = time.Now().Add(-bufferIdle)
+	b.resident.mu.Unlock()
+	b.resident.expire(idle)
+	require.Equal(t, 5, dropped)
+	sign(k1)
+	require.NotSame(t, idle, current())
 }

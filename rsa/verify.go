@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto"
 	stdrsa "crypto/rsa"
-	"math/big"
 
 	"github.com/gpucrypto/gpucrypto/batch"
 )
@@ -24,7 +23,6 @@ func (e *Engine) VerifyPKCS1v15(pubs []*stdrsa.PublicKey, hash crypto.Hash, dige
 	}
 	errs := make([]error, len(pubs))
 	ks := preparePublics(pubs, errs)
-	in := make([]*big.Int, len(pubs))
 	for i := range pubs {
 		if errs[i] != nil {
 			continue
@@ -33,17 +31,17 @@ func (e *Engine) VerifyPKCS1v15(pubs []*stdrsa.PublicKey, hash crypto.Hash, dige
 			errs[i] = errNotHashed
 			continue
 		}
-		in[i], errs[i] = parseInput(ks[i], sigs[i], ErrVerification)
+		errs[i] = checkInput(ks[i], sigs[i], ErrVerification)
 	}
-	m := e.public(ks, in, errs)
+	m := valueSlab(ks, errs)
+	e.public(ks, sigs, m, errs)
 	batch.Parallel(len(pubs), 256, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			if errs[i] != nil {
 				continue
 			}
-			k := modBytes(ks[i])
-			want, err := emsaPKCS1v15(hash, prefix, digests[i], k)
-			if err != nil || !bytes.Equal(m[i].FillBytes(make([]byte, k)), want) {
+			want, err := emsaPKCS1v15(hash, prefix, digests[i], modBytes(ks[i]))
+			if err != nil || !bytes.Equal(m[i], want) {
 				errs[i] = ErrVerification
 			}
 		}
@@ -69,20 +67,20 @@ func (e *Engine) VerifyPSS(pubs []*stdrsa.PublicKey, hash crypto.Hash, digests, 
 	}
 	errs := make([]error, len(pubs))
 	ks := preparePublics(pubs, errs)
-	in := make([]*big.Int, len(pubs))
 	for i := range pubs {
 		if errs[i] == nil {
-			in[i], errs[i] = parseInput(ks[i], sigs[i], ErrVerification)
+			errs[i] = checkInput(ks[i], sigs[i], ErrVerification)
 		}
 	}
-	m := e.public(ks, in, errs)
+	m := valueSlab(ks, errs)
+	e.public(ks, sigs, m, errs)
 	batch.Parallel(len(pubs), 64, func(lo, hi int) {
 		h := hash.New()
 		for i := lo; i < hi; i++ {
 			if errs[i] != nil {
 				continue
 			}
-			em := m[i].FillBytes(make([]byte, modBytes(ks[i])))
+			em := m[i]
 			emBits := ks[i].bits - 1
 			if emLen := (emBits + 7) / 8; emLen < len(em) { // bits(n) ≡ 1 mod 8
 				if em[0] != 0 {
