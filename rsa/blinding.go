@@ -24,8 +24,8 @@ type blinder struct {
 // blind returns x·r^e mod n for the next pair and the r^-1 that unblinds
 // its result (unblind). x is a big-endian string of the modulus's size,
 // below n; so is the blinded value.
-func (b *blinder) blind(pub *pubKey, x []byte) ([]byte, *bigmod.Nat, error) {
-	c, err := pub.constTime()
+func (b *blinder) blind(pub *publicKey, x []byte) ([]byte, *bigmod.Nat, error) {
+	c, err := pub.constantTime()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -51,8 +51,8 @@ func (b *blinder) blind(pub *pubKey, x []byte) ([]byte, *bigmod.Nat, error) {
 
 // unblind replaces m, a result below n (a big-endian string of the
 // modulus's size), by m·rinv mod n.
-func unblind(pub *pubKey, m []byte, rinv *bigmod.Nat) error {
-	c, err := pub.constTime()
+func unblind(pub *publicKey, m []byte, rinv *bigmod.Nat) error {
+	c, err := pub.constantTime()
 	if err != nil {
 		return err
 	}
@@ -70,7 +70,7 @@ func unblind(pub *pubKey, m []byte, rinv *bigmod.Nat) error {
 // newBlindingPair draws r in [2, n) invertible mod n and returns
 // (r^e mod n, r^-1 mod n). The inversion is math/big's (its time depends
 // on r, which is fresh, used only through its powers, and never again).
-func newBlindingPair(pub *pubKey, n *bigmod.Modulus) (re, rinv *bigmod.Nat, err error) {
+func newBlindingPair(pub *publicKey, n *bigmod.Modulus) (re, rinv *bigmod.Nat, err error) {
 	for range 64 {
 		r, err := rand.Int(rand.Reader, pub.n)
 		if err != nil {

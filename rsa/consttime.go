@@ -7,11 +7,11 @@ import (
 	"filippo.io/bigmod"
 )
 
-// ctPriv is a private key in the form of the constant-time CPU arithmetic
-// (filippo.io/bigmod): the moduli, the CRT exponents as fixed-length
-// big-endian bytes, qinv modulo p and q modulo n.
-type ctPriv struct {
-	pub    *ctPub
+// constantTimeKey is a private key in the form of the constant-time CPU
+// arithmetic (filippo.io/bigmod): the moduli, the CRT exponents as
+// fixed-length big-endian bytes, qinv modulo p and q modulo n.
+type constantTimeKey struct {
+	pub    *constantTimePublicKey
 	p, q   *bigmod.Modulus
 	dp, dq []byte
 	qinv   *bigmod.Nat // < p
@@ -19,39 +19,41 @@ type ctPriv struct {
 	pInt   *big.Int    // p, for the test hook
 }
 
-// ctPub is a public key in the form of the constant-time CPU arithmetic.
-type ctPub struct {
+// constantTimePublicKey is a public key in the form of the constant-time
+// CPU arithmetic.
+type constantTimePublicKey struct {
 	n *bigmod.Modulus
 	e uint
 }
 
-// cache keys of the constant-time forms in pubKey.cache and privKey.cache
-type ctPubTag struct{}
-type ctPrivTag struct{}
+// the keys of the constant-time forms in publicKey.cache and
+// privateKey.cache
+type constantTimePublicTag struct{}
+type constantTimeTag struct{}
 
 // constTime returns k's constant-time form, built once.
-func (k *pubKey) constTime() (*ctPub, error) {
-	if v, ok := k.cache.Load(ctPubTag{}); ok {
-		return v.(*ctPub), nil
+func (k *publicKey) constantTime() (*constantTimePublicKey, error) {
+	if v, ok := k.cache.Load(constantTimePublicTag{}); ok {
+		return v.(*constantTimePublicKey), nil
 	}
 	n, err := bigmod.NewModulus(k.n.Bytes())
 	if err != nil {
 		return nil, fmt.Errorf("%w: modulus: %v", ErrInvalidKey, err)
 	}
-	v, _ := k.cache.LoadOrStore(ctPubTag{}, &ctPub{n: n, e: uint(k.e)})
-	return v.(*ctPub), nil
+	v, _ := k.cache.LoadOrStore(constantTimePublicTag{}, &constantTimePublicKey{n: n, e: uint(k.e)})
+	return v.(*constantTimePublicKey), nil
 }
 
 // constTime returns k's constant-time form, built once.
-func (k *privKey) constTime() (*ctPriv, error) {
-	if v, ok := k.cache.Load(ctPrivTag{}); ok {
-		return v.(*ctPriv), nil
+func (k *privateKey) constantTime() (*constantTimeKey, error) {
+	if v, ok := k.cache.Load(constantTimeTag{}); ok {
+		return v.(*constantTimeKey), nil
 	}
-	pub, err := k.pub.constTime()
+	pub, err := k.pub.constantTime()
 	if err != nil {
 		return nil, err
 	}
-	c := &ctPriv{pub: pub, pInt: k.p}
+	c := &constantTimeKey{pub: pub, pInt: k.p}
 	if c.p, err = bigmod.NewModulus(k.p.Bytes()); err != nil {
 		return nil, fmt.Errorf("%w: p: %v", ErrInvalidKey, err)
 	}
@@ -66,8 +68,8 @@ func (k *privKey) constTime() (*ctPriv, error) {
 	if c.qModN, err = bigmod.NewNat().SetBytes(k.q.Bytes(), pub.n); err != nil {
 		return nil, fmt.Errorf("%w: q: %v", ErrInvalidKey, err)
 	}
-	v, _ := k.cache.LoadOrStore(ctPrivTag{}, c)
-	return v.(*ctPriv), nil
+	v, _ := k.cache.LoadOrStore(constantTimeTag{}, c)
+	return v.(*constantTimeKey), nil
 }
 
 // nat returns x, a big-endian string of the modulus's size below m, as
@@ -94,7 +96,7 @@ func nat(x []byte, m *bigmod.Modulus) (*bigmod.Nat, error) {
 // and checked against the public key (m^e mod n == x) before it is
 // released: a failed check is ErrFault. corrupt (tests) alters mp before
 // recombination.
-func (c *ctPriv) private(x, out []byte, corrupt func(*big.Int)) error {
+func (c *constantTimeKey) private(x, out []byte, corrupt func(*big.Int)) error {
 	if len(out) != c.pub.n.Size() {
 		return errValueSize
 	}
@@ -127,7 +129,7 @@ func (c *ctPriv) private(x, out []byte, corrupt func(*big.Int)) error {
 }
 
 // verify reports, in constant time in m, whether m^e mod n == x.
-func (c *ctPub) verify(m, x *bigmod.Nat) bool {
+func (c *constantTimePublicKey) verify(m, x *bigmod.Nat) bool {
 	y := bigmod.NewNat().ExpShortVarTime(m, c.e, c.n) // e is public
 	return y.Equal(x) == 1
 }
@@ -135,8 +137,8 @@ func (c *ctPub) verify(m, x *bigmod.Nat) bool {
 // checkPrivate reports whether m^e mod n == x for a result m of the
 // private operation on x, both big-endian strings of the modulus's size
 // (m is secret: the check runs in constant time in its value).
-func checkPrivate(k *pubKey, m, x []byte) bool {
-	c, err := k.constTime()
+func checkPrivate(k *publicKey, m, x []byte) bool {
+	c, err := k.constantTime()
 	if err != nil {
 		return false
 	}

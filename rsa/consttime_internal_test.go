@@ -21,9 +21,9 @@ func TestConstTimePrivate(t *testing.T) {
 		swapped.Primes = []*big.Int{key.Primes[1], key.Primes[0]}
 		swapped.Precomputed = stdrsa.PrecomputedValues{}
 		for order, k := range []*stdrsa.PrivateKey{key, &swapped} {
-			pk, err := newPrivKey(k)
+			pk, err := newPrivateKey(k)
 			require.NoError(t, err)
-			ck, err := pk.constTime()
+			ck, err := pk.constantTime()
 			require.NoError(t, err)
 			n := k.N
 			p, q := k.Primes[0], k.Primes[1]

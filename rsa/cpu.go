@@ -25,9 +25,9 @@ func (c *cpuBackend) String() string { return "CPU" }
 
 // private computes in[i]^d mod n by CRT with Garner's recombination and
 // checks each result against the public key before releasing it.
-func (c *cpuBackend) private(keys []*privKey, in, out [][]byte) error {
-	return eachElement(keys, in, out, func(k *privKey, x, m []byte) error {
-		ck, err := k.constTime()
+func (c *cpuBackend) private(keys []*privateKey, in, out [][]byte) error {
+	return eachElement(keys, in, out, func(k *privateKey, x, m []byte) error {
+		ck, err := k.constantTime()
 		if err != nil {
 			return err
 		}
@@ -36,8 +36,8 @@ func (c *cpuBackend) private(keys []*privKey, in, out [][]byte) error {
 }
 
 // public computes in[i]^e mod n.
-func (c *cpuBackend) public(keys []*pubKey, in, out [][]byte) error {
-	return eachElement(keys, in, out, func(k *pubKey, x, y []byte) error {
+func (c *cpuBackend) public(keys []*publicKey, in, out [][]byte) error {
+	return eachElement(keys, in, out, func(k *publicKey, x, y []byte) error {
 		if len(x) != modBytes(k) || len(y) != len(x) {
 			return errValueSize
 		}

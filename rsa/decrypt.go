@@ -29,7 +29,7 @@ func (e *Engine) decryptOAEP(hash, mgfHash crypto.Hash, keys []*stdrsa.PrivateKe
 		return nil, err
 	}
 	out, errs := e.pipelined(len(keys), func(lo, hi int) ([][]byte, []error) {
-		m, errs := e.decrypt(keys[lo:hi], ciphertexts[lo:hi], func(_ int, pub *pubKey) error { return oaepFits(pub, hash) })
+		m, errs := e.decrypt(keys[lo:hi], ciphertexts[lo:hi], func(_ int, pub *publicKey) error { return oaepFits(pub, hash) })
 		out := make([][]byte, len(m))
 		batch.Parallel(len(m), 64, func(lo, hi int) {
 			h, mgf := hash.New(), mgfHash.New()
@@ -84,7 +84,7 @@ func (e *Engine) DecryptPKCS1v15SessionKey(keys []*stdrsa.PrivateKey, ciphertext
 	}
 	_, errs := e.pipelined(len(keys), func(lo, hi int) ([][]byte, []error) {
 		sessionKeys := sessionKeys[lo:hi]
-		m, errs := e.decrypt(keys[lo:hi], ciphertexts[lo:hi], func(i int, pub *pubKey) error {
+		m, errs := e.decrypt(keys[lo:hi], ciphertexts[lo:hi], func(i int, pub *publicKey) error {
 			if modBytes(pub) < len(sessionKeys[i])+11 {
 				return ErrDecryption
 			}
@@ -106,14 +106,14 @@ func (e *Engine) DecryptPKCS1v15SessionKey(keys []*stdrsa.PrivateKey, ciphertext
 // each key) and runs the private operation: it returns the decrypted
 // values (each the modulus's size; the callers decode and wipe
 // them) and the errors.
-func (e *Engine) decrypt(keys []*stdrsa.PrivateKey, ciphertexts [][]byte, check func(i int, pub *pubKey) error) ([][]byte, []error) {
+func (e *Engine) decrypt(keys []*stdrsa.PrivateKey, ciphertexts [][]byte, check func(i int, pub *publicKey) error) ([][]byte, []error) {
 	errs := make([]error, len(keys))
 	ks := preparePrivates(keys, errs)
 	for i := range keys {
 		if errs[i] != nil {
 			continue
 		}
-		pub := ks[i].k.pub
+		pub := ks[i].pub
 		if check != nil {
 			if errs[i] = check(i, pub); errs[i] != nil {
 				continue
@@ -128,7 +128,7 @@ func (e *Engine) decrypt(keys []*stdrsa.PrivateKey, ciphertexts [][]byte, check 
 
 // oaepFits reports ErrDecryption when no OAEP message fits pub's modulus
 // with hash.
-func oaepFits(pub *pubKey, hash crypto.Hash) error {
+func oaepFits(pub *publicKey, hash crypto.Hash) error {
 	if oaepMaxMessage(modBytes(pub), hash.Size()) < 0 {
 		return ErrDecryption
 	}

@@ -199,9 +199,10 @@ func (b *deviceBackend) warm(keyBits int) error {
 	return err
 }
 
-// devKey is the device form of one key at given widths (the public part
-// alone for a public key).
-type devKey struct {
+// deviceForm is a key in the form of the device kernels, at given widths
+// (its public part alone for a public key): Montgomery constants and
+// limbs, laid out in tables by privateTables and keyTable.
+type deviceForm struct {
 	p, q, n    *arith.Constants // p, q at the half width; n at the full width
 	dp, dq     []uint32         // half.N words
 	qinv       []uint32         // half.W words
@@ -210,19 +211,22 @@ type devKey struct {
 	prepareErr error
 }
 
-// privCacheKey is the key of a private key's device form in its cache: the
-// form depends on the widths only (not on how the halves are run), so a
-// key is prepared once whatever threads per number its batches get.
-func (b *deviceBackend) privCacheKey(mh, mf arith.Mont) string {
+// widthClass names the widths mh, mf of a private key's device form: its
+// key in the key's cache and the resident set's class. The form depends
+// on the widths only (not on how the halves are run), so a key is
+// prepared once whatever threads per number its batches get.
+func (b *deviceBackend) widthClass(mh, mf arith.Mont) string {
 	return fmt.Sprintf("%p/%d/%d/%d/%d", b, mh.N, mh.W, mh.Digits, mf.W)
 }
 
-func (b *deviceBackend) privKeyFor(k *privKey, ck string, mh, mf arith.Mont) (*devKey, error) {
-	if v, ok := k.cache.Load(ck); ok {
-		d := v.(*devKey)
+// deviceFormOf returns k's device form at the widths mh, mf (named
+// width: widthClass), made once per key and width.
+func (b *deviceBackend) deviceFormOf(k *privateKey, width string, mh, mf arith.Mont) (*deviceForm, error) {
+	if v, ok := k.cache.Load(width); ok {
+		d := v.(*deviceForm)
 		return d, d.prepareErr
 	}
-	d := &devKey{e: uint32(k.pub.e), size: modBytes(k.pub)}
+	d := &deviceForm{e: uint32(k.pub.e), size: modBytes(k.pub)}
 	d.prepareErr = func() (err error) {
 		if d.p, err = arith.NewConstants(k.p, mh.W); err != nil {
 			return err
@@ -245,8 +249,8 @@ func (b *deviceBackend) privKeyFor(k *privKey, ck string, mh, mf arith.Mont) (*d
 	if d.prepareErr != nil {
 		d.prepareErr = fmt.Errorf("%w: %v", ErrInvalidKey, d.prepareErr)
 	}
-	v, _ := k.cache.LoadOrStore(ck, d)
-	d = v.(*devKey)
+	v, _ := k.cache.LoadOrStore(width, d)
+	d = v.(*deviceForm)
 	return d, d.prepareErr
 }
 
@@ -257,11 +261,11 @@ func (b *deviceBackend) privKeyFor(k *privKey, ck string, mh, mf arith.Mont) (*d
 // positions and the prepared keys; the others get their error in errs.
 // Batches often repeat one key: consecutive equal keys cost one
 // comparison.
-func keyIndex[K any](keys []*K, in, out [][]byte, errs []error, prepare func(*K) (*devKey, error)) (live []int, kidx []uint32, dks []*devKey) {
+func keyIndex[K any](keys []*K, in, out [][]byte, errs []error, prepare func(*K) (*deviceForm, error)) (live []int, kidx []uint32, forms []*deviceForm) {
 	type pos struct {
-		k   uint32
-		dk  *devKey
-		err error
+		k    uint32
+		form *deviceForm
+		err  error
 	}
 	seen := map[*K]pos{}
 	live = make([]int, 0, len(keys))
@@ -274,11 +278,11 @@ func keyIndex[K any](keys []*K, in, out [][]byte, errs []error, prepare func(*K)
 			if lp, ok = seen[k]; !ok {
 				lp.err = errNilKey
 				if k != nil {
-					lp.dk, lp.err = prepare(k)
+					lp.form, lp.err = prepare(k)
 				}
-				lp.k = uint32(len(dks))
+				lp.k = uint32(len(forms))
 				if lp.err == nil {
-					dks = append(dks, lp.dk)
+					forms = append(forms, lp.form)
 				}
 				seen[k] = lp
 			}
@@ -287,26 +291,26 @@ func keyIndex[K any](keys []*K, in, out [][]byte, errs []error, prepare func(*K)
 		switch {
 		case lp.err != nil:
 			errs[i] = lp.err
-		case len(in[i]) != lp.dk.size || len(out[i]) != lp.dk.size:
+		case len(in[i]) != lp.form.size || len(out[i]) != lp.form.size:
 			errs[i] = errValueSize
 		default:
 			live = append(live, i)
 			kidx = append(kidx, lp.k)
 		}
 	}
-	return live, kidx, dks
+	return live, kidx, forms
 }
 
 // errMixedClasses is the error of an element whose key is not of the size
 // class of the call's first key (the Engine never makes such calls).
 var errMixedClasses = errors.New("rsa: keys of different size classes in one backend call")
 
-func (b *deviceBackend) private(keys []*privKey, in, out [][]byte) error {
+func (b *deviceBackend) private(keys []*privateKey, in, out [][]byte) error {
 	if len(keys) != len(in) || len(out) != len(in) {
 		return fmt.Errorf("rsa: %d keys, %d inputs and %d outputs", len(keys), len(in), len(out))
 	}
 	errs := make([]error, len(in))
-	i := slices.IndexFunc(keys, func(k *privKey) bool { return k != nil })
+	i := slices.IndexFunc(keys, func(k *privateKey) bool { return k != nil })
 	if i < 0 {
 		for i := range errs {
 			errs[i] = errNilKey
@@ -318,17 +322,17 @@ func (b *deviceBackend) private(keys []*privKey, in, out [][]byte) error {
 	if err != nil {
 		return err
 	}
-	ck := b.privCacheKey(mh, mf)
-	live, kidx, dks := keyIndex(keys, in, out, errs, func(k *privKey) (*devKey, error) {
+	width := b.widthClass(mh, mf)
+	live, kidx, forms := keyIndex(keys, in, out, errs, func(k *privateKey) (*deviceForm, error) {
 		if k.class() != class {
 			return nil, errMixedClasses
 		}
-		return b.privKeyFor(k, ck, mh, mf)
+		return b.deviceFormOf(k, width, mh, mf)
 	})
 	if len(live) == 0 {
 		return batch.Collect(errs)
 	}
-	tables, release := b.keyTables(ck, dks, kidx, func(dks []*devKey) [][]uint32 { return newPrivTables(dks, mh, mf) })
+	tables, release := b.keyTables(width, forms, kidx, func(forms []*deviceForm) [][]uint32 { return privateTables(forms, mh, mf) })
 	fault := b.fault.Swap(-1)
 	limit := arith.TableLimit(b.dev)
 	if b.tableLimit > 0 {
@@ -357,14 +361,14 @@ type keyTables struct {
 	buffers func(c *device.Commands) ([]*device.Buffer, error)
 }
 
-// keyTables returns the device tables of the keys dks of a call whose
-// elements use the keys kidx (positions in dks), and the function that
+// keyTables returns the device tables of the keys forms of a call whose
+// elements use the keys kidx (positions in forms), and the function that
 // ends the call's use of them (failed: the call failed). The tables come
-// from the resident set of width class ck (kidx is then rewritten to the
+// from the resident set of width class width (kidx is then rewritten to the
 // keys' positions in it), else each batch uploads them (and zeroes them
 // afterwards). layout lays out the tables of a list of keys.
-func (b *deviceBackend) keyTables(ck string, dks []*devKey, kidx []uint32, layout func(dks []*devKey) [][]uint32) (keyTables, func(failed bool)) {
-	if set, slots := b.resident.acquire(ck, dks, layout); set != nil {
+func (b *deviceBackend) keyTables(width string, forms []*deviceForm, kidx []uint32, layout func(forms []*deviceForm) [][]uint32) (keyTables, func(failed bool)) {
+	if set, slots := b.resident.acquire(width, forms, layout); set != nil {
 		batch.Parallel(len(kidx), 1<<14, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				kidx[i] = slots[kidx[i]]
@@ -374,7 +378,7 @@ func (b *deviceBackend) keyTables(ck string, dks []*devKey, kidx []uint32, layou
 		return keyTables{K: set.K(), buffers: func(*device.Commands) ([]*device.Buffer, error) { return bufs, nil }},
 			func(failed bool) { b.resident.release(set, failed) }
 	}
-	host := layout(dks)
+	host := layout(forms)
 	upload := func(c *device.Commands) ([]*device.Buffer, error) {
 		bufs := make([]*device.Buffer, len(host))
 		for j, words := range host {
@@ -385,7 +389,7 @@ func (b *deviceBackend) keyTables(ck string, dks []*devKey, kidx []uint32, layou
 		}
 		return bufs, nil
 	}
-	return keyTables{K: len(dks), buffers: upload}, func(bool) {
+	return keyTables{K: len(forms), buffers: upload}, func(bool) {
 		for _, t := range host {
 			clear(t)
 		}
@@ -403,18 +407,18 @@ var pipelineChunk = 1 << 16 // a variable for the tests
 
 const pipelineDepth = 2
 
-// newPrivTables lays out the key tables of a private batch of K keys, in
+// privateTables lays out the key tables of a private batch of K keys, in
 // the order enqueuePrivate takes them: rsa.cl's table (keyTable), then
 // the modexp kernel's tables of the 2K primes (p of key k at k, q at K +
 // k): moduli, Montgomery ones, R² and n0, and the exponents dp, dq. All of
 // it is key material.
-func newPrivTables(dks []*devKey, mh, mf arith.Mont) [][]uint32 {
-	K, W, N := len(dks), mh.W, mh.N
+func privateTables(forms []*deviceForm, mh, mf arith.Mont) [][]uint32 {
+	K, W, N := len(forms), mh.W, mh.N
 	mods, ones, r2s := make([]uint32, W*2*K), make([]uint32, W*2*K), make([]uint32, W*2*K)
 	n0s, exp := make([]uint32, 2*K), make([]uint32, N*2*K)
 	batch.Parallel(K, 256, func(lo, hi int) {
 		for k := lo; k < hi; k++ {
-			d := dks[k]
+			d := forms[k]
 			for h, c := range [2]*arith.Constants{d.p, d.q} {
 				col := h*K + k
 				for j := range W {
@@ -427,12 +431,12 @@ func newPrivTables(dks []*devKey, mh, mf arith.Mont) [][]uint32 {
 			}
 		}
 	})
-	return [][]uint32{keyTable(dks, W, mf.W), mods, ones, r2s, n0s, exp}
+	return [][]uint32{keyTable(forms, W, mf.W), mods, ones, r2s, n0s, exp}
 }
 
 // privateChunk computes the elements cols (keys kidx in kt) in one device
 // batch; fault (tests) is the column whose mp rsa_combine corrupts.
-func (b *deviceBackend) privateChunk(mh, mf arith.Mont, kt keyTables, cols []int, kidx []uint32, keys []*privKey, in, out [][]byte, errs []error, fault uint32) error {
+func (b *deviceBackend) privateChunk(mh, mf arith.Mont, kt keyTables, cols []int, kidx []uint32, keys []*privateKey, in, out [][]byte, errs []error, fault uint32) error {
 	m, F := len(cols), mf.W
 	// inputs, results and check flags in pinned memory: the copies run at
 	// the bus's speed
@@ -553,8 +557,8 @@ func (b *deviceBackend) enqueuePrivate(c *device.Commands, mh, mf arith.Mont, kt
 // keyTable lays out the key material for rsa.cl (see its header): H-word
 // fields p, q, qinv, r2p; F-word fields n, r2n; words n0p, n0n, e; each
 // limb-major with stride K. H = 0 leaves out the private fields.
-func keyTable(dks []*devKey, H, F int) []uint32 {
-	K := len(dks)
+func keyTable(forms []*deviceForm, H, F int) []uint32 {
+	K := len(forms)
 	t := make([]uint32, K*(4*H+2*F+3))
 	put := func(off int, words []uint32, k int) {
 		for j, w := range words {
@@ -563,7 +567,7 @@ func keyTable(dks []*devKey, H, F int) []uint32 {
 	}
 	batch.Parallel(K, 256, func(lo, hi int) {
 		for k := lo; k < hi; k++ {
-			d := dks[k]
+			d := forms[k]
 			if H > 0 {
 				put(0, d.p.M, k)
 				put(H*K, d.q.M, k)
@@ -580,12 +584,12 @@ func keyTable(dks []*devKey, H, F int) []uint32 {
 	return t
 }
 
-func (b *deviceBackend) public(keys []*pubKey, in, out [][]byte) error {
+func (b *deviceBackend) public(keys []*publicKey, in, out [][]byte) error {
 	if len(keys) != len(in) || len(out) != len(in) {
 		return fmt.Errorf("rsa: %d keys, %d inputs and %d outputs", len(keys), len(in), len(out))
 	}
 	errs := make([]error, len(in))
-	i := slices.IndexFunc(keys, func(k *pubKey) bool { return k != nil })
+	i := slices.IndexFunc(keys, func(k *publicKey) bool { return k != nil })
 	if i < 0 {
 		for i := range errs {
 			errs[i] = errNilKey
@@ -598,25 +602,25 @@ func (b *deviceBackend) public(keys []*pubKey, in, out [][]byte) error {
 		return err
 	}
 	F := mf.W
-	ck := fmt.Sprintf("%p/pub/%d", b, F)
-	live, kidx, dks := keyIndex(keys, in, out, errs, func(k *pubKey) (*devKey, error) {
+	width := fmt.Sprintf("%p/pub/%d", b, F)
+	live, kidx, forms := keyIndex(keys, in, out, errs, func(k *publicKey) (*deviceForm, error) {
 		if k.limbs != limbs {
 			return nil, errMixedClasses
 		}
-		if v, ok := k.cache.Load(ck); ok {
-			return v.(*devKey), nil
+		if v, ok := k.cache.Load(width); ok {
+			return v.(*deviceForm), nil
 		}
 		c, err := arith.NewConstants(k.n, F)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrInvalidKey, err)
 		}
-		v, _ := k.cache.LoadOrStore(ck, &devKey{n: c, e: uint32(k.e), size: modBytes(k)})
-		return v.(*devKey), nil
+		v, _ := k.cache.LoadOrStore(width, &deviceForm{n: c, e: uint32(k.e), size: modBytes(k)})
+		return v.(*deviceForm), nil
 	})
 	if len(live) == 0 {
 		return batch.Collect(errs)
 	}
-	tables, release := b.keyTables(ck, dks, kidx, func(dks []*devKey) [][]uint32 { return [][]uint32{keyTable(dks, 0, F)} })
+	tables, release := b.keyTables(width, forms, kidx, func(forms []*deviceForm) [][]uint32 { return [][]uint32{keyTable(forms, 0, F)} })
 	chunk := len(live)
 	if limit := b.dev.MaxAlloc / 2; uint64(4*F*chunk) > limit {
 		chunk = max(1, int(limit/uint64(4*F)))

@@ -90,7 +90,7 @@ func (e *Engine) EncryptPKCS1v15(random io.Reader, pubs []*stdrsa.PublicKey, msg
 // ciphertexts encrypts the padded messages in (which it wipes) and returns
 // the ciphertexts, each the modulus's size (nil where errs says the
 // element failed).
-func (e *Engine) ciphertexts(ks []*pubKey, in [][]byte, errs []error) ([][]byte, error) {
+func (e *Engine) ciphertexts(ks []*publicKey, in [][]byte, errs []error) ([][]byte, error) {
 	out := make([][]byte, len(in))
 	batch.Parallel(len(in), 1024, func(lo, hi int) {
 		for i := lo; i < hi; i++ {

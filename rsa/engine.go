@@ -145,7 +145,7 @@ func (e *Engine) fellBack(err error) {
 // (modBytes), in[i] below the modulus: the callers check both, once.
 // Elements are grouped by size class here, once, one backend call per
 // class.
-func (e *Engine) private(keys []*privEntry, in, out [][]byte, errs []error) {
+func (e *Engine) private(keys []*privateKey, in, out [][]byte, errs []error) {
 	var rinv []*bigmod.Nat // blinding: the factor that unblinds each result
 	x := in
 	if e.blinding.Load() {
@@ -154,17 +154,17 @@ func (e *Engine) private(keys []*privEntry, in, out [][]byte, errs []error) {
 		batch.Parallel(len(in), 16, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				if errs[i] == nil {
-					x[i], rinv[i], errs[i] = keys[i].blind.blind(keys[i].k.pub, in[i]) // each call its own pair
+					x[i], rinv[i], errs[i] = keys[i].blind.blind(keys[i].pub, in[i]) // each call its own pair
 				}
 			}
 		})
 	}
-	for _, idx := range groupBySize(len(in), errs, func(i int) [2]int { return keys[i].k.class() }) {
-		ks := make([]*privKey, len(idx))
+	for _, idx := range groupBySize(len(in), errs, func(i int) [2]int { return keys[i].class() }) {
+		ks := make([]*privateKey, len(idx))
 		xs := make([][]byte, len(idx))
 		outs := make([][]byte, len(idx))
 		for j, i := range idx {
-			ks[j], xs[j], outs[j] = keys[i].k, x[i], out[i]
+			ks[j], xs[j], outs[j] = keys[i], x[i], out[i]
 		}
 		verrs := e.run(len(idx), func(b backend) error { return b.private(ks, xs, outs) })
 		for j, i := range idx {
@@ -180,7 +180,7 @@ func (e *Engine) private(keys []*privEntry, in, out [][]byte, errs []error) {
 				if errs[i] != nil {
 					continue
 				}
-				pub := keys[i].k.pub
+				pub := keys[i].pub
 				if err := unblind(pub, out[i], rinv[i]); err != nil || !checkPrivate(pub, out[i], in[i]) {
 					clear(out[i])
 					errs[i] = ErrFault
@@ -216,9 +216,9 @@ func (e *Engine) pipelined(n int, f func(lo, hi int) ([][]byte, []error)) ([][]b
 // public computes in[i]^e mod n under keys[i] into out[i] for every i
 // with errs[i] == nil, and sets errs[i] for those that fail; values as
 // for private.
-func (e *Engine) public(keys []*pubKey, in, out [][]byte, errs []error) {
+func (e *Engine) public(keys []*publicKey, in, out [][]byte, errs []error) {
 	for _, idx := range groupBySize(len(in), errs, func(i int) int { return keys[i].limbs }) {
-		ks := make([]*pubKey, len(idx))
+		ks := make([]*publicKey, len(idx))
 		xs := make([][]byte, len(idx))
 		outs := make([][]byte, len(idx))
 		for j, i := range idx {
@@ -324,13 +324,13 @@ func shapeError(names []string, lens ...int) error {
 }
 
 // modBytes is the size of the modulus of k in bytes.
-func modBytes(k *pubKey) int { return (k.bits + 7) / 8 }
+func modBytes(k *publicKey) int { return (k.bits + 7) / 8 }
 
 // checkInput checks a ciphertext or signature b for k: exactly the
 // modulus size, and below the modulus (compared as public bytes). kind
 // wraps the errors (ErrDecryption or ErrVerification), as crypto/rsa
 // reports them. The engine's operations read b itself: no copy is made.
-func checkInput(k *pubKey, b []byte, kind error) error {
+func checkInput(k *publicKey, b []byte, kind error) error {
 	if len(b) != modBytes(k) {
 		return fmt.Errorf("%w: %w (%d bytes, want %d)", kind, ErrInputSize, len(b), modBytes(k))
 	}
@@ -362,19 +362,19 @@ func valueSlab[K modulusSized](keys []K, errs []error) [][]byte {
 }
 
 // modulusSized is a prepared key of either kind (valueSlab).
-type modulusSized interface{ public() *pubKey }
+type modulusSized interface{ public() *publicKey }
 
-func (k *pubKey) public() *pubKey    { return k }
-func (e *privEntry) public() *pubKey { return e.k.pub }
+func (k *publicKey) public() *publicKey  { return k }
+func (k *privateKey) public() *publicKey { return k.pub }
 
 // preparePrivates prepares each key once per call (batches often repeat a
 // key), setting errs[i] for keys that are unusable.
-func preparePrivates(keys []*stdrsa.PrivateKey, errs []error) []*privEntry {
+func preparePrivates(keys []*stdrsa.PrivateKey, errs []error) []*privateKey {
 	return prepareEach(keys, errs, preparePrivate)
 }
 
 // preparePublics is preparePrivates for public keys.
-func preparePublics(keys []*stdrsa.PublicKey, errs []error) []*pubKey {
+func preparePublics(keys []*stdrsa.PublicKey, errs []error) []*publicKey {
 	return prepareEach(keys, errs, preparePublic)
 }
 

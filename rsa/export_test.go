@@ -45,12 +45,12 @@ func (g *gatedBackend) wait() {
 	g.calls.Add(1)
 }
 
-func (g *gatedBackend) private(keys []*privKey, in, out [][]byte) error {
+func (g *gatedBackend) private(keys []*privateKey, in, out [][]byte) error {
 	g.wait()
 	return g.cpu.private(keys, in, out)
 }
 
-func (g *gatedBackend) public(keys []*pubKey, in, out [][]byte) error {
+func (g *gatedBackend) public(keys []*publicKey, in, out [][]byte) error {
 	g.wait()
 	return g.cpu.public(keys, in, out)
 }

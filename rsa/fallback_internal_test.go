@@ -50,11 +50,11 @@ func (f *fakeDevice) answer(out [][]byte, err error) error {
 	return err
 }
 
-func (f *fakeDevice) private(keys []*privKey, in, out [][]byte) error {
+func (f *fakeDevice) private(keys []*privateKey, in, out [][]byte) error {
 	return f.answer(out, f.cpu.private(keys, in, out))
 }
 
-func (f *fakeDevice) public(keys []*pubKey, in, out [][]byte) error {
+func (f *fakeDevice) public(keys []*publicKey, in, out [][]byte) error {
 	return f.answer(out, f.cpu.public(keys, in, out))
 }
 
@@ -144,11 +144,11 @@ func TestBlindingRecheck(t *testing.T) {
 	k := loadKey(t, "rsa1024a")
 	entry, err := preparePrivate(k)
 	require.NoError(t, err)
-	two := make([]byte, modBytes(entry.k.pub))
+	two := make([]byte, modBytes(entry.pub))
 	two[len(two)-1] = 2
-	_, _, err = entry.blind.blind(entry.k.pub, two) // initialise the pair
+	_, _, err = entry.blind.blind(entry.pub, two) // initialise the pair
 	require.NoError(t, err)
-	c, err := entry.k.pub.constTime()
+	c, err := entry.pub.constantTime()
 	require.NoError(t, err)
 	one, err := nat(bigOne.FillBytes(make([]byte, c.n.Size())), c.n)
 	require.NoError(t, err)

@@ -25,24 +25,8 @@ func keyError(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrInvalidKey}, args...)...)
 }
 
-// pubEntry is the prepared form of one *rsa.PublicKey, cached per pointer.
-type pubEntry struct {
-	k *pubKey
-	// the fields it was prepared from, to notice a key whose fields were
-	// replaced after its first use
-	srcN *big.Int
-	srcE int
-}
-
-// privEntry is the prepared form of one *rsa.PrivateKey, cached per
-// pointer, with the key's blinding state.
-type privEntry struct {
-	k     *privKey
-	src   [7]*big.Int // N, D, P, Q, Dp, Dq, Qinv as found in the key
-	srcE  int
-	blind blinder
-}
-
+// privSources are the fields of key that its prepared form comes from (a
+// key whose fields were replaced after its first use is prepared again).
 func privSources(key *stdrsa.PrivateKey) (src [7]*big.Int) {
 	src[0], src[1] = key.N, key.D
 	if len(key.Primes) == 2 {
@@ -56,8 +40,8 @@ func privSources(key *stdrsa.PrivateKey) (src [7]*big.Int) {
 // alive: entries are keyed by weak pointers and removed by a cleanup when
 // the key is collected, so they hold at most one entry per live key.
 var (
-	pubCache  = newKeyCache[stdrsa.PublicKey, pubEntry]()
-	privCache = newKeyCache[stdrsa.PrivateKey, privEntry]()
+	pubCache  = newKeyCache[stdrsa.PublicKey, publicKey]()
+	privCache = newKeyCache[stdrsa.PrivateKey, privateKey]()
 )
 
 type keyCache[K, V any] struct {
@@ -100,24 +84,24 @@ func (c *keyCache[K, V]) remove(w weak.Pointer[K]) {
 
 // preparePublic validates pub and returns its prepared form, from the
 // cache when pub was prepared before.
-func preparePublic(pub *stdrsa.PublicKey) (*pubKey, error) {
+func preparePublic(pub *stdrsa.PublicKey) (*publicKey, error) {
 	if pub == nil {
 		return nil, keyError("nil public key")
 	}
-	if e := pubCache.get(pub); e != nil && e.srcN == pub.N && e.srcE == pub.E {
-		return e.k, nil
+	if k := pubCache.get(pub); k != nil && k.sourceN == pub.N && k.sourceE == pub.E {
+		return k, nil
 	}
-	k, err := newPubKey(pub)
+	k, err := newPublicKey(pub)
 	if err != nil {
 		return nil, err
 	}
-	e := &pubEntry{k: k, srcN: pub.N, srcE: pub.E}
-	return pubCache.put(pub, e, func(old *pubEntry) bool {
-		return old.srcN == pub.N && old.srcE == pub.E
-	}).k, nil
+	k.sourceN = pub.N
+	return pubCache.put(pub, k, func(old *publicKey) bool {
+		return old.sourceN == pub.N && old.sourceE == pub.E
+	}), nil
 }
 
-func newPubKey(pub *stdrsa.PublicKey) (*pubKey, error) {
+func newPublicKey(pub *stdrsa.PublicKey) (*publicKey, error) {
 	n := pub.N
 	switch {
 	case n == nil:
@@ -140,31 +124,31 @@ func newPubKey(pub *stdrsa.PublicKey) (*pubKey, error) {
 	if !ok {
 		return nil, keyError("no size class holds a %d-bit modulus", bits)
 	}
-	return &pubKey{n: new(big.Int).Set(n), nBytes: n.FillBytes(make([]byte, (bits+7)/8)), e: pub.E, bits: bits, limbs: limbs}, nil
+	return &publicKey{n: new(big.Int).Set(n), nBytes: n.FillBytes(make([]byte, (bits+7)/8)), e: pub.E, bits: bits, limbs: limbs, sourceE: pub.E}, nil
 }
 
-// preparePrivate validates key and returns its cache entry (prepared key
-// and blinding state), prepared once per key pointer.
-func preparePrivate(key *stdrsa.PrivateKey) (*privEntry, error) {
+// preparePrivate validates key and returns its prepared form (with its
+// blinding state), prepared once per key pointer.
+func preparePrivate(key *stdrsa.PrivateKey) (*privateKey, error) {
 	if key == nil {
 		return nil, keyError("nil private key")
 	}
 	src := privSources(key)
-	if e := privCache.get(key); e != nil && e.src == src && e.srcE == key.E {
-		return e, nil
+	if k := privCache.get(key); k != nil && k.source == src && k.pub.sourceE == key.E {
+		return k, nil
 	}
-	k, err := newPrivKey(key)
+	k, err := newPrivateKey(key)
 	if err != nil {
 		return nil, err
 	}
-	e := &privEntry{k: k, src: src, srcE: key.E}
-	return privCache.put(key, e, func(old *privEntry) bool {
-		return old.src == src && old.srcE == key.E
+	k.source = src
+	return privCache.put(key, k, func(old *privateKey) bool {
+		return old.source == src && old.pub.sourceE == key.E
 	}), nil
 }
 
-func newPrivKey(key *stdrsa.PrivateKey) (*privKey, error) {
-	pub, err := newPubKey(&key.PublicKey)
+func newPrivateKey(key *stdrsa.PrivateKey) (*privateKey, error) {
+	pub, err := newPublicKey(&key.PublicKey)
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +187,7 @@ func newPrivKey(key *stdrsa.PrivateKey) (*privKey, error) {
 	if !ok || half > maxHalfLimbs {
 		return nil, keyError("primes of %d and %d bits: the larger must not exceed %d bits", p.BitLen(), q.BitLen(), 32*maxHalfLimbs)
 	}
-	return &privKey{
+	return &privateKey{
 		pub:  pub,
 		p:    new(big.Int).Set(p),
 		q:    new(big.Int).Set(q),

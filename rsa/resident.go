@@ -21,7 +21,7 @@ type residentKeys struct {
 	dev *device.Device
 
 	mu   sync.Mutex
-	sets map[string]*keySet // by width (deviceBackend.privCacheKey and the public form's)
+	sets map[string]*keySet // by width (deviceBackend.widthClass and the public form's)
 
 	// dropped (tests), when set, is told the buffers of each set before
 	// they are freed, after their zeroing.
@@ -38,8 +38,8 @@ const maxResidentKeys = 4096
 // them.
 type keySet struct {
 	class   string
-	pos     map[*devKey]uint32
-	keys    []*devKey // by position
+	pos     map[*deviceForm]uint32
+	keys    []*deviceForm // by position
 	bufs    []*device.Buffer
 	users   int  // batches using the set now
 	retired bool // no longer current: dropped when its last user is done
@@ -54,25 +54,25 @@ func newResidentKeys(dev *device.Device) *residentKeys {
 	return &residentKeys{dev: dev, sets: map[string]*keySet{}}
 }
 
-// acquire returns a resident set of width class holding every key of dks,
+// acquire returns a resident set of width class holding every key of forms,
 // and the position of each in it, for one batch; release gives it back.
 // tables lays out the tables of a list of keys. It returns a nil set when
-// dks has too many keys to keep, or when the upload fails: the batch then
+// forms has too many keys to keep, or when the upload fails: the batch then
 // uploads its own tables.
-func (r *residentKeys) acquire(class string, dks []*devKey, tables func(dks []*devKey) [][]uint32) (*keySet, []uint32) {
-	if len(dks) > maxResidentKeys/2 {
+func (r *residentKeys) acquire(class string, forms []*deviceForm, tables func(forms []*deviceForm) [][]uint32) (*keySet, []uint32) {
+	if len(forms) > maxResidentKeys/2 {
 		return nil, nil
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	cur := r.sets[class]
-	slots := make([]uint32, len(dks))
-	var missing []*devKey
+	slots := make([]uint32, len(forms))
+	var missing []*deviceForm
 	if cur != nil {
-		for i, dk := range dks {
-			p, ok := cur.pos[dk]
+		for i, form := range forms {
+			p, ok := cur.pos[form]
 			if !ok {
-				missing = append(missing, dk)
+				missing = append(missing, form)
 			}
 			slots[i] = p
 		}
@@ -82,13 +82,13 @@ func (r *residentKeys) acquire(class string, dks []*devKey, tables func(dks []*d
 			return cur, slots
 		}
 	}
-	keys := dks
+	keys := forms
 	if cur != nil && cur.K()+len(missing) <= maxResidentKeys {
-		keys = append(append([]*devKey(nil), cur.keys...), missing...)
+		keys = append(append([]*deviceForm(nil), cur.keys...), missing...)
 	}
-	set := &keySet{class: class, pos: make(map[*devKey]uint32, len(keys)), keys: keys, users: 1, lastUse: time.Now()}
-	for i, dk := range keys {
-		set.pos[dk] = uint32(i)
+	set := &keySet{class: class, pos: make(map[*deviceForm]uint32, len(keys)), keys: keys, users: 1, lastUse: time.Now()}
+	for i, form := range keys {
+		set.pos[form] = uint32(i)
 	}
 	host := tables(keys)
 	defer func() {
@@ -109,8 +109,8 @@ func (r *residentKeys) acquire(class string, dks []*devKey, tables func(dks []*d
 	}
 	r.sets[class] = set
 	time.AfterFunc(bufferIdle, func() { r.expire(set) })
-	for i, dk := range dks {
-		slots[i] = set.pos[dk]
+	for i, form := range forms {
+		slots[i] = set.pos[form]
 	}
 	return set, slots
 }

@@ -23,13 +23,13 @@ import (
 // for a device batch: batch.NewWithCPU says when, and
 // batch.Options.CPUOffload how many at once (negative: never).
 type Server struct {
-	b *batch.Batcher[privReq, []byte]
+	b *batch.Batcher[privateRequest, []byte]
 }
 
-// privReq is one raw private-key operation: in^d mod n under key, in a
+// privateRequest is one raw private-key operation: in^d mod n under key, in a
 // big-endian string of the modulus's size, below the modulus.
-type privReq struct {
-	key *privEntry
+type privateRequest struct {
+	key *privateKey
 	in  []byte
 }
 
@@ -39,7 +39,7 @@ func NewServer(opts batch.Options, engines ...*Engine) *Server {
 	if len(engines) == 0 {
 		panic("rsa.NewServer: no engines")
 	}
-	var workers []batch.RunFunc[privReq, []byte]
+	var workers []batch.RunFunc[privateRequest, []byte]
 	for _, e := range engines {
 		if e == nil {
 			panic("rsa.NewServer: nil engine")
@@ -48,7 +48,7 @@ func NewServer(opts batch.Options, engines ...*Engine) *Server {
 	}
 	cpu := CPUEngine()
 	first := engines[0]
-	offload := func(reqs []privReq) ([][]byte, error) {
+	offload := func(reqs []privateRequest) ([][]byte, error) {
 		cpu.SetBlinding(first.Blinding())
 		return cpu.runRequests(reqs)
 	}
@@ -57,12 +57,12 @@ func NewServer(opts batch.Options, engines ...*Engine) *Server {
 
 // runRequests computes a batch of a Server's requests on e: each result
 // in its own string of the modulus's size.
-func (e *Engine) runRequests(reqs []privReq) ([][]byte, error) {
-	keys := make([]*privEntry, len(reqs))
+func (e *Engine) runRequests(reqs []privateRequest) ([][]byte, error) {
+	keys := make([]*privateKey, len(reqs))
 	in := make([][]byte, len(reqs))
 	out := make([][]byte, len(reqs))
 	for i, r := range reqs {
-		keys[i], in[i], out[i] = r.key, r.in, make([]byte, modBytes(r.key.k.pub))
+		keys[i], in[i], out[i] = r.key, r.in, make([]byte, modBytes(r.key.pub))
 	}
 	errs := make([]error, len(reqs))
 	e.private(keys, in, out, errs)
@@ -86,7 +86,7 @@ func (s *Server) Signer(key *stdrsa.PrivateKey) (*Signer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Signer{s: s, key: key, k: k}, nil
+	return &Signer{s: s, key: key, prepared: k}, nil
 }
 
 // Close stops the server after finishing queued requests; operations
@@ -94,7 +94,7 @@ func (s *Server) Signer(key *stdrsa.PrivateKey) (*Signer, error) {
 func (s *Server) Close() { s.b.Close() }
 
 // private computes one raw private-key operation in a batch (in: see
-// privReq).
-func (s *Server) private(ctx context.Context, k *privEntry, in []byte) ([]byte, error) {
-	return s.b.Do(ctx, privReq{key: k, in: in})
+// privateRequest).
+func (s *Server) private(ctx context.Context, k *privateKey, in []byte) ([]byte, error) {
+	return s.b.Do(ctx, privateRequest{key: k, in: in})
 }

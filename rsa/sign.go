@@ -64,7 +64,7 @@ func (e *Engine) SignPSS(random io.Reader, keys []*stdrsa.PrivateKey, hash crypt
 	total := 0
 	for i := range keys {
 		if keyErrs[i] == nil {
-			saltLen[i], keyErrs[i] = pssSaltFor(ks[i].k.pub, hash.Size(), opts)
+			saltLen[i], keyErrs[i] = pssSaltFor(ks[i].pub, hash.Size(), opts)
 			total += saltLen[i]
 		}
 	}
@@ -84,7 +84,7 @@ func (e *Engine) SignPSS(random io.Reader, keys []*stdrsa.PrivateKey, hash crypt
 			h := hash.New()
 			for i := lo; i < hi; i++ {
 				if errs[i] == nil {
-					errs[i] = pssSignInput(in[i], ks[i].k.pub, h, digests[i], salts[i])
+					errs[i] = pssSignInput(in[i], ks[i].pub, h, digests[i], salts[i])
 				}
 			}
 		})
@@ -96,12 +96,12 @@ func (e *Engine) SignPSS(random io.Reader, keys []*stdrsa.PrivateKey, hash crypt
 // signatures runs the private operation on the encoded messages in and
 // returns the signatures, each in its own modulus-sized string (nil where
 // errs says the element failed, errs updated).
-func (e *Engine) signatures(ks []*privEntry, in [][]byte, errs []error) [][]byte {
+func (e *Engine) signatures(ks []*privateKey, in [][]byte, errs []error) [][]byte {
 	out := make([][]byte, len(in))
 	batch.Parallel(len(in), 1024, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			if errs[i] == nil {
-				out[i] = make([]byte, modBytes(ks[i].k.pub))
+				out[i] = make([]byte, modBytes(ks[i].pub))
 			}
 		}
 	})
@@ -115,7 +115,7 @@ func (e *Engine) signatures(ks []*privEntry, in [][]byte, errs []error) [][]byte
 }
 
 // pssSaltFor is the salt length of a PSS signature under pub.
-func pssSaltFor(pub *pubKey, hLen int, opts *stdrsa.PSSOptions) (int, error) {
+func pssSaltFor(pub *publicKey, hLen int, opts *stdrsa.PSSOptions) (int, error) {
 	return pssSignSalt(opts, hLen, (pub.bits-1+7)/8)
 }
 
@@ -123,7 +123,7 @@ func pssSaltFor(pub *pubKey, hLen int, opts *stdrsa.PSSOptions) (int, error) {
 // digest under pub with salt. Its encoding has emBits = bits(n) − 1, so it
 // is below n; when that is a byte shorter than the modulus, em's first
 // byte is zero.
-func pssSignInput(em []byte, pub *pubKey, h hash.Hash, digest, salt []byte) error {
+func pssSignInput(em []byte, pub *publicKey, h hash.Hash, digest, salt []byte) error {
 	enc, err := emsaPSSEncode(h, digest, salt, pub.bits-1)
 	if err != nil {
 		return err

@@ -16,9 +16,9 @@ import (
 // wherever one is used: tls.Certificate{PrivateKey: signer}, x509
 // certificate signing, and so on. Server.Signer makes one.
 type Signer struct {
-	s   *Server
-	key *stdrsa.PrivateKey
-	k   *privEntry
+	s        *Server
+	key      *stdrsa.PrivateKey
+	prepared *privateKey
 }
 
 var (
@@ -39,7 +39,7 @@ func (s *Signer) Sign(random io.Reader, digest []byte, opts crypto.SignerOpts) (
 
 // SignContext is Sign; ctx bounds the wait for the batch.
 func (s *Signer) SignContext(ctx context.Context, random io.Reader, digest []byte, opts crypto.SignerOpts) ([]byte, error) {
-	pub := s.k.k.pub
+	pub := s.prepared.pub
 	x := make([]byte, modBytes(pub)) // the encoded message
 	switch o := opts.(type) {
 	case nil:
@@ -73,7 +73,7 @@ func (s *Signer) SignContext(ctx context.Context, random io.Reader, digest []byt
 			return nil, err
 		}
 	}
-	return s.s.private(ctx, s.k, x)
+	return s.s.private(ctx, s.prepared, x)
 }
 
 // Decrypt is DecryptContext with context.Background(): it decrypts
@@ -90,7 +90,7 @@ func (s *Signer) Decrypt(random io.Reader, ciphertext []byte, opts crypto.Decryp
 
 // DecryptContext is Decrypt; ctx bounds the wait for the batch.
 func (s *Signer) DecryptContext(ctx context.Context, random io.Reader, ciphertext []byte, opts crypto.DecrypterOpts) ([]byte, error) {
-	pub := s.k.k.pub
+	pub := s.prepared.pub
 	switch o := opts.(type) {
 	case nil:
 	case *stdrsa.PKCS1v15DecryptOptions:
@@ -134,7 +134,7 @@ func (s *Signer) sessionKey(ctx context.Context, random io.Reader, ciphertext []
 	if _, err := io.ReadFull(orDefault(random), key); err != nil {
 		return nil, err
 	}
-	pub := s.k.k.pub
+	pub := s.prepared.pub
 	if modBytes(pub) < size+11 {
 		return nil, ErrDecryption
 	}
@@ -149,10 +149,10 @@ func (s *Signer) sessionKey(ctx context.Context, random io.Reader, ciphertext []
 // decrypt returns the decrypted value of ciphertext, the modulus's size
 // (the callers decode and wipe it).
 func (s *Signer) decrypt(ctx context.Context, ciphertext []byte) ([]byte, error) {
-	if err := checkInput(s.k.k.pub, ciphertext, ErrDecryption); err != nil {
+	if err := checkInput(s.prepared.pub, ciphertext, ErrDecryption); err != nil {
 		return nil, err
 	}
-	return s.s.private(ctx, s.k, ciphertext)
+	return s.s.private(ctx, s.prepared, ciphertext)
 }
 
 func orDefault(r io.Reader) io.Reader {

@@ -30,7 +30,7 @@ func testDeviceBackend(t testing.TB) *deviceBackend {
 // splitInputs are inputs below n that stress rsa_split's reduction: 0, 1,
 // n−1, the primes, their neighbours and multiples, chunks (H words: the
 // split point) of all ones or zero, and random values.
-func splitInputs(k *privKey, H int, rng *mrand.Rand) []*big.Int {
+func splitInputs(k *privateKey, H int, rng *mrand.Rand) []*big.Int {
 	n := k.pub.n
 	r := new(big.Int).Lsh(bigOne, uint(32*H)) // R: the chunk boundary
 	sub := func(a, b *big.Int) *big.Int { return new(big.Int).Sub(a, b) }
@@ -82,21 +82,21 @@ func TestSplitKernel(t *testing.T) {
 			form = "default"
 		}
 		t.Run(fmt.Sprintf("%s/%s", names[0], form), func(t *testing.T) {
-			var pks []*privKey
+			var pks []*privateKey
 			for _, name := range names {
 				e, err := preparePrivate(loadKey(t, name))
 				require.NoError(t, err)
-				pks = append(pks, e.k)
+				pks = append(pks, e)
 			}
 			mh, mf, err := b.widths(pks[0].half, pks[0].pub.limbs, 0)
 			require.NoError(t, err)
-			ck := b.privCacheKey(mh, mf)
-			var dks []*devKey
+			width := b.widthClass(mh, mf)
+			var deviceForms []*deviceForm
 			for _, k := range pks {
 				require.Equal(t, [2]int{pks[0].half, pks[0].pub.limbs}, [2]int{k.half, k.pub.limbs})
-				dk, err := b.privKeyFor(k, ck, mh, mf)
+				form, err := b.deviceFormOf(k, width, mh, mf)
 				require.NoError(t, err)
-				dks = append(dks, dk)
+				deviceForms = append(deviceForms, form)
 			}
 			var ins []*big.Int
 			var kidx []uint32
@@ -111,11 +111,11 @@ func TestSplitKernel(t *testing.T) {
 				ins[i], ins[j] = ins[j], ins[i]
 				kidx[i], kidx[j] = kidx[j], kidx[i]
 			})
-			m, W, F, K := len(ins), mh.W, mf.W, len(dks)
+			m, W, F, K := len(ins), mh.W, mf.W, len(deviceForms)
 			size := modBytes(pks[0].pub)
 			xs := make([]uint32, F*m)
 			putColumns(xs, F, m, func(col int) []byte { return ins[col].FillBytes(make([]byte, size)) })
-			tables := newPrivTables(dks, mh, mf)
+			tables := privateTables(deviceForms, mh, mf)
 			base := make([]uint32, W*2*m)
 			midx := make([]uint32, 2*m)
 			require.NoError(t, b.onDevice(func(c *device.Commands) error {
