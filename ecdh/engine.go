@@ -209,7 +209,7 @@ func (e *Engine) PublicKeys(c Curve, privs [][]byte) ([][]byte, error) {
 	if err := checkBatch(c, privs, nil, false); err != nil {
 		return nil, err
 	}
-	return e.compute(c, privs, nil)
+	return e.allocating(c, privs, nil)
 }
 
 // SharedSecrets implements Backend: X(privs[i], peers[i]) for each i.
@@ -217,37 +217,95 @@ func (e *Engine) SharedSecrets(c Curve, privs, peers [][]byte) ([][]byte, error)
 	if err := checkBatch(c, privs, peers, true); err != nil {
 		return nil, err
 	}
-	return e.compute(c, privs, peers)
+	return e.allocating(c, privs, peers)
+}
+
+// PublicKeysInto is PublicKeys writing the public key of privs[i] into
+// out[i], a string of c.Size() bytes that the caller owns: a caller that
+// reuses its strings from call to call allocates nothing per element, and
+// large calls leave no garbage behind them. An element that fails has its
+// error in the returned *batch.Error and out[i] set to zeros; an out[i]
+// of the wrong length fails its element (ErrKeyLength).
+func (e *Engine) PublicKeysInto(c Curve, privs, out [][]byte) error {
+	if err := checkBatch(c, privs, nil, false); err != nil {
+		return err
+	}
+	if len(out) != len(privs) {
+		return fmt.Errorf("ecdh: %d private keys but %d outputs", len(privs), len(out))
+	}
+	return e.compute(c, privs, nil, out)
+}
+
+// SharedSecretsInto is SharedSecrets writing X(privs[i], peers[i]) into
+// out[i], as PublicKeysInto does.
+func (e *Engine) SharedSecretsInto(c Curve, privs, peers, out [][]byte) error {
+	if err := checkBatch(c, privs, peers, true); err != nil {
+		return err
+	}
+	if len(out) != len(privs) {
+		return fmt.Errorf("ecdh: %d private keys but %d outputs", len(privs), len(out))
+	}
+	return e.compute(c, privs, peers, out)
+}
+
+// allocating is compute into new strings (resultStrings), the failed
+// elements' set to nil.
+func (e *Engine) allocating(c Curve, privs, peers [][]byte) ([][]byte, error) {
+	out := resultStrings(c, len(privs))
+	err := e.compute(c, privs, peers, out)
+	if per, ok := err.(*batch.Error); ok {
+		for i, err := range per.Errs {
+			if err != nil {
+				out[i] = nil
+			}
+		}
+	} else if err != nil {
+		return nil, err
+	}
+	return out, err
+}
+
+// resultStrings returns n strings of c.Size() bytes, one allocation per
+// core.
+func resultStrings(c Curve, n int) [][]byte {
+	size := c.Size()
+	out := make([][]byte, n)
+	batch.Parallel(n, hostChunk, func(lo, hi int) {
+		slab := make([]byte, (hi-lo)*size)
+		for i := lo; i < hi; i++ {
+			out[i] = slab[(i-lo)*size : (i-lo+1)*size : (i-lo+1)*size]
+		}
+	})
+	return out
 }
 
 // compute checks and decodes every element, runs the batch on the device
-// (or the CPU if the device fails) and applies the all-zero check; public
-// keys (peers == nil) are computed by the comb kernel. Elements that fail
-// the checks go to the device as a dummy key, so the device batch keeps
-// the caller's layout.
+// (or the CPU if the device fails), applies the all-zero check and writes
+// the results into out (c.Size() bytes each, zeros for a failed element);
+// public keys (peers == nil) are computed by the comb kernel. Elements
+// that fail the checks go to the device as a dummy key, so the device
+// batch keeps the caller's layout.
 //
 // A batch of more than pipelineChunk elements runs as chunks of about
 // equal size, pipelineDepth at once (see pipelineChunk).
-func (e *Engine) compute(c Curve, privs, peers [][]byte) ([][]byte, error) {
+func (e *Engine) compute(c Curve, privs, peers, out [][]byte) error {
 	n := len(privs)
 	if n == 0 {
-		return [][]byte{}, nil
+		return nil
 	}
 	if int64(n) < e.cpuBelow.Load() {
-		return e.onCPU(c, privs, peers, nil)
+		return e.onCPU(c, privs, peers, nil, out)
 	}
 	if n <= pipelineChunk {
-		return e.computeChunk(c, privs, peers)
+		return e.computeChunk(c, privs, peers, out)
 	}
-	out := make([][]byte, n)
 	errs := make([]error, n)
 	err := batch.Chunks(n, batch.EvenChunk(n, pipelineChunk), pipelineDepth, func(lo, hi int) error {
 		var chunkPeers [][]byte
 		if peers != nil {
 			chunkPeers = peers[lo:hi]
 		}
-		vals, err := e.computeChunk(c, privs[lo:hi], chunkPeers)
-		copy(out[lo:hi], vals)
+		err := e.computeChunk(c, privs[lo:hi], chunkPeers, out[lo:hi])
 		if per, ok := err.(*batch.Error); ok {
 			copy(errs[lo:hi], per.Errs)
 		} else if err != nil {
@@ -256,9 +314,9 @@ func (e *Engine) compute(c Curve, privs, peers [][]byte) ([][]byte, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return out, batch.Collect(errs)
+	return batch.Collect(errs)
 }
 
 // A batch larger than pipelineChunk elements runs as chunks of about equal
@@ -274,7 +332,7 @@ const pipelineDepth = 2
 
 // computeChunk is compute for a batch of at most pipelineChunk elements
 // (or any size: it does not cut).
-func (e *Engine) computeChunk(c Curve, privs, peers [][]byte) ([][]byte, error) {
+func (e *Engine) computeChunk(c Curve, privs, peers, out [][]byte) error {
 	n := len(privs)
 	shared := peers != nil
 	s := e.slots.get(c, shared, n)
@@ -285,26 +343,30 @@ func (e *Engine) computeChunk(c Curve, privs, peers [][]byte) ([][]byte, error) 
 		us = s.us[:w]
 	}
 	s.dirty = w
-	errs := prepare(c, privs, peers, s.scal[:w], us)
+	errs := prepare(c, privs, peers, out, s.scal[:w], us)
 	if errs.bad == n {
-		return make([][]byte, n), batch.Collect(errs.errs)
+		return batch.Collect(errs.errs)
 	}
 	dur, err := e.run(c, s, n)
 	if err != nil {
 		e.fellBack(err)
-		return e.onCPU(c, privs, peers, errs.errs)
+		return e.onCPU(c, privs, peers, errs.errs, out)
 	}
 	e.kernelNs.Add(int64(dur))
-	out := finish(c, s.res[:w], n, shared, errs)
-	return out, batch.Collect(errs.errs)
+	finish(c, s.res[:w], shared, errs, out)
+	return batch.Collect(errs.errs)
 }
 
 // onCPU computes the elements without an error in errs (nil: none has
-// one) on the CPU, after a device failure or for a batch below SetCPUBelow.
-func (e *Engine) onCPU(c Curve, privs, peers [][]byte, errs []error) ([][]byte, error) {
+// one) on the CPU into out, after a device failure or for a batch below
+// SetCPUBelow.
+func (e *Engine) onCPU(c Curve, privs, peers [][]byte, errs []error, out [][]byte) error {
 	n := len(privs)
 	if errs == nil {
 		errs = make([]error, n)
+		for i := range n {
+			errs[i] = checkLen(c, "output", out[i])
+		}
 	}
 	var idx []int
 	var sub, subPeers [][]byte
@@ -325,14 +387,16 @@ func (e *Engine) onCPU(c Curve, privs, peers [][]byte, errs []error) ([][]byte, 
 		vals, cerr = e.cpu.SharedSecrets(c, sub, subPeers)
 	}
 	per, _ := cerr.(*batch.Error)
-	out := make([][]byte, n)
 	for col, i := range idx {
-		out[i] = vals[col]
-		if per != nil {
+		if per != nil && per.Errs[col] != nil {
 			errs[i] = per.Errs[col]
+			clear(out[i])
+			continue
 		}
+		copy(out[i], vals[col])
+		clear(vals[col])
 	}
-	return out, batch.Collect(errs)
+	return batch.Collect(errs)
 }
 
 // run computes the n elements of slot s on the device: the ladder over the

@@ -33,6 +33,7 @@ func BenchmarkPhases(b *testing.B) {
 				rand.Read(privs[i])
 				rand.Read(peers[i])
 			}
+			out := resultStrings(c, n)
 			b.Run(fmt.Sprintf("%s/%d", c, n), func(b *testing.B) {
 				var prep, run, kern, fin time.Duration
 				for b.Loop() {
@@ -40,14 +41,14 @@ func BenchmarkPhases(b *testing.B) {
 					w := c.limbs() * n
 					s.dirty = w
 					t0 := time.Now()
-					errs := prepare(c, privs, peers, s.scal[:w], s.us[:w])
+					errs := prepare(c, privs, peers, out, s.scal[:w], s.us[:w])
 					t1 := time.Now()
 					dur, err := e.run(c, s, n)
 					if err != nil {
 						b.Fatal(err)
 					}
 					t2 := time.Now()
-					finish(c, s.res[:w], n, true, errs)
+					finish(c, s.res[:w], true, errs, out)
 					t3 := time.Now()
 					e.slots.put(s)
 					prep, run, kern, fin = prep+t1.Sub(t0), run+t2.Sub(t1), kern+dur, fin+t3.Sub(t2)
@@ -85,6 +86,7 @@ func BenchmarkPhasesPipelined(b *testing.B) {
 		rand.Read(privs[i])
 		rand.Read(peers[i])
 	}
+	out := resultStrings(c, n)
 	var mu sync.Mutex
 	var lines []string
 	for b.Loop() {
@@ -98,14 +100,14 @@ func BenchmarkPhasesPipelined(b *testing.B) {
 			defer e.slots.put(s)
 			w := c.limbs() * m
 			s.dirty = w
-			errs := prepare(c, privs[lo:hi], peers[lo:hi], s.scal[:w], s.us[:w])
+			errs := prepare(c, privs[lo:hi], peers[lo:hi], out[lo:hi], s.scal[:w], s.us[:w])
 			t1 := ms()
 			dur, err := e.run(c, s, m)
 			if err != nil {
 				return err
 			}
 			t2 := ms()
-			finish(c, s.res[:w], m, true, errs)
+			finish(c, s.res[:w], true, errs, out[lo:hi])
 			t3 := ms()
 			mu.Lock()
 			lines = append(lines, fmt.Sprintf("chunk %7d: prepare %7.2f-%7.2f  run %7.2f-%7.2f (kernels %.2f)  finish %7.2f-%7.2f", lo, t0, t1, t1, t2, float64(dur.Microseconds())/1000, t2, t3))

@@ -24,17 +24,18 @@ import (
 )
 
 type benchResult struct {
-	Op        string  `json:"op"`
-	Bits      int     `json:"bits"`
-	Batch     int     `json:"batch"`
-	Runs      int     `json:"runs"`
-	KernelOps float64 `json:"gpu_kernel_ops_per_s"`     // from device event timings (median)
-	E2EOps    float64 `json:"gpu_end_to_end_ops_per_s"` // allocation, transfers and kernel (median)
-	LatencyMs float64 `json:"gpu_batch_latency_ms"`     // median end-to-end time of one batch
-	CPUOps    float64 `json:"cpu_ops_per_s"`            // math/big on all cores, same run
-	Speedup   float64 `json:"speedup_end_to_end"`       // E2EOps / CPUOps
-	BinvGroup int     `json:"binv_group,omitempty"`     // x25519, ...: the batch-inversion group size the batch used; *-binv ops: the K asked for
-	BinvAuto  bool    `json:"binv_auto,omitempty"`      // BinvGroup is the library's automatic choice (ecdh.BatchInversionAuto)
+	Op                string  `json:"op"`
+	Bits              int     `json:"bits"`
+	Batch             int     `json:"batch"`
+	Runs              int     `json:"runs"`
+	KernelOps         float64 `json:"gpu_kernel_ops_per_s"`          // from device event timings (median)
+	E2EOps            float64 `json:"gpu_end_to_end_ops_per_s"`      // allocation, transfers and kernel (median)
+	LatencyMs         float64 `json:"gpu_batch_latency_ms"`          // median end-to-end time of one batch
+	CPUOps            float64 `json:"cpu_ops_per_s"`                 // math/big on all cores, same run
+	Speedup           float64 `json:"speedup_end_to_end"`            // E2EOps / CPUOps
+	BinvGroup         int     `json:"binv_group,omitempty"`          // x25519, ...: the batch-inversion group size the batch used; *-binv ops: the K asked for
+	IntoCallerBuffers bool    `json:"into_caller_buffers,omitempty"` // ecdh ops: results written into strings the caller reuses (SharedSecretsInto)
+	BinvAuto          bool    `json:"binv_auto,omitempty"`           // BinvGroup is the library's automatic choice (ecdh.BatchInversionAuto)
 	// ecdh ops: Pipeline batches of the same size run at once from as many
 	// goroutines, as a Server with batch.Options.Pipeline keeps them in
 	// flight: all their elements / wall time.
@@ -85,6 +86,7 @@ func cmdBench(args []string) error {
 	batchFlag := fs.String("batch", "", "batch sizes (default on a GPU: 262144 for add/sub/mul, 16384,131072,524288 for ecdh, 65536 for modexp and rsa; on a CPU device 4096, and 16 for modexp and rsa)")
 	binvFlag := fs.String("binv", "16", "group sizes K of the *-binv ops (X25519/X448 with one field inversion per K elements; 0: one per element)")
 	pipeFlag := fs.Int("pipeline", 2, "ecdh ops: batches in flight for the pipelined figure (like batch.Options.Pipeline)")
+	allocFlag := fs.Bool("ecdh-alloc", false, "ecdh ops: results in new strings each call (SharedSecrets, PublicKeys) instead of the caller's reused ones (SharedSecretsInto, PublicKeysInto)")
 	seconds := fs.Float64("seconds", 1, "time per measurement (GPU and CPU each)")
 	asJSON := fs.Bool("json", false, "print JSON instead of the table")
 	jsonOut := fs.String("json-out", "", "also write the JSON report to this file")
@@ -213,7 +215,7 @@ func cmdBench(args []string) error {
 		if curve, keygen, ok := ecdhOp(bc.op); ok {
 			var ec *ecdh.Engine
 			if ec, err = ecdhEngine(); err == nil {
-				r, err = benchECDH(ec, curve, keygen, bc.op, bc.batch, bc.group, *pipeFlag, dur)
+				r, err = benchECDH(ec, curve, keygen, bc.op, bc.batch, bc.group, *pipeFlag, *allocFlag, dur)
 			}
 		} else if _, ok := rsaOpBits(bc.op); ok {
 			var re *rsa.Engine

@@ -30,8 +30,10 @@ func ecdhOp(op string) (c ecdh.Curve, keygen bool, ok bool) {
 // benchECDH measures op with batch inversion in groups of group elements
 // (0: per element; ecdh.BatchInversionAuto: the library's default rule,
 // whose choice is reported), one batch at a time and with pipeline
-// batches in flight.
-func benchECDH(e *ecdh.Engine, c ecdh.Curve, keygen bool, op string, n, group, pipeline int, dur time.Duration) (benchResult, error) {
+// batches in flight. The results go into strings that each caller reuses
+// (SharedSecretsInto, PublicKeysInto), or with alloc into new ones each
+// call (SharedSecrets, PublicKeys).
+func benchECDH(e *ecdh.Engine, c ecdh.Curve, keygen bool, op string, n, group, pipeline int, alloc bool, dur time.Duration) (benchResult, error) {
 	privs, peers := make([][]byte, n), make([][]byte, n)
 	rng := mrand.New(mrand.NewPCG(uint64(n), uint64(c)))
 	for i := range n {
@@ -53,14 +55,30 @@ func benchECDH(e *ecdh.Engine, c ecdh.Curve, keygen bool, op string, n, group, p
 	}
 	e.SetBatchInversion(group)
 	defer e.SetBatchInversion(ecdh.BatchInversionAuto)
+	outs := make(chan [][]byte, pipeline+1) // one set of result strings per caller in flight
+	for range pipeline + 1 {
+		out := make([][]byte, n)
+		slab := make([]byte, n*c.Size())
+		for i := range out {
+			out[i] = slab[i*c.Size() : (i+1)*c.Size()]
+		}
+		outs <- out
+	}
 	run := func() (time.Duration, error) { // the kernel time of one batch (one caller at a time)
 		before := e.DeviceTime()
 		var err error
-		if keygen {
+		out := <-outs
+		switch {
+		case alloc && keygen:
 			_, err = e.PublicKeys(c, privs)
-		} else {
+		case alloc:
 			_, err = e.SharedSecrets(c, privs, peers)
+		case keygen:
+			err = e.PublicKeysInto(c, privs, out)
+		default:
+			err = e.SharedSecretsInto(c, privs, peers, out)
 		}
+		outs <- out
 		return e.DeviceTime() - before, err
 	}
 	r, err := measure(op, curveBits(c), n, dur, run)
@@ -71,6 +89,7 @@ func benchECDH(e *ecdh.Engine, c ecdh.Curve, keygen bool, op string, n, group, p
 		return r, err
 	}
 	r.Pipeline = pipeline
+	r.IntoCallerBuffers = !alloc
 	if e.Fallbacks() > 0 {
 		return benchResult{}, fmt.Errorf("device failed; the batch ran on the CPU")
 	}
