@@ -299,7 +299,8 @@ func (e *Engine) compute(c Curve, privs, peers, out [][]byte) error {
 	if n <= pipelineChunk {
 		return e.computeChunk(c, privs, peers, out)
 	}
-	errs := make([]error, n)
+	var mu sync.Mutex
+	var errs []error // made at the first failed element: most calls have none
 	err := batch.Chunks(n, batch.EvenChunk(n, pipelineChunk), pipelineDepth, func(lo, hi int) error {
 		var chunkPeers [][]byte
 		if peers != nil {
@@ -307,13 +308,18 @@ func (e *Engine) compute(c Curve, privs, peers, out [][]byte) error {
 		}
 		err := e.computeChunk(c, privs[lo:hi], chunkPeers, out[lo:hi])
 		if per, ok := err.(*batch.Error); ok {
+			mu.Lock()
+			if errs == nil {
+				errs = make([]error, n)
+			}
 			copy(errs[lo:hi], per.Errs)
+			mu.Unlock()
 		} else if err != nil {
 			return err
 		}
 		return nil
 	})
-	if err != nil {
+	if err != nil || errs == nil {
 		return err
 	}
 	return batch.Collect(errs)

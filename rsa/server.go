@@ -56,15 +56,22 @@ func NewServer(opts batch.Options, engines ...*Engine) *Server {
 }
 
 // runRequests computes a batch of a Server's requests on e: each result
-// in its own string of the modulus's size.
+// in a string of the modulus's size, resultSlab of them cut from one
+// allocation, made on all cores.
 func (e *Engine) runRequests(reqs []privateRequest) ([][]byte, error) {
 	keys := make([]*privateKey, len(reqs))
 	in := make([][]byte, len(reqs))
 	out := make([][]byte, len(reqs))
 	for i, r := range reqs {
-		keys[i], in[i], out[i] = r.key, r.in, make([]byte, modBytes(r.key.pub))
+		keys[i], in[i] = r.key, r.in
 	}
 	errs := make([]error, len(reqs))
+	batch.Parallel(len(reqs), resultSlab, func(lo, hi int) {
+		for a := lo; a < hi; a += resultSlab {
+			b := min(a+resultSlab, hi)
+			copy(out[a:b], valueSlab(keys[a:b], errs[a:b]))
+		}
+	})
 	e.private(keys, in, out, errs)
 	for i, err := range errs {
 		if err != nil {
@@ -73,6 +80,10 @@ func (e *Engine) runRequests(reqs []privateRequest) ([][]byte, error) {
 	}
 	return out, batch.Collect(errs)
 }
+
+// resultSlab is the number of a Server's results that share one
+// allocation (64 KB for RSA-2048): a result kept long keeps no more alive.
+const resultSlab = 256
 
 // OnCPU is the number of operations the server has computed on the CPU
 // instead of batching them (see NewServer).
