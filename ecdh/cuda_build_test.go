@@ -12,18 +12,21 @@ import (
 )
 
 // Both curves' programs compile as CUDA C through NVRTC (sm_90; no GPU
-// needed) and hold every kernel the Engine launches.
+// needed) and hold every kernel the Engine launches, with the field
+// product unrolled (the default) and as a loop of rows.
 func TestCUDABuildsEveryProgram(t *testing.T) {
 	d := devicetest.CUDACompiler(t)
 	for file, names := range map[string][]string{
 		"x25519.cl": {"x25519", "x25519_xz", "x25519_base_comb", "x25519_base_comb_xz", "x25519_invert_batch", "x25519_decode", "x25519_encode"},
 		"x448.cl":   {"x448", "x448_xz", "x448_base_comb", "x448_base_comb_xz", "x448_invert_batch", "x448_decode", "x448_encode"},
 	} {
-		p, err := d.Program(kernels.Program(file, nil))
-		require.NoError(t, err, file)
-		for _, name := range names {
-			_, err := p.Kernel(name)
-			require.NoError(t, err, "%s: %s", file, name)
+		for _, defines := range []map[string]string{nil, {"FIELD_MUL_ROWS": "2"}} {
+			p, err := d.Program(kernels.Program(file, defines))
+			require.NoError(t, err, "%s %v", file, defines)
+			for _, name := range names {
+				_, err := p.Kernel(name)
+				require.NoError(t, err, "%s %v: %s", file, defines, name)
+			}
 		}
 	}
 }

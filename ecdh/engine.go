@@ -66,7 +66,7 @@ func NewEngine(dev *device.Device) (*Engine, error) {
 		return nil, fmt.Errorf("ecdh: making the queues of %s: %w", dev.Name, err)
 	}
 	for _, c := range Curves {
-		p, err := dev.Program(kernels.Program(kernelFile(c), nil))
+		p, err := dev.Program(kernels.Program(kernelFile(c), programDefines[c]))
 		if err != nil {
 			return nil, fmt.Errorf("ecdh: building %s kernels for %s: %w", c, dev.Name, err)
 		}
@@ -81,6 +81,10 @@ func NewEngine(dev *device.Device) (*Engine, error) {
 	}
 	return e, nil
 }
+
+// programDefines are the -D options of each curve's program (tests and
+// benchmarks of kernel forms set them; none: the defaults).
+var programDefines map[Curve]map[string]string
 
 func kernelFile(c Curve) string {
 	if c == X448 {

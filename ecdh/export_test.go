@@ -105,3 +105,11 @@ func SetPipelineChunk(n int) (restore func()) {
 	pipelineChunk = n
 	return func() { pipelineChunk = old }
 }
+
+// WithProgramDefines makes the engines built until restore is called
+// compile each curve's program with its defines (kernel forms under test).
+func WithProgramDefines(defines map[Curve]map[string]string) (restore func()) {
+	old := programDefines
+	programDefines = defines
+	return func() { programDefines = old }
+}

@@ -26,8 +26,10 @@ import (
 //	                  MONT_UNROLL_<W>: the rows of width W unrolled
 //	fp64_gen.h        FP64_WANT_<n>, at least one: the fp64 code of each
 //	                  modulus width n; FP64_SQR=1: fp64_sqr_<n> too
-//	field25519_gen.h  none: the fe25519_* arithmetic
-//	field448_gen.h    none: the fe448_* arithmetic
+//	field25519_gen.h  FIELD_MUL_ROWS=<u> (optional): the fe25519_* arithmetic,
+//	                  the product's rows a loop of u per iteration (8:
+//	                  unrolled; default 4)
+//	field448_gen.h    the same for fe448_* (14: unrolled; default 2)
 //	comb25519_gen.h   none: the constants of the X25519 comb
 //	comb448_gen.h     none: the constants of the X448 comb
 //
@@ -39,8 +41,8 @@ var generated = map[string]func(options) (string, error){
 	"arith_gen.h":      arithGen,
 	"mont_gen.h":       montGen,
 	"fp64_gen.h":       fp64Gen,
-	"field25519_gen.h": func(options) (string, error) { return generate.Field25519(), nil },
-	"field448_gen.h":   func(options) (string, error) { return generate.Field448(), nil },
+	"field25519_gen.h": func(d options) (string, error) { return fieldGen(d, generate.Field25519) },
+	"field448_gen.h":   func(d options) (string, error) { return fieldGen(d, generate.Field448) },
 	"comb25519_gen.h":  func(options) (string, error) { return generate.Comb("x25519") },
 	"comb448_gen.h":    func(options) (string, error) { return generate.Comb("x448") },
 }
@@ -149,4 +151,15 @@ func fp64Gen(d options) (string, error) {
 		specs[i] = generate.FP64Width{N: n, Sqr: sqr}
 	}
 	return generate.FP64(specs)
+}
+
+func fieldGen(d options, gen func(mulRows int) (string, error)) (string, error) {
+	rows := 0
+	if v, ok := d["FIELD_MUL_ROWS"]; ok {
+		var err error
+		if rows, err = strconv.Atoi(v); err != nil || rows <= 0 {
+			return "", fmt.Errorf("FIELD_MUL_ROWS=%s: want a positive number of rows", v)
+		}
+	}
+	return gen(rows)
 }

@@ -291,3 +291,25 @@ func TestNoGeneratedFileInTree(t *testing.T) {
 		require.False(t, strings.Contains(text, "#pragma once"), name)
 	}
 }
+
+// The field product's rows: a loop of FIELD_MUL_ROWS per iteration
+// (default 4 for X25519, 2 for X448), unrolled at the field's width;
+// numbers of rows that do not divide it are errors, not sources.
+func TestFieldMulRows(t *testing.T) {
+	for _, c := range []struct {
+		file  string
+		limbs int
+		def   int
+	}{{"x25519.cl", 8, 4}, {"x448.cl", 14, 2}} {
+		src := source(t, c.file, nil)
+		has(t, src, fmt.Sprintf("for (int i = 0; i < %d; i += %d) {", c.limbs, c.def))
+		src = source(t, c.file, map[string]string{"FIELD_MUL_ROWS": fmt.Sprint(c.limbs)})
+		require.False(t, strings.Contains(src, "bl[i + 0]"), "%s unrolled: no row loop", c.file)
+		src = source(t, c.file, map[string]string{"FIELD_MUL_ROWS": "1"})
+		has(t, src, fmt.Sprintf("for (int i = 0; i < %d; i += 1) {", c.limbs))
+		for _, bad := range []string{"3", "0", "-2", "x"} {
+			_, err := Source(c.file, map[string]string{"FIELD_MUL_ROWS": bad})
+			require.Error(t, err, "%s FIELD_MUL_ROWS=%s", c.file, bad)
+		}
+	}
+}

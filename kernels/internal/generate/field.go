@@ -96,31 +96,105 @@ func rowProduct(e *emitter, n int, a, b string, square bool) {
 	}
 }
 
+// rowLoopProduct emits c[0..2n-1] = a·b into locals c0... like rowProduct,
+// with the rows in a loop of u rows per iteration (u divides n) instead of
+// unrolled: code n/u times smaller, for the instruction cache. The rows of
+// one iteration add into a window t0..t(n+u) of registers at offsets
+// 0..u−1; after them the u low words are final, go to lo[] and the window
+// shifts by u. b and lo are indexed by the loop counter, so they are
+// arrays in local memory (a copy of b: the caller's array stays in
+// registers).
+func rowLoopProduct(e *emitter, n, u int, a, b string) {
+	e.f("u32 bl[%d], lo[%d];", n, n)
+	for j := range n {
+		e.f("bl[%d] = %s[%d];", j, b, j)
+	}
+	w := n + u + 1
+	names := make([]string, w)
+	for j := range names {
+		names[j] = fmt.Sprintf("t%d = 0", j)
+	}
+	e.f("u32 %s;", strings.Join(names, ", "))
+	e.f("_Pragma(\"unroll 1\")")
+	e.f("for (int i = 0; i < %d; i += %d) {", n, u)
+	for r := range u {
+		e.f("	{ const u32 bi = bl[i + %d];", r)
+		for j := range n {
+			op := "MADLOC_CC"
+			if j == 0 {
+				op = "MADLO_CC"
+			}
+			e.f("	%s(t%d, %s[%d], bi, t%d);", op, r+j, a, j, r+j)
+		}
+		e.f("	ADDC(t%d, t%d, 0u);", r+n, r+n)
+		for j := range n {
+			op := "MADHIC_CC"
+			if j == 0 {
+				op = "MADHI_CC"
+			}
+			e.f("	%s(t%d, %s[%d], bi, t%d);", op, r+j+1, a, j, r+j+1)
+		}
+		e.f("	ADDC(t%d, 0u, 0u); }", r+n+1)
+	}
+	for r := range u {
+		e.f("	lo[i + %d] = t%d;", r, r)
+	}
+	for j := 0; j < w; j++ {
+		if j+u < w {
+			e.f("	t%d = t%d;", j, j+u)
+		} else {
+			e.f("	t%d = 0;", j)
+		}
+	}
+	e.f("}")
+	for k := range n {
+		e.f("const u32 c%d = lo[%d];", k, k)
+	}
+	for k := range n {
+		e.f("const u32 c%d = t%d;", n+k, k)
+	}
+}
+
 // Field25519 returns field25519_gen.h: unrolled arithmetic modulo
 // p25519 = 2^255 − 19 in 8 limbs (the fe25519_* functions), with the fast
 // reduction of Dong et al. 2018. Elements are kept loosely reduced in
 // [0, 2^256); only fe25519_canon gives the unique value below p.
-func Field25519() string { return field(p25519) }
+func Field25519(mulRows int) (string, error) { return field(p25519, mulRows) }
 
 // Field448 returns field448_gen.h: unrolled arithmetic modulo
 // p448 = 2^448 − 2^224 − 1 in 14 limbs (the fe448_* functions), with the
 // fast reduction of Dong et al. 2018. Elements are kept loosely reduced in
 // [0, 2^448); only fe448_canon gives the unique value below p.
-func Field448() string { return field(p448) }
+func Field448(mulRows int) (string, error) { return field(p448, mulRows) }
 
 // field is the arithmetic of f. Every function is free of data-dependent
 // branches and memory indices.
-func field(f fieldSpec) string {
+func field(f fieldSpec, mulRows int) (string, error) {
+	if mulRows == 0 {
+		mulRows = f.mulRows
+	}
+	if mulRows < 0 || f.n%mulRows != 0 {
+		return "", fmt.Errorf("%s: %d rows per iteration do not divide %d limbs", f.name, mulRows, f.n)
+	}
 	var b strings.Builder
 	b.WriteString(header)
 	b.WriteString("#include \"limb.h\"\n")
-	f.emit(&b)
-	return b.String()
+	f.emit(&b, mulRows)
+	return b.String(), nil
 }
 
 type fieldSpec struct {
 	name string
 	n    int
+	// mulRows is the default number of the product's rows per loop
+	// iteration (n: unrolled). A ladder step makes nine products; unrolled,
+	// its code outgrows the instruction cache (Nsight Compute on an H100:
+	// X448 warps stalled on instruction fetch 4.5 cycles per issue). In a
+	// loop they leave it: X448 shared secrets 4.57M → 5.70M/s at 2 rows
+	// per iteration (5.30M at 7), X25519 26.1–26.4M → 27.8–28.0M at 4 (27.1M
+	// at 2); docs/BENCHMARKS.md, eighth session. The squarings stay
+	// unrolled (their rows are triangular).
+	mulRows int
 	// reduce emits the reduction of locals c0..c(2n-1) into r[0..n-1].
 	reduce func(e *emitter, n int)
 	// fold emits the reduction of r[0..n-1] plus a small top word k
@@ -139,12 +213,18 @@ func (f fieldSpec) fn(b *strings.Builder, sig string, body func(e *emitter)) {
 	fmt.Fprintf(b, "\nDEVICE_FN void %s_%s\n{\n\tCARRY_DECL;\n%s}\n", f.name, sig, e.b.String())
 }
 
-func (f fieldSpec) emit(b *strings.Builder) {
+// emit writes the field's functions; mulRows, unless n, makes the product
+// a loop of that many rows per iteration (rowLoopProduct).
+func (f fieldSpec) emit(b *strings.Builder, mulRows int) {
 	n := f.n
 	fmt.Fprintf(b, "\n/* ---- %s: %d limbs ---- */\n#define %s_LIMBS %d\n", f.name, n, strings.ToUpper(f.name), n)
 
 	f.fn(b, "mul(u32 *r, const u32 *a, const u32 *b)", func(e *emitter) {
-		rowProduct(e, n, "a", "b", false)
+		if mulRows == n {
+			rowProduct(e, n, "a", "b", false)
+		} else {
+			rowLoopProduct(e, n, mulRows, "a", "b")
+		}
 		f.reduce(e, n)
 	})
 	f.fn(b, "sqr(u32 *r, const u32 *a)", func(e *emitter) {
@@ -210,7 +290,7 @@ func (f fieldSpec) emit(b *strings.Builder) {
 
 // p25519 = 2^255 − 19: 2^256 ≡ 38 and 2^255 ≡ 19 (mod p).
 var p25519 = fieldSpec{
-	name: "fe25519", n: 8,
+	name: "fe25519", n: 8, mulRows: 4,
 	reduce: func(e *emitter, n int) {
 		// (c0..c7) + 38·(c8..c15) → r, top word k ≤ 38 (Dong Alg. 1)
 		e.f("u32 k;")
@@ -273,7 +353,7 @@ func fold25519(e *emitter, n int) {
 
 // p448 = 2^448 − 2^224 − 1: 2^448 ≡ 2^224 + 1 (mod p).
 var p448 = fieldSpec{
-	name: "fe448", n: 14,
+	name: "fe448", n: 14, mulRows: 2,
 	reduce: func(e *emitter, n int) {
 		// Dong eq. 18: limbs 0..6 get c_i + c_{i+14} + c_{i+21},
 		// limbs 7..13 get c_i + c_{i+7} + 2·c_{i+14}; carries summed in k
