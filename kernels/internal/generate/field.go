@@ -105,6 +105,18 @@ func rowProduct(e *emitter, n int, a, b string, square bool) {
 // arrays in local memory (a copy of b: the caller's array stays in
 // registers).
 func rowLoopProduct(e *emitter, n, u int, a, b string) {
+	rowLoopProductTo(e, n, u, a, b, "c")
+}
+
+// rowLoopProductTo is rowLoopProduct into the locals out0 … out(2n−1),
+// its own locals in a block of their own.
+func rowLoopProductTo(e *emitter, n, u int, a, b, out string) {
+	outs := make([]string, 2*n)
+	for k := range outs {
+		outs[k] = fmt.Sprintf("%s%d", out, k)
+	}
+	e.f("u32 %s;", strings.Join(outs, ", "))
+	e.f("{")
 	e.f("u32 bl[%d], lo[%d];", n, n)
 	for j := range n {
 		e.f("bl[%d] = %s[%d];", j, b, j)
@@ -118,58 +130,64 @@ func rowLoopProduct(e *emitter, n, u int, a, b string) {
 	e.f("_Pragma(\"unroll 1\")")
 	e.f("for (int i = 0; i < %d; i += %d) {", n, u)
 	for r := range u {
-		e.f("	{ const u32 bi = bl[i + %d];", r)
+		e.f("\t{ const u32 bi = bl[i + %d];", r)
 		for j := range n {
 			op := "MADLOC_CC"
 			if j == 0 {
 				op = "MADLO_CC"
 			}
-			e.f("	%s(t%d, %s[%d], bi, t%d);", op, r+j, a, j, r+j)
+			e.f("\t%s(t%d, %s[%d], bi, t%d);", op, r+j, a, j, r+j)
 		}
-		e.f("	ADDC(t%d, t%d, 0u);", r+n, r+n)
+		e.f("\tADDC(t%d, t%d, 0u);", r+n, r+n)
 		for j := range n {
 			op := "MADHIC_CC"
 			if j == 0 {
 				op = "MADHI_CC"
 			}
-			e.f("	%s(t%d, %s[%d], bi, t%d);", op, r+j+1, a, j, r+j+1)
+			e.f("\t%s(t%d, %s[%d], bi, t%d);", op, r+j+1, a, j, r+j+1)
 		}
-		e.f("	ADDC(t%d, 0u, 0u); }", r+n+1)
+		e.f("\tADDC(t%d, 0u, 0u); }", r+n+1)
 	}
 	for r := range u {
-		e.f("	lo[i + %d] = t%d;", r, r)
+		e.f("\tlo[i + %d] = t%d;", r, r)
 	}
 	for j := 0; j < w; j++ {
 		if j+u < w {
-			e.f("	t%d = t%d;", j, j+u)
+			e.f("\tt%d = t%d;", j, j+u)
 		} else {
-			e.f("	t%d = 0;", j)
+			e.f("\tt%d = 0;", j)
 		}
 	}
 	e.f("}")
 	for k := range n {
-		e.f("const u32 c%d = lo[%d];", k, k)
+		e.f("%s%d = lo[%d]; %s%d = t%d;", out, k, k, out, n+k, k)
 	}
-	for k := range n {
-		e.f("const u32 c%d = t%d;", n+k, k)
-	}
+	e.f("}")
 }
 
 // Field25519 returns field25519_gen.h: unrolled arithmetic modulo
 // p25519 = 2^255 − 19 in 8 limbs (the fe25519_* functions), with the fast
 // reduction of Dong et al. 2018. Elements are kept loosely reduced in
 // [0, 2^256); only fe25519_canon gives the unique value below p.
-func Field25519(mulRows int) (string, error) { return field(p25519, mulRows) }
+func Field25519(o FieldOptions) (string, error) { return field(p25519, o) }
 
 // Field448 returns field448_gen.h: unrolled arithmetic modulo
 // p448 = 2^448 − 2^224 − 1 in 14 limbs (the fe448_* functions), with the
 // fast reduction of Dong et al. 2018. Elements are kept loosely reduced in
 // [0, 2^448); only fe448_canon gives the unique value below p.
-func Field448(mulRows int) (string, error) { return field(p448, mulRows) }
+func Field448(o FieldOptions) (string, error) { return field(p448, o) }
+
+// FieldOptions choose the form of a field's products.
+type FieldOptions struct {
+	// MulRows is the number of the product's rows per loop iteration (0:
+	// the field's default; the number of limbs: unrolled).
+	MulRows int
+}
 
 // field is the arithmetic of f. Every function is free of data-dependent
 // branches and memory indices.
-func field(f fieldSpec, mulRows int) (string, error) {
+func field(f fieldSpec, o FieldOptions) (string, error) {
+	mulRows := o.MulRows
 	if mulRows == 0 {
 		mulRows = f.mulRows
 	}
