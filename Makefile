@@ -1,7 +1,8 @@
 # gpucrypto — build, test and benchmark.
 #   make test        install OpenCL (PoCL) if no platform exists and fetch NVRTC, vet, build
 #                    without cgo (with and without -tags cuda), run every test, and compile
-#                    every kernel program as CUDA C through NVRTC
+#                    every kernel program as CUDA C through NVRTC, and every fuzz target for 3 s
+#   make fuzz        every fuzz target for FUZZTIME (default 10m) each
 #   make bench       install OpenCL if needed, then run the CLI benchmark on the default device
 #   make gpu-bundle  test binaries + CLI (-tags cuda) + run script in bundle/, to copy to a GPU machine
 GO       ?= go
@@ -14,7 +15,7 @@ GPU_TEST_PKGS := ./cl ./device ./arith ./ecdh ./rsa ./aes ./internal/aesvariant
 # where scripts/fetch-nvrtc.sh puts NVRTC (Debian's libnvrtc, CUDA 11.8)
 NVRTC_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/gpucrypto/nvrtc
 
-.PHONY: all deps nvrtc test bench build gpu-bundle clean
+.PHONY: all deps nvrtc test fuzz bench build gpu-bundle clean
 
 all: build
 
@@ -49,6 +50,22 @@ test: deps nvrtc
 	GPUCRYPTO_NVRTC_DIR=$(NVRTC_DIR)/lib GPUCRYPTO_REQUIRE_NVRTC=1 $(GO) test -tags cuda -timeout 20m -run 'CUDA|NVRTC' ./cuda ./device ./arith ./ecdh ./rsa ./aes ./internal/aesvariant
 	@# the concurrent parts again under the race detector
 	GPUCRYPTO_REQUIRE_DEVICE=1 $(GO) test -race -timeout 10m -run 'Server|Fallback|Flush|BackPressure|Errors|Concurrent|Signer|Blinding|Pipeline|Pool|Queues|Resident' ./batch ./ecdh ./device ./rsa
+	@# every fuzz target briefly (make fuzz: for longer)
+	$(MAKE) fuzz FUZZTIME=$(FUZZTIME_TEST)
+
+# fuzz runs every fuzz target for FUZZTIME each (package:target pairs in
+# FUZZ_TARGETS); a finding is written under the package's testdata/fuzz and
+# fails the run.
+FUZZTIME      ?= 10m
+FUZZTIME_TEST ?= 3s
+FUZZ_TARGETS  := rsa:FuzzDecryptOAEP rsa:FuzzDecryptPKCS1v15 rsa:FuzzVerifyPKCS1v15 rsa:FuzzVerifyPSS \
+	rsa:FuzzPrivateKey rsa:FuzzBatchShapes ecdh:FuzzX25519 ecdh:FuzzX448 aes:FuzzGCM aes:FuzzCBC aes:FuzzXTS
+fuzz: deps
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t#*:}; \
+		echo "fuzz $$pkg $$name ($(FUZZTIME))"; \
+		GPUCRYPTO_REQUIRE_DEVICE=1 $(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) ./$$pkg || exit 1; \
+	done
 
 bench: deps
 	$(GO) run -buildvcs=$(BUILDVCS) ./cmd/gpucrypto bench

@@ -46,7 +46,7 @@ func (c wycheproofCase) String() string {
 }
 
 // wycheproofCases loads every case of file, with parsed keys.
-func wycheproofCases(t *testing.T, file string) []wycheproofCase {
+func wycheproofCases(t testing.TB, file string) []wycheproofCase {
 	t.Helper()
 	groups, err := testvectors.WycheproofRSA(file)
 	require.NoError(t, err)
