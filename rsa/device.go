@@ -511,20 +511,11 @@ func (b *deviceBackend) enqueuePrivate(c *device.Commands, mh, mf arith.Mont, kt
 		return err
 	}
 	m, K, W, F := len(kidx), kt.K, mh.W, mf.W
-	// every region of the batch is zeroed after it: inputs (plaintexts,
-	// when encrypting), CRT halves and results
-	dx, err := c.Upload(xs, true)
+	dx, dkidx, tabs, err := uploadInputs(c, xs, kidx, kt)
 	if err != nil {
 		return err
 	}
-	dkidx, err := c.Upload(kidx, true)
-	if err != nil {
-		return err
-	}
-	tabs, err := kt.buffers(c)
-	if err != nil {
-		return err
-	}
+	// the batch's own regions are zeroed after it too: CRT halves, results
 	dkeys, dmods, dones, dr2s, dn0s, dexp := tabs[0], tabs[1], tabs[2], tabs[3], tabs[4], tabs[5]
 	var out [6]*device.Buffer
 	for j, bytes := range []int{4 * W * 2 * m, 4 * 2 * m, 4 * W * 2 * m << mh.Window, 4 * W * 2 * m, 4 * F * m, 4 * m} {
@@ -552,6 +543,22 @@ func (b *deviceBackend) enqueuePrivate(c *device.Commands, mh, mf arith.Mont, kt
 		return err
 	}
 	return c.Read(dok, device.Uint32Bytes(ok))
+}
+
+// uploadInputs enqueues the uploads of a batch's inputs xs and key
+// positions kidx and returns their buffers and the key tables kt's. The
+// input and position buffers are zeroed after the batch (inputs may be
+// plaintexts when encrypting; the positions so that kept buffers are all
+// zero between batches).
+func uploadInputs(c *device.Commands, xs, kidx []uint32, kt keyTables) (dx, dkidx *device.Buffer, tables []*device.Buffer, err error) {
+	if dx, err = c.Upload(xs, true); err != nil {
+		return nil, nil, nil, err
+	}
+	if dkidx, err = c.Upload(kidx, true); err != nil {
+		return nil, nil, nil, err
+	}
+	tables, err = kt.buffers(c)
+	return dx, dkidx, tables, err
 }
 
 // keyTable lays out the key material for rsa.cl (see its header): H-word
@@ -668,18 +675,7 @@ func (b *deviceBackend) enqueuePublic(c *device.Commands, mf arith.Mont, kt keyT
 		return err
 	}
 	m := len(kidx)
-	// every buffer of the batch is zeroed after it: the inputs may be
-	// plaintexts (encryption); the key positions too, so that kept buffers
-	// are all zero between batches
-	dx, err := c.Upload(xs, true)
-	if err != nil {
-		return err
-	}
-	dkidx, err := c.Upload(kidx, true)
-	if err != nil {
-		return err
-	}
-	tabs, err := kt.buffers(c)
+	dx, dkidx, tabs, err := uploadInputs(c, xs, kidx, kt)
 	if err != nil {
 		return err
 	}
