@@ -77,10 +77,8 @@ func (e *Engine) DecryptPKCS1v15(keys []*stdrsa.PrivateKey, ciphertexts [][]byte
 // bytes first, and nothing about the padding leaks, neither through an
 // error nor through timing. Errors report only public conditions (a bad
 // key, a ciphertext of the wrong length or not below the modulus, a
-// session key too long for the modulus). Unlike crypto/rsa, which reads a
-// ciphertext shorter than the modulus as a number with zeros in front, a
-// short ciphertext is an error here (RFC 8017 §7.2.2, step 1); its length
-// is public, so the error tells nothing.
+// session key too long for the modulus). A ciphertext shorter than the
+// modulus is an error (see Engine).
 func (e *Engine) DecryptPKCS1v15SessionKey(keys []*stdrsa.PrivateKey, ciphertexts, sessionKeys [][]byte) error {
 	if err := shapeError([]string{"keys", "ciphertexts", "session keys"}, len(keys), len(ciphertexts), len(sessionKeys)); err != nil {
 		return err

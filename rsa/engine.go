@@ -25,6 +25,12 @@ import (
 // has a nil result and its error in a *batch.Error; the other elements are
 // unaffected. Slices of different lengths fail the whole call.
 //
+// Ciphertexts and signatures must be exactly as long as the modulus (RFC
+// 8017 §7.1.2, §7.2.2, §8.2.2: "If the length of C is not k octets, output
+// decryption error"); crypto/rsa's decryption functions read a shorter
+// ciphertext as a number with zeros in front, and may accept it. Its
+// length is public, so refusing it is no oracle.
+//
 // When the device fails during a batch, the batch is recomputed on the CPU
 // and the failure is reported through OnFallback: results are never wrong
 // and never missing because of a device fault.
