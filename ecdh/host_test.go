@@ -289,3 +289,63 @@ func TestIdleBuffersZero(t *testing.T) {
 	}
 	require.Equal(t, 4, e.IdleSlots()) // one per curve and operation, reused
 }
+
+// With the result check on, a device that returns a wrong result is
+// caught: the batch is recomputed on the CPU (right results) and the fault
+// reported through OnFallback; with the check off the wrong results would
+// come out (the stub's results are the clamped scalars, not shared
+// secrets), so the test can fail.
+func TestResultCheck(t *testing.T) {
+	e := newEngine(t)
+	e.SetDeviceStub(identityStub(nil))
+	var reported []error
+	e.OnFallback(func(err error) { reported = append(reported, err) })
+	for _, c := range ecdh.Curves {
+		privs, peers := benchKeys(c, 9)
+		want, err := ecdh.CPU{}.SharedSecrets(c, privs, peers)
+		require.NoError(t, err)
+		e.SetResultCheck(0)
+		got, err := e.SharedSecrets(c, privs, peers)
+		require.NoError(t, err)
+		require.NotEqual(t, want, got, "the stub's results are not shared secrets")
+		for _, every := range []int{1, 1000} { // 1000: the first element is always checked
+			e.SetResultCheck(every)
+			before := len(reported)
+			got, err = e.SharedSecrets(c, privs, peers)
+			require.NoError(t, err)
+			require.Equal(t, want, got, "%s, every %d", c, every)
+			require.Len(t, reported, before+1)
+			require.ErrorContains(t, reported[before], "differs from the CPU's (result check)")
+		}
+		pubs, err := e.PublicKeys(c, privs)
+		require.NoError(t, err)
+		wantPubs, err := ecdh.CPU{}.PublicKeys(c, privs)
+		require.NoError(t, err)
+		require.Equal(t, wantPubs, pubs)
+	}
+	e.SetResultCheck(0)
+}
+
+// On a working device the check finds nothing: every result of a batch
+// checked, no fallback (the test engine panics on one).
+func TestResultCheckDevice(t *testing.T) {
+	e, err := ecdh.NewEngine(devicetest.Device(t))
+	require.NoError(t, err)
+	defer e.ReleaseBuffers()
+	e.OnFallback(func(err error) { t.Errorf("unexpected fallback: %v", err) })
+	e.SetResultCheck(1)
+	for _, c := range ecdh.Curves {
+		privs, peers := benchKeys(c, 17)
+		peers[3] = ecdh.EdgeU(c)[0] // a low-order peer fails alone, as without the check
+		got, gerr := e.SharedSecrets(c, privs, peers)
+		want, werr := ecdh.CPU{}.SharedSecrets(c, privs, peers)
+		requireSameErrors(t, werr, gerr, len(privs))
+		require.Equal(t, want, got)
+		pubs, err := e.PublicKeys(c, privs)
+		require.NoError(t, err)
+		wantPubs, err := ecdh.CPU{}.PublicKeys(c, privs)
+		require.NoError(t, err)
+		require.Equal(t, wantPubs, pubs)
+	}
+	require.Zero(t, e.Fallbacks())
+}
