@@ -27,12 +27,7 @@ func BenchmarkPhases(b *testing.B) {
 	defer e.ReleaseBuffers()
 	for _, c := range Curves {
 		for _, n := range []int{65536, 262144} {
-			privs, peers := make([][]byte, n), make([][]byte, n)
-			for i := range n {
-				privs[i], peers[i] = make([]byte, c.Size()), make([]byte, c.Size())
-				rand.Read(privs[i])
-				rand.Read(peers[i])
-			}
+			privs, peers := randomKeys(c, n), randomKeys(c, n)
 			out := resultStrings(c, n)
 			b.Run(fmt.Sprintf("%s/%d", c, n), func(b *testing.B) {
 				var prep, run, kern, fin time.Duration
@@ -80,12 +75,7 @@ func BenchmarkPhasesPipelined(b *testing.B) {
 		}
 	}
 	c := X25519
-	privs, peers := make([][]byte, n), make([][]byte, n)
-	for i := range n {
-		privs[i], peers[i] = make([]byte, c.Size()), make([]byte, c.Size())
-		rand.Read(privs[i])
-		rand.Read(peers[i])
-	}
+	privs, peers := randomKeys(c, n), randomKeys(c, n)
 	out := resultStrings(c, n)
 	var mu sync.Mutex
 	var lines []string
@@ -120,4 +110,14 @@ func BenchmarkPhasesPipelined(b *testing.B) {
 		lines = append(lines, fmt.Sprintf("call: %.2f ms", ms()))
 	}
 	b.Logf("last call, %d elements:\n%s", n, strings.Join(lines, "\n"))
+}
+
+// randomKeys returns n random byte strings of c's key size.
+func randomKeys(c Curve, n int) [][]byte {
+	keys := make([][]byte, n)
+	for i := range keys {
+		keys[i] = make([]byte, c.Size())
+		rand.Read(keys[i])
+	}
+	return keys
 }

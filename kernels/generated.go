@@ -153,13 +153,13 @@ func fp64Gen(d options) (string, error) {
 	return generate.FP64(specs)
 }
 
-func fieldGen(d options, gen func(generate.FieldOptions) (string, error)) (string, error) {
-	var o generate.FieldOptions
+func fieldGen(d options, gen func(mulRows int) (string, error)) (string, error) {
+	rows := 0
 	if v, ok := d["FIELD_MUL_ROWS"]; ok {
 		var err error
-		if o.MulRows, err = strconv.Atoi(v); err != nil || o.MulRows <= 0 {
+		if rows, err = strconv.Atoi(v); err != nil || rows <= 0 {
 			return "", fmt.Errorf("FIELD_MUL_ROWS=%s: want a positive number of rows", v)
 		}
 	}
-	return gen(o)
+	return gen(rows)
 }

@@ -50,12 +50,21 @@ func (c *cpuBackend) public(keys []*publicKey, in, out [][]byte) error {
 	})
 }
 
+// checkShape is the whole-call error of a backend call whose slices differ
+// in length (the Engine never makes one).
+func checkShape(keys, in, out int) error {
+	if keys != in || out != in {
+		return fmt.Errorf("rsa: %d keys, %d inputs and %d outputs", keys, in, out)
+	}
+	return nil
+}
+
 // eachElement runs f on every element of a backend call, on all cores, and
 // returns the per-element errors (nil, or a *batch.Error). A call whose
 // slices differ in length fails as a whole.
 func eachElement[K any](keys []*K, in, out [][]byte, f func(k *K, x, y []byte) error) error {
-	if len(keys) != len(in) || len(out) != len(in) {
-		return fmt.Errorf("rsa: %d keys, %d inputs and %d outputs", len(keys), len(in), len(out))
+	if err := checkShape(len(keys), len(in), len(out)); err != nil {
+		return err
 	}
 	errs := make([]error, len(in))
 	batch.Parallel(len(in), 1, func(lo, hi int) {

@@ -305,19 +305,31 @@ func keyIndex[K any](keys []*K, in, out [][]byte, errs []error, prepare func(*K)
 // class of the call's first key (the Engine never makes such calls).
 var errMixedClasses = errors.New("rsa: keys of different size classes in one backend call")
 
-func (b *deviceBackend) private(keys []*privateKey, in, out [][]byte) error {
-	if len(keys) != len(in) || len(out) != len(in) {
-		return fmt.Errorf("rsa: %d keys, %d inputs and %d outputs", len(keys), len(in), len(out))
+// firstKey checks the shape of a backend call (checkShape) and returns its
+// first key that is not nil; a call without one gets errNilKey for every
+// element (and an empty call nil: nothing to do), with a nil key.
+func firstKey[K any](keys []*K, in, out [][]byte) (*K, error) {
+	if err := checkShape(len(keys), len(in), len(out)); err != nil {
+		return nil, err
 	}
-	errs := make([]error, len(in))
-	i := slices.IndexFunc(keys, func(k *privateKey) bool { return k != nil })
+	i := slices.IndexFunc(keys, func(k *K) bool { return k != nil })
 	if i < 0 {
+		errs := make([]error, len(keys))
 		for i := range errs {
 			errs[i] = errNilKey
 		}
-		return batch.Collect(errs)
+		return nil, batch.Collect(errs)
 	}
-	class := keys[i].class()
+	return keys[i], nil
+}
+
+func (b *deviceBackend) private(keys []*privateKey, in, out [][]byte) error {
+	first, err := firstKey(keys, in, out)
+	if first == nil {
+		return err
+	}
+	errs := make([]error, len(in))
+	class := first.class()
 	mh, mf, err := b.widths(class[0], class[1], 2*len(in)) // two halves per element
 	if err != nil {
 		return err
@@ -592,18 +604,12 @@ func keyTable(forms []*deviceForm, H, F int) []uint32 {
 }
 
 func (b *deviceBackend) public(keys []*publicKey, in, out [][]byte) error {
-	if len(keys) != len(in) || len(out) != len(in) {
-		return fmt.Errorf("rsa: %d keys, %d inputs and %d outputs", len(keys), len(in), len(out))
+	first, err := firstKey(keys, in, out)
+	if first == nil {
+		return err
 	}
 	errs := make([]error, len(in))
-	i := slices.IndexFunc(keys, func(k *publicKey) bool { return k != nil })
-	if i < 0 {
-		for i := range errs {
-			errs[i] = errNilKey
-		}
-		return batch.Collect(errs)
-	}
-	limbs := keys[i].limbs
+	limbs := first.limbs
 	_, mf, err := b.widths(0, limbs, 0)
 	if err != nil {
 		return err

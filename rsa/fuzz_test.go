@@ -6,10 +6,7 @@ import (
 	stdrsa "crypto/rsa"
 	"crypto/sha256"
 	"crypto/x509"
-	"encoding/pem"
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/gpucrypto/gpucrypto/batch"
@@ -191,15 +188,12 @@ func FuzzVerifyPSS(f *testing.F) {
 // crypto/rsa does (which must accept it too); a key it refuses fails with
 // rsa.ErrInvalidKey.
 func FuzzPrivateKey(f *testing.F) {
-	files, _ := filepath.Glob("testdata/*.pem")
-	for _, name := range files {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		if b, _ := pem.Decode(data); b != nil {
-			f.Add(b.Bytes)
-		}
+	keys, err := testKeys()
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, k := range keys {
+		f.Add(x509.MarshalPKCS1PrivateKey(k))
 	}
 	digest := sha256.Sum256([]byte("fuzz"))
 	f.Fuzz(func(t *testing.T, der []byte) {
@@ -230,13 +224,13 @@ func FuzzPrivateKey(f *testing.F) {
 func FuzzBatchShapes(f *testing.F) {
 	f.Add(uint8(1), uint8(1), uint8(1))
 	f.Add(uint8(0), uint8(2), uint8(1))
-	key := loadFuzzKey(f)
+	signer := key(f, "rsa2048a")
 	digest := sha256.Sum256(nil)
 	f.Fuzz(func(t *testing.T, nk, nd, ns uint8) {
 		nk, nd, ns = nk%6, nd%6, ns%6
 		keys := make([]*stdrsa.PrivateKey, nk)
 		for i := range keys {
-			keys[i] = key
+			keys[i] = signer
 		}
 		digests := make([][]byte, nd)
 		for i := range digests {
@@ -256,7 +250,7 @@ func FuzzBatchShapes(f *testing.F) {
 		}
 		cts := make([][]byte, nd)
 		for i := range cts {
-			cts[i] = make([]byte, key.Size())
+			cts[i] = make([]byte, signer.Size())
 		}
 		err = fuzzEngine.DecryptPKCS1v15SessionKey(keys, cts, sessionKeys)
 		var be *batch.Error
@@ -264,17 +258,4 @@ func FuzzBatchShapes(f *testing.F) {
 			t.Fatalf("%d keys, %d ciphertexts, %d session keys: %v", nk, nd, ns, err)
 		}
 	})
-}
-
-func loadFuzzKey(f *testing.F) *stdrsa.PrivateKey {
-	data, err := os.ReadFile("testdata/rsa2048a.pem")
-	if err != nil {
-		f.Fatal(err)
-	}
-	b, _ := pem.Decode(data)
-	k, err := x509.ParsePKCS1PrivateKey(b.Bytes)
-	if err != nil {
-		f.Fatal(err)
-	}
-	return k
 }

@@ -165,29 +165,24 @@ func rowLoopProductTo(e *emitter, n, u int, a, b, out string) {
 	e.f("}")
 }
 
-// Field25519 returns field25519_gen.h: unrolled arithmetic modulo
-// p25519 = 2^255 − 19 in 8 limbs (the fe25519_* functions), with the fast
+// Field25519 returns field25519_gen.h: arithmetic modulo p25519 =
+// 2^255 − 19 in 8 limbs (the fe25519_* functions), with the fast
 // reduction of Dong et al. 2018. Elements are kept loosely reduced in
-// [0, 2^256); only fe25519_canon gives the unique value below p.
-func Field25519(o FieldOptions) (string, error) { return field(p25519, o) }
+// [0, 2^256); only fe25519_canon gives the unique value below p. mulRows
+// is the number of the product's rows per loop iteration (0: the field's
+// default; 8: unrolled).
+func Field25519(mulRows int) (string, error) { return field(p25519, mulRows) }
 
-// Field448 returns field448_gen.h: unrolled arithmetic modulo
-// p448 = 2^448 − 2^224 − 1 in 14 limbs (the fe448_* functions), with the
-// fast reduction of Dong et al. 2018. Elements are kept loosely reduced in
-// [0, 2^448); only fe448_canon gives the unique value below p.
-func Field448(o FieldOptions) (string, error) { return field(p448, o) }
-
-// FieldOptions choose the form of a field's products.
-type FieldOptions struct {
-	// MulRows is the number of the product's rows per loop iteration (0:
-	// the field's default; the number of limbs: unrolled).
-	MulRows int
-}
+// Field448 returns field448_gen.h: arithmetic modulo p448 = 2^448 − 2^224
+// − 1 in 14 limbs (the fe448_* functions), with the fast reduction of Dong
+// et al. 2018. Elements are kept loosely reduced in [0, 2^448); only
+// fe448_canon gives the unique value below p. mulRows as for Field25519
+// (14: unrolled).
+func Field448(mulRows int) (string, error) { return field(p448, mulRows) }
 
 // field is the arithmetic of f. Every function is free of data-dependent
 // branches and memory indices.
-func field(f fieldSpec, o FieldOptions) (string, error) {
-	mulRows := o.MulRows
+func field(f fieldSpec, mulRows int) (string, error) {
 	if mulRows == 0 {
 		mulRows = f.mulRows
 	}
