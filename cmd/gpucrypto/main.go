@@ -5,6 +5,7 @@
 //	gpucrypto selftest [--device SPEC] [--backend opencl|cuda] [--json]
 //	gpucrypto bench [arith|ecdh|rsa] [--device SPEC] [--backend opencl|cuda] [--ops add,...,x25519,modexp,rsa2048] [--bits 256,...] [--batch N,...] [--seconds S] [--json]
 //	gpucrypto bench aes|server|tls [flags]   (see "gpucrypto bench tls -h", ...)
+//	gpucrypto burnin [--device SPEC|all] [--backend opencl|cuda] [--ops rsa2048,x25519,aes-gcm,...] [--cases N] [--duration D] [--batch N] [--seed S] [--failures FILE] [--strict]
 //	gpucrypto kernelinfo [--device SPEC] [--backend opencl|cuda]
 //	gpucrypto source FILE [-D NAME[=VALUE]]...
 //	gpucrypto plot [--out DIR] [--prefix NAME] FILE.json...
@@ -28,6 +29,7 @@ commands:
   devices    list every device of every backend (OpenCL; CUDA with -tags cuda) and its features
   selftest   run known-answer tests on the chosen device (exit 1 on failure)
   bench      measure throughput on the chosen device and on all CPU cores
+  burnin     random cases of every operation on the device, checked against the CPU (exit 1 on a mismatch)
   kernelinfo compiler facts per kernel: registers, spills, private memory
   source     print the full source of a kernel program, as it is compiled
   plot       draw PNG plots from the JSON of bench --json-out and bench server --json-out
@@ -49,6 +51,8 @@ func main() {
 		err = cmdSelftest(os.Args[2:])
 	case "bench":
 		err = cmdBench(os.Args[2:])
+	case "burnin":
+		err = cmdBurnin(os.Args[2:])
 	case "kernelinfo":
 		err = cmdKernelInfo(os.Args[2:])
 	case "source":

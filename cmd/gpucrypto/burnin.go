@@ -1,0 +1,557 @@
+package main
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"hash/fnv"
+	"io"
+	mrand "math/rand/v2"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"text/tabwriter"
+	"time"
+
+	"github.com/gpucrypto/gpucrypto/aes"
+	"github.com/gpucrypto/gpucrypto/batch"
+	"github.com/gpucrypto/gpucrypto/device"
+	"github.com/gpucrypto/gpucrypto/ecdh"
+	"github.com/gpucrypto/gpucrypto/rsa"
+)
+
+// errBurninFailed is returned by burnin when a device result differed from
+// the CPU's (or, with --strict, when a batch fell back to the CPU): the
+// command then exits with status 1.
+var errBurninFailed = errors.New("burn-in failed")
+
+// burninOptions are the flags of burnin.
+type burninOptions struct {
+	ops       []string
+	cases     int64         // per operation; 0: until the time is up
+	duration  time.Duration // the whole run, shared equally by the operations; 0: until the cases are done
+	batch     int           // cases per device call; 0: the operation's default
+	workers   int           // batches in flight per operation
+	seed      uint64
+	cpuSample int // CPU recomputations: the first case of each batch and about 1 in cpuSample
+	failures  string
+	strict    bool
+	rsaKeys   int
+	progress  time.Duration
+}
+
+func cmdBurnin(args []string) error { return burnin(args, os.Stdout, os.Stderr) }
+
+// burnin runs the command with its arguments; the report goes to stdout,
+// progress lines to stderr.
+func burnin(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("burnin", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	pickDevice := deviceFlags(fs)
+	var o burninOptions
+	opsFlag := fs.String("ops", strings.Join(burninOpNames(), ","), "operations: "+strings.Join(burninOpNames(), ", ")+" (rsaNNNN: any size from 1024 to 4096)")
+	fs.Int64Var(&o.cases, "cases", 0, "cases per operation (0: until --duration is up)")
+	fs.DurationVar(&o.duration, "duration", 0, "the whole run, shared equally by the operations (default 1m when --cases is not given)")
+	fs.IntVar(&o.batch, "batch", 0, "cases per device call (default per operation: on a GPU 262144 for x25519, 65536 for x448 and rsa2048, 16384 for aes-gcm/cbc/xts; far fewer on a CPU device)")
+	fs.IntVar(&o.workers, "workers", 2, "batches in flight per operation (the host checks one while the device computes another)")
+	fs.Uint64Var(&o.seed, "seed", 0, "seed of the random cases (0: a random seed, printed)")
+	fs.IntVar(&o.cpuSample, "cpu-sample", 1000, "recompute the first case of each batch and about 1 in N others entirely on the CPU (x25519/x448; rsa signatures)")
+	fs.StringVar(&o.failures, "failures", "burnin-failures.jsonl", "file for the failing cases, one JSON object a line (written only if one fails)")
+	fs.BoolVar(&o.strict, "strict", false, "fail on device failures that fell back to the CPU too, not only on wrong results")
+	fs.IntVar(&o.rsaKeys, "rsa-keys", 4, "RSA keys per size, generated at the start (not timed)")
+	fs.DurationVar(&o.progress, "progress", 5*time.Second, "interval of the progress lines on stderr (0: none)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("burnin: unexpected arguments %q", fs.Args())
+	}
+	if *opsFlag != "" {
+		o.ops = strings.Split(*opsFlag, ",")
+	}
+	if o.cases == 0 && o.duration == 0 {
+		o.duration = time.Minute
+	}
+	switch {
+	case len(o.ops) == 0:
+		return errors.New("burnin: no operation")
+	case o.cases < 0 || o.duration < 0 || o.batch < 0 || o.rsaKeys < 1 || o.workers < 1 || o.cpuSample < 1:
+		return errors.New("burnin: --cases, --duration and --batch must not be negative, --rsa-keys, --workers and --cpu-sample at least 1")
+	}
+	ops := make([]burninOp, len(o.ops))
+	for i, name := range o.ops {
+		op, err := burninOpNamed(name)
+		if err != nil {
+			return err
+		}
+		ops[i] = op
+	}
+	if o.seed == 0 {
+		o.seed = mrand.Uint64() | 1
+	}
+	devs, err := burninDevices(fs, pickDevice)
+	if err != nil {
+		return err
+	}
+	log := &failureLog{path: o.failures}
+	defer log.close()
+	keys := &rsaKeyPool{count: o.rsaKeys}
+	failed := false
+	for _, d := range devs {
+		r := &burninRun{opts: o, dev: d, log: log, keys: keys, stderr: stderr}
+		stats, err := r.run(ops)
+		if err != nil {
+			return err
+		}
+		printBurninReport(stdout, r, stats)
+		for _, st := range stats {
+			failed = failed || st.mismatches.Load() > 0 || (o.strict && st.fallbacks.Load() > 0)
+		}
+	}
+	if log.written > 0 {
+		fmt.Fprintf(stdout, "failing cases: %d written to %s", log.written, log.path)
+		if log.dropped > 0 {
+			fmt.Fprintf(stdout, " (%d more not written)", log.dropped)
+		}
+		fmt.Fprintln(stdout)
+	}
+	if log.err != nil {
+		return fmt.Errorf("burnin: writing %s: %w", log.path, log.err)
+	}
+	if failed {
+		return errBurninFailed
+	}
+	return nil
+}
+
+// burninDevices resolves --device: "all" is every device (of --backend,
+// if given), anything else one device as the other commands choose it.
+func burninDevices(fs *flag.FlagSet, pick func() (*device.Device, error)) ([]*device.Device, error) {
+	if fs.Lookup("device").Value.String() != "all" {
+		d, err := pick()
+		if err != nil {
+			return nil, err
+		}
+		return []*device.Device{d}, nil
+	}
+	if b := fs.Lookup("backend").Value.String(); b != "" {
+		os.Setenv(device.EnvBackend, b)
+	}
+	return device.Devices()
+}
+
+// burninOp is one operation of the burn-in.
+type burninOp struct {
+	name string
+	// batchGPU and batchCPU are the default cases per device call on a
+	// GPU and on another device (a CPU through PoCL).
+	batchGPU, batchCPU int
+	// prepare makes the operation's check on r's device (RSA keys are made
+	// here, outside the timed rate).
+	prepare func(r *burninRun) (burninCheck, error)
+}
+
+// burninCheck computes one batch of random cases on the device and checks
+// each against the CPU, reporting failures through b.
+type burninCheck func(b *burninBatch)
+
+// burninOpNames are the operations of --ops, in the default order.
+func burninOpNames() []string {
+	return []string{"rsa2048", "rsa3072", "rsa4096", "x25519", "x448", "aes-gcm", "aes-cbc", "aes-xts", "aes-ctr", "aes-ecb"}
+}
+
+// burninOpNamed is the operation of an --ops name.
+func burninOpNamed(name string) (burninOp, error) {
+	if bits, ok := rsaOpBits(name); ok {
+		if bits < 1024 || bits > 4096 || bits%8 != 0 {
+			return burninOp{}, fmt.Errorf("burnin: %s: RSA sizes are 1024 to 4096 bits, a multiple of 8", name)
+		}
+		return rsaBurninOp(name, bits), nil
+	}
+	switch name {
+	case "x25519":
+		return ecdhBurninOp(name, ecdh.X25519, 262144), nil
+	case "x448":
+		return ecdhBurninOp(name, ecdh.X448, 65536), nil
+	}
+	if op, ok := aesBurninOps[name]; ok {
+		return op, nil
+	}
+	return burninOp{}, fmt.Errorf("burnin: unknown operation %q (have %s)", name, strings.Join(burninOpNames(), ", "))
+}
+
+// burninRun is the burn-in of one device.
+type burninRun struct {
+	opts   burninOptions
+	dev    *device.Device
+	log    *failureLog
+	keys   *rsaKeyPool
+	stderr io.Writer
+
+	ecdh *ecdh.Engine
+	rsa  *rsa.Engine
+	aes  *aes.Engine
+
+	current atomic.Pointer[burninStats] // the operation running: fallbacks are counted there
+}
+
+// burninStats are the counts of one operation.
+type burninStats struct {
+	op                            string
+	batch                         int
+	cases, mismatches, cpuChecked atomic.Int64
+	fallbacks                     atomic.Int64
+	seconds                       float64
+	fallbackMu                    sync.Mutex
+	firstFallback                 string
+}
+
+// fellBack counts a device failure reported by an engine.
+func (r *burninRun) fellBack(err error) {
+	st := r.current.Load()
+	if st == nil {
+		return
+	}
+	st.fallbacks.Add(1)
+	st.fallbackMu.Lock()
+	if st.firstFallback == "" {
+		st.firstFallback = err.Error()
+	}
+	st.fallbackMu.Unlock()
+}
+
+// The engines, made on first use.
+func (r *burninRun) ecdhEngine() (*ecdh.Engine, error) {
+	if r.ecdh == nil {
+		e, err := ecdh.NewEngine(r.dev)
+		if err != nil {
+			return nil, err
+		}
+		e.OnFallback(r.fellBack)
+		r.ecdh = e
+	}
+	return r.ecdh, nil
+}
+
+func (r *burninRun) rsaEngine() (*rsa.Engine, error) {
+	if r.rsa == nil {
+		e, err := rsa.NewEngine(r.dev)
+		if err != nil {
+			return nil, err
+		}
+		e.OnFallback(r.fellBack)
+		r.rsa = e
+	}
+	return r.rsa, nil
+}
+
+func (r *burninRun) aesEngine() (*aes.Engine, error) {
+	if r.aes == nil {
+		e, err := aes.NewEngine(r.dev)
+		if err != nil {
+			return nil, err
+		}
+		e.OnFallback(r.fellBack)
+		r.aes = e
+	}
+	return r.aes, nil
+}
+
+// run runs every operation in turn.
+func (r *burninRun) run(ops []burninOp) ([]*burninStats, error) {
+	var stats []*burninStats
+	for _, op := range ops {
+		st, err := r.runOp(op, r.opts.duration/time.Duration(len(ops)))
+		if err != nil {
+			return stats, fmt.Errorf("burnin: %s on %s: %w", op.name, r.dev.Name, err)
+		}
+		stats = append(stats, st)
+	}
+	return stats, nil
+}
+
+// runOp runs one operation for its share of the time or its cases,
+// whichever ends first, with opts.workers batches in flight.
+func (r *burninRun) runOp(op burninOp, budget time.Duration) (*burninStats, error) {
+	check, err := op.prepare(r)
+	if err != nil {
+		return nil, err
+	}
+	size := r.opts.batch
+	if size == 0 {
+		size = op.batchCPU
+		if r.dev.Type == device.TypeGPU {
+			size = op.batchGPU
+		}
+	}
+	if r.opts.cases > 0 {
+		size = int(min(int64(size), r.opts.cases))
+	}
+	st := &burninStats{op: op.name, batch: size}
+	r.current.Store(st)
+	defer r.current.Store(nil)
+	start := time.Now()
+	var deadline time.Time
+	if budget > 0 {
+		deadline = start.Add(budget)
+	}
+	var claimed, batches atomic.Int64
+	var wg sync.WaitGroup
+	for range r.opts.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for deadline.IsZero() || time.Now().Before(deadline) {
+				n := int64(size)
+				if r.opts.cases > 0 {
+					first := claimed.Add(n) - n
+					if first >= r.opts.cases {
+						return
+					}
+					n = min(n, r.opts.cases-first)
+				}
+				number := batches.Add(1) - 1
+				b := &burninBatch{run: r, stats: st, number: number, n: int(n),
+					rng: mrand.New(mrand.NewChaCha8(r.batchSeed(op.name, number)))}
+				check(b)
+				st.cases.Add(n)
+			}
+		}()
+	}
+	done := make(chan struct{})
+	var progress sync.WaitGroup
+	if r.opts.progress > 0 {
+		progress.Add(1)
+		go func() {
+			defer progress.Done()
+			tick := time.NewTicker(r.opts.progress)
+			defer tick.Stop()
+			for {
+				select {
+				case <-done:
+					return
+				case <-tick.C:
+					r.progressLine(st, time.Since(start))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(done)
+	progress.Wait()
+	st.seconds = time.Since(start).Seconds()
+	r.progressLine(st, time.Since(start))
+	return st, nil
+}
+
+func (r *burninRun) progressLine(st *burninStats, elapsed time.Duration) {
+	n := st.cases.Load()
+	fmt.Fprintf(r.stderr, "burnin %s %-8s %12d cases %10s/s  mismatches %d  fallbacks %d  (%s)\n", r.dev.Name, st.op, n,
+		siCount(float64(n)/elapsed.Seconds()), st.mismatches.Load(), st.fallbacks.Load(), elapsed.Round(time.Second))
+}
+
+// batchSeed is the seed of batch number of op: a run's cases depend on
+// --seed only, not on which worker took which batch.
+func (r *burninRun) batchSeed(op string, number int64) (seed [32]byte) {
+	h := fnv.New64a()
+	h.Write([]byte(op))
+	binary.LittleEndian.PutUint64(seed[0:], r.opts.seed)
+	binary.LittleEndian.PutUint64(seed[8:], h.Sum64())
+	binary.LittleEndian.PutUint64(seed[16:], uint64(number))
+	return seed
+}
+
+// burninBatch is one batch of random cases of an operation.
+type burninBatch struct {
+	run    *burninRun
+	stats  *burninStats
+	number int64 // batch number within the operation
+	n      int
+	rng    *mrand.Rand
+}
+
+// sampled reports whether case i is recomputed entirely on the CPU: the
+// first of each batch and about one in --cpu-sample.
+func (b *burninBatch) sampled(i int) bool {
+	return i == 0 || b.rng.IntN(b.run.opts.cpuSample) == 0
+}
+
+// bytes are n random bytes.
+func (b *burninBatch) bytes(n int) []byte {
+	p := make([]byte, n)
+	for i := 0; i < n; i += 8 {
+		var w [8]byte
+		binary.LittleEndian.PutUint64(w[:], b.rng.Uint64())
+		copy(p[i:], w[:])
+	}
+	return p
+}
+
+// tamper is the tests' seam: it may change the device's results of a
+// batch before they are checked (nil: results are left alone).
+var burninTamper func(op string, results [][]byte)
+
+func (b *burninBatch) tamper(results [][]byte) {
+	if burninTamper != nil {
+		burninTamper(b.stats.op, results)
+	}
+}
+
+// fail records case i as failing: what went wrong, its inputs, the
+// device's and the CPU's outputs (hex), and the device's error if any.
+func (b *burninBatch) fail(i int, what string, input, got, want map[string]string, err error) {
+	b.stats.mismatches.Add(1)
+	rec := burninFailure{Op: b.stats.op, Device: b.run.dev.Name, Backend: b.run.dev.Backend, Seed: b.run.opts.seed,
+		Batch: b.number, Case: i, What: what, Input: input, Got: got, Want: want}
+	if err != nil {
+		rec.Error = err.Error()
+	}
+	b.run.log.add(&rec)
+}
+
+// failAll records a call that failed as a whole: every case of the batch
+// is counted as failing, one record says why.
+func (b *burninBatch) failAll(call string, err error) {
+	b.stats.mismatches.Add(int64(b.n) - 1)
+	b.fail(-1, call+" failed as a whole", nil, nil, nil, err)
+}
+
+// elementErrors spreads the error of a batch call over its n elements:
+// nil for none, the *batch.Error's entries, or ok=false for an error of
+// the whole call.
+func elementErrors(err error, n int) (errs []error, ok bool) {
+	errs = make([]error, n)
+	if err == nil {
+		return errs, true
+	}
+	var be *batch.Error
+	if errors.As(err, &be) && len(be.Errs) == n {
+		return be.Errs, true
+	}
+	return nil, false
+}
+
+// siCount formats a rate with a K or M suffix.
+func siCount(v float64) string {
+	switch {
+	case v >= 1e6:
+		return fmt.Sprintf("%.2fM", v/1e6)
+	case v >= 1e3:
+		return fmt.Sprintf("%.1fK", v/1e3)
+	}
+	return fmt.Sprintf("%.1f", v)
+}
+
+// printBurninReport writes the table of a device's run.
+func printBurninReport(w io.Writer, r *burninRun, stats []*burninStats) {
+	fmt.Fprintf(w, "burn-in on %s (%s), seed %d, CPU sample 1 in %d\n", r.dev.Name, r.dev.Backend, r.opts.seed, r.opts.cpuSample)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "op\tbatch\tcases\tcases/s\tseconds\tmismatches\tfallbacks\t")
+	var mismatches, fallbacks int64
+	for _, st := range stats {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%.1f\t%d\t%d\t\n", st.op, st.batch, st.cases.Load(),
+			siCount(float64(st.cases.Load())/st.seconds), st.seconds, st.mismatches.Load(), st.fallbacks.Load())
+		mismatches += st.mismatches.Load()
+		fallbacks += st.fallbacks.Load()
+	}
+	tw.Flush()
+	for _, st := range stats {
+		if st.firstFallback != "" {
+			fmt.Fprintf(w, "%s: the device failed %d times and the engine recomputed those batches on the CPU; the first: %s\n", st.op, st.fallbacks.Load(), st.firstFallback)
+		}
+	}
+	verdict := "PASS"
+	if mismatches > 0 || (r.opts.strict && fallbacks > 0) {
+		verdict = "FAIL"
+	}
+	fmt.Fprintf(w, "%s: %d mismatches, %d fallbacks to the CPU", verdict, mismatches, fallbacks)
+	if fallbacks > 0 && !r.opts.strict {
+		fmt.Fprint(w, " (results right, but the device failed: see above; --strict fails on them)")
+	}
+	fmt.Fprintln(w)
+}
+
+// burninFailure is one failing case in the failures file.
+type burninFailure struct {
+	Op      string            `json:"op"`
+	Device  string            `json:"device"`
+	Backend string            `json:"backend"`
+	Seed    uint64            `json:"seed"`
+	Batch   int64             `json:"batch"`
+	Case    int               `json:"case"` // within the batch; -1: the whole call
+	What    string            `json:"what"`
+	Input   map[string]string `json:"input,omitempty"` // hex
+	Got     map[string]string `json:"device_output,omitempty"`
+	Want    map[string]string `json:"cpu_output,omitempty"`
+	Error   string            `json:"device_error,omitempty"`
+}
+
+// maxFailureRecords bounds the failures file: a broken device would
+// otherwise fill the disk.
+const maxFailureRecords = 1000
+
+// failureLog writes failing cases to a file, created at the first.
+type failureLog struct {
+	path             string
+	mu               sync.Mutex
+	f                *os.File
+	written, dropped int
+	err              error
+}
+
+func (l *failureLog) add(rec *burninFailure) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.written >= maxFailureRecords || l.err != nil {
+		l.dropped++
+		return
+	}
+	if l.f == nil {
+		if l.f, l.err = os.Create(l.path); l.err != nil {
+			l.dropped++
+			return
+		}
+	}
+	line, err := json.Marshal(rec)
+	if err == nil {
+		line = append(line, '\n')
+		_, err = l.f.Write(line)
+	}
+	if err != nil {
+		l.err = err
+		l.dropped++
+		return
+	}
+	l.written++
+}
+
+func (l *failureLog) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f != nil {
+		if err := l.f.Close(); err != nil && l.err == nil {
+			l.err = err
+		}
+		l.f = nil
+	}
+}
+
+// hexMap is a map of hex strings.
+func hexMap(kv ...any) map[string]string {
+	m := make(map[string]string, len(kv)/2)
+	for i := 0; i+1 < len(kv); i += 2 {
+		switch v := kv[i+1].(type) {
+		case []byte:
+			m[kv[i].(string)] = fmt.Sprintf("%x", v)
+		default:
+			m[kv[i].(string)] = fmt.Sprint(v)
+		}
+	}
+	return m
+}

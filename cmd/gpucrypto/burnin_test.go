@@ -1,0 +1,120 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gpucrypto/gpucrypto/internal/devicetest"
+)
+
+// A few cases of every operation on the test device (PoCL in CI), through
+// the command itself: every case agrees with the CPU, the report says so,
+// and no failures file is written.
+func TestBurnin(t *testing.T) {
+	d := devicetest.Device(t)
+	failures := filepath.Join(t.TempDir(), "failures.jsonl")
+	var stdout, stderr bytes.Buffer
+	err := burnin([]string{"-device", strconv.Itoa(d.Index), "-cases", "8", "-batch", "4", "-rsa-keys", "1",
+		"-cpu-sample", "2", "-failures", failures, "-seed", "7"}, &stdout, &stderr)
+	t.Logf("\n%s%s", stderr.String(), stdout.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range burninOpNames() {
+		// op batch cases cases/s seconds mismatches fallbacks
+		if row := reportRow(stdout.String(), op); len(row) != 7 || row[1] != "4" || row[2] != "8" || row[5] != "0" || row[6] != "0" {
+			t.Errorf("report: row of %s is %q, want batch 4, 8 cases, no mismatch, no fallback", op, row)
+		}
+	}
+	if !strings.Contains(stdout.String(), "PASS: 0 mismatches, 0 fallbacks") {
+		t.Error("report: no PASS line")
+	}
+	if _, err := os.Stat(failures); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a failures file was written: %v", err)
+	}
+}
+
+// reportRow is the fields of op's row in the report's table (nil: none).
+func reportRow(report, op string) []string {
+	for _, line := range strings.Split(report, "\n") {
+		if f := strings.Fields(line); len(f) > 0 && f[0] == op {
+			return f
+		}
+	}
+	return nil
+}
+
+// A wrong device result of any operation (one byte of one result changed
+// through the test seam) is a mismatch: the command fails (exit status 1)
+// and the failures file holds the case, with the device's and the CPU's
+// outputs, and inputs that reproduce it.
+func TestBurninCatchesWrongResults(t *testing.T) {
+	d := devicetest.Device(t)
+	ops := []string{"rsa1024", "x25519", "x448", "aes-gcm", "aes-cbc", "aes-xts", "aes-ctr", "aes-ecb"}
+	burninTamper = func(op string, results [][]byte) {
+		if len(results[0]) > 0 {
+			results[0][len(results[0])/2] ^= 0x10
+		}
+	}
+	defer func() { burninTamper = nil }()
+	failures := filepath.Join(t.TempDir(), "failures.jsonl")
+	var stdout, stderr bytes.Buffer
+	err := burnin([]string{"-device", strconv.Itoa(d.Index), "-ops", strings.Join(ops, ","), "-cases", "2", "-batch", "2",
+		"-rsa-keys", "1", "-failures", failures, "-progress", "0"}, &stdout, &stderr)
+	t.Logf("\n%s", stdout.String())
+	if !errors.Is(err, errBurninFailed) {
+		t.Fatalf("burnin returned %v, want errBurninFailed", err)
+	}
+	if !strings.Contains(stdout.String(), "FAIL: ") || !strings.Contains(stdout.String(), "written to "+failures) {
+		t.Error("the report does not say FAIL and where the failing cases are")
+	}
+	f, err := os.Open(failures)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	seen := map[string]bool{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var rec burninFailure
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			t.Fatalf("failures file: %v: %.200s", err, sc.Text())
+		}
+		if rec.Case != 0 || len(rec.Input) == 0 || len(rec.Got) == 0 {
+			t.Errorf("%s: record of case %d, inputs %d, outputs %d: want case 0 with both", rec.Op, rec.Case, len(rec.Input), len(rec.Got))
+		}
+		if len(rec.Want) > 0 && equalMaps(rec.Got, rec.Want) {
+			t.Errorf("%s: the device's output equals the CPU's in the record: %v", rec.Op, rec.Got)
+		}
+		seen[rec.Op] = true
+		t.Logf("%s: %s", rec.Op, rec.What)
+	}
+	for _, op := range ops {
+		if !seen[op] {
+			t.Errorf("%s: the wrong result is not in the failures file", op)
+		}
+		if row := reportRow(stdout.String(), op); len(row) != 7 || row[5] == "0" {
+			t.Errorf("%s: report row %q, want a mismatch counted", op, row)
+		}
+	}
+}
+
+func equalMaps(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
