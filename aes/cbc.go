@@ -117,10 +117,25 @@ func (e *Engine) modeBatch(kind modeKind, n int, element func(i int) (data []byt
 			jobs = append(jobs, j)
 		}
 	}
-	e.runModes(kind, keys, jobs, func(j *modeJob, err error) {
+	fail := func(j *modeJob, err error) {
 		clear(out[j.elem]) // every piece of the element, nil after its first failure
 		errs[j.elem], out[j.elem] = err, nil
-	})
+	}
+	e.runModes(kind, keys, jobs, fail)
+	e.alterResults(out)
+	var done []int
+	for i := range n {
+		if errs[i] == nil {
+			done = append(done, i)
+		}
+	}
+	if sample := e.resultSample(done); sample != nil {
+		if err := e.checkModes(kind, sample, element, out); err != nil {
+			// every job again: the inputs are the caller's, untouched (the results are new strings)
+			e.fellBack(err)
+			modesCPU(kind, keys, jobs, fail)
+		}
+	}
 	return out, batch.Collect(errs)
 }
 
@@ -509,28 +524,41 @@ func copyJob(dst, src []byte) {
 	copy(dst, src)
 }
 
-// modesCPU computes jobs with crypto/aes: crypto/cipher's CBC, or xtsCPU.
+// modesCPU computes jobs with crypto/aes (cryptCPU).
 func modesCPU(kind modeKind, keys *modeKeys, jobs []modeJob, fail func(j *modeJob, err error)) {
 	batch.Parallel(len(jobs), 16, func(lo, hi int) {
 		for ji := lo; ji < hi; ji++ {
 			j := &jobs[ji]
-			block := keys.data[j.key].cipherBlock()
-			var tweak cipher.Block
+			var tweak *Key
 			if kind.xts() {
-				tweak = keys.tweak[j.key].cipherBlock()
+				tweak = keys.tweak[j.key]
 			}
-			if block == nil || (kind.xts() && tweak == nil) {
-				fail(j, ErrKeyDestroyed)
-				continue
-			}
-			switch kind {
-			case modeCBCEncrypt:
-				cipher.NewCBCEncrypter(block, j.iv[:]).CryptBlocks(j.dst[:len(j.src)], j.src)
-			case modeCBCDecrypt:
-				cipher.NewCBCDecrypter(block, j.iv[:]).CryptBlocks(j.dst[:len(j.src)], j.src)
-			default:
-				xtsCPU(block, tweak, &j.iv, j.dst, j.src, kind.decrypt())
+			if err := cryptCPU(kind, keys.data[j.key], tweak, &j.iv, j.dst, j.src); err != nil {
+				fail(j, err)
 			}
 		}
 	})
+}
+
+// cryptCPU computes src (a CBC message or an XTS data unit, or a piece of
+// one) into dst with crypto/aes: crypto/cipher's CBC, or xtsCPU with
+// tweakKey. It fails only for a destroyed key.
+func cryptCPU(kind modeKind, key, tweakKey *Key, iv *[16]byte, dst, src []byte) error {
+	block := key.cipherBlock()
+	var tweak cipher.Block
+	if kind.xts() {
+		tweak = tweakKey.cipherBlock()
+	}
+	if block == nil || (kind.xts() && tweak == nil) {
+		return ErrKeyDestroyed
+	}
+	switch kind {
+	case modeCBCEncrypt:
+		cipher.NewCBCEncrypter(block, iv[:]).CryptBlocks(dst[:len(src)], src)
+	case modeCBCDecrypt:
+		cipher.NewCBCDecrypter(block, iv[:]).CryptBlocks(dst[:len(src)], src)
+	default:
+		xtsCPU(block, tweak, iv, dst, src, kind.decrypt())
+	}
+	return nil
 }

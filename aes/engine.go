@@ -80,7 +80,8 @@ type Engine struct {
 	stageCount int       // stages per host-memory call
 	defines    map[string]string
 
-	kernelNs atomic.Int64
+	kernelNs   atomic.Int64
+	checkEvery atomic.Int64 // SetResultCheck
 
 	// modes is the program of CBC and XTS (kernels/aes_modes.cl), built
 	// on first use.
@@ -90,7 +91,8 @@ type Engine struct {
 
 	mu        sync.Mutex
 	fallbacks batch.Fallbacks
-	failHook  func() error // tests: simulate a device failure
+	failHook  func() error   // tests: simulate a device failure
+	alter     func([][]byte) // tests: simulate a device that returns wrong results
 }
 
 // bufferIdle is how long an Engine keeps device buffers for the next call.
@@ -261,6 +263,17 @@ func (e *Engine) fail() error {
 		return hook()
 	}
 	return nil
+}
+
+// alterResults is the other test hook: it may change the device's results
+// of a batch call before they are checked.
+func (e *Engine) alterResults(out [][]byte) {
+	e.mu.Lock()
+	alter := e.alter
+	e.mu.Unlock()
+	if alter != nil {
+		alter(out)
+	}
 }
 
 // launched records a kernel's event.

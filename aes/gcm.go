@@ -334,12 +334,20 @@ func (e *Engine) gcm(msgs []Message, open bool) ([][]byte, error) {
 	valid := validate(msgs, errs, open, -1)
 	res := newResults(msgs, valid, open)
 	if len(valid) > 0 {
+		check := e.newGCMCheck(msgs, valid, open, res)
 		if err := e.gcmOnDevice(msgs, valid, open, res, errs); err != nil {
 			if errors.Is(err, ErrKeyDestroyed) {
 				return nil, err
 			}
 			e.fellBack(err)
-			e.gcmCPU(msgs, valid, open, res, errs)
+			inputs := msgs
+			if check != nil {
+				inputs = check.inputs // the in-place elements' inputs as they were
+			}
+			e.gcmCPU(inputs, valid, open, res, errs)
+		} else {
+			e.alterResults(res.out)
+			res = e.checkGCM(check, msgs, valid, open, res, errs)
 		}
 	}
 	return res.out, batch.Collect(errs)
@@ -602,31 +610,37 @@ func (e *Engine) gcmResults(p *gcmPlan, msgs []Message, data []byte, tags, verdi
 	})
 }
 
-// gcmCPU computes the planned messages with crypto/cipher's GCM.
+// gcmCPU computes the planned messages with crypto/cipher's GCM (gcmOne).
 func (e *Engine) gcmCPU(msgs []Message, valid []int, open bool, res *results, errs []error) {
 	batch.Parallel(len(valid), 64, func(lo, hi int) {
 		for _, i := range valid[lo:hi] {
-			m := &msgs[i]
-			block := m.Key.cipherBlock()
-			if block == nil {
-				errs[i] = ErrKeyDestroyed
-				continue
-			}
-			aead, err := cipher.NewGCMWithNonceSize(block, len(m.Nonce))
-			if err != nil {
-				errs[i] = err
-				continue
-			}
-			if open {
-				if _, err = aead.Open(res.out[i][:0], m.Nonce, m.Data, m.AAD); err != nil {
-					clear(res.out[i])
-					res.out[i], errs[i] = nil, ErrOpen
-				}
-			} else {
-				aead.Seal(res.out[i][:0], m.Nonce, m.Data, m.AAD)
-			}
+			out, err := gcmOne(&msgs[i], open, res.out[i])
+			res.out[i], errs[i] = out, err
 		}
 	})
+}
+
+// gcmOne seals or opens m with crypto/cipher's GCM into dst[:0] (which
+// may be m.Data itself: in place). A message that does not open gives
+// ErrOpen and leaves dst zeroed; a failed element's result is nil.
+func gcmOne(m *Message, open bool, dst []byte) ([]byte, error) {
+	block := m.Key.cipherBlock()
+	if block == nil {
+		return nil, ErrKeyDestroyed
+	}
+	aead, err := cipher.NewGCMWithNonceSize(block, len(m.Nonce))
+	if err != nil {
+		return nil, err
+	}
+	if !open {
+		return aead.Seal(dst[:0], m.Nonce, m.Data, m.AAD), nil
+	}
+	out, err := aead.Open(dst[:0], m.Nonce, m.Data, m.AAD)
+	if err != nil {
+		clear(dst)
+		return nil, ErrOpen
+	}
+	return out, nil
 }
 
 // gcmLarge runs message i, larger than a pipeline stage, through the
