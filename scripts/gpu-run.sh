@@ -12,7 +12,9 @@
 # when named, aes (AES bench, both backends and layouts), aes-ncu (ncu on
 # the AES kernels), aes-conflicts (ncu: shared-memory bank conflicts against
 # constant and random input), sweep (RSA against batch size, CUDA), e2e
-# (one caller at large batches), server (bench server) and tls (bench tls).
+# (one caller at large batches), server (bench server), tls (bench tls) and
+# burnin (gpucrypto burnin: 10^8 X25519 and 10^7 RSA-2048 random cases
+# checked against the CPU, through CUDA).
 # A whole run takes more than one device call
 # allows (10 minutes: most of it is NVIDIA's compiler building every kernel
 # configuration), so it can be split, e.g. `./run.sh quick info ptx` then
@@ -158,6 +160,18 @@ fi
 if want tls; then
 	GPUCRYPTO_BACKEND=${TLS_BACKEND:-cuda} ./gpucrypto bench tls --json-out "$OUT/tls.json" --cpuprofile "$OUT/tls.pprof" ${TLS_ARGS:-} \
 		2>> "$INFO" | tee "$OUT/tls.txt" || fail=1
+fi
+# burnin: issue #13's burn-in targets, one run per operation (each bounded
+# by --duration, so that both fit one 10-minute device call): report and
+# progress lines in burnin.txt, failing cases (if any) in
+# burnin-failures-OP.jsonl. BURNIN_RUNS lists op:cases pairs, BURNIN_ARGS
+# adds flags.
+if want burnin; then
+	for run in ${BURNIN_RUNS:-x25519:100000000 rsa2048:10000000}; do
+		op=${run%%:*}; cases=${run#*:}
+		GPUCRYPTO_BACKEND=${BURNIN_BACKEND:-cuda} ./gpucrypto burnin --ops "$op" --cases "$cases" --duration ${BURNIN_DURATION:-4m} \
+			--failures "$OUT/burnin-failures-$op.jsonl" ${BURNIN_ARGS:-} 2>> "$OUT/burnin.txt" | tee -a "$OUT/burnin.txt" || fail=1
+	done
 fi
 
 echo
