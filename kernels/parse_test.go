@@ -47,7 +47,8 @@ type hostBuild struct {
 // hostBuilds are the builds the hosts ask for: modexp.cl at every width,
 // variant and squaring, rsa.cl for every pair of half and full widths that
 // fits (F ≤ 2H) and the public form, modexp_fp64.cl at every fp64 width,
-// the AES programs in both table layouts, arith.cl and both curves.
+// the AES programs in both table layouts, arith.cl and both curves (and
+// their test programs of RFC 7748's iterated vectors).
 func hostBuilds() []hostBuild {
 	var bs []hostBuild
 	ws := generate.MontWidths()
@@ -87,7 +88,8 @@ func hostBuilds() []hostBuild {
 		}
 		bs = append(bs, hostBuild{"aes_manavski.cl", map[string]string{"MANAVSKI_KEY_SHARED": wide}})
 	}
-	return append(bs, hostBuild{"arith.cl", nil}, hostBuild{"x25519.cl", nil}, hostBuild{"x448.cl", nil})
+	return append(bs, hostBuild{"arith.cl", nil}, hostBuild{"x25519.cl", nil}, hostBuild{"x448.cl", nil},
+		hostBuild{"x25519_iterate.cl", nil}, hostBuild{"x448_iterate.cl", nil})
 }
 
 // TestSourcesParseAsC compiles every host build with gcc -fsyntax-only
