@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 
+	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/device"
 )
 
@@ -16,6 +18,12 @@ const BlockSize = 16
 // its own): the building block of key derivations, not a mode for
 // messages. len(src) must be a multiple of 16; dst must be as long and may
 // be src itself.
+//
+// The data goes through the device in chunks of a pipeline stage, each
+// written to dst once complete. When the device fails, the chunks it did
+// not finish (whose input is untouched, in place too) are computed on the
+// CPU and the failure is reported through OnFallback; the finished ones
+// are kept. The same holds for DecryptBlocks and XORKeyStream.
 func (e *Engine) EncryptBlocks(k *Key, dst, src []byte) error {
 	return e.blocks(k, dst, src, false)
 }
@@ -52,7 +60,7 @@ func (e *Engine) blocks(k *Key, dst, src []byte, decrypt bool) error {
 	if decrypt {
 		sched = k.dec[:]
 	}
-	err := e.stream(sched, dst, src, func(q *device.Queue, ds, buf *device.Buffer, off, n int) (*device.Event, error) {
+	done, err := e.stream(sched, dst, src, func(q *device.Queue, ds, buf *device.Buffer, off, n int) (*device.Event, error) {
 		return e.launchBlocks(q, ds, k, buf, buf, n/BlockSize, decrypt)
 	})
 	if err == nil {
@@ -66,13 +74,15 @@ func (e *Engine) blocks(k *Key, dst, src []byte, decrypt bool) error {
 	if block == nil {
 		return ErrKeyDestroyed
 	}
-	for i := 0; i < len(src); i += BlockSize {
-		if decrypt {
-			block.Decrypt(dst[i:], src[i:])
-		} else {
-			block.Encrypt(dst[i:], src[i:])
+	e.redoChunks(len(src), done, func(lo, hi int) {
+		for i := lo; i < hi; i += BlockSize {
+			if decrypt {
+				block.Decrypt(dst[i:], src[i:])
+			} else {
+				block.Encrypt(dst[i:], src[i:])
+			}
 		}
-	}
+	})
 	return nil
 }
 
@@ -166,7 +176,7 @@ func (e *Engine) launchBlocks(q *device.Queue, ds *device.Buffer, k *Key, in, ou
 	if q, err = e.queue(q); err != nil {
 		return nil, err
 	}
-	return q.Launch(kern, e.globalSize(blocks), e.group, device.Local(e.tableBytes(decrypt)), e.tables, ds,
+	return e.launch(q, kern, e.globalSize(blocks), e.group, device.Local(e.tableBytes(decrypt)), e.tables, ds,
 		uint32(k.rounds), in, out, uint32(blocks))
 }
 
@@ -174,34 +184,54 @@ func (e *Engine) launchBlocks(q *device.Queue, ds *device.Buffer, k *Key, in, ou
 // copies a chunk into the stage, the device copies it in, runs launch in
 // place and copies it back, the host copies it to dst. When src and dst
 // are both pinned memory (device.Pinned: from Device.HostAlloc) the
-// device copies from and to them directly, without the host copies. The
-// schedule travels in the stage's tail. Device buffers are leased as
-// secret (they hold plaintext and the schedule) and zeroed before reuse.
-func (e *Engine) stream(schedule []uint32, dst, src []byte, launch func(q *device.Queue, sched, buf *device.Buffer, off, n int) (*device.Event, error)) error {
-	direct := device.Pinned(src) && device.Pinned(dst)
+// device copies from and to them directly, without the host copies;
+// from src only when dst is src, so that a copy that fails half-way does
+// not write over input. The schedule travels in the stage's tail. Device
+// buffers are leased as secret (they hold plaintext and the schedule) and
+// zeroed before reuse.
+//
+// A chunk's result reaches dst only once every command of the chunk has
+// completed, and done[c] then says that chunk c (the stage-sized chunk at
+// byte c·stageSize) is finished. On an error the input of every chunk not
+// done is untouched, even when dst is src, so the caller redoes just those
+// (redoChunks).
+func (e *Engine) stream(schedule []uint32, dst, src []byte, launch func(q *device.Queue, sched, buf *device.Buffer, off, n int) (*device.Event, error)) (done []bool, err error) {
+	directIn := device.Pinned(src) && device.Pinned(dst)
+	directOut := directIn && !inPlace(dst, src)
 	chunks := (len(src) + e.stageSize - 1) / e.stageSize
-	return e.pipeline(chunks, !direct, func(k int, st *stage) (func() error, error) {
+	done = make([]bool, chunks)
+	err = e.pipeline(chunks, !directOut, func(k int, st *stage) (func() error, error) {
 		off := k * e.stageSize
 		n := min(e.stageSize, len(src)-off)
 		in, out := st.host.Bytes[:n], st.host.Bytes[:n]
-		if direct {
-			in, out = src[off:off+n], dst[off:off+n]
+		if directIn {
+			in = src[off : off+n]
 		} else {
 			parallelCopy(in, src[off:off+n])
+		}
+		if directOut {
+			out = dst[off : off+n]
 		}
 		lease := e.pool.Lease(st.q)
 		var kernel, read *device.Event
 		var writes []*device.Event // released (waited for) in finish, not here
+		enqueued := false          // every command of the chunk
 		finish := func() error {
 			err := waitAll(append(writes, read)...)
-			if err == nil && !direct {
-				parallelCopy(dst[off:off+n], out)
-			}
 			var l launches
 			if kernel != nil {
 				l = append(l, kernel)
 			}
-			return e.finishDevice(lease, l, err)
+			if werr := e.wait(l); err == nil {
+				err = werr
+			}
+			if err == nil && enqueued {
+				if !directOut {
+					parallelCopy(dst[off:off+n], out)
+				}
+				done[k] = true
+			}
+			return e.finishDevice(lease, nil, err)
 		}
 		tail := st.host.Bytes[e.stageSize : e.stageSize+4*len(schedule)]
 		copy(tail, device.Uint32Bytes(schedule))
@@ -226,14 +256,48 @@ func (e *Engine) stream(schedule []uint32, dst, src []byte, launch func(q *devic
 		if kernel, err = launch(st.q, sched, buf, off, n); err != nil {
 			return finish, err
 		}
-		read, err = st.q.Read(buf, 0, out)
-		return finish, err
+		if read, err = st.q.Read(buf, 0, out); err != nil {
+			return finish, err
+		}
+		enqueued = true
+		return finish, nil
 	})
+	return done, err
+}
+
+// redoChunks runs f, on all cores, on the byte range [lo, hi) of each
+// chunk of an n-byte stream call that is not done.
+func (e *Engine) redoChunks(n int, done []bool, f func(lo, hi int)) {
+	var todo []int
+	for c, ok := range done {
+		if !ok {
+			todo = append(todo, c)
+		}
+	}
+	batch.Parallel(len(todo), 1, func(a, b int) {
+		for _, c := range todo[a:b] {
+			lo := c * e.stageSize
+			f(lo, min(lo+e.stageSize, n))
+		}
+	})
+}
+
+// counterAt is the CTR counter block iv advanced by blocks, as a 128-bit
+// big-endian number.
+func counterAt(iv []byte, blocks uint64) []byte {
+	ctr := make([]byte, BlockSize)
+	hi, lo := binary.BigEndian.Uint64(iv), binary.BigEndian.Uint64(iv[8:])
+	lo2, carry := bits.Add64(lo, blocks, 0)
+	binary.BigEndian.PutUint64(ctr, hi+carry)
+	binary.BigEndian.PutUint64(ctr[8:], lo2)
+	return ctr
 }
 
 // XORKeyStream encrypts or decrypts src into dst in CTR mode with the
 // counter block iv (16 bytes), incremented as a 128-bit big-endian number
-// per block, as crypto/cipher.NewCTR does. dst may be src itself.
+// per block, as crypto/cipher.NewCTR does. dst may be src itself. A device
+// failure in the middle of the call leaves the chunks the device finished
+// and computes the others on the CPU (see EncryptBlocks).
 func (e *Engine) XORKeyStream(k *Key, iv, dst, src []byte) error {
 	if err := k.live(); err != nil {
 		return err
@@ -247,7 +311,7 @@ func (e *Engine) XORKeyStream(k *Key, iv, dst, src []byte) error {
 	if len(src) == 0 {
 		return nil
 	}
-	err := e.stream(k.enc[:], dst, src, func(q *device.Queue, ds, buf *device.Buffer, off, n int) (*device.Event, error) {
+	done, err := e.stream(k.enc[:], dst, src, func(q *device.Queue, ds, buf *device.Buffer, off, n int) (*device.Event, error) {
 		return e.launchCTR(q, ds, k, iv, uint64(off/BlockSize), buf, buf, n)
 	})
 	if err == nil {
@@ -258,7 +322,9 @@ func (e *Engine) XORKeyStream(k *Key, iv, dst, src []byte) error {
 	if block == nil {
 		return ErrKeyDestroyed
 	}
-	cipher.NewCTR(block, iv).XORKeyStream(dst[:len(src)], src)
+	e.redoChunks(len(src), done, func(lo, hi int) {
+		cipher.NewCTR(block, counterAt(iv, uint64(lo/BlockSize))).XORKeyStream(dst[lo:hi], src[lo:hi])
+	})
 	return nil
 }
 
@@ -302,7 +368,7 @@ func (e *Engine) launchCTR(q *device.Queue, ds *device.Buffer, k *Key, iv []byte
 		return nil, err
 	}
 	le := binary.LittleEndian
-	return q.Launch(kern, e.globalSize(total), e.group, device.Local(e.tableBytes(false)), e.tables, ds, uint32(k.rounds),
+	return e.launch(q, kern, e.globalSize(total), e.group, device.Local(e.tableBytes(false)), e.tables, ds, uint32(k.rounds),
 		le.Uint32(iv), le.Uint32(iv[4:]), le.Uint32(iv[8:]), le.Uint32(iv[12:]), first, uint32(0),
 		in, out, uint32(blocks), uint32(tail))
 }

@@ -24,7 +24,9 @@ type CBCMessage struct {
 // bytes, data that is not a whole number of blocks.
 //
 // On the device each message is one work-item: CBC encryption is
-// sequential, so a batch needs many messages to be fast.
+// sequential, so a batch needs many messages to be fast. A device failure
+// in the middle of the call keeps the messages the device finished and
+// computes the others on the CPU (reported through OnFallback).
 func (e *Engine) EncryptCBC(msgs []CBCMessage) ([][]byte, error) { return e.cbc(msgs, false) }
 
 // DecryptCBC decrypts each message in CBC mode; see EncryptCBC. Padding,
@@ -287,8 +289,9 @@ func (e *Engine) runModes(kind modeKind, keys *modeKeys, jobs []modeJob, fail fu
 // through the pipeline (the host packs and unpacks one chunk while the
 // device computes others, copies both ways at once), larger single jobs
 // through device buffers of their size. On an error it returns the jobs
-// whose results were not written (a chunk's results are written only once
-// it is complete, so these are untouched and may be redone).
+// whose results were not written: a chunk's results are written only once
+// every command of the chunk has completed, so the other chunks' jobs are
+// untouched, their input too when dst is src, and may be redone.
 func (e *Engine) modesOnDevice(kind modeKind, keys *modeKeys, jobs []modeJob) ([]modeJob, error) {
 	if err := e.fail(); err != nil {
 		return jobs, err
@@ -320,14 +323,7 @@ func (e *Engine) modesOnDevice(kind modeKind, keys *modeKeys, jobs []modeJob) ([
 	completed := make([]bool, len(staged)+len(alone))
 	err = e.pipeline(len(staged), true, func(k int, st *stage) (func() error, error) {
 		c := staged[k]
-		finish, err := e.modesChunk(prog, kind, keys, jobs[c.lo:c.hi], c.size, st.q, st.host.Bytes[:c.size])
-		return func() error {
-			if err := finish(); err != nil {
-				return err
-			}
-			completed[k] = true
-			return nil
-		}, err
+		return e.modesChunk(prog, kind, keys, jobs[c.lo:c.hi], c.size, st.q, st.host.Bytes[:c.size], &completed[k])
 	})
 	for k, c := range alone {
 		if err != nil {
@@ -335,12 +331,11 @@ func (e *Engine) modesOnDevice(kind modeKind, keys *modeKeys, jobs []modeJob) ([
 		}
 		data := make([]byte, c.size)
 		var finish func() error
-		finish, err = e.modesChunk(prog, kind, keys, jobs[c.lo:c.hi], c.size, nil, data)
+		finish, err = e.modesChunk(prog, kind, keys, jobs[c.lo:c.hi], c.size, nil, data, &completed[len(staged)+k])
 		if ferr := finish(); err == nil {
 			err = ferr
 		}
 		parallelClear(data)
-		completed[len(staged)+k] = err == nil
 	}
 	if err == nil {
 		return nil, nil
@@ -367,8 +362,11 @@ func modeRuns(kind modeKind, n int) int {
 // memory of the caller's) with every job at a multiple of 16 bytes, one
 // lease whose buffers holding keys or data are secret (zeroed before
 // reuse), upload, launch, read back. The function it returns waits, copies
-// the results out and releases the lease; the caller zeroes data.
-func (e *Engine) modesChunk(prog *device.Program, kind modeKind, keys *modeKeys, jobs []modeJob, size int, q *device.Queue, data []byte) (func() error, error) {
+// the results out and releases the lease; the caller zeroes data. The
+// results are copied out, and *done set, only when every command of the
+// chunk was enqueued and has completed: after an error the jobs' dst (and
+// src, when it is dst) are untouched unless *done.
+func (e *Engine) modesChunk(prog *device.Program, kind modeKind, keys *modeKeys, jobs []modeJob, size int, q *device.Queue, data []byte, done *bool) (func() error, error) {
 	n := len(jobs)
 	local := map[int]uint32{}
 	var recs, trecs []uint32
@@ -428,14 +426,19 @@ func (e *Engine) modesChunk(prog *device.Program, kind modeKind, keys *modeKeys,
 	var l launches
 	var writes []*device.Event
 	var read *device.Event
+	enqueued := false // every command of the chunk
 	finish := func() error {
 		err := waitAll(append(writes, read)...)
-		if err == nil {
+		if werr := e.wait(l); err == nil {
+			err = werr
+		}
+		if err == nil && enqueued {
 			eachJob(jobs, func(ji int, j *modeJob) {
 				copyJob(j.dst[:len(j.src)], data[offs[ji]:offs[ji]+len(j.src)])
 			})
+			*done = true
 		}
-		return e.finishDevice(lease, l, err)
+		return e.finishDevice(lease, nil, err)
 	}
 	if qerr != nil {
 		return finish, qerr
@@ -468,7 +471,7 @@ func (e *Engine) modesChunk(prog *device.Program, kind modeKind, keys *modeKeys,
 				return err
 			}
 			args = append([]any{device.Local(e.tableBytes(decrypt)), e.tables}, args...)
-			return l.add(q.Launch(kern, e.globalSize(work), e.group, args...))
+			return l.add(e.launch(q, kern, e.globalSize(work), e.group, args...))
 		}
 		out := buf
 		switch kind {
@@ -499,8 +502,11 @@ func (e *Engine) modesChunk(prog *device.Program, kind modeKind, keys *modeKeys,
 		if err != nil {
 			return err
 		}
-		read, err = q.Read(out, 0, data)
-		return err
+		if read, err = q.Read(out, 0, data); err != nil {
+			return err
+		}
+		enqueued = true
+		return nil
 	}()
 	return finish, err
 }

@@ -64,9 +64,11 @@ type Config struct {
 }
 
 // Engine runs AES on one device. It is safe for concurrent use. When the
-// device fails during a call, the call is redone on the CPU (crypto/aes)
-// and the failure is reported through OnFallback: results are never
-// wrong because of a device fault.
+// device fails during a call, what it did not finish is redone on the CPU
+// (crypto/aes) and the failure is reported through OnFallback: results
+// are never wrong because of a device fault. A result is written only once
+// the device has completed it, so what is redone still has its input, in
+// place too.
 type Engine struct {
 	dev        *device.Device
 	prog       *device.Program
@@ -92,6 +94,7 @@ type Engine struct {
 	mu        sync.Mutex
 	fallbacks batch.Fallbacks
 	failHook  func() error   // tests: simulate a device failure
+	launchErr func() error   // tests: simulate a kernel launch that fails
 	alter     func([][]byte) // tests: simulate a device that returns wrong results
 }
 
@@ -263,6 +266,21 @@ func (e *Engine) fail() error {
 		return hook()
 	}
 	return nil
+}
+
+// launch enqueues kern on q, as q.Launch does, unless the launch test
+// hook fails it: a device that fails in the middle of a call, after some
+// of its chunks are done and with the current one half enqueued.
+func (e *Engine) launch(q *device.Queue, kern *device.Kernel, global, local int, args ...any) (*device.Event, error) {
+	e.mu.Lock()
+	hook := e.launchErr
+	e.mu.Unlock()
+	if hook != nil {
+		if err := hook(); err != nil {
+			return nil, err
+		}
+	}
+	return q.Launch(kern, global, local, args...)
 }
 
 // alterResults is the other test hook: it may change the device's results

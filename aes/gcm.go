@@ -40,11 +40,21 @@ type Message struct {
 // Seal encrypts and authenticates each message (AES-GCM). The result of
 // element i is its ciphertext followed by the tag, or nil with a reason in
 // a *batch.Error when the element is invalid (no key, empty nonce, ...).
+//
+// The device computes the messages in groups of a pipeline stage, and a
+// message larger than a stage in chunks of one; a group's results, or a
+// chunk's, are written only once complete. When the device fails in the
+// middle of a call, the messages it finished keep its results, a large
+// message's unfinished chunks are finished on the CPU, and the other
+// messages (their Data untouched, in place too) are computed on the CPU;
+// the failure is reported through OnFallback. The same holds for Open,
+// whose failed elements get no plaintext, only their error.
 func (e *Engine) Seal(msgs []Message) ([][]byte, error) { return e.gcm(msgs, false) }
 
 // Open checks and decrypts each message. The result of element i is its
 // plaintext, or nil with a reason in a *batch.Error: ErrOpen when the tag
-// does not match (no plaintext is released).
+// does not match (no plaintext is released: Out[:n] is zeroed). A device
+// failure in the middle of the call is handled as for Seal.
 func (e *Engine) Open(msgs []Message) ([][]byte, error) { return e.gcm(msgs, true) }
 
 // gcmGroupLog is log2 of the values one gcm_reduce work-item combines.
@@ -335,20 +345,26 @@ func (e *Engine) gcm(msgs []Message, open bool) ([][]byte, error) {
 	res := newResults(msgs, valid, open)
 	if len(valid) > 0 {
 		check := e.newGCMCheck(msgs, valid, open, res)
-		if err := e.gcmOnDevice(msgs, valid, open, res, errs); err != nil {
+		done := make([]bool, len(msgs))
+		if err := e.gcmOnDevice(msgs, valid, open, res, errs, done); err != nil {
 			if errors.Is(err, ErrKeyDestroyed) {
 				return nil, err
 			}
+			// The elements the device finished keep its results (an
+			// element computed in place has lost its input); the others,
+			// untouched, are computed on the CPU.
 			e.fellBack(err)
-			inputs := msgs
-			if check != nil {
-				inputs = check.inputs // the in-place elements' inputs as they were
+			var rest []int
+			for _, i := range valid {
+				if !done[i] {
+					rest = append(rest, i)
+				}
 			}
-			e.gcmCPU(inputs, valid, open, res, errs)
+			e.gcmCPU(msgs, rest, open, res, errs)
 		} else {
 			e.alterResults(res.out)
-			res = e.checkGCM(check, msgs, valid, open, res, errs)
 		}
+		res = e.checkGCM(check, msgs, valid, open, res, errs)
 	}
 	return res.out, batch.Collect(errs)
 }
@@ -399,8 +415,10 @@ func (e *Engine) stageCost(m *Message, open bool) int {
 
 // gcmOnDevice runs the valid elements: batches of them that fit a pipeline
 // stage go through the pipeline; larger messages one by one through
-// device buffers of their size.
-func (e *Engine) gcmOnDevice(msgs []Message, valid []int, open bool, res *results, errs []error) error {
+// device buffers of their size. done[i] says that element i's result (and
+// error) is final; on an error, the elements not done are untouched: their
+// results, their errors and their Data, even when Out is Data.
+func (e *Engine) gcmOnDevice(msgs []Message, valid []int, open bool, res *results, errs []error, done []bool) error {
 	var groups [][]int
 	var large []int
 	var cur []int
@@ -423,13 +441,13 @@ func (e *Engine) gcmOnDevice(msgs []Message, valid []int, open bool, res *result
 	}
 	if len(groups) > 0 {
 		if err := e.pipeline(len(groups), true, func(k int, st *stage) (func() error, error) {
-			return e.gcmStage(msgs, groups[k], open, st, res, errs)
+			return e.gcmStage(msgs, groups[k], open, st, res, errs, done)
 		}); err != nil {
 			return err
 		}
 	}
 	for _, i := range large {
-		if err := e.gcmLarge(msgs, i, open, res, errs); err != nil {
+		if err := e.gcmLarge(msgs, i, open, res, errs, done); err != nil {
 			return err
 		}
 	}
@@ -446,8 +464,9 @@ func words(b []byte) []uint32 {
 
 // gcmStage is one pipeline job: the elements idx, packed into the stage's
 // staging memory, copied in, computed, and copied back; the function it
-// returns waits and writes the results.
-func (e *Engine) gcmStage(msgs []Message, idx []int, open bool, st *stage, res *results, errs []error) (func() error, error) {
+// returns waits and writes the results, and marks the elements done, only
+// when every command of the job was enqueued and has completed.
+func (e *Engine) gcmStage(msgs []Message, idx []int, open bool, st *stage, res *results, errs []error, done []bool) (func() error, error) {
 	p := e.plan(msgs, idx, open, -1)
 	n := len(idx)
 	// Staging layout: data, AAD, key records, descriptors, segment map,
@@ -504,13 +523,20 @@ func (e *Engine) gcmStage(msgs []Message, idx []int, open bool, st *stage, res *
 
 	lease := e.pool.Lease(st.q)
 	var l launches
-	var reads []*device.Event
+	var writes, reads []*device.Event
+	enqueued := false // every command of the job
 	finish := func() error {
-		err := waitAll(reads...)
-		if err == nil {
-			e.gcmResults(p, msgs, data, tags, verdicts, res, errs)
+		err := waitAll(append(writes, reads...)...)
+		if werr := e.wait(l); err == nil {
+			err = werr
 		}
-		return e.finishDevice(lease, l, err)
+		if err == nil && enqueued {
+			e.gcmResults(p, msgs, data, tags, verdicts, res, errs)
+			for _, i := range idx {
+				done[i] = true
+			}
+		}
+		return e.finishDevice(lease, nil, err)
 	}
 	upload := func(b []byte, secret bool) (*device.Buffer, error) {
 		buf, err := lease.Buffer(max(len(b), 4), secret)
@@ -519,7 +545,7 @@ func (e *Engine) gcmStage(msgs []Message, idx []int, open bool, st *stage, res *
 		}
 		ev, err := st.q.Write(buf, 0, b)
 		if err == nil {
-			ev.Release()
+			writes = append(writes, ev)
 		}
 		return buf, err
 	}
@@ -581,6 +607,7 @@ func (e *Engine) gcmStage(msgs []Message, idx []int, open bool, st *stage, res *
 		return finish, err
 	}
 	reads = append(reads, ev)
+	enqueued = true
 	return finish, nil
 }
 
@@ -650,7 +677,13 @@ func gcmOne(m *Message, open bool, dst []byte) ([]byte, error) {
 // Y ← Y·Hⁿ ⊕ V, starting from the GHASH of the AAD and ending with the
 // lengths block and E(K, J0), all in constant time (ghash.go). Open writes
 // the plaintext as it goes and zeroes it if the tag does not match.
-func (e *Engine) gcmLarge(msgs []Message, i int, open bool, res *results, errs []error) error {
+//
+// A chunk's result is written only once every command of the chunk has
+// completed. When the device fails, the chunks it did not finish (their
+// input untouched, even in place) are finished on the CPU (gcmChunkCPU):
+// the message is then done (done[i]) and the device's error returned, for
+// the caller to report and to redo the elements not done.
+func (e *Engine) gcmLarge(msgs []Message, i int, open bool, res *results, errs []error, done []bool) error {
 	m := &msgs[i]
 	body := bodyLen(m, open, -1)
 	text := m.Data[:body]
@@ -663,16 +696,23 @@ func (e *Engine) gcmLarge(msgs []Message, i int, open bool, res *results, errs [
 	chunk := e.stageSize
 	chunks := (body + chunk - 1) / chunk
 	parts := make([]fieldElement, chunks)
-	// pinned input and output: the device copies from and to them directly
+	finished := make([]bool, chunks)
+	// pinned input and output: the device copies from and to them
+	// directly; into the staging when in place, so that a copy that fails
+	// half-way does not write over input
 	direct := device.Pinned(text) && device.Pinned(out[:body])
-	err := e.pipeline(chunks, true, func(c int, st *stage) (func() error, error) {
+	directOut := direct && !inPlace(out, text)
+	derr := e.pipeline(chunks, true, func(c int, st *stage) (func() error, error) {
 		off := c * chunk
 		n := min(chunk, body-off)
 		host, back := st.host.Bytes[:n], st.host.Bytes[:n]
 		if direct {
-			host, back = text[off:off+n], out[off:off+n]
+			host = text[off : off+n]
 		} else {
 			parallelCopy(host, text[off:off+n])
+		}
+		if directOut {
+			back = out[off : off+n]
 		}
 		part := []Message{{Key: k, Nonce: m.Nonce}}
 		p := e.planGHASH(part, []int{0}, open, n, 0)
@@ -683,17 +723,22 @@ func (e *Engine) gcmLarge(msgs []Message, i int, open bool, res *results, errs [
 		p.messages[11] = binary.LittleEndian.Uint32(ctr[:])
 		lease := e.pool.Lease(st.q)
 		var l launches
-		var read *device.Event
+		var events []*device.Event // the copies
+		enqueued := false          // every command of the chunk
 		value := make([]uint32, 4)
 		finish := func() error {
-			err := waitAll(read)
-			if err == nil {
-				if !direct {
+			err := waitAll(events...)
+			if werr := e.wait(l); err == nil {
+				err = werr
+			}
+			if err == nil && enqueued {
+				if !directOut {
 					parallelCopy(out[off:off+n], back)
 				}
 				parts[c] = fieldElement{uint64(value[0])<<32 | uint64(value[1]), uint64(value[2])<<32 | uint64(value[3])}
+				finished[c] = true
 			}
-			return e.finishDevice(lease, l, err)
+			return e.finishDevice(lease, nil, err)
 		}
 		buf, err := lease.Buffer(n, true)
 		if err != nil {
@@ -703,7 +748,7 @@ func (e *Engine) gcmLarge(msgs []Message, i int, open bool, res *results, errs [
 		if err != nil {
 			return finish, err
 		}
-		ev.Release()
+		events = append(events, ev)
 		daad, err := lease.Buffer(16, true)
 		if err != nil {
 			return finish, err
@@ -741,12 +786,35 @@ func (e *Engine) gcmLarge(msgs []Message, i int, open bool, res *results, errs [
 		if ev, err = st.q.Read(buf, 0, back); err != nil {
 			return finish, err
 		}
-		ev.Release()
-		read, err = st.q.Read(values, 16*int(p.messages[12]), device.Uint32Bytes(value))
-		return finish, err
+		events = append(events, ev)
+		if ev, err = st.q.Read(values, 16*int(p.messages[12]), device.Uint32Bytes(value)); err != nil {
+			return finish, err
+		}
+		events = append(events, ev)
+		enqueued = true
+		return finish, nil
 	})
-	if err != nil {
-		return err
+	block := k.cipherBlock()
+	if block == nil {
+		if open {
+			clear(out) // no plaintext of chunks the device finished
+		}
+		return ErrKeyDestroyed
+	}
+	if derr != nil {
+		var todo []int
+		for c, ok := range finished {
+			if !ok {
+				todo = append(todo, c)
+			}
+		}
+		batch.Parallel(len(todo), 1, func(lo, hi int) {
+			for _, c := range todo[lo:hi] {
+				off := c * chunk
+				n := min(chunk, body-off)
+				parts[c] = gcmChunkCPU(block, h, j0, off, out[off:off+n], text[off:off+n], open)
+			}
+		})
 	}
 	y := ghash(h, m.AAD)
 	for c, v := range parts {
@@ -754,25 +822,48 @@ func (e *Engine) gcmLarge(msgs []Message, i int, open bool, res *results, errs [
 		y = y.mul(power(&powers, uint64((n+15)/16))).xor(v)
 	}
 	y = y.xor(fieldElement{uint64(len(m.AAD)) * 8, uint64(body) * 8}).mul(h)
-	block := k.cipherBlock()
-	if block == nil {
-		return ErrKeyDestroyed
-	}
 	var tag, ekj0 [16]byte
 	block.Encrypt(ekj0[:], j0[:])
 	y.bytes(tag[:])
 	for b := range tag {
 		tag[b] ^= ekj0[b]
 	}
+	done[i] = true
 	if !open {
 		copy(out[body:], tag[:])
-		return nil
+		return derr
 	}
 	if subtle.ConstantTimeCompare(tag[:], m.Data[body:]) != 1 {
 		clear(out)
 		errs[i], res.out[i] = ErrOpen, nil
 	}
-	return nil
+	return derr
+}
+
+// gcmChunkCPU is a chunk of gcmLarge on the CPU: src, the bytes of the
+// message from off (a multiple of 16), encrypted (or decrypted) into dst
+// (which may be src) in GCM's counter mode, whose counter, the last 32
+// bits of the counter block, starts at J0's plus 1 + off/16 and wraps
+// modulo 2³². It returns the chunk's GHASH value, V of the ciphertext
+// (hashed before it is overwritten, to open).
+func gcmChunkCPU(block cipher.Block, h fieldElement, j0 [16]byte, off int, dst, src []byte, open bool) fieldElement {
+	var v fieldElement
+	if open {
+		v = ghash(h, src)
+	}
+	ctr := j0
+	binary.BigEndian.PutUint32(ctr[12:], binary.BigEndian.Uint32(j0[12:])+1+uint32(off/BlockSize))
+	var stream [BlockSize]byte
+	for at := 0; at < len(src); at += BlockSize {
+		block.Encrypt(stream[:], ctr[:])
+		subtle.XORBytes(dst[at:], src[at:min(at+BlockSize, len(src))], stream[:])
+		binary.BigEndian.PutUint32(ctr[12:], binary.BigEndian.Uint32(ctr[12:])+1)
+	}
+	clear(stream[:])
+	if !open {
+		v = ghash(h, dst[:len(src)])
+	}
+	return v
 }
 
 // smallGlobal is the launch size of the table-free GCM kernels (work-groups
@@ -872,14 +963,14 @@ func (e *Engine) launchGCM(q *device.Queue, l *launches, p *gcmPlan, keys, descs
 				total++
 			}
 			d := p.messages
-			return l.add(q.Launch(ctr, e.globalSize(total), e.group, device.Local(e.tableBytes(false)), e.tables, keys, uint32(k.rounds),
+			return l.add(e.launch(q, ctr, e.globalSize(total), e.group, device.Local(e.tableBytes(false)), e.tables, keys, uint32(k.rounds),
 				d[8], d[9], d[10], d[11], uint64(1), uint32(1), din, dout, uint32(blocks), uint32(tail)))
 		}
 		kern, err := e.prog.Kernel("gcm_crypt")
 		if err != nil {
 			return err
 		}
-		return l.add(q.Launch(kern, e.globalSize(p.nsegs), e.group, device.Local(e.tableBytes(false)), e.tables,
+		return l.add(e.launch(q, kern, e.globalSize(p.nsegs), e.group, device.Local(e.tableBytes(false)), e.tables,
 			keys, uint32(p.keyWords), descs, uint32(n), segs, din, dout, ekj0, uint32(p.nsegs)))
 	}
 	hash := func(text *device.Buffer) error {
@@ -887,7 +978,7 @@ func (e *Engine) launchGCM(q *device.Queue, l *launches, p *gcmPlan, keys, descs
 		if err != nil {
 			return err
 		}
-		return l.add(q.Launch(kern, e.hashGlobal(p.nsegs), ghashGroup, keys, uint32(p.keyWords), descs, uint32(n), segs,
+		return l.add(e.launch(q, kern, e.hashGlobal(p.nsegs), ghashGroup, keys, uint32(p.keyWords), descs, uint32(n), segs,
 			text, daad, values, uint32(p.nsegs)))
 	}
 	if p.open {
@@ -911,7 +1002,7 @@ func (e *Engine) launchGCM(q *device.Queue, l *launches, p *gcmPlan, keys, descs
 	}
 	for lv, u := range p.levels {
 		count := len(u) / 4
-		if err := l.add(q.Launch(red, e.smallGlobal(count), 64, units[lv], keys, uint32(p.keyWords), uint32(lv+1), values, uint32(count))); err != nil {
+		if err := l.add(e.launch(q, red, e.smallGlobal(count), 64, units[lv], keys, uint32(p.keyWords), uint32(lv+1), values, uint32(count))); err != nil {
 			return err
 		}
 	}
@@ -922,7 +1013,7 @@ func (e *Engine) launchGCM(q *device.Queue, l *launches, p *gcmPlan, keys, descs
 		}
 		for lv, r := range p.single {
 			nu := (r.count + 1<<gcmGroupLog - 1) >> gcmGroupLog
-			if err := l.add(q.Launch(one, e.smallGlobal(nu), 64, keys, uint32(lv+1), values,
+			if err := l.add(e.launch(q, one, e.smallGlobal(nu), 64, keys, uint32(lv+1), values,
 				uint32(r.in), uint32(r.count), uint32(r.out))); err != nil {
 				return err
 			}
@@ -936,7 +1027,7 @@ func (e *Engine) launchGCM(q *device.Queue, l *launches, p *gcmPlan, keys, descs
 	if p.open {
 		decrypt = 1
 	}
-	return l.add(q.Launch(fin, e.smallGlobal(n), 64, descs, values, ekj0, tags, ok, uint32(n), decrypt))
+	return l.add(e.launch(q, fin, e.smallGlobal(n), 64, descs, values, ekj0, tags, ok, uint32(n), decrypt))
 }
 
 // uploadSecret uploads words (key records, E(K, J0)) into a secret buffer

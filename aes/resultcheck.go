@@ -16,7 +16,9 @@ import (
 // returns a wrong result (bad memory, a driver or compiler fault) is then
 // caught: the whole call is recomputed on the CPU and the fault reported
 // through OnFallback, as a failed device call is. When the check is on,
-// the first element of each call is always checked.
+// the first element of each call is always checked, and after a device
+// failure in the middle of a call the elements the device finished are
+// still checked.
 //
 // It applies to the batch calls: Seal and Open (GCM), EncryptCBC and
 // DecryptCBC, EncryptXTS and DecryptXTS; the bulk calls (EncryptBlocks,

@@ -86,7 +86,9 @@ type XTSMessage struct {
 //
 // On the device each unit is cut into runs of a few blocks, each run one
 // work-item, so a single long unit spreads over the device as well as
-// many short ones do.
+// many short ones do. A device failure in the middle of the call keeps
+// the units the device finished and computes the others on the CPU
+// (reported through OnFallback).
 func (e *Engine) EncryptXTS(msgs []XTSMessage) ([][]byte, error) { return e.xts(msgs, false) }
 
 // DecryptXTS decrypts each data unit with XTS-AES; see EncryptXTS.
@@ -128,7 +130,10 @@ func (e *Engine) xts(msgs []XTSMessage, decrypt bool) ([][]byte, error) {
 // multiple of 16) numbered from firstSector: the tweak of unit i is
 // firstSector + i as a 16-byte little-endian number, as
 // golang.org/x/crypto/xts makes it. len(src) must be a multiple of
-// sectorSize; dst must be at least as long and may be src itself.
+// sectorSize; dst must be at least as long and may be src itself. When the
+// device fails, the sectors it finished are kept and the others (their
+// input untouched, in place too) are computed on the CPU, as is the rest
+// of the call; the failure is reported through OnFallback.
 func (e *Engine) EncryptSectors(k *XTSKey, dst, src []byte, sectorSize int, firstSector uint64) error {
 	return e.sectors(k, dst, src, sectorSize, firstSector, false)
 }
