@@ -1,0 +1,75 @@
+package ecdh
+
+import (
+	"fmt"
+
+	"github.com/gpucrypto/gpucrypto/device"
+	"github.com/gpucrypto/gpucrypto/kernels"
+)
+
+// Iterator runs RFC 7748 §5.2's iterated test on a device: k, u =
+// X(k, u), k, over and over, in one work-item (kernels/ladder_iterate.h,
+// on the ladder of the production program), the state k, u kept in
+// device memory from one Run to the next.
+type Iterator struct {
+	c     Curve
+	kern  *device.Kernel
+	state *device.Buffer // k, u, the decoded scalar: c.limbs() words each
+}
+
+// NewIterator builds c's iteration program on d (with the defines of
+// WithProgramDefines, as an engine would) and uploads the starting k and
+// u (c.Size() bytes each).
+func NewIterator(d *device.Device, c Curve, k, u []byte) (*Iterator, error) {
+	if err := checkLen(c, "private", k); err != nil {
+		return nil, err
+	}
+	if err := checkLen(c, "public", u); err != nil {
+		return nil, err
+	}
+	file := curveName(c) + "_iterate.cl"
+	p, err := d.Program(kernels.Program(file, programDefines[c]))
+	if err != nil {
+		return nil, fmt.Errorf("ecdh: building %s for %s: %w", file, d.Name, err)
+	}
+	kern, err := p.Kernel(curveName(c) + "_iterate")
+	if err != nil {
+		return nil, err
+	}
+	state := make([]byte, 3*c.Size()) // the scalar's words start at zero
+	copy(state, k)
+	copy(state[c.Size():], u)
+	buf, err := d.Upload(state)
+	if err != nil {
+		return nil, fmt.Errorf("ecdh: uploading the %s iteration state to %s: %w", c, d.Name, err)
+	}
+	return &Iterator{c: c, kern: kern, state: buf}, nil
+}
+
+// Run runs n more iterations (1 ≤ n < 2^32) in one launch and waits for
+// them.
+func (it *Iterator) Run(n int) error {
+	if n < 1 || uint64(n) > 1<<32-1 {
+		return fmt.Errorf("ecdh: %d iterations in one launch: want 1 to 2^32−1", n)
+	}
+	sm, um := masks(it.c)
+	ev, err := it.kern.Launch(1, 1, it.state, uint32(n), sm.and0, sm.andTop, sm.orTop, um.and0, um.andTop, um.orTop)
+	if err != nil {
+		return err
+	}
+	return ev.Release() // waits
+}
+
+// K is the current k (c.Size() bytes; the device holds it as the RFC's
+// little-endian words): after n iterations in all, the value RFC 7748
+// §5.2 gives for n.
+func (it *Iterator) K() ([]byte, error) {
+	k := make([]byte, it.c.Size())
+	if err := it.state.Read(0, k); err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+// Release frees the device state.
+func (it *Iterator) Release() error { return it.state.Release() }
