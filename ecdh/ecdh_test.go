@@ -73,8 +73,8 @@ func TestRFC7748(t *testing.T) {
 				for _, r := range v.Iterated.Results {
 					want[r.Iterations] = r.K
 				}
-				// (on the device, one call per iteration costs more than the
-				// ladder: TestRFC7748IteratedMillion runs the million there)
+				// (the device's million, one call per iteration, would take
+				// hours: TestRFC7748IteratedMillion runs it in few launches)
 				limit := 1000
 				if os.Getenv(envMillion) == "1" && name == "cpu" {
 					limit = 1000000
