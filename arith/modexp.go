@@ -135,7 +135,7 @@ func (e *Engine) modexpChunk(kern *device.Kernel, job *ModExpJob, lo, n int, mb 
 			return 0, err
 		}
 	}
-	dtab, err := lease.Buffer(4*W*n<<job.Mont.Window, true)
+	dtab, err := lease.Buffer(4*n*job.Mont.TableWords(), true)
 	if err != nil {
 		return 0, err
 	}

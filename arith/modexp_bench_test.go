@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -88,6 +89,8 @@ func timeModExp(b *testing.B, eng *arith.Engine, m arith.Mont, bits, n int) time
 // variant and form at 512 and 1024 bits,
 // and the fp64 variant (with and without its squaring, rows unrolled or
 // kept a loop) at 512, 1024 and 2048 bits on devices with fp64.
+// GPUCRYPTO_BENCH_FP64=1 adds the fp64 variant at every width: one thread
+// per number where it exists, and 2, 4 and 8 threads per number.
 func BenchmarkModExp(b *testing.B) {
 	d := devicetest.Device(b)
 	eng, err := arith.NewEngine(d)
@@ -132,6 +135,16 @@ func BenchmarkModExp(b *testing.B) {
 		}
 		// 2048 bits: no dedicated squaring; rows a loop (default) or unrolled
 		cases = append(cases, cfgCase{2048, arith.MontConfig{Variant: arith.FP64}}, cfgCase{2048, arith.MontConfig{Variant: arith.FP64, Rows: 1}})
+	}
+	if os.Getenv("GPUCRYPTO_BENCH_FP64") == "1" {
+		for _, limbs := range arith.ModLimbs() {
+			if slices.Contains(arith.FP64Limbs(), limbs) {
+				cases = append(cases, cfgCase{32 * limbs, arith.MontConfig{Variant: arith.FP64}})
+			}
+			for _, t := range []int{2, 4, 8} {
+				cases = append(cases, cfgCase{32 * limbs, arith.MontConfig{Variant: arith.FP64, Threads: t}})
+			}
+		}
 	}
 	for _, c := range cases {
 		m, err := c.cfg.Resolve(c.bits / 32)

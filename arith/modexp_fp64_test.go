@@ -41,6 +41,13 @@ func TestModExpFP64AgainstMathBig(t *testing.T) {
 		runs = append(runs, run{32 * n, arith.MontConfig{Variant: arith.FP64}})
 	}
 	runs = append(runs, run{512, arith.MontConfig{Variant: arith.FP64, Sqr: -1}})
+	// the multi-thread form: every width, several numbers of lanes (8 at
+	// 512 bits resolves to 4)
+	for _, n := range arith.ModLimbs() {
+		for _, t := range []int{2, 4, 8} {
+			runs = append(runs, run{32 * n, arith.MontConfig{Variant: arith.FP64, Threads: t}})
+		}
+	}
 	for _, r := range runs {
 		m, err := r.cfg.Resolve(r.bits / 32)
 		require.NoError(t, err)
@@ -250,4 +257,34 @@ func TestFP64Resolve(t *testing.T) {
 	require.ErrorContains(t, m.Buildable(nofp), "needs a device with double precision")
 	_, err = m.Program(nofp, m.KernelFile(), nil)
 	require.ErrorContains(t, err, "fp64 Montgomery variant needs a device with double precision; no-fp64 device has none")
+}
+
+// On a GPU with fast double precision, a batch that fills it gets the
+// FP64 variant with lanes by width; small batches keep the integer
+// multi-thread forms, explicit settings win, and other GPUs are unchanged.
+func TestFastFP64Resolve(t *testing.T) {
+	fast := &device.Device{Info: device.Info{Class: device.VendorNVIDIA, Type: device.TypeGPU, ComputeUnits: 132, FP64: true, FastFP64: true}}
+	slow := &device.Device{Info: device.Info{Class: device.VendorNVIDIA, Type: device.TypeGPU, ComputeUnits: 132, FP64: true}}
+	for _, c := range []struct {
+		cfg   arith.MontConfig
+		dev   *device.Device
+		n     int
+		count int
+		want  string
+	}{
+		{arith.MontConfig{}, fast, 32, 1 << 20, "fp64-22x51-w4-t2"},
+		{arith.MontConfig{}, fast, 32, 0, "fp64-22x51-w4-t2"},
+		{arith.MontConfig{}, fast, 64, 1 << 20, "fp64-44x51-w5-t4"},
+		{arith.MontConfig{}, fast, 128, 1 << 20, "fp64-88x51-w5-t8"},
+		{arith.MontConfig{}, fast, 16, 1 << 20, "fp64-11x51+sqr-w4"},
+		{arith.MontConfig{}, fast, 48, 1 << 20, "fp64-32x51-w5-t4"},
+		{arith.MontConfig{}, fast, 96, 1 << 20, "fp64-64x51-w5-t4"},
+		{arith.MontConfig{}, fast, 32, 2, "cios-fs-w4-t16"},
+		{arith.MontConfig{Variant: arith.CIOS}, fast, 32, 1 << 20, "cios-fs+sqr-w4"},
+		{arith.MontConfig{}, slow, 32, 1 << 20, "cios-fs+sqr-w4"},
+	} {
+		m, err := c.cfg.ResolveFor(c.dev, c.n, c.count)
+		require.NoError(t, err)
+		require.Equal(t, c.want, m.String(), "%+v, %d limbs, %d numbers, fast %v", c.cfg, c.n, c.count, c.dev.FastFP64)
+	}
 }

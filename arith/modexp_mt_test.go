@@ -115,7 +115,10 @@ func TestMultiThreadResolve(t *testing.T) {
 		{arith.MontConfig{Threads: 4, Variant: arith.FIOS}, 32, "multi-thread form is CIOS"},
 		{arith.MontConfig{Threads: 4, Form: arith.NoFinalSub}, 32, "no \"nfs\" form"},
 		{arith.MontConfig{Threads: 4, Sqr: 1}, 32, "no dedicated squaring"},
-		{arith.MontConfig{Threads: 4, Variant: arith.FP64}, 32, "fp64 variant has no multi-thread form"},
+		{arith.MontConfig{Threads: 16, Variant: arith.FP64}, 32, "fp64 variant with 16 threads per number: want a power of two up to 8"},
+		{arith.MontConfig{Threads: 3, Variant: arith.FP64}, 32, "want a power of two"},
+		{arith.MontConfig{Threads: 4, Variant: arith.FP64, Sqr: 1}, 32, "no dedicated squaring"},
+		{arith.MontConfig{Threads: 4, Variant: arith.FP64, Form: arith.NoFinalSub}, 32, "no \"nfs\" form"},
 	} {
 		_, err := tc.cfg.Resolve(tc.n)
 		require.ErrorContains(t, err, tc.want, "%+v", tc.cfg)

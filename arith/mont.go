@@ -20,12 +20,16 @@ const (
 	CIOS Variant = "cios" // coarsely integrated operand scanning: two carry-chained rows per word
 	FIOS Variant = "fios" // finely integrated operand scanning: one pass, 64-bit products
 	FIPS Variant = "fips" // finely integrated product scanning (Comba); up to 1024 bits
-	// FP64 is the floating-point Montgomery product (the experiment of
-	// zheng 2014): 51-bit digits in doubles, each digit product split
-	// exactly into two halves by two fma and one subtraction, the halves
-	// summed as 64-bit integers in CIOS rows (kernels/fp64.h). It needs a
-	// device with double precision (device.Info.FP64) and exists for the
-	// widths of FP64Limbs; results are the same canonical words.
+	// FP64 is the floating-point Montgomery product (zheng 2014; the bit
+	// patterns summed as integers as in Emmart, Zheng and Weems 2018):
+	// 51-bit digits in doubles, each digit product split exactly into two
+	// halves by two fma and one subtraction, the halves summed as 64-bit
+	// integers in CIOS rows (kernels/fp64.h). It needs a device with
+	// double precision (device.Info.FP64). One work-item per number exists
+	// for the widths of FP64Limbs (generated code, with a dedicated
+	// squaring); 2, 4 or 8 work-items per number (Threads) for every width
+	// (kernels/modexp_fp64_mt.h), the default on GPUs with fast double
+	// precision (FastFP64Mont). Results are the same canonical words.
 	FP64 Variant = "fp64"
 )
 
@@ -65,7 +69,10 @@ type MontConfig struct {
 	// exchanged by shuffles on NVIDIA and through local memory elsewhere),
 	// which needs Variant "" or CIOS and the FinalSub form. For a modulus
 	// width that Threads does not divide (a batch may mix widths), the
-	// largest power of two that divides its word count is used.
+	// largest power of two that divides its word count is used. With
+	// Variant FP64, 2, 4 or 8 (kernels/modexp_fp64_mt.h, digits padded to
+	// a multiple of Threads; fewer where the padding is too much for a
+	// narrow width).
 	Threads int
 }
 
@@ -84,11 +91,26 @@ const MaxTableBytes = 1 << 30
 // MaxTableBytes, or half the device's largest allocation.
 func TableLimit(dev *device.Device) uint64 { return min(uint64(MaxTableBytes), dev.MaxAlloc/2) }
 
+// TableWords is the scratch of one element of the modexp kernel, in
+// 32-bit words: its table of powers (WINDOW_SIZE entries of W words), and
+// for the FP64 variant the multiplier's slot (Digits 64-bit words) after
+// the tables of the whole launch; the FP64 multi-thread form keeps its
+// entries as Digits 64-bit digits.
+func (m Mont) TableWords() int {
+	switch {
+	case m.Variant == FP64 && m.Lanes > 1: // entries of 64-bit digits
+		return 2 * m.Digits << m.Window
+	case m.Variant == FP64:
+		return m.W<<m.Window + 2*m.Digits
+	}
+	return m.W << m.Window
+}
+
 // ChunkElems is how many of count elements one modexp launch takes when
-// each needs tables tables of powers (WINDOW_SIZE·W words each) and the
-// launch may use limit bytes of them: all, or as many as fit, at least one.
+// each needs tables scratch tables (TableWords each) and the launch may use
+// limit bytes of them: all, or as many as fit, at least one.
 func (m Mont) ChunkElems(count, tables int, limit uint64) int {
-	per := uint64(tables * 4 * m.W << m.Window)
+	per := uint64(tables * 4 * m.TableWords())
 	return max(1, min(count, int(limit/per)))
 }
 
@@ -170,7 +192,7 @@ func (c MontConfig) Resolve(n int) (Mont, error) {
 	}
 	if c.Variant == FP64 {
 		if c.Threads > 1 {
-			return Mont{}, errors.New("arith: the fp64 variant has no multi-thread form")
+			return c.resolveFP64Lanes(n)
 		}
 		return c.resolveFP64(n)
 	}
@@ -217,17 +239,48 @@ func (c MontConfig) Resolve(n int) (Mont, error) {
 // On GPUs, when the whole configuration is by size, a batch too small to
 // fill the device gets more threads per number than DefaultMont's: each
 // exponentiation is then shorter (BatchThreads).
+//
+// On GPUs with fast double precision (device.Info.FastFP64), a batch that
+// fills the device (where BatchThreads gives DefaultMont's threads) gets
+// FastFP64Mont instead: the floating-point product with several lanes per
+// number.
 func (c MontConfig) ResolveFor(dev *device.Device, n, count int) (Mont, error) {
 	switch {
 	case dev == nil || c.Threads != 0:
 	case dev.Class == device.VendorCPU:
 		c.Threads = 1
-	case c.bySize() && count > 0:
-		if t := BatchThreads(n, count, int(dev.ComputeUnits)); t > 1 {
+	case c.bySize():
+		t := max(DefaultMont(n).Threads, 1)
+		if count > 0 {
+			t = BatchThreads(n, count, int(dev.ComputeUnits))
+		}
+		if f, ok := FastFP64Mont(n); ok && dev.FastFP64 && t == max(DefaultMont(n).Threads, 1) {
+			c = f
+		} else if t > 1 {
 			c.Threads = t // DefaultMont's where the batch fills the device
 		}
 	}
 	return c.Resolve(n)
+}
+
+// FastFP64Mont is the configuration by size on GPUs with fast double
+// precision (device.Info.FastFP64) for an n-limb modulus, where it beats
+// DefaultMont (false where it does not): the FP64 variant, one work-item
+// per number at 512 bits, 2 lanes at 1024, 4 from 1536 to 3072 and 8 at
+// 4096 bits (kernels/modexp_fp64_mt.h). Measured on the H100, kernel
+// exponentiations per second against the integer default
+// (docs/BENCHMARKS.md): 512 bits 17.6M / 15.1M, 1024 2.08M / 1.76M, 1536
+// 498K / 458K, 2048 274K / 202K, 3072 66.8K / 57.8K, 4096 37.6K / 26.1K.
+func FastFP64Mont(n int) (MontConfig, bool) {
+	switch {
+	case n <= 16:
+		return MontConfig{Variant: FP64}, true
+	case n <= 32:
+		return MontConfig{Variant: FP64, Threads: 2}, true
+	case n <= 96:
+		return MontConfig{Variant: FP64, Threads: 4}, true
+	}
+	return MontConfig{Variant: FP64, Threads: 8}, true
 }
 
 // bySize says whether every setting of c that picks the kernel is by size.
@@ -314,6 +367,50 @@ func (c MontConfig) resolveFP64(n int) (Mont, error) {
 	return c.finish(m)
 }
 
+// FP64MaxLanes is the most work-items per number of the FP64 variant's
+// multi-thread form (at least two digits per lane).
+const FP64MaxLanes = 8
+
+// resolveFP64Lanes resolves the FP64 variant with c.Threads work-items per
+// number (kernels/modexp_fp64_mt.h) for an n-limb modulus: any width of
+// ModLimbs, S = ⌈d/Threads⌉ digits per lane (at least 2) for the d digits
+// that hold 4m, so Digits = Threads·S. The kernel derives R'^2 mod m from
+// 2^(64n) mod m with a product by 2^(4(51·Digits − 32n)), which must stay
+// below R'/2: where padding to Threads·S digits breaks that (8 threads at
+// 512 bits), fewer threads are used (a batch may mix widths). No dedicated
+// squaring.
+func (c MontConfig) resolveFP64Lanes(n int) (Mont, error) {
+	t := c.Threads
+	if t > FP64MaxLanes || t&(t-1) != 0 {
+		return Mont{}, fmt.Errorf("arith: the fp64 variant with %d threads per number: want a power of two up to %d", t, FP64MaxLanes)
+	}
+	for t > 2 && !fp64LanesFit(n, t) {
+		t /= 2
+	}
+	if c.Form != "" && c.Form != FinalSub {
+		return Mont{}, fmt.Errorf("arith: the fp64 variant has no %q form (its results are canonical; inside, values stay below 2m in 51-bit digits)", c.Form)
+	}
+	if c.Sqr > 0 {
+		return Mont{}, errors.New("arith: the fp64 variant's multi-thread form has no dedicated squaring")
+	}
+	m, err := c.finish(Mont{N: n, W: n, Variant: FP64, FinalSub: true, Window: c.Window, Digits: fp64LanesDigits(n, t)})
+	m.Unroll, m.Lanes = false, t
+	return m, err
+}
+
+// fp64LanesDigits is the number of digits of the FP64 multi-thread form
+// with t lanes at n limbs: t·S, S = ⌈FP64Digits(n)/t⌉, at least 2.
+func fp64LanesDigits(n, t int) int {
+	return t * max((kernels.FP64Digits(n)+t-1)/t, 2)
+}
+
+// fp64LanesFit reports whether the shift 4(51d − 32n) of R'^2's derivation
+// stays below 51d − 1 with t lanes at n limbs (d = fp64LanesDigits).
+func fp64LanesFit(n, t int) bool {
+	d := fp64LanesDigits(n, t)
+	return 4*(51*d-32*n)+1 < 51*d
+}
+
 func maxWidth(has func(int) bool) int {
 	best := 0
 	for _, n := range ModLimbs() {
@@ -325,6 +422,9 @@ func maxWidth(has func(int) bool) int {
 }
 
 func (m Mont) String() string {
+	if m.Variant == FP64 && m.Lanes > 1 {
+		return fmt.Sprintf("fp64-%dx51-w%d-t%d", m.Digits, m.Window, m.Lanes)
+	}
 	if m.Variant == FP64 {
 		sq, rows := "", ""
 		if m.Sqr {
@@ -386,6 +486,17 @@ func (m Mont) Defines() map[string]string {
 		}
 		return "0"
 	}
+	if m.Variant == FP64 && m.Lanes > 1 {
+		d := map[string]string{
+			"MONT_W":     fmt.Sprint(m.W),
+			"LANES":      fmt.Sprint(m.Lanes),
+			"LANES_WG":   fmt.Sprint(LanesWorkGroup),
+			"FP64_S":     fmt.Sprint(m.Digits / m.Lanes),
+			"FP64_SHIFT": fmt.Sprint(4 * (51*m.Digits - 32*m.W)),
+			"WINDOW":     fmt.Sprint(m.Window),
+		}
+		return d
+	}
 	if m.Variant == FP64 {
 		// modexp_fp64.h uses modexp.h's table scan, which compiles with an
 		// integer product at width W (compiled, never called).
@@ -430,6 +541,9 @@ func (m Mont) Defines() map[string]string {
 // for the FP64 variant or modexp_mt.cl for the multi-thread form (same
 // kernel name, arguments and layouts).
 func (m Mont) KernelFile() string {
+	if m.Variant == FP64 && m.Lanes > 1 {
+		return "modexp_fp64_mt.cl"
+	}
 	if m.Variant == FP64 {
 		return "modexp_fp64.cl"
 	}

@@ -257,6 +257,7 @@ func newCUDACompiler(nv *cuda.NVRTC, major, minor int) (*cudaDevice, error) {
 		info.MaxSharedMem = kb << 10
 	}
 	info.MaxGroup = 1024
+	info.FastFP64 = fastFP64(info)
 	c := &cudaDevice{facts: info, nvrtc: nv}
 	var err error
 	if c.target, c.cubin, err = cudaTarget(arch, nv.SupportedArchs()); err != nil {

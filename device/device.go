@@ -113,6 +113,7 @@ func enumerate(backend string) ([]*Device, []error, error) {
 				dd.setSmallCache(cache)
 			}
 			info := dd.info()
+			info.FastFP64 = fastFP64(info)
 			if info.Backend == "opencl" && info.Class == VendorNVIDIA && cudaGPUs {
 				continue // the same GPU, driven through CUDA
 			}

@@ -1,6 +1,10 @@
 package device
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
 
 // Type is the kind of a device.
 type Type int
@@ -57,6 +61,11 @@ type Info struct {
 	SharedMem, MaxSharedMem uint64
 	MaxGroup                int  // the largest work-group (thread block)
 	FP64                    bool // double precision
+	// FastFP64: double precision at half the single-precision rate or
+	// better (NVIDIA's data-centre GPUs, AMD's CDNA), where the
+	// floating-point Montgomery kernels beat the integer ones. Consumer GPUs
+	// run fp64 at 1/32 or 1/64 of that and keep the integer forms.
+	FastFP64 bool
 	// CarryChains: the compiler accepts NVIDIA's inline PTX, so the limb
 	// layer uses add.cc/addc/madc carry chains (kernels/limb_ptx.h).
 	// GPUCRYPTO_NO_PTX=1 turns it off, for testing the portable path.
@@ -85,4 +94,30 @@ func (i *Info) TypeName() string { return i.Type.String() }
 
 func (i *Info) String() string {
 	return fmt.Sprintf("#%d %s (%s, %s, %s)", i.Index, i.Name, i.Backend, i.Platform, i.TypeName())
+}
+
+// fastFP64Arch are the GPUs whose double precision runs at half the
+// single-precision rate: NVIDIA compute capabilities (P100, V100, A100,
+// H100/H200, B200) and AMD gfx targets (MI50/60, MI100, MI200, MI300).
+var (
+	fastFP64NVIDIA = []string{"6.0", "7.0", "8.0", "9.0", "10.0"}
+	fastFP64AMD    = []string{"gfx906", "gfx908", "gfx90a", "gfx940", "gfx941", "gfx942", "gfx950"}
+)
+
+// fastFP64 is Info.FastFP64 for a device described by i.
+func fastFP64(i Info) bool {
+	if !i.FP64 || i.Type != TypeGPU {
+		return false
+	}
+	switch i.Class {
+	case VendorNVIDIA:
+		return slices.Contains(fastFP64NVIDIA, i.ComputeCapability)
+	case VendorAMD:
+		for _, g := range fastFP64AMD {
+			if strings.HasPrefix(i.Name, g) {
+				return true
+			}
+		}
+	}
+	return false
 }

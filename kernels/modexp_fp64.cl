@@ -1,7 +1,10 @@
 /* modexp_fp64.cl: batched modular exponentiation on the floating-point
  * Montgomery multiplication (modexp_fp64.h), one work-item per element.
- * Same kernel name, arguments and layouts as modexp.cl, so the host runs
- * either; `ones` is not read (the kernel derives its own R' mod m). */
+ * Same kernel name and arguments as modexp.cl, so the host runs either;
+ * `ones` is not read (the kernel derives its own R' mod m). The scratch
+ * table holds, past the WINDOW_SIZE entries of MONT_W words of every
+ * element, each element's multiplier slot: FP64_N 64-bit words, word j of
+ * element i at j·count + i (arith.Mont.TableWords counts both). */
 #include "modexp_fp64.h"
 
 KERNEL void modexp(GLOBAL u32 *RESTRICT out, GLOBAL const u32 *RESTRICT base,
@@ -18,7 +21,8 @@ KERNEL void modexp(GLOBAL u32 *RESTRICT out, GLOBAL const u32 *RESTRICT base,
 	mx_load(m, mods + k, K);
 	mx_load(r2, r2s + k, K);
 	GLOBAL const u32 *e = eper ? exp + i : exp + k;
-	fp64_modexp(r, base + i, count, e, eper ? count : K, ewords, m, n0s[k], r2, table + i, count);
+	GLOBAL u64 *slots = (GLOBAL u64 *)(table + WINDOW_SIZE * MONT_W * count); /* 8-byte aligned: MONT_W is even */
+	fp64_modexp(r, base + i, count, e, eper ? count : K, ewords, m, n0s[k], r2, table + i, count, slots + i);
 	mx_store(out + i, count, r);
 }
 

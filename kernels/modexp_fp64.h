@@ -26,28 +26,28 @@
 #define FP64_FROM_WORDS MX_CAT(fp64_from_words_, MONT_W)
 #define FP64_TO_WORDS MX_CAT(fp64_to_words_, MONT_W)
 #define FP64_MULW MX_CAT(fp64_mul_, MONT_W)
-#if FP64_SQR
-#define FP64_SQRW(r, a, m, n0) MX_CAT(fp64_sqr_, MONT_W)(r, a, m, n0)
-#else
-#define FP64_SQRW(r, a, m, n0) fp64_sqr_by_mul(r, a, m, n0)
-/* a² by the general product, b a copy (see mx_sqr_by_mul in modexp.h) */
-DEVICE_FN void fp64_sqr_by_mul(double *r, const double *a, const double *m, const u64 n0)
+
+/* The multiplier's slot: FP64_N digits as bit patterns, digit j at
+ * slot[j·stride]. fp64_mul reads its multiplier from there a digit per
+ * row (see fp64Mul in the generator). */
+DEVICE_FN void fp64_slot_put(GLOBAL u64 *slot, const u32 stride, const double *a)
 {
-	double b[FP64_N];
-	for (int j = 0; j < FP64_N; j++) b[j] = a[j];
-	FP64_MULW(r, a, b, m, n0);
+	UNROLL_OUTER
+	for (int j = 0; j < FP64_N; j++) slot[(u32)j * stride] = F64_BITS(a[j]);
+}
+
+#if FP64_SQR
+#define FP64_SQRW(r, a, m, n0, slot, stride) MX_CAT(fp64_sqr_, MONT_W)(r, a, m, n0)
+#else
+#define FP64_SQRW(r, a, m, n0, slot, stride) fp64_sqr_by_mul(r, a, m, n0, slot, stride)
+/* a² by the general product, the multiplier a copy of a in the slot */
+DEVICE_FN void fp64_sqr_by_mul(double *r, const double *a, const double *m, const u64 n0,
+	GLOBAL u64 *slot, const u32 stride)
+{
+	fp64_slot_put(slot, stride, a);
+	FP64_MULW(r, a, slot, stride, m, n0);
 }
 #endif
-
-/* −m^(−1) mod 2^51 from n0 = −m^(−1) mod 2^32: x = m^(−1) mod 2^32, and
- * one Newton step x·(2 − m·x) is m^(−1) mod 2^64. */
-DEVICE_FN u64 fp64_n0(const u32 *m, const u32 n0)
-{
-	const u64 m64 = (u64)m[0] | ((u64)m[1] << 32);
-	const u64 x = (u64)(0u - n0);
-	const u64 inv = x * ((u64)2 - m64 * x);
-	return ((u64)0 - inv) & FP64_MASK;
-}
 
 /* r = a mod m for a < 2m, digits: a − m by a signed borrow chain over the
  * digits, kept when it does not borrow (masked, no branch). r may alias a. */
@@ -101,6 +101,10 @@ DEVICE_FN void fp64_set_one(double *r)
  * scratch of WINDOW_SIZE·MONT_W words (stride tstride). The running time
  * depends on ewords only.
  *
+ * slot: this work-item's FP64_N 64-bit words (stride tstride), where the
+ * multiplier of every product waits (fp64_slot_put), so it holds no
+ * registers either.
+ *
  * Steps through the one product call site: R2·R2/R' (below 2m: R2 < m);
  * ·2^FP64_SHIFT/R' = R'^2 mod m (below 2m); 1·R'^2/R' = R' mod m = T[0];
  * base·R'^2/R' = T[1]; T[k] = T[k−1]·T[1]; then per window below the top
@@ -110,7 +114,7 @@ DEVICE_FN void fp64_set_one(double *r)
  * keeps base·R'^2/R' below 2m too. */
 DEVICE_FN void fp64_modexp(u32 *out, GLOBAL const u32 *base, const u32 bstride,
 	GLOBAL const u32 *e, const u32 estride, const u32 ewords, const u32 *m32, const u32 n0_32,
-	const u32 *r2, GLOBAL u32 *table, const u32 tstride)
+	const u32 *r2, GLOBAL u32 *table, const u32 tstride, GLOBAL u64 *slot)
 {
 	double m[FP64_N], acc[FP64_N], b[FP64_N];
 	const u64 n0 = fp64_n0(m32, n0_32);
@@ -124,40 +128,42 @@ DEVICE_FN void fp64_modexp(u32 *out, GLOBAL const u32 *base, const u32 bstride,
 	}
 	FP64_FROM_WORDS(m, m32);
 	FP64_FROM_WORDS(acc, r2);
-	UNROLL_OUTER
-	for (int j = 0; j < FP64_N; j++) b[j] = acc[j];
-	for (int it = -3; it < nt + nwin; it++) {
-		const int win = nwin - 2 - (it - nt);              /* window of this step */
-		if (it >= nt && win >= 0) {
-			for (int s = 0; s < WINDOW; s++)
-				FP64_SQRW(acc, acc, m, n0);
-			fp64_select(b, table, tstride, mx_window(e, estride, ewords, (u32)win * WINDOW));
-		} else if (it >= nt) {                             /* last step: leave Montgomery form */
-			fp64_set_one(b);
-		}
-		FP64_MULW(acc, acc, b, m, n0);
+	fp64_slot_put(slot, tstride, acc);
+	/* the constants and the table: one product per step */
+	for (int it = -3; it < nt; it++) {
+		FP64_MULW(acc, acc, slot, tstride, m, n0);
 		if (it == -3) {                                    /* acc = R2²/R'; b = 2^FP64_SHIFT */
 			UNROLL_OUTER
 			for (int j = 0; j < FP64_N; j++) b[j] = 0.0;
 			b[FP64_SHIFT / 51] = FP64_DIGIT((u64)1 << (FP64_SHIFT % 51));
+			fp64_slot_put(slot, tstride, b);
 		} else if (it == -2) {                             /* acc = R'^2 mod m: b = it, acc = 1 */
-			UNROLL_OUTER
-			for (int j = 0; j < FP64_N; j++) b[j] = acc[j];
+			fp64_slot_put(slot, tstride, acc);
 			fp64_set_one(acc);
 		} else if (it == -1) {                             /* acc = R' mod m = T[0]; then the base */
 			fp64_store(table, tstride, acc, m);
 			u32 w[MONT_W];
 			mx_load(w, t1, tstride);
 			FP64_FROM_WORDS(acc, w);
-		} else if (it < nt) {
+		} else {
 			fp64_store(table + (u32)(it + 1) * MONT_W * tstride, tstride, acc, m);
-			if (it == 0) {                                 /* b = T[1] for the rest of the table */
-				UNROLL_OUTER
-				for (int j = 0; j < FP64_N; j++) b[j] = acc[j];
-			}
-			if (it == nt - 1)                              /* start from the top window's entry */
-				fp64_select(acc, table, tstride, mx_window(e, estride, ewords, (u32)(nwin - 1) * WINDOW));
+			if (it == 0)                                   /* b = T[1] for the rest of the table */
+				fp64_slot_put(slot, tstride, acc);
 		}
+	}
+	/* the windows below the top one: WINDOW squarings and a product by the
+	 * selected entry; then a product by 1 */
+	fp64_select(acc, table, tstride, mx_window(e, estride, ewords, (u32)(nwin - 1) * WINDOW));
+	for (int win = nwin - 2; win >= -1; win--) {
+		if (win >= 0) {
+			for (int s = 0; s < WINDOW; s++)
+				FP64_SQRW(acc, acc, m, n0, slot, tstride);
+			fp64_select(b, table, tstride, mx_window(e, estride, ewords, (u32)win * WINDOW));
+		} else {                                           /* last step: leave Montgomery form */
+			fp64_set_one(b);
+		}
+		fp64_slot_put(slot, tstride, b);
+		FP64_MULW(acc, acc, slot, tstride, m, n0);
 	}
 	fp64_canon(acc, acc, m);                               /* at most m before: canonical */
 	FP64_TO_WORDS(out, acc);

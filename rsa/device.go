@@ -530,7 +530,7 @@ func (b *deviceBackend) enqueuePrivate(c *device.Commands, mh, mf arith.Mont, kt
 	// the batch's own regions are zeroed after it too: CRT halves, results
 	dkeys, dmods, dones, dr2s, dn0s, dexp := tabs[0], tabs[1], tabs[2], tabs[3], tabs[4], tabs[5]
 	var out [6]*device.Buffer
-	for j, bytes := range []int{4 * W * 2 * m, 4 * 2 * m, 4 * W * 2 * m << mh.Window, 4 * W * 2 * m, 4 * F * m, 4 * m} {
+	for j, bytes := range []int{4 * W * 2 * m, 4 * 2 * m, 4 * 2 * m * mh.TableWords(), 4 * W * 2 * m, 4 * F * m, 4 * m} {
 		if out[j], err = c.Buffer(bytes, true); err != nil {
 			return err
 		}

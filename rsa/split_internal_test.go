@@ -174,7 +174,7 @@ func TestPrivateChunks(t *testing.T) {
 	k := loadKey(t, "rsa1024a")
 	mh, _, err := b.widths(16, 32, 0)
 	require.NoError(t, err)
-	b.tableLimit = uint64(3 * 2 * 4 * mh.W << mh.Window) // three elements per chunk
+	b.tableLimit = uint64(3 * 2 * 4 * mh.TableWords()) // three elements per chunk
 	const n, bad = 8, 4
 	digests := make([][]byte, n)
 	keys := make([]*stdrsa.PrivateKey, n)

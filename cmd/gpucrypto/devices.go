@@ -29,6 +29,7 @@ type deviceRow struct {
 	MaxAlloc     uint64 `json:"max_alloc"`
 	MaxWorkGroup int    `json:"max_work_group"`
 	FP64         bool   `json:"fp64"`
+	FastFP64     bool   `json:"fast_fp64"`
 	Shuffles     bool   `json:"shuffles"`
 	InlinePTX    bool   `json:"inline_ptx"`
 	ComputeCap   string `json:"compute_capability,omitempty"`
@@ -62,7 +63,7 @@ func cmdDevices(args []string) error {
 			Vendor: d.Vendor, Driver: d.DriverVersion, Version: d.Runtime, Compiler: d.Compiler,
 			ComputeUnits: uint32(d.ComputeUnits), ClockMHz: uint32(d.ClockMHz), GlobalMem: d.GlobalMem,
 			SharedMem: d.SharedMem, MaxSharedMem: d.MaxSharedMem,
-			MaxAlloc: d.MaxAlloc, MaxWorkGroup: d.MaxGroup, FP64: d.FP64, Shuffles: d.Shuffles,
+			MaxAlloc: d.MaxAlloc, MaxWorkGroup: d.MaxGroup, FP64: d.FP64, FastFP64: d.FastFP64, Shuffles: d.Shuffles,
 			InlinePTX: d.CarryChains, ComputeCap: d.ComputeCapability, Default: d == def,
 		})
 	}
@@ -82,7 +83,7 @@ func cmdDevices(args []string) error {
 		}
 		fmt.Fprintf(tw, "%d%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%d\t%s\t%s\t%s\n", r.Index, mark, r.Backend, r.Platform, r.Name, r.Type,
 			r.ComputeUnits, r.ClockMHz, bytesHuman(r.GlobalMem), bytesHuman(r.MaxSharedMem), r.MaxWorkGroup,
-			yes(r.FP64), yes(r.InlinePTX), r.Driver)
+			fp64Column(r), yes(r.InlinePTX), r.Driver)
 	}
 	tw.Flush()
 	fmt.Printf("* default device (override with --device or GPUCRYPTO_DEVICE); backends built in: %s\n", strings.Join(device.Backends(), ", "))
@@ -112,4 +113,13 @@ func bytesHuman(n uint64) string {
 	default:
 		return fmt.Sprintf("%d KiB", n>>10)
 	}
+}
+
+// fp64Column is the FP64 column: "yes, fast" where double precision runs
+// at half the single-precision rate (the RSA kernels then use it).
+func fp64Column(r deviceRow) string {
+	if r.FastFP64 {
+		return "yes, fast"
+	}
+	return yes(r.FP64)
 }

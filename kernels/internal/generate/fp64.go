@@ -58,7 +58,9 @@ type FP64Width struct {
 // Contract of fp64_mul_<n> and fp64_sqr_<n>: d = FP64_DIGITS_<n> digits
 // per operand, each an integer in [0, 2^51) (a double); a and b below 2m,
 // m odd, n0 = −m^(−1) mod 2^51. r = a·b·2^(−51d) mod m, below 2m, in
-// digits. r may alias a or b. No branch and no index depends on data.
+// digits. r may alias a. No branch and no index depends on data. b is the
+// bit patterns of its digits in memory, digit i at b[i·bstride] (fp64_mul
+// only: the squaring takes none).
 func FP64(widths []FP64Width) (string, error) {
 	for _, w := range widths {
 		if !slices.Contains(FP64Limbs, w.N) {
@@ -216,7 +218,10 @@ func rowOffset(c, d, scale int) uint64 {
 	return s*fp64BH + uint64(2*d-1-c)*s*(fp64BL+fp64BH)
 }
 
-// fp64Mul: CIOS. Row i adds a·b_i into the 64-bit columns t0..td (low
+// fp64Mul: CIOS. The multiplier b is read a digit per row from memory
+// (its bit patterns, stride bstride): held in registers beside a, m and
+// the columns, it made the exponentiation spill. Row i adds a·b_i into
+// the 64-bit columns t0..td (low
 // half of digit product j into t_j, high half into t_(j+1)), takes
 // q = t0·n0 mod 2^51 (it depends on t0 alone), adds m·q, carries t0
 // (a multiple of 2^51) into t1 and shifts. Each column starts at minus the
@@ -224,7 +229,7 @@ func rowOffset(c, d, scale int) uint64 {
 // (signed) values whenever they are read.
 func fp64Mul(b *strings.Builder, n, d int) {
 	fp64Fn(b, fmt.Sprintf("fp64 Montgomery product, %d-bit moduli: %d digits, CIOS rows", 32*n, d),
-		fmt.Sprintf("fp64_mul_%d(double *r, const double *a, const double *b, const double *m, const u64 n0)", n),
+		fmt.Sprintf("fp64_mul_%d(double *r, const double *a, GLOBAL const u64 *b, const u32 bstride, const double *m, const u64 n0)", n),
 		func(e *emitter) {
 			inits := make([]string, d+1)
 			for c := range d + 1 {
@@ -232,7 +237,7 @@ func fp64Mul(b *strings.Builder, n, d int) {
 			}
 			e.f("u64 %s;", strings.Join(inits, ", "))
 			e.b.WriteString("\tFP64_ROWS\n\tfor (int i = 0; i < " + fmt.Sprint(d) + "; i++) {\n")
-			e.f("const double bi = b[i];")
+			e.f("const double bi = F64_FROM_BITS(b[(u32)i * bstride]);")
 			fp64Split(e, "ha0", "xa0", "a[0]", "bi")
 			e.f("t0 += F64_BITS(xa0);")
 			for j := 1; j < d; j++ {
@@ -246,37 +251,39 @@ func fp64Mul(b *strings.Builder, n, d int) {
 		})
 }
 
-// fp64Sqr: the square by product scanning, off-diagonal products formed
-// once from the doubled digits a2_i = 2a_i (below 2^52; the split stays
-// exact, see fp64.h), into columns s0..s(2d−1); then d reduction rows as
-// in fp64Mul without the a·b_i half, feeding the high columns in one per
-// row (the integer mont_sqr's order).
+// fp64Sqr: the square by product scanning into columns s0..s(2d−1); then
+// d reduction rows as in fp64Mul without the a·b_i half, feeding the high
+// columns in one per row (the integer mont_sqr's order). Each
+// off-diagonal product a_i·a_j (i < j) is formed once: its halves are
+// summed apart from the diagonal ones, and that sum doubled (one shift per
+// column) counts it twice. Doubling the sum, not a digit, keeps no array of
+// doubled digits live (21 doubles at 1024 bits) beside the columns.
 func fp64Sqr(b *strings.Builder, n, d int) {
 	fp64Fn(b, fmt.Sprintf("fp64 Montgomery squaring, %d-bit moduli: %d digits, square once, then reduce", 32*n, d),
 		fmt.Sprintf("fp64_sqr_%d(double *r, const double *a, const double *m, const u64 n0)", n),
 		func(e *emitter) {
-			for i := 0; i+1 < d; i++ {
-				e.f("const double a2_%d = a[%d] + a[%d];", i, i, i)
-			}
-			var prevHi []string // high halves of column c−1's products
+			var prevOff, prevDiag []string // high halves of column c−1's products
 			for c := 0; c < 2*d; c++ {
-				var lo, hi []string
+				var off, diag, hiOff, hiDiag []string
 				for i := max(0, c-d+1); 2*i <= c && c-i < d; i++ {
 					j := c - i
 					h, x := fmt.Sprintf("hs%d_%d", i, j), fmt.Sprintf("xs%d_%d", i, j)
+					fp64Split(e, h, x, fmt.Sprintf("a[%d]", i), fmt.Sprintf("a[%d]", j))
 					if i == j {
-						fp64Split(e, h, x, fmt.Sprintf("a[%d]", i), fmt.Sprintf("a[%d]", i))
+						diag, hiDiag = append(diag, x), append(hiDiag, h)
 					} else {
-						fp64Split(e, h, x, fmt.Sprintf("a2_%d", i), fmt.Sprintf("a[%d]", j))
+						off, hiOff = append(off, x), append(hiOff, h)
 					}
-					lo, hi = append(lo, x), append(hi, h)
 				}
-				// column offsets: len(lo) low halves and len(prevHi) high
-				// halves; columns below d also cancel what the rows add
-				// before reading them (one product per column per row).
-				off := uint64(len(lo))*fp64BL + uint64(len(prevHi))*fp64BH
+				// column offsets: every pattern carries its half's offset,
+				// the doubled ones twice; columns up to d also cancel what
+				// the rows add before reading them (one product per column
+				// per row).
+				offTerms, diagTerms := append(off, prevOff...), append(diag, prevDiag...)
+				nl, nh := uint64(len(diag)+2*len(off)), uint64(len(prevDiag)+2*len(prevOff))
+				offset := nl*fp64BL + nh*fp64BH
 				if c <= d {
-					off += rowOffset(c, d, 1)
+					offset += rowOffset(c, d, 1)
 				}
 				decl := "const u64 "
 				if c <= d {
@@ -286,8 +293,13 @@ func fp64Sqr(b *strings.Builder, n, d int) {
 				if c > d {
 					name = fmt.Sprintf("s%d", c)
 				}
-				sumBits(e, decl, name, neg(off), append(lo, prevHi...))
-				prevHi = hi
+				var extra []string
+				if len(offTerms) > 0 {
+					sumBits(e, "const u64 ", fmt.Sprintf("o%d", c), "", offTerms)
+					extra = append(extra, fmt.Sprintf("(o%d << 1)", c))
+				}
+				sumBits(e, decl, name, neg(offset), diagTerms, extra...)
+				prevOff, prevDiag = hiOff, hiDiag
 			}
 			// Column d is t_d already; row i (i ≥ 1) adds column i+d at
 			// position d−1 after its shift, where that column now sits.
