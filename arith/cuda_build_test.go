@@ -16,7 +16,8 @@ import (
 // modExpVariants are every form of the modexp program that a MontConfig
 // can ask for at a modulus width of n words: every integer variant, form
 // and squaring, every number of threads per number, the fp64 variant with
-// and without its squaring, and the extreme windows at 1024 bits. Forms
+// and without its squaring and with 2, 4 and 8 lanes, and the extreme
+// windows at 1024 bits. Forms
 // that Mont.Buildable refuses on the device are not built (rows unrolled
 // beyond device.Info.UnrollLimit crashed NVRTC 11.8 and 13.0: 8 MB of
 // stack overflowed on FIOS at 1024 bits).
@@ -34,6 +35,9 @@ func modExpVariants(n int) []arith.MontConfig {
 		out = append(out, arith.MontConfig{Threads: t})
 	}
 	out = append(out, arith.MontConfig{Variant: arith.FP64}, arith.MontConfig{Variant: arith.FP64, Sqr: -1})
+	for _, t := range []int{2, 4, 8} {
+		out = append(out, arith.MontConfig{Variant: arith.FP64, Threads: t})
+	}
 	if n == 32 {
 		out = append(out, arith.MontConfig{Window: 1}, arith.MontConfig{Window: 6})
 	}
