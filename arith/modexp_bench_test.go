@@ -104,7 +104,8 @@ func BenchmarkModExp(b *testing.B) {
 	}
 	var cases []cfgCase
 	for _, limbs := range arith.ModLimbs() {
-		cases = append(cases, cfgCase{32 * limbs, arith.MontConfig{}})
+		// the device's default, and the integer one where they differ
+		cases = append(cases, cfgCase{32 * limbs, arith.MontConfig{}}, cfgCase{32 * limbs, arith.DefaultMont(limbs)})
 	}
 	if os.Getenv("GPUCRYPTO_BENCH_VARIANTS") == "1" || os.Getenv("GPUCRYPTO_BENCH_MT") == "1" {
 		// the multi-thread form: 4, 8 and 16 threads per number
@@ -146,14 +147,16 @@ func BenchmarkModExp(b *testing.B) {
 			}
 		}
 	}
+	seen := map[string]bool{}
 	for _, c := range cases {
-		m, err := c.cfg.Resolve(c.bits / 32)
+		m, err := c.cfg.ResolveFor(d, c.bits/32, n) // as the engine resolves it
 		if err != nil {
 			b.Fatal(err)
 		}
-		if m.Buildable(d) != nil {
+		if m.Buildable(d) != nil || seen[fmt.Sprint(c.bits, m)] {
 			continue
 		}
+		seen[fmt.Sprint(c.bits, m)] = true
 		b.Run(fmt.Sprintf("bits=%d/%s/batch=%d", c.bits, m, n), func(b *testing.B) {
 			kernel := timeModExp(b, eng, m, c.bits, n)
 			b.ReportMetric(float64(n*b.N)/kernel.Seconds(), "kernel-ops/s")

@@ -265,6 +265,8 @@ func TestFP64Resolve(t *testing.T) {
 func TestFastFP64Resolve(t *testing.T) {
 	fast := &device.Device{Info: device.Info{Class: device.VendorNVIDIA, Type: device.TypeGPU, ComputeUnits: 132, FP64: true, FastFP64: true}}
 	slow := &device.Device{Info: device.Info{Class: device.VendorNVIDIA, Type: device.TypeGPU, ComputeUnits: 132, FP64: true}}
+	ptx := &device.Device{Info: fast.Info}
+	ptx.CarryChains = true
 	for _, c := range []struct {
 		cfg   arith.MontConfig
 		dev   *device.Device
@@ -282,6 +284,12 @@ func TestFastFP64Resolve(t *testing.T) {
 		{arith.MontConfig{}, fast, 32, 2, "cios-fs-w4-t16"},
 		{arith.MontConfig{Variant: arith.CIOS}, fast, 32, 1 << 20, "cios-fs+sqr-w4"},
 		{arith.MontConfig{}, slow, 32, 1 << 20, "cios-fs+sqr-w4"},
+		// with the PTX path: 52-bit digits in the multi-thread form
+		{arith.MontConfig{}, ptx, 32, 1 << 20, "fp64-20x52-w4-t2"},
+		{arith.MontConfig{}, ptx, 64, 1 << 20, "fp64-40x52-w5-t4"},
+		{arith.MontConfig{}, ptx, 128, 1 << 20, "fp64-80x52-w5-t8"},
+		{arith.MontConfig{}, ptx, 16, 1 << 20, "fp64-11x51+sqr-w4"},
+		{arith.MontConfig{Variant: arith.FP64, Threads: 8}, ptx, 16, 0, "fp64-12x52-w4-t4"},
 	} {
 		m, err := c.cfg.ResolveFor(c.dev, c.n, c.count)
 		require.NoError(t, err)

@@ -176,10 +176,15 @@ type Mont struct {
 	Sqr      bool
 	Window   int
 	Unroll   bool // rows unrolled (GPU devices)
-	// Digits is the number of 51-bit digits of the FP64 variant (0 for the
-	// integer variants). FP64 has W = N and FinalSub set: its results are
-	// canonical N-word values (inside, values stay below 2m in digits).
+	// Digits is the number of digits of the FP64 variant (0 for the
+	// integer variants), of DigitBits bits each. FP64 has W = N and
+	// FinalSub set: its results are canonical N-word values (inside,
+	// values stay below 2m in digits).
 	Digits int
+	// DigitBits is 51, or 52 for the multi-thread form on devices with the
+	// PTX path (ResolveFor; the split rounds toward zero there:
+	// kernels/modexp_fp64_mt.h).
+	DigitBits int
 	// Lanes is the number of work-items per number (1, or the Threads of
 	// the multi-thread form).
 	Lanes int
@@ -243,7 +248,8 @@ func (c MontConfig) Resolve(n int) (Mont, error) {
 // On GPUs with fast double precision (device.Info.FastFP64), a batch that
 // fills the device (where BatchThreads gives DefaultMont's threads) gets
 // FastFP64Mont instead: the floating-point product with several lanes per
-// number.
+// number. That form takes 52-bit digits on devices with the PTX path
+// (device.Info.CarryChains), 51-bit ones elsewhere.
 func (c MontConfig) ResolveFor(dev *device.Device, n, count int) (Mont, error) {
 	switch {
 	case dev == nil || c.Threads != 0:
@@ -260,17 +266,23 @@ func (c MontConfig) ResolveFor(dev *device.Device, n, count int) (Mont, error) {
 			c.Threads = t // DefaultMont's where the batch fills the device
 		}
 	}
-	return c.Resolve(n)
+	m, err := c.Resolve(n)
+	if err == nil && dev != nil && dev.CarryChains && m.Variant == FP64 && m.Lanes > 1 {
+		return c.fp64Lanes(n, m.Lanes, 52) // the split rounds toward zero there
+	}
+	return m, err
 }
 
 // FastFP64Mont is the configuration by size on GPUs with fast double
 // precision (device.Info.FastFP64) for an n-limb modulus, where it beats
 // DefaultMont (false where it does not): the FP64 variant, one work-item
 // per number at 512 bits, 2 lanes at 1024, 4 from 1536 to 3072 and 8 at
-// 4096 bits (kernels/modexp_fp64_mt.h). Measured on the H100, kernel
-// exponentiations per second against the integer default
-// (docs/BENCHMARKS.md): 512 bits 17.6M / 15.1M, 1024 2.08M / 1.76M, 1536
-// 498K / 458K, 2048 274K / 202K, 3072 66.8K / 57.8K, 4096 37.6K / 26.1K.
+// 4096 bits (kernels/modexp_fp64_mt.h). Measured on the H100 through
+// CUDA, kernel exponentiations per second against the integer default
+// (docs/BENCHMARKS.md), 52-bit digits: 1024 bits 2.43M / 1.76M, 2048 320K
+// / 202K, 4096 38.9K / 26.3K; 51-bit digits (no PTX path): 512 bits 17.6M
+// / 15.1M (one work-item), 1024 2.08M, 1536 498K / 458K, 2048 274K, 3072
+// 66.8K / 57.8K, 4096 37.6K.
 func FastFP64Mont(n int) (MontConfig, bool) {
 	switch {
 	case n <= 16:
@@ -372,20 +384,18 @@ func (c MontConfig) resolveFP64(n int) (Mont, error) {
 const FP64MaxLanes = 8
 
 // resolveFP64Lanes resolves the FP64 variant with c.Threads work-items per
-// number (kernels/modexp_fp64_mt.h) for an n-limb modulus: any width of
-// ModLimbs, S = ⌈d/Threads⌉ digits per lane (at least 2) for the d digits
-// that hold 4m, so Digits = Threads·S. The kernel derives R'^2 mod m from
-// 2^(64n) mod m with a product by 2^(4(51·Digits − 32n)), which must stay
-// below R'/2: where padding to Threads·S digits breaks that (8 threads at
-// 512 bits), fewer threads are used (a batch may mix widths). No dedicated
-// squaring.
+// number (kernels/modexp_fp64_mt.h) for an n-limb modulus, with 51-bit
+// digits (ResolveFor makes them 52-bit on devices with the PTX path): any
+// width of ModLimbs, S = ⌈d/Threads⌉ digits per lane (at least 2) for the
+// d digits that hold 4m, so Digits = Threads·S. The kernel derives R'^2
+// mod m from 2^(64n) mod m with a product by 2^(4(b·Digits − 32n)), which
+// must stay below R'/2: where padding to Threads·S digits breaks that (8
+// threads at 512 bits), fewer threads are used (a batch may mix widths).
+// No dedicated squaring.
 func (c MontConfig) resolveFP64Lanes(n int) (Mont, error) {
 	t := c.Threads
 	if t > FP64MaxLanes || t&(t-1) != 0 {
 		return Mont{}, fmt.Errorf("arith: the fp64 variant with %d threads per number: want a power of two up to %d", t, FP64MaxLanes)
-	}
-	for t > 2 && !fp64LanesFit(n, t) {
-		t /= 2
 	}
 	if c.Form != "" && c.Form != FinalSub {
 		return Mont{}, fmt.Errorf("arith: the fp64 variant has no %q form (its results are canonical; inside, values stay below 2m in 51-bit digits)", c.Form)
@@ -393,22 +403,36 @@ func (c MontConfig) resolveFP64Lanes(n int) (Mont, error) {
 	if c.Sqr > 0 {
 		return Mont{}, errors.New("arith: the fp64 variant's multi-thread form has no dedicated squaring")
 	}
-	m, err := c.finish(Mont{N: n, W: n, Variant: FP64, FinalSub: true, Window: c.Window, Digits: fp64LanesDigits(n, t)})
+	return c.fp64Lanes(n, t, 51)
+}
+
+// fp64Lanes is the FP64 multi-thread form of c for n limbs with t lanes
+// (already checked) and digits of bits bits, t lowered where it does not
+// fit (fp64LanesFit).
+func (c MontConfig) fp64Lanes(n, t, bits int) (Mont, error) {
+	for t > 2 && !fp64LanesFit(n, t, bits) {
+		t /= 2
+	}
+	m, err := c.finish(Mont{N: n, W: n, Variant: FP64, FinalSub: true, Window: c.Window,
+		Digits: fp64LanesDigits(n, t, bits), DigitBits: bits})
 	m.Unroll, m.Lanes = false, t
 	return m, err
 }
 
-// fp64LanesDigits is the number of digits of the FP64 multi-thread form
-// with t lanes at n limbs: t·S, S = ⌈FP64Digits(n)/t⌉, at least 2.
-func fp64LanesDigits(n, t int) int {
-	return t * max((kernels.FP64Digits(n)+t-1)/t, 2)
+// fp64LanesDigits is the number of digits of bits bits of the FP64
+// multi-thread form with t lanes at n limbs: t·S, S = ⌈d/t⌉ for the least
+// d with bits·d ≥ 32n + 2 (R' ≥ 4m), at least 2.
+func fp64LanesDigits(n, t, bits int) int {
+	d := (32*n + 2 + bits - 1) / bits
+	return t * max((d+t-1)/t, 2)
 }
 
-// fp64LanesFit reports whether the shift 4(51d − 32n) of R'^2's derivation
-// stays below 51d − 1 with t lanes at n limbs (d = fp64LanesDigits).
-func fp64LanesFit(n, t int) bool {
-	d := fp64LanesDigits(n, t)
-	return 4*(51*d-32*n)+1 < 51*d
+// fp64LanesFit reports whether the shift 4(bd − 32n) of R'^2's derivation
+// stays below bd − 1 with t lanes at n limbs (d = fp64LanesDigits, b =
+// bits).
+func fp64LanesFit(n, t, bits int) bool {
+	d := fp64LanesDigits(n, t, bits)
+	return 4*(bits*d-32*n)+1 < bits*d
 }
 
 func maxWidth(has func(int) bool) int {
@@ -423,7 +447,7 @@ func maxWidth(has func(int) bool) int {
 
 func (m Mont) String() string {
 	if m.Variant == FP64 && m.Lanes > 1 {
-		return fmt.Sprintf("fp64-%dx51-w%d-t%d", m.Digits, m.Window, m.Lanes)
+		return fmt.Sprintf("fp64-%dx%d-w%d-t%d", m.Digits, m.DigitBits, m.Window, m.Lanes)
 	}
 	if m.Variant == FP64 {
 		sq, rows := "", ""
@@ -467,6 +491,9 @@ func (m Mont) Buildable(dev *device.Device) error {
 	if m.Variant == FP64 && !dev.FP64 {
 		return fmt.Errorf("arith: the fp64 Montgomery variant needs a device with double precision; %s has none", dev.Name)
 	}
+	if m.Variant == FP64 && m.DigitBits == 52 && !dev.CarryChains {
+		return fmt.Errorf("arith: %s (52-bit digits) needs the PTX path (fma rounded toward zero), which %s (%s) has not", m, dev.Name, dev.Backend)
+	}
 	if m.Unroll && dev.UnrollLimit > 0 && m.W > dev.UnrollLimit && dev.Class != device.VendorCPU {
 		return fmt.Errorf("arith: %s is not built on %s (%s): its compiler crashed on rows unrolled at %d words (it builds up to %d); use Rows: 0", m, dev.Name, dev.Backend, m.W, dev.UnrollLimit)
 	}
@@ -491,8 +518,9 @@ func (m Mont) Defines() map[string]string {
 			"MONT_W":     fmt.Sprint(m.W),
 			"LANES":      fmt.Sprint(m.Lanes),
 			"LANES_WG":   fmt.Sprint(LanesWorkGroup),
+			"FP64_BITS":  fmt.Sprint(m.DigitBits),
 			"FP64_S":     fmt.Sprint(m.Digits / m.Lanes),
-			"FP64_SHIFT": fmt.Sprint(4 * (51*m.Digits - 32*m.W)),
+			"FP64_SHIFT": fmt.Sprint(4 * (m.DigitBits*m.Digits - 32*m.W)),
 			"WINDOW":     fmt.Sprint(m.Window),
 		}
 		return d

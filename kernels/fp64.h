@@ -87,12 +87,13 @@
 #define FP64_ROWS _Pragma("unroll 1")
 #endif
 
-/* −m^(−1) mod 2^51 from n0 = −m^(−1) mod 2^32: x = m^(−1) mod 2^32, and
- * one Newton step x·(2 − m·x) is m^(−1) mod 2^64. */
+/* −m^(−1) mod 2^64 from n0 = −m^(−1) mod 2^32: x = m^(−1) mod 2^32, and
+ * one Newton step x·(2 − m·x) is m^(−1) mod 2^64. (A quotient digit needs
+ * its low 51 or 52 bits.) */
 DEVICE_FN u64 fp64_n0(const u32 *m, const u32 n0)
 {
 	const u64 m64 = (u64)m[0] | ((u64)m[1] << 32);
 	const u64 x = (u64)(0u - n0);
 	const u64 inv = x * ((u64)2 - m64 * x);
-	return ((u64)0 - inv) & FP64_MASK;
+	return (u64)0 - inv;
 }

@@ -36,6 +36,15 @@ DEVICE_FN u32 ptx_prmt(u32 a, u32 b, u32 s) {
 }
 #define BYTE_PERM(a, b, s) ptx_prmt((a), (b), (s))
 
+/* a·b + c rounded toward zero (one fma.rz; the fp64 Montgomery split with
+ * 52-bit digits, modexp_fp64_mt.h) */
+DEVICE_FN double ptx_fma_rz(double a, double b, double c) {
+	double r;
+	asm ("fma.rz.f64 %0, %1, %2, %3;" : "=d"(r) : "d"(a), "d"(b), "d"(c));
+	return r;
+}
+#define FMA_RZ(a, b, c) ptx_fma_rz((a), (b), (c))
+
 /* v of lane src of the caller's segment of the warp; c = ((32 − width) << 8)
  * | 31 for segments of width lanes (lanes.h). Every lane of the warp runs it. */
 DEVICE_FN u32 ptx_shfl_idx(u32 v, u32 src, u32 c) {

@@ -117,7 +117,7 @@ DEVICE_FN void fp64_modexp(u32 *out, GLOBAL const u32 *base, const u32 bstride,
 	const u32 *r2, GLOBAL u32 *table, const u32 tstride, GLOBAL u64 *slot)
 {
 	double m[FP64_N], acc[FP64_N], b[FP64_N];
-	const u64 n0 = fp64_n0(m32, n0_32);
+	const u64 n0 = fp64_n0(m32, n0_32) & FP64_MASK;
 	const int nt = (int)WINDOW_SIZE - 1;                   /* table products */
 	const int nwin = (int)((32u * ewords + WINDOW - 1u) / WINDOW);
 	GLOBAL u32 *t1 = table + MONT_W * tstride;

@@ -1,30 +1,40 @@
 /* modexp_fp64_mt.h: modular exponentiation on the floating-point
- * Montgomery product (the digits and split of fp64.h) with LANES
+ * Montgomery product (fp64.h's split and bit-pattern sums) with LANES
  * work-items per number: CIOS distributed over the lanes as in
- * modexp_mt.h, each lane holding S = FP64_S consecutive 51-bit digits of
- * every number. One work-item per number (modexp_fp64.h) holds a number,
- * the modulus and d + 1 columns in registers: at 1024 bits it needs all
- * 255 and spills, and eight warps per multiprocessor cannot hide the
- * latency of its chains. A lane here holds S digits of each.
+ * modexp_mt.h, each lane holding S = FP64_S consecutive digits of every
+ * number, 52-bit digits where the split can round toward zero (the PTX
+ * path: fma.rz), else fp64.h's 51-bit ones. One work-item per number
+ * (modexp_fp64.h) holds a number, the modulus and d + 1 columns in
+ * registers: at 1024 bits it needs all 255, and eight warps per
+ * multiprocessor cannot hide the latency of its chains. A lane here holds
+ * S digits of each.
  *
  * Build options (arith.Mont.Defines):
  *   MONT_W      modulus width n in 32-bit words
  *   LANES       work-items per number (lanes.h: a power of two)
  *   LANES_WG    work-group size
- *   FP64_S      digits per lane; d = LANES·FP64_S digits, 51d ≥ 32n + 2
- *               so that R' = 2^(51d) ≥ 4m
- *   FP64_SHIFT  4·(51d − 32n): R'^2 mod m is (R2²/R')·2^FP64_SHIFT/R'
+ *   FP64_BITS   bits per digit, b: 51, or 52 with the PTX path
+ *   FP64_S      digits per lane; d = LANES·FP64_S digits, bd ≥ 32n + 2
+ *               so that R' = 2^(bd) ≥ 4m
+ *   FP64_SHIFT  4·(bd − 32n): R'^2 mod m is (R2²/R')·2^FP64_SHIFT/R'
  *   WINDOW      fixed-window width in bits
  *
  * The product (f64mt_mul). Row i (digit y_i of the multiplier, broadcast
  * from the lane that holds it) adds x·y_i into the lane's columns c[0..S−1]
- * and its top column, then q = c_0·n0 mod 2^51 (c_0 of lane 0, broadcast)
- * and m·q the same way; lane 0's c_0, now a multiple of 2^51, carries into
+ * and its top column, then q = c_0·n0 mod 2^b (c_0 of lane 0, broadcast)
+ * and m·q the same way; lane 0's c_0, now a multiple of 2^b, carries into
  * its c_1; every column moves down one place: lane l's c[S−1] becomes its
  * top plus lane l+1's c[0] (the two halves of one column: the high halves
  * of the lane's top digit products and the low halves of the next lane's
  * lowest). Three exchanges of 64 bits per row (y_i, c_0, the column that
  * crosses a lane), no serial chain across lanes.
+ *
+ * The split with 52-bit digits. hi = fma(a, b, 2^104) rounded toward zero
+ * is 2^104 + H·2^52 with H = ⌊a·b/2^52⌋ (a·b < 2^104, where doubles are
+ * 2^52 apart); K − hi with K = 2^104 + 2^52 (a double) is (1 − H)·2^52,
+ * exact; fma(a, b, K − hi) = a·b − H·2^52 + 2^52 = L + 2^52 with
+ * 0 ≤ L < 2^52, an integer in [2^52, 2^53): exact. So a·b = H·2^52 + L,
+ * the bit patterns 2^104's + H and 2^52's + L, as fp64.h's are with 51.
  *
  * Offsets. Every low half carries BL and every high half BH in its bit
  * pattern (fp64.h); each row adds 2(BL + BH) to an inner column, 2BL to a
@@ -36,7 +46,7 @@
  * after the last row the column at position p lacks 2BL + 2p(BL + BH),
  * which f64mt_normalize adds back.
  *
- * Digits between products are canonical (each in [0, 2^51)): the split
+ * Digits between products are canonical (each in [0, 2^b)): the split
  * needs digits ≥ 0. f64mt_normalize carries through each lane, then
  * passes each lane's signed carry on, one lane per round (LANES − 1
  * exchanges and carry chains per product, a few percent of it). A lone
@@ -53,21 +63,36 @@
 #include "lanes.h"
 #include "exp_window.h"
 
-#if !defined(MONT_W) || !defined(FP64_S) || !defined(FP64_SHIFT)
-#error "modexp_fp64_mt.h: define MONT_W, FP64_S and FP64_SHIFT"
+#if !defined(MONT_W) || !defined(FP64_S) || !defined(FP64_SHIFT) || !defined(FP64_BITS)
+#error "modexp_fp64_mt.h: define MONT_W, FP64_BITS, FP64_S and FP64_SHIFT"
 #endif
 #define FP64_D (LANES * FP64_S)
 #if FP64_S < 2
 #error "modexp_fp64_mt.h: at least two digits per lane"
 #endif
-#if 51 * FP64_D < 32 * MONT_W + 2
-#error "modexp_fp64_mt.h: LANES·FP64_S digits of 51 bits must hold 4m"
+#if FP64_BITS * FP64_D < 32 * MONT_W + 2
+#error "modexp_fp64_mt.h: LANES·FP64_S digits must hold 4m"
 #endif
-#if FP64_SHIFT + 1 >= 51 * FP64_D
+#if FP64_SHIFT + 1 >= FP64_BITS * FP64_D
 #error "modexp_fp64_mt.h: 2^FP64_SHIFT must stay below R'/2 (fewer lanes: arith.Mont)"
 #endif
 
-#define F64MT_FULL (2u * (FP64_BL + FP64_BH))   /* what an inner column gets per row */
+#if FP64_BITS == 52
+#if !defined(FMA_RZ)
+#error "modexp_fp64_mt.h: 52-bit digits need fma rounded toward zero (the PTX path)"
+#endif
+#define F64MT_SPLIT(hi, lo, a, b) const double hi = FMA_RZ(a, b, 0x1p104), lo = fma(a, b, 0x1.0000000000001p104 - hi)
+#define F64MT_BL ((u64)0x4330000000000000ul)     /* bits of 2^52: offset of a low half */
+#define F64MT_BH ((u64)0x4670000000000000ul)     /* bits of 2^104: offset of a high half */
+#elif FP64_BITS == 51
+#define F64MT_SPLIT FP64_SPLIT
+#define F64MT_BL FP64_BL
+#define F64MT_BH FP64_BH
+#else
+#error "modexp_fp64_mt.h: FP64_BITS is 51 or 52"
+#endif
+#define F64MT_MASK ((((u64)1) << FP64_BITS) - 1u)
+#define F64MT_FULL (2u * (F64MT_BL + F64MT_BH))  /* what an inner column gets per row */
 
 DEVICE_FN u64 lanes_shfl64(const lanes_t L, const u64 v, const u32 src)
 {
@@ -86,7 +111,7 @@ DEVICE_FN u64 lanes_down64(const lanes_t L, const u64 v)
 /* r = the canonical digits of the columns c after the last row
  * (f64mt_mul): their missing offsets added back and a carry chain through
  * the lane, whose signed carry out (a few bits) the next lane takes, one
- * lane per round. The value is below 2m < 2^(51d): the top lane's carry
+ * lane per round. The value is below 2m < 2^(bd): the top lane's carry
  * is zero. */
 DEVICE_FN void f64mt_normalize(const lanes_t L, double *r, const u64 *c)
 {
@@ -95,9 +120,9 @@ DEVICE_FN void f64mt_normalize(const lanes_t L, double *r, const u64 *c)
 	i64 carry = 0;
 	UNROLL_OUTER
 	for (int j = 0; j < FP64_S; j++) {
-		const u64 v = c[j] + 2u * FP64_BL + (p0 + (u64)j) * F64MT_FULL + (u64)carry;
-		d[j] = v & FP64_MASK;
-		carry = (i64)v >> 51;
+		const u64 v = c[j] + 2u * F64MT_BL + (p0 + (u64)j) * F64MT_FULL + (u64)carry;
+		d[j] = v & F64MT_MASK;
+		carry = (i64)v >> FP64_BITS;
 	}
 	for (u32 round = 1; round < LANES; round++) {
 		const u32 in = lanes_up(L, (u32)carry, 0u);
@@ -105,8 +130,8 @@ DEVICE_FN void f64mt_normalize(const lanes_t L, double *r, const u64 *c)
 		UNROLL_OUTER
 		for (int j = 0; j < FP64_S; j++) {
 			const i64 v = (i64)d[j] + c_in;
-			d[j] = (u64)v & FP64_MASK;
-			c_in = v >> 51;
+			d[j] = (u64)v & F64MT_MASK;
+			c_in = v >> FP64_BITS;
 		}
 		carry += c_in;
 	}
@@ -115,7 +140,7 @@ DEVICE_FN void f64mt_normalize(const lanes_t L, double *r, const u64 *c)
 }
 
 /* r = x·y·R'^(−1) mod m, below 2m, in this lane's digits, for x, y below
- * 2m (digits as f64mt_normalize leaves them) and n0 = −m^(−1) mod 2^51.
+ * 2m (digits as f64mt_normalize leaves them) and n0 = −m^(−1) mod 2^b.
  * r may be x or y. */
 DEVICE_FN void f64mt_mul(const lanes_t L, double *r, const double *x, const double *y, const double *m, const u64 n0)
 {
@@ -125,7 +150,7 @@ DEVICE_FN void f64mt_mul(const lanes_t L, double *r, const double *x, const doub
 		const u64 p0 = (u64)(L.lane * FP64_S);
 		UNROLL_OUTER
 		for (int j = 0; j < FP64_S; j++)                 /* where a column crosses lanes, c[0] */
-			c[j] = (u64)0 - (2u * FP64_BL + (p0 + (u64)j) * F64MT_FULL);
+			c[j] = (u64)0 - (2u * F64MT_BL + (p0 + (u64)j) * F64MT_FULL);
 	}
 	const u64 carry_mask = L.lane == 0u ? ~(u64)0 : 0u;
 	for (u32 src = 0; src < LANES; src++) {
@@ -133,32 +158,32 @@ DEVICE_FN void f64mt_mul(const lanes_t L, double *r, const double *x, const doub
 		for (int k = 0; k < FP64_S; k++) {
 			const double yi = F64_FROM_BITS(lanes_shfl64(L, F64_BITS(y[k]), src));
 			{
-				FP64_SPLIT(h, lo, x[0], yi);
+				F64MT_SPLIT(h, lo, x[0], yi);
 				c[0] += F64_BITS(lo);
 				u64 hprev = F64_BITS(h);
 				UNROLL_OUTER
 				for (int j = 1; j < FP64_S; j++) {
-					FP64_SPLIT(hj, lj, x[j], yi);
+					F64MT_SPLIT(hj, lj, x[j], yi);
 					c[j] += F64_BITS(lj) + hprev;
 					hprev = F64_BITS(hj);
 				}
 				top += hprev;
 			}
 			const u64 t0 = lanes_shfl64(L, c[0], 0u);
-			const double qd = FP64_DIGIT((t0 * n0) & FP64_MASK);
+			const double qd = FP64_DIGIT((t0 * n0) & F64MT_MASK);
 			{
-				FP64_SPLIT(h, lo, m[0], qd);
+				F64MT_SPLIT(h, lo, m[0], qd);
 				c[0] += F64_BITS(lo);
 				u64 hprev = F64_BITS(h);
 				UNROLL_OUTER
 				for (int j = 1; j < FP64_S; j++) {
-					FP64_SPLIT(hj, lj, m[j], qd);
+					F64MT_SPLIT(hj, lj, m[j], qd);
 					c[j] += F64_BITS(lj) + hprev;
 					hprev = F64_BITS(hj);
 				}
 				top += hprev;
 			}
-			c[1] += (u64)((i64)c[0] >> 51) & carry_mask;  /* lane 0: c_0 is a multiple of 2^51 */
+			c[1] += (u64)((i64)c[0] >> FP64_BITS) & carry_mask;  /* lane 0: c_0 is a multiple of 2^b */
 			const u64 below = lanes_down64(L, c[0]);
 			UNROLL_OUTER
 			for (int j = 0; j < FP64_S - 1; j++) c[j] = c[j + 1];
@@ -175,12 +200,12 @@ DEVICE_FN void f64mt_load(const lanes_t L, double *r, GLOBAL const u32 *p, const
 {
 	UNROLL_OUTER
 	for (int j = 0; j < FP64_S; j++) {
-		const u32 bit = 51u * (L.lane * FP64_S + (u32)j), k = bit >> 5, s = bit & 31u;
+		const u32 bit = FP64_BITS * (L.lane * FP64_S + (u32)j), k = bit >> 5, s = bit & 31u;
 		u64 v = 0;
 		if (k < MONT_W) v = (u64)LIMB(p, k, stride) >> s;
 		if (k + 1u < MONT_W) v |= (u64)LIMB(p, k + 1u, stride) << (32u - s);
-		if (k + 2u < MONT_W && s > 13u) v |= (u64)LIMB(p, k + 2u, stride) << (64u - s);
-		r[j] = FP64_DIGIT(v & FP64_MASK);
+		if (k + 2u < MONT_W && s + FP64_BITS > 64u) v |= (u64)LIMB(p, k + 2u, stride) << (64u - s);
+		r[j] = FP64_DIGIT(v & F64MT_MASK);
 	}
 }
 
@@ -189,7 +214,7 @@ DEVICE_FN void f64mt_set_pow2(const lanes_t L, double *r, const u32 b)
 {
 	UNROLL_OUTER
 	for (int j = 0; j < FP64_S; j++)
-		r[j] = L.lane * FP64_S + (u32)j == b / 51u ? FP64_DIGIT((u64)1 << (b % 51u)) : 0.0;
+		r[j] = L.lane * FP64_S + (u32)j == b / FP64_BITS ? FP64_DIGIT((u64)1 << (b % FP64_BITS)) : 0.0;
 }
 
 /* d = a mod m as canonical digits (integers), for canonical digits a of a
@@ -205,8 +230,8 @@ DEVICE_FN void f64mt_canon(const lanes_t L, u64 *d, const double *a, const doubl
 	UNROLL_OUTER
 	for (int j = 0; j < FP64_S; j++) {
 		const i64 v = (i64)d[j] - (i64)FP64_VALUE(m[j]) + bw;
-		t[j] = (u64)v & FP64_MASK;
-		bw = v >> 51;                                   /* 0 or −1 */
+		t[j] = (u64)v & F64MT_MASK;
+		bw = v >> FP64_BITS;                                   /* 0 or −1 */
 		z |= t[j];
 	}
 	const u32 bgen = (u32)(bw & 1), bpass = (z == 0u ? 1u : 0u) & (bgen ^ 1u);
@@ -215,8 +240,8 @@ DEVICE_FN void f64mt_canon(const lanes_t L, u64 *d, const double *a, const doubl
 	UNROLL_OUTER
 	for (int j = 0; j < FP64_S; j++) {
 		const i64 v = (i64)t[j] + bw;
-		t[j] = (u64)v & FP64_MASK;
-		bw = v >> 51;
+		t[j] = (u64)v & F64MT_MASK;
+		bw = v >> FP64_BITS;
 	}
 	const u32 borrow = lanes_shfl(L, bgen | (bpass & bin), LANES - 1u); /* a < m */
 	const u64 keep = (u64)0 - (u64)borrow;
@@ -234,13 +259,13 @@ DEVICE_FN void f64mt_store_words(const lanes_t L, GLOBAL u32 *out, const u32 str
 	for (int j = 0; j < FP64_S; j++) v[j] = d[j];
 	v[FP64_S] = lanes_down64(L, d[0]);
 	const u32 lo = L.lane * FP64_S;
-	const u32 k0 = (51u * lo + 31u) / 32u, k1 = min((51u * (lo + FP64_S) + 31u) / 32u, (u32)MONT_W);
+	const u32 k0 = (FP64_BITS * lo + 31u) / 32u, k1 = min((FP64_BITS * (lo + FP64_S) + 31u) / 32u, (u32)MONT_W);
 	if (!store)
 		return;
 	for (u32 k = k0; k < k1; k++) {
-		const u32 i = 32u * k / 51u - lo, s = 32u * k % 51u;
+		const u32 i = 32u * k / FP64_BITS - lo, s = 32u * k % FP64_BITS;
 		u64 w = v[i] >> s;
-		if (s > 19u) w |= v[i + 1u] << (51u - s);
+		if (s + 32u > FP64_BITS) w |= v[i + 1u] << (FP64_BITS - s);
 		LIMB(out, k, stride) = (u32)w;
 	}
 }
@@ -292,7 +317,7 @@ DEVICE_FN void f64mt_modexp(const lanes_t L, GLOBAL u32 *out, GLOBAL const u32 *
 {
 	double m[FP64_S], acc[FP64_S], y[FP64_S];
 	u32 m01[2] = { LIMB(mod, 0, K), LIMB(mod, 1, K) };
-	const u64 n0 = fp64_n0(m01, n0_32);
+	const u64 n0 = fp64_n0(m01, n0_32) & F64MT_MASK;
 	f64mt_load(L, m, mod, K);
 	f64mt_load(L, acc, r2, K);
 	const int nt = (int)WINDOW_SIZE - 1;                 /* table products after T[1] */
