@@ -90,7 +90,8 @@ func timeModExp(b *testing.B, eng *arith.Engine, m arith.Mont, bits, n int) time
 // and the fp64 variant (with and without its squaring, rows unrolled or
 // kept a loop) at 512, 1024 and 2048 bits on devices with fp64.
 // GPUCRYPTO_BENCH_FP64=1 adds the fp64 variant at every width: one thread
-// per number where it exists, and 2, 4 and 8 threads per number.
+// per number where it exists, and 2, 4 and 8 threads per number with the
+// window by size and of 3 to 6 bits.
 func BenchmarkModExp(b *testing.B) {
 	d := devicetest.Device(b)
 	eng, err := arith.NewEngine(d)
@@ -143,7 +144,9 @@ func BenchmarkModExp(b *testing.B) {
 				cases = append(cases, cfgCase{32 * limbs, arith.MontConfig{Variant: arith.FP64}})
 			}
 			for _, t := range []int{2, 4, 8} {
-				cases = append(cases, cfgCase{32 * limbs, arith.MontConfig{Variant: arith.FP64, Threads: t}})
+				for _, w := range []int{0, 3, 4, 5, 6} { // the window by size, and others
+					cases = append(cases, cfgCase{32 * limbs, arith.MontConfig{Variant: arith.FP64, Threads: t, Window: w}})
+				}
 			}
 		}
 	}

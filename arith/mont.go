@@ -261,6 +261,7 @@ func (c MontConfig) ResolveFor(dev *device.Device, n, count int) (Mont, error) {
 			t = BatchThreads(n, count, int(dev.ComputeUnits))
 		}
 		if f, ok := FastFP64Mont(n); ok && dev.FastFP64 && t == max(DefaultMont(n).Threads, 1) {
+			f.Window, f.Rows = c.Window, c.Rows // not the kernel's choice: the caller's
 			c = f
 		} else if t > 1 {
 			c.Threads = t // DefaultMont's where the batch fills the device
@@ -277,12 +278,11 @@ func (c MontConfig) ResolveFor(dev *device.Device, n, count int) (Mont, error) {
 // precision (device.Info.FastFP64) for an n-limb modulus, where it beats
 // DefaultMont (false where it does not): the FP64 variant, one work-item
 // per number at 512 bits, 2 lanes at 1024, 4 from 1536 to 3072 and 8 at
-// 4096 bits (kernels/modexp_fp64_mt.h). Measured on the H100 through
-// CUDA, kernel exponentiations per second against the integer default
-// (docs/BENCHMARKS.md), 52-bit digits: 1024 bits 2.43M / 1.76M, 2048 320K
-// / 202K, 4096 38.9K / 26.3K; 51-bit digits (no PTX path): 512 bits 17.6M
-// / 15.1M (one work-item), 1024 2.08M, 1536 498K / 458K, 2048 274K, 3072
-// 66.8K / 57.8K, 4096 37.6K.
+// 4096 bits (kernels/modexp_fp64_mt.h), 4-bit windows. Measured on the
+// H100 through CUDA, kernel exponentiations per second against the integer
+// default (docs/BENCHMARKS.md), 52-bit digits: 1024 bits 2.44M / 1.76M,
+// 1536 549K / 458K, 2048 336K / 202K, 3072 83.4K / 57.8K, 4096 44.0K /
+// 26.3K; one work-item, 51-bit digits: 512 bits 17.6M / 15.1M.
 func FastFP64Mont(n int) (MontConfig, bool) {
 	switch {
 	case n <= 16:
@@ -413,11 +413,23 @@ func (c MontConfig) fp64Lanes(n, t, bits int) (Mont, error) {
 	for t > 2 && !fp64LanesFit(n, t, bits) {
 		t /= 2
 	}
-	m, err := c.finish(Mont{N: n, W: n, Variant: FP64, FinalSub: true, Window: c.Window,
+	window := c.Window
+	if window == 0 {
+		window = fp64LanesWindow
+	}
+	m, err := c.finish(Mont{N: n, W: n, Variant: FP64, FinalSub: true, Window: window,
 		Digits: fp64LanesDigits(n, t, bits), DigitBits: bits})
 	m.Unroll, m.Lanes = false, t
 	return m, err
 }
+
+// fp64LanesWindow is the window by size of the FP64 multi-thread form at
+// every width: its table entries are 64-bit digits read by a masked scan
+// of every entry, which wider windows pay for more than they save in
+// products. H100, kernel modexp/s by window 3/4/5/6 (docs/BENCHMARKS.md):
+// 1024 bits 2.45M/2.44M/2.09M/1.26M, 2048 331K/336K/323K/274K, 4096
+// 36.8K/44.0K/38.9K/34.5K.
+const fp64LanesWindow = 4
 
 // fp64LanesDigits is the number of digits of bits bits of the FP64
 // multi-thread form with t lanes at n limbs: t·S, S = ⌈d/t⌉ for the least
