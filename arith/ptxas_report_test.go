@@ -1,0 +1,71 @@
+//go:build cuda
+
+package arith_test
+
+import (
+	"maps"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpucrypto/gpucrypto/arith"
+	"github.com/gpucrypto/gpucrypto/cuda"
+	"github.com/gpucrypto/gpucrypto/internal/devicetest"
+)
+
+// EnvPtxasReport names the variable that turns on TestPtxasReport.
+const EnvPtxasReport = "GPUCRYPTO_PTXAS_REPORT"
+
+// TestPtxasReport logs what NVRTC's ptxas says of each modexp form's
+// kernel for sm_90 (registers, stack frame, spill stores and loads), as
+// resolved for an H100, with no GPU: a quick check of register pressure
+// before spending device time. It runs only when GPUCRYPTO_PTXAS_REPORT=1
+// (and NVRTC is found), e.g.
+//
+//	GPUCRYPTO_PTXAS_REPORT=1 go test -tags cuda -run PtxasReport -v ./arith
+//
+// The figures come from the NVRTC found here (Debian's is 11.8); NVRTC 13
+// on the H100 allocates a few registers differently.
+func TestPtxasReport(t *testing.T) {
+	if os.Getenv(EnvPtxasReport) != "1" {
+		t.Skipf("set %s=1 to print the ptxas report", EnvPtxasReport)
+	}
+	d := devicetest.CUDACompiler(t)
+	nv, err := cuda.LoadNVRTC()
+	require.NoError(t, err)
+	report := regexp.MustCompile(`(?m)^ptxas\s+(info|\.)\s+:?\s*(Used \d+ registers.*|\d+ bytes stack frame.*)$`)
+	for _, n := range arith.ModLimbs() {
+		for _, c := range []arith.MontConfig{{}, arith.DefaultMont(n), {Variant: arith.FP64, Threads: 2}, {Variant: arith.FP64, Threads: 4}, {Variant: arith.FP64, Threads: 8}} {
+			m, err := c.ResolveFor(d, n, 0)
+			require.NoError(t, err)
+			src, err := m.Source(d, m.KernelFile(), nil)
+			require.NoError(t, err)
+			text, err := src.Text()
+			require.NoError(t, err)
+			defs := d.Defines()
+			maps.Copy(defs, src.Defines)
+			var opts []string
+			for _, k := range slices.Sorted(maps.Keys(defs)) {
+				if v := defs[k]; v != "" {
+					opts = append(opts, "-D"+k+"="+v)
+				} else {
+					opts = append(opts, "-D"+k)
+				}
+			}
+			// the options of the device layer's CUDA compile, and -v
+			opts = append(opts, "--gpu-architecture=sm_90", "--std=c++17", "--fmad=false", "--ptxas-options=-v")
+			out, err := nv.Compile(text, "modexp.cu", opts)
+			require.NoError(t, err, "%d bits, %s", 32*n, m)
+			log := out.Log[strings.Index(out.Log, "'modexp'"):]
+			var lines []string
+			for _, l := range report.FindAllStringSubmatch(log, 2) {
+				lines = append(lines, l[2])
+			}
+			t.Logf("%4d bits %-22s %s", 32*n, m, strings.Join(lines, "; "))
+		}
+	}
+}
