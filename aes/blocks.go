@@ -24,6 +24,11 @@ const BlockSize = 16
 // not finish (whose input is untouched, in place too) are computed on the
 // CPU and the failure is reported through OnFallback; the finished ones
 // are kept. The same holds for DecryptBlocks and XORKeyStream.
+//
+// A destroyed key gives ErrKeyDestroyed, with dst not written. The call
+// holds k until it returns: Key.Destroy waits for it, so a call that found
+// k live computes all of src with it. The same holds for every call of
+// the engine.
 func (e *Engine) EncryptBlocks(k *Key, dst, src []byte) error {
 	return e.blocks(k, dst, src, false)
 }
@@ -44,9 +49,10 @@ func checkBuffers(dst, src []byte) error {
 }
 
 func (e *Engine) blocks(k *Key, dst, src []byte, decrypt bool) error {
-	if err := k.live(); err != nil {
+	if err := k.acquire(); err != nil {
 		return err
 	}
+	defer k.release()
 	if len(src)%BlockSize != 0 {
 		return fmt.Errorf("aes: ECB input of %d bytes is not a whole number of blocks", len(src))
 	}
@@ -66,14 +72,8 @@ func (e *Engine) blocks(k *Key, dst, src []byte, decrypt bool) error {
 	if err == nil {
 		return nil
 	}
-	if errors.Is(err, ErrKeyDestroyed) {
-		return err
-	}
 	e.fellBack(err)
-	block := k.cipherBlock()
-	if block == nil {
-		return ErrKeyDestroyed
-	}
+	block := k.cipherBlock() // not nil: the call holds k
 	e.redoChunks(len(src), done, func(lo, hi int) {
 		for i := lo; i < hi; i += BlockSize {
 			if decrypt {
@@ -98,9 +98,10 @@ func (e *Engine) DecryptBlocksDevice(k *Key, dst, src *device.Buffer, n int) err
 }
 
 func (e *Engine) blocksDevice(k *Key, dst, src *device.Buffer, n int, decrypt bool) error {
-	if err := k.live(); err != nil {
+	if err := k.acquire(); err != nil {
 		return err
 	}
+	defer k.release()
 	if n%BlockSize != 0 {
 		return fmt.Errorf("aes: ECB input of %d bytes is not a whole number of blocks", n)
 	}
@@ -299,9 +300,10 @@ func counterAt(iv []byte, blocks uint64) []byte {
 // failure in the middle of the call leaves the chunks the device finished
 // and computes the others on the CPU (see EncryptBlocks).
 func (e *Engine) XORKeyStream(k *Key, iv, dst, src []byte) error {
-	if err := k.live(); err != nil {
+	if err := k.acquire(); err != nil {
 		return err
 	}
+	defer k.release()
 	if len(iv) != BlockSize {
 		return fmt.Errorf("aes: CTR counter block of %d bytes, want 16", len(iv))
 	}
@@ -318,10 +320,7 @@ func (e *Engine) XORKeyStream(k *Key, iv, dst, src []byte) error {
 		return nil
 	}
 	e.fellBack(err)
-	block := k.cipherBlock()
-	if block == nil {
-		return ErrKeyDestroyed
-	}
+	block := k.cipherBlock() // not nil: the call holds k
 	e.redoChunks(len(src), done, func(lo, hi int) {
 		cipher.NewCTR(block, counterAt(iv, uint64(lo/BlockSize))).XORKeyStream(dst[lo:hi], src[lo:hi])
 	})
@@ -331,9 +330,10 @@ func (e *Engine) XORKeyStream(k *Key, iv, dst, src []byte) error {
 // XORKeyStreamDevice is XORKeyStream on n bytes of device buffers of the
 // engine's device (dst may be src).
 func (e *Engine) XORKeyStreamDevice(k *Key, iv []byte, dst, src *device.Buffer, n int) error {
-	if err := k.live(); err != nil {
+	if err := k.acquire(); err != nil {
 		return err
 	}
+	defer k.release()
 	if len(iv) != BlockSize {
 		return fmt.Errorf("aes: CTR counter block of %d bytes, want 16", len(iv))
 	}

@@ -64,7 +64,9 @@ func (e *Engine) cbc(msgs []CBCMessage, decrypt bool) ([][]byte, error) {
 
 // modeBatch runs a CBC or XTS batch of n elements: element(i) validates
 // element i and gives its data, its key (and XTS's tweak key, nil for
-// CBC) and its IV or tweak. One result and one error per element.
+// CBC) and its IV or tweak. One result and one error per element. The
+// call holds the keys of the valid elements (Key.acquire) until it
+// returns.
 func (e *Engine) modeBatch(kind modeKind, n int, element func(i int) (data []byte, key, tweakKey *Key, iv []byte, err error)) ([][]byte, error) {
 	type elem struct {
 		data       []byte
@@ -74,10 +76,19 @@ func (e *Engine) modeBatch(kind modeKind, n int, element func(i int) (data []byt
 	elems := make([]elem, n)
 	errs := make([]error, n)
 	total := 0
+	var held []int
+	defer func() {
+		for _, i := range held {
+			releasePair(elems[i].key, elems[i].tweak)
+		}
+	}()
 	for i := range n {
 		el := &elems[i]
 		if el.data, el.key, el.tweak, el.iv, errs[i] = element(i); errs[i] == nil {
-			total += len(el.data)
+			if errs[i] = acquirePair(el.key, el.tweak); errs[i] == nil {
+				held = append(held, i)
+				total += len(el.data)
+			}
 		}
 	}
 	out := make([][]byte, n)
@@ -132,7 +143,13 @@ func (e *Engine) modeBatch(kind modeKind, n int, element func(i int) (data []byt
 		}
 	}
 	if sample := e.resultSample(done); sample != nil {
-		if err := e.checkModes(kind, sample, element, out); err != nil {
+		// the elements as validated: element(i) would refuse a key that
+		// Destroy waits on
+		validated := func(i int) ([]byte, *Key, *Key, []byte, error) {
+			el := &elems[i]
+			return el.data, el.key, el.tweak, el.iv, nil
+		}
+		if err := e.checkModes(kind, sample, validated, out); err != nil {
 			// every job again: the inputs are the caller's, untouched (the results are new strings)
 			e.fellBack(err)
 			modesCPU(kind, keys, jobs, fail)
@@ -191,9 +208,32 @@ type modeJob struct {
 	dst  []byte   // len(src) bytes; may be src itself
 }
 
+// acquirePair holds key and tweak (nil for CBC) for a call (Key.acquire).
+func acquirePair(key, tweak *Key) error {
+	if err := key.acquire(); err != nil {
+		return err
+	}
+	if tweak != nil {
+		if err := tweak.acquire(); err != nil {
+			key.release()
+			return err
+		}
+	}
+	return nil
+}
+
+// releasePair releases what acquirePair held.
+func releasePair(key, tweak *Key) {
+	key.release()
+	if tweak != nil {
+		tweak.release()
+	}
+}
+
 // modeKeys are the distinct keys of a call with the schedules the kernels
-// need, copied once while the keys are checked to be live, so that a key
-// destroyed during the call is still used consistently or not at all.
+// need, copied once per call. The call holds the keys (acquirePair), so a
+// key destroyed during the call (Key.Destroy waits) is still used to the
+// end, on the device and on the CPU.
 type modeKeys struct {
 	kind  modeKind
 	index map[[2]*Key]int
@@ -258,7 +298,7 @@ func growSecret(s []uint32, n int) []uint32 {
 func (k *Key) record(dst []uint32, decrypt bool) error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.destroyed {
+	if k.destroyed.Load() {
 		return ErrKeyDestroyed
 	}
 	sched := k.enc[:]
@@ -272,7 +312,7 @@ func (k *Key) record(dst []uint32, decrypt bool) error {
 
 // runModes computes jobs on the device, or, from the first chunk the
 // device fails on, on the CPU (reported through fellBack). A job the CPU
-// cannot do (its key destroyed meanwhile) goes to fail.
+// cannot do (its key destroyed: not while the call holds it) goes to fail.
 func (e *Engine) runModes(kind modeKind, keys *modeKeys, jobs []modeJob, fail func(j *modeJob, err error)) {
 	if len(jobs) == 0 {
 		return

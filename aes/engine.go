@@ -55,8 +55,8 @@ type Config struct {
 	// hashes (default 16); a power of two from 1 to 256.
 	Segment int
 	// StageBytes and Stages size the pipeline of the host-memory calls:
-	// staging bytes per stage (a multiple of 16; default 16 MB) and
-	// stages (default 4).
+	// staging bytes per stage (a multiple of 16, at least 4096; default
+	// 32 MB) and stages (1 to 64; default 4).
 	StageBytes, Stages int
 	// Defines are extra -D definitions for the kernels: tuning knobs for
 	// experiments (kernels/aes.cl: GHASH_GROUPS, GHASH_WAYS).

@@ -49,6 +49,13 @@ type Message struct {
 // messages (their Data untouched, in place too) are computed on the CPU;
 // the failure is reported through OnFallback. The same holds for Open,
 // whose failed elements get no plaintext, only their error.
+//
+// The call holds the keys of its valid elements until it returns: a key
+// destroyed during the call (Key.Destroy, which waits) still computes
+// every element that found it live, so no element fails half-way, in
+// place or not. An element whose key was destroyed before the call
+// checked it fails with ErrKeyDestroyed and its Data and Out are not
+// written.
 func (e *Engine) Seal(msgs []Message) ([][]byte, error) { return e.gcm(msgs, false) }
 
 // Open checks and decrypts each message. The result of element i is its
@@ -119,7 +126,8 @@ func bodyLen(m *Message, open bool, device int) int {
 	return len(m.Data)
 }
 
-// checkMessage validates element m.
+// checkMessage validates element m; when it is valid, it holds m.Key
+// (Key.acquire) for the caller to release.
 func checkMessage(m *Message, open bool, device int) error {
 	if err := m.Key.live(); err != nil {
 		return err
@@ -136,10 +144,11 @@ func checkMessage(m *Message, open bool, device int) error {
 	if n := bodyLen(m, open, device); uint64(n) > MaxMessage {
 		return fmt.Errorf("aes: GCM message of %d bytes: at most %d", n, uint64(MaxMessage))
 	}
-	return nil
+	return m.Key.acquire()
 }
 
-// validate checks every element (on all cores) and returns the valid ones.
+// validate checks every element (on all cores) and returns the valid ones,
+// whose keys it holds (releaseKeys).
 func validate(msgs []Message, errs []error, open bool, deviceLen int) []int {
 	batch.Parallel(len(msgs), 1024, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -153,6 +162,16 @@ func validate(msgs []Message, errs []error, open bool, deviceLen int) []int {
 		}
 	}
 	return valid
+}
+
+// releaseKeys releases the keys of the elements idx of msgs, held by
+// validate.
+func releaseKeys(msgs []Message, idx []int) {
+	batch.Parallel(len(idx), 1024, func(lo, hi int) {
+		for _, i := range idx[lo:hi] {
+			msgs[i].Key.release()
+		}
+	})
 }
 
 // plan lays out the (valid) elements idx of msgs; deviceLen ≥ 0 is the
@@ -310,7 +329,8 @@ func (e *Engine) planGHASH(msgs []Message, idx []int, open bool, deviceLen, leng
 // each reduction level l ≥ 1 combines with, H^(segment·16^(l−1)).
 const keyRecordLevels = 80
 
-// keyRecords are the key records of the plan's keys.
+// keyRecords are the key records of the plan's keys, which the call holds
+// (validate): their schedules and powers are read without the lock.
 func (e *Engine) keyRecords(p *gcmPlan, out []uint32) []uint32 {
 	if out == nil {
 		out = make([]uint32, len(p.keys)*p.keyWords)
@@ -320,7 +340,6 @@ func (e *Engine) keyRecords(p *gcmPlan, out []uint32) []uint32 {
 		for i := lo; i < hi; i++ {
 			k := p.keys[i]
 			r := out[i*p.keyWords:]
-			k.mu.Lock()
 			copy(r, k.enc[:4*k.rounds+4])
 			r[60] = uint32(k.rounds)
 			put := func(at int, x fieldElement) {
@@ -333,7 +352,6 @@ func (e *Engine) keyRecords(p *gcmPlan, out []uint32) []uint32 {
 			for l := 1; l <= p.levelCount(); l++ {
 				put(keyRecordLevels+4*(l-1), k.hashPowers[int(e.segLog)+gcmGroupLog*(l-1)])
 			}
-			k.mu.Unlock()
 		}
 	})
 	return out
@@ -342,14 +360,12 @@ func (e *Engine) keyRecords(p *gcmPlan, out []uint32) []uint32 {
 func (e *Engine) gcm(msgs []Message, open bool) ([][]byte, error) {
 	errs := make([]error, len(msgs))
 	valid := validate(msgs, errs, open, -1)
+	defer releaseKeys(msgs, valid)
 	res := newResults(msgs, valid, open)
 	if len(valid) > 0 {
 		check := e.newGCMCheck(msgs, valid, open, res)
 		done := make([]bool, len(msgs))
 		if err := e.gcmOnDevice(msgs, valid, open, res, errs, done); err != nil {
-			if errors.Is(err, ErrKeyDestroyed) {
-				return nil, err
-			}
 			// The elements the device finished keep its results (an
 			// element computed in place has lost its input); the others,
 			// untouched, are computed on the CPU.
@@ -688,10 +704,8 @@ func (e *Engine) gcmLarge(msgs []Message, i int, open bool, res *results, errs [
 	body := bodyLen(m, open, -1)
 	text := m.Data[:body]
 	out := res.out[i]
-	k := m.Key
-	k.mu.Lock()
+	k := m.Key // held by the call (validate)
 	h, powers := k.hashPowers[0], k.hashPowers
-	k.mu.Unlock()
 	j0 := counterBlock(h, m.Nonce)
 	chunk := e.stageSize
 	chunks := (body + chunk - 1) / chunk
@@ -794,13 +808,7 @@ func (e *Engine) gcmLarge(msgs []Message, i int, open bool, res *results, errs [
 		enqueued = true
 		return finish, nil
 	})
-	block := k.cipherBlock()
-	if block == nil {
-		if open {
-			clear(out) // no plaintext of chunks the device finished
-		}
-		return ErrKeyDestroyed
-	}
+	block := k.cipherBlock() // not nil: the call holds k
 	if derr != nil {
 		var todo []int
 		for c, ok := range finished {
@@ -1099,10 +1107,10 @@ func (e *Engine) gcmResident(k *Key, nonce, aad []byte, dst, src *device.Buffer,
 	}
 	open := tag != nil
 	msgs := []Message{{Key: k, Nonce: nonce, AAD: aad}}
-	errs := make([]error, 1)
-	if errs[0] = checkMessage(&msgs[0], open, n); errs[0] != nil {
-		return nil, errs[0]
+	if err := checkMessage(&msgs[0], open, n); err != nil {
+		return nil, err
 	}
+	defer k.release()
 	p := e.plan(msgs, []int{0}, open, n)
 	tags := make([]uint32, 4)
 	if open {

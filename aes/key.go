@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sync"
+	"sync/atomic"
 )
 
 // MaxRounds is the number of rounds of AES-256, the largest schedule.
@@ -30,6 +31,11 @@ func (k KeySizeError) Error() string {
 // key is no longer needed; the Go runtime may still hold copies made
 // while it lived (crypto/aes's own schedule among them), which Destroy
 // cannot reach.
+//
+// Every Engine call holds the keys it computes with, from the point it
+// checks them until it returns (acquire, release): Destroy waits for those
+// calls, so a call that found its key live computes every element with
+// it, on the device or the CPU, and never sees a schedule half zeroed.
 type Key struct {
 	size   int // bytes: 16, 24 or 32
 	rounds int
@@ -42,8 +48,15 @@ type Key struct {
 	hashPowers [hashPowerCount]fieldElement
 	hashSmall  [4]fieldElement
 
+	// users counts the calls holding the key; destroyed is set by
+	// Destroy before it waits for users to reach zero (on idle, whose L
+	// is mu), so that no call acquires the key afterwards. The schedules,
+	// the powers and block change only under mu with destroyed set and no
+	// users.
+	users     atomic.Int64
+	destroyed atomic.Bool
 	mu        sync.Mutex
-	destroyed bool
+	idle      sync.Cond
 	block     cipher.Block
 }
 
@@ -59,6 +72,7 @@ func NewKey(key []byte) (*Key, error) {
 		return nil, err
 	}
 	k := &Key{size: len(key), rounds: len(key)/4 + 6, block: block}
+	k.idle.L = &k.mu
 	expandKey(key, k.rounds, &k.enc, &k.dec)
 	var zero, h [16]byte
 	block.Encrypt(h[:], zero[:])
@@ -80,30 +94,65 @@ func (k *Key) Size() int { return k.size }
 // Rounds is the number of AES rounds (10, 12 or 14).
 func (k *Key) Rounds() int { return k.rounds }
 
-// Destroy zeroes the key's schedules and GHASH powers. Later use of k
-// returns ErrKeyDestroyed.
+// Destroy zeroes the key's schedules and GHASH powers. Calls that start
+// afterwards fail with ErrKeyDestroyed (for the elements that use k).
+// Destroy first waits for the Engine calls already using k to return:
+// they compute with the key as it was, so none gives a result computed
+// with a zeroed schedule or fails half-way because of Destroy. It must
+// therefore not be called from a function the engine calls during a call
+// that uses k (OnFallback): it would wait for itself.
 func (k *Key) Destroy() {
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	k.destroyed.Store(true)
+	for k.users.Load() > 0 {
+		k.idle.Wait()
+	}
 	clear(k.enc[:])
 	clear(k.dec[:])
 	clear(k.hashPowers[:])
 	clear(k.hashSmall[:])
-	k.destroyed = true
 	k.block = nil
 }
 
-// live reports whether k may be used.
+// live reports whether k may be used. It holds nothing: a call that reads
+// k's schedules or powers acquires it instead.
 func (k *Key) live() error {
 	if k == nil {
 		return ErrNilKey
 	}
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.destroyed {
+	if k.destroyed.Load() {
 		return ErrKeyDestroyed
 	}
 	return nil
+}
+
+// acquire holds k for a call: until the matching release, Destroy waits
+// and k's schedules, powers and crypto/aes cipher stay as they are, to be
+// read without the lock. It fails (holding nothing) for a nil key and one
+// that Destroy has begun on.
+func (k *Key) acquire() error {
+	if k == nil {
+		return ErrNilKey
+	}
+	// users before destroyed, Destroy the other way round (both
+	// sequentially consistent): either this sees destroyed or Destroy
+	// sees the use and waits for it.
+	k.users.Add(1)
+	if k.destroyed.Load() {
+		k.release()
+		return ErrKeyDestroyed
+	}
+	return nil
+}
+
+// release ends a hold of acquire, waking a Destroy waiting for the last.
+func (k *Key) release() {
+	if k.users.Add(-1) == 0 && k.destroyed.Load() {
+		k.mu.Lock()
+		k.idle.Broadcast()
+		k.mu.Unlock()
+	}
 }
 
 // cipherBlock is the crypto/aes cipher of k (nil after Destroy).

@@ -136,7 +136,7 @@ func (e *Engine) checkModes(kind modeKind, sample []int, element func(i int) (da
 		for _, i := range sample[lo:hi] {
 			data, key, tweak, iv, err := element(i)
 			if err != nil || out[i] == nil {
-				continue // refused before the device, or failed alone (a key destroyed meanwhile)
+				continue // refused before the device, or failed alone (fail)
 			}
 			want := make([]byte, len(data))
 			var v [16]byte

@@ -349,9 +349,10 @@ func (s *Server) worker(e *Engine, open bool) batch.RunFunc[*request, []byte] {
 		res, err := run(msgs)
 		var per *batch.Error
 		if len(res) != len(msgs) || (err != nil && (!errors.As(err, &per) || len(per.Errs) != len(msgs))) {
-			// The whole batch failed (a key destroyed while it ran, say):
-			// each request on its own, so that one caller's failure is
-			// not everyone's.
+			// The whole batch failed (Seal and Open report per element,
+			// and a key destroyed while they run waits for them, so this
+			// is defensive): each request on its own, so that one
+			// caller's failure is not everyone's.
 			for _, i := range taken {
 				out[i], errs[i] = reqs[i].onCPU(open)
 			}

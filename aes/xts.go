@@ -144,9 +144,13 @@ func (e *Engine) DecryptSectors(k *XTSKey, dst, src []byte, sectorSize int, firs
 }
 
 func (e *Engine) sectors(k *XTSKey, dst, src []byte, sectorSize int, firstSector uint64, decrypt bool) error {
-	if err := k.live(); err != nil {
+	if k == nil {
+		return ErrNilKey
+	}
+	if err := acquirePair(k.data, k.tweak); err != nil {
 		return err
 	}
+	defer releasePair(k.data, k.tweak)
 	if err := checkXTSLength(sectorSize); err != nil {
 		return err
 	}
