@@ -61,6 +61,17 @@ DEVICE_FN lanes_t lanes_init(LOCAL_PTR u32 *scratch) {
 	return L;
 }
 
+/* The element of the caller's group for a launch of LANES work-items per
+ * element: GID()/LANES, or for the groups past count (the launch is
+ * rounded up to whole work-groups) a copy of the last element, with
+ * *valid cleared (such groups compute and must store nothing). */
+DEVICE_FN u32 lanes_element(const u32 count, u32 *valid)
+{
+	const u32 g = GID() / LANES;
+	*valid = g < count ? 1u : 0u;
+	return *valid ? g : count - 1u;
+}
+
 /* lanes_shfl returns v of lane src (0..LANES-1) of the caller's group. */
 DEVICE_FN u32 lanes_shfl(lanes_t L, u32 v, u32 src) {
 #if defined(LANES_PATH_SHFL)

@@ -18,9 +18,8 @@ KERNEL void modexp(GLOBAL u32 *RESTRICT out, GLOBAL const u32 *RESTRICT base,
 {
 	LOCAL_BIND(u32, scratch);
 	const lanes_t L = lanes_init(scratch);
-	const u32 g = GID() / LANES;
-	const u32 valid = g < count ? 1u : 0u;
-	const u32 i = valid ? g : count - 1u; /* padding: a copy of the last element */
+	u32 valid;
+	const u32 i = lanes_element(count, &valid);
 	const u32 k = midx[i];
 	GLOBAL const u32 *e = eper ? exp + i : exp + k;
 	f64mt_modexp(L, out + i, base + i, count, e, eper ? count : K, ewords, mods + k, r2s + k, K, n0s[k],

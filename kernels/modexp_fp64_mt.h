@@ -139,6 +139,23 @@ DEVICE_FN void f64mt_normalize(const lanes_t L, double *r, const u64 *c)
 	for (int j = 0; j < FP64_S; j++) r[j] = FP64_DIGIT(d[j]);
 }
 
+/* Adds a·v (this lane's digits of a, the digit v) into the columns c and
+ * the top column: the low half of digit product j into c[j], the high
+ * half into c[j + 1] (the top for the last). */
+DEVICE_FN void f64mt_row(u64 *c, u64 *top, const double *a, const double v)
+{
+	F64MT_SPLIT(h, lo, a[0], v);
+	c[0] += F64_BITS(lo);
+	u64 hprev = F64_BITS(h);
+	UNROLL_OUTER
+	for (int j = 1; j < FP64_S; j++) {
+		F64MT_SPLIT(hj, lj, a[j], v);
+		c[j] += F64_BITS(lj) + hprev;
+		hprev = F64_BITS(hj);
+	}
+	*top += hprev;
+}
+
 /* r = x·y·R'^(−1) mod m, below 2m, in this lane's digits, for x, y below
  * 2m (digits as f64mt_normalize leaves them) and n0 = −m^(−1) mod 2^b.
  * r may be x or y. */
@@ -157,32 +174,9 @@ DEVICE_FN void f64mt_mul(const lanes_t L, double *r, const double *x, const doub
 		UNROLL_OUTER
 		for (int k = 0; k < FP64_S; k++) {
 			const double yi = F64_FROM_BITS(lanes_shfl64(L, F64_BITS(y[k]), src));
-			{
-				F64MT_SPLIT(h, lo, x[0], yi);
-				c[0] += F64_BITS(lo);
-				u64 hprev = F64_BITS(h);
-				UNROLL_OUTER
-				for (int j = 1; j < FP64_S; j++) {
-					F64MT_SPLIT(hj, lj, x[j], yi);
-					c[j] += F64_BITS(lj) + hprev;
-					hprev = F64_BITS(hj);
-				}
-				top += hprev;
-			}
+			f64mt_row(c, &top, x, yi);
 			const u64 t0 = lanes_shfl64(L, c[0], 0u);
-			const double qd = FP64_DIGIT((t0 * n0) & F64MT_MASK);
-			{
-				F64MT_SPLIT(h, lo, m[0], qd);
-				c[0] += F64_BITS(lo);
-				u64 hprev = F64_BITS(h);
-				UNROLL_OUTER
-				for (int j = 1; j < FP64_S; j++) {
-					F64MT_SPLIT(hj, lj, m[j], qd);
-					c[j] += F64_BITS(lj) + hprev;
-					hprev = F64_BITS(hj);
-				}
-				top += hprev;
-			}
+			f64mt_row(c, &top, m, FP64_DIGIT((t0 * n0) & F64MT_MASK));
 			c[1] += (u64)((i64)c[0] >> FP64_BITS) & carry_mask;  /* lane 0: c_0 is a multiple of 2^b */
 			const u64 below = lanes_down64(L, c[0]);
 			UNROLL_OUTER

@@ -21,9 +21,8 @@ KERNEL void modexp(GLOBAL u32 *RESTRICT out, GLOBAL const u32 *RESTRICT base,
 {
 	LOCAL_BIND(u32, scratch);
 	const lanes_t L = lanes_init(scratch);
-	const u32 g = GID() / LANES;
-	const u32 valid = g < count ? 1u : 0u;
-	const u32 i = valid ? g : count - 1u; /* padding: a copy of the last element */
+	u32 valid;
+	const u32 i = lanes_element(count, &valid);
 	const u32 k = midx[i];
 	u32 m[MT_S], one[MT_S], r2[MT_S], x[MT_S], r[MT_S];
 	mt_load(L, m, mods + k, K);

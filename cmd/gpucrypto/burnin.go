@@ -226,42 +226,32 @@ func (r *burninRun) fellBack(err error) {
 	st.fallbackMu.Unlock()
 }
 
+// burninEngine is what the run needs of an engine: a comparable handle
+// whose device failures it can count.
+type burninEngine interface {
+	comparable
+	OnFallback(func(error))
+}
+
+// lazyEngine returns *slot, made by newEngine on r's device on first use,
+// its fallbacks counted by the run.
+func lazyEngine[E burninEngine](r *burninRun, slot *E, newEngine func(*device.Device) (E, error)) (E, error) {
+	var none E
+	if *slot == none {
+		e, err := newEngine(r.dev)
+		if err != nil {
+			return none, err
+		}
+		e.OnFallback(r.fellBack)
+		*slot = e
+	}
+	return *slot, nil
+}
+
 // The engines, made on first use.
-func (r *burninRun) ecdhEngine() (*ecdh.Engine, error) {
-	if r.ecdh == nil {
-		e, err := ecdh.NewEngine(r.dev)
-		if err != nil {
-			return nil, err
-		}
-		e.OnFallback(r.fellBack)
-		r.ecdh = e
-	}
-	return r.ecdh, nil
-}
-
-func (r *burninRun) rsaEngine() (*rsa.Engine, error) {
-	if r.rsa == nil {
-		e, err := rsa.NewEngine(r.dev)
-		if err != nil {
-			return nil, err
-		}
-		e.OnFallback(r.fellBack)
-		r.rsa = e
-	}
-	return r.rsa, nil
-}
-
-func (r *burninRun) aesEngine() (*aes.Engine, error) {
-	if r.aes == nil {
-		e, err := aes.NewEngine(r.dev)
-		if err != nil {
-			return nil, err
-		}
-		e.OnFallback(r.fellBack)
-		r.aes = e
-	}
-	return r.aes, nil
-}
+func (r *burninRun) ecdhEngine() (*ecdh.Engine, error) { return lazyEngine(r, &r.ecdh, ecdh.NewEngine) }
+func (r *burninRun) rsaEngine() (*rsa.Engine, error)   { return lazyEngine(r, &r.rsa, rsa.NewEngine) }
+func (r *burninRun) aesEngine() (*aes.Engine, error)   { return lazyEngine(r, &r.aes, aes.NewEngine) }
 
 // run runs every operation in turn.
 func (r *burninRun) run(ops []burninOp) ([]*burninStats, error) {
