@@ -227,7 +227,7 @@ func TestFP64SplitExact(t *testing.T) {
 func TestFP64Resolve(t *testing.T) {
 	m, err := arith.MontConfig{Variant: arith.FP64}.Resolve(32)
 	require.NoError(t, err)
-	require.Equal(t, arith.Mont{N: 32, W: 32, Variant: arith.FP64, FinalSub: true, Sqr: true, Window: 4, Digits: 21, Lanes: 1}, m)
+	require.Equal(t, arith.Mont{N: 32, W: 32, Variant: arith.FP64, FinalSub: true, Sqr: true, Window: 4, Digits: 21, DigitBits: 51, Lanes: 1}, m)
 	require.Equal(t, "fp64-21x51+sqr-w4", m.String())
 	m, err = arith.MontConfig{Variant: arith.FP64, Rows: 1}.Resolve(32)
 	require.NoError(t, err)

@@ -374,7 +374,7 @@ func (c MontConfig) resolveFP64(n int) (Mont, error) {
 	if c.Form != "" && c.Form != FinalSub {
 		return Mont{}, fmt.Errorf("arith: the fp64 variant has no %q form (its results are canonical; inside, values stay below 2m in 51-bit digits)", c.Form)
 	}
-	m := Mont{N: n, W: n, Variant: FP64, FinalSub: true, Window: c.Window, Digits: kernels.FP64Digits(n)}
+	m := Mont{N: n, W: n, Variant: FP64, FinalSub: true, Window: c.Window, Digits: kernels.FP64Digits(n), DigitBits: 51}
 	m.Sqr = c.Sqr >= 0 && kernels.FP64HasSqr(n)
 	return c.finish(m)
 }
@@ -398,7 +398,7 @@ func (c MontConfig) resolveFP64Lanes(n int) (Mont, error) {
 		return Mont{}, fmt.Errorf("arith: the fp64 variant with %d threads per number: want a power of two up to %d", t, FP64MaxLanes)
 	}
 	if c.Form != "" && c.Form != FinalSub {
-		return Mont{}, fmt.Errorf("arith: the fp64 variant has no %q form (its results are canonical; inside, values stay below 2m in 51-bit digits)", c.Form)
+		return Mont{}, fmt.Errorf("arith: the fp64 variant has no %q form (its results are canonical; inside, values stay below 2m in digits)", c.Form)
 	}
 	if c.Sqr > 0 {
 		return Mont{}, errors.New("arith: the fp64 variant's multi-thread form has no dedicated squaring")
@@ -526,7 +526,7 @@ func (m Mont) Defines() map[string]string {
 		return "0"
 	}
 	if m.Variant == FP64 && m.Lanes > 1 {
-		d := map[string]string{
+		return map[string]string{
 			"MONT_W":     fmt.Sprint(m.W),
 			"LANES":      fmt.Sprint(m.Lanes),
 			"LANES_WG":   fmt.Sprint(LanesWorkGroup),
@@ -535,7 +535,6 @@ func (m Mont) Defines() map[string]string {
 			"FP64_SHIFT": fmt.Sprint(4 * (m.DigitBits*m.Digits - 32*m.W)),
 			"WINDOW":     fmt.Sprint(m.Window),
 		}
-		return d
 	}
 	if m.Variant == FP64 {
 		// modexp_fp64.h uses modexp.h's table scan, which compiles with an
@@ -578,8 +577,9 @@ func (m Mont) Defines() map[string]string {
 }
 
 // KernelFile is the modexp kernel file of m: modexp.cl, modexp_fp64.cl
-// for the FP64 variant or modexp_mt.cl for the multi-thread form (same
-// kernel name, arguments and layouts).
+// for the FP64 variant, modexp_mt.cl for the multi-thread form or
+// modexp_fp64_mt.cl for the FP64 variant's (same kernel name and
+// arguments; the layouts of the scratch table differ: TableWords).
 func (m Mont) KernelFile() string {
 	if m.Variant == FP64 && m.Lanes > 1 {
 		return "modexp_fp64_mt.cl"
