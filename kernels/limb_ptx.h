@@ -36,8 +36,8 @@ DEVICE_FN u32 ptx_prmt(u32 a, u32 b, u32 s) {
 }
 #define BYTE_PERM(a, b, s) ptx_prmt((a), (b), (s))
 
-/* a·b + c rounded toward zero (one fma.rz; the fp64 Montgomery split with
- * 52-bit digits, modexp_fp64_mt.h) */
+/* a·b + c rounded toward zero (one fma.rz): the split of the multi-thread
+ * floating-point Montgomery product with 52-bit digits */
 DEVICE_FN double ptx_fma_rz(double a, double b, double c) {
 	double r;
 	asm ("fma.rz.f64 %0, %1, %2, %3;" : "=d"(r) : "d"(a), "d"(b), "d"(c));
