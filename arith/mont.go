@@ -132,8 +132,10 @@ const (
 	NoFinalSub Form = "nfs" // one extra word, values below 2N, no subtraction
 )
 
-// DefaultMont gives the defaults for an n-limb modulus, the fastest
-// measured on the H100 (BENCHMARKS.md): the fully unrolled product
+// DefaultMont gives the integer defaults for an n-limb modulus (GPUs with
+// fast double precision run FastFP64Mont instead where a batch fills
+// them: ResolveFor), the fastest integer forms measured on the H100
+// (BENCHMARKS.md): the fully unrolled product
 // scanning without a dedicated squaring at 512 bits, CIOS with the
 // dedicated squaring at 1024 bits (one thread per number: 1.73M/s against
 // 1.49M/s with 4), and the multi-thread form above: 8 threads per number
