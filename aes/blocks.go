@@ -269,6 +269,14 @@ func (e *Engine) stream(schedule []uint32, dst, src []byte, launch func(q *devic
 // redoChunks runs f, on all cores, on the byte range [lo, hi) of each
 // chunk of an n-byte stream call that is not done.
 func (e *Engine) redoChunks(n int, done []bool, f func(lo, hi int)) {
+	forEachNotDone(done, func(c int) {
+		lo := c * e.stageSize
+		f(lo, min(lo+e.stageSize, n))
+	})
+}
+
+// forEachNotDone runs f, on all cores, for each index c with !done[c].
+func forEachNotDone(done []bool, f func(c int)) {
 	var todo []int
 	for c, ok := range done {
 		if !ok {
@@ -277,8 +285,7 @@ func (e *Engine) redoChunks(n int, done []bool, f func(lo, hi int)) {
 	}
 	batch.Parallel(len(todo), 1, func(a, b int) {
 		for _, c := range todo[a:b] {
-			lo := c * e.stageSize
-			f(lo, min(lo+e.stageSize, n))
+			f(c)
 		}
 	})
 }

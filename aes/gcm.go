@@ -810,18 +810,10 @@ func (e *Engine) gcmLarge(msgs []Message, i int, open bool, res *results, errs [
 	})
 	block := k.cipherBlock() // not nil: the call holds k
 	if derr != nil {
-		var todo []int
-		for c, ok := range finished {
-			if !ok {
-				todo = append(todo, c)
-			}
-		}
-		batch.Parallel(len(todo), 1, func(lo, hi int) {
-			for _, c := range todo[lo:hi] {
-				off := c * chunk
-				n := min(chunk, body-off)
-				parts[c] = gcmChunkCPU(block, h, j0, off, out[off:off+n], text[off:off+n], open)
-			}
+		forEachNotDone(finished, func(c int) {
+			off := c * chunk
+			n := min(chunk, body-off)
+			parts[c] = gcmChunkCPU(block, h, j0, off, out[off:off+n], text[off:off+n], open)
 		})
 	}
 	y := ghash(h, m.AAD)

@@ -3,17 +3,15 @@
 package arith_test
 
 import (
-	"maps"
 	"os"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpucrypto/gpucrypto/arith"
-	"github.com/gpucrypto/gpucrypto/cuda"
+	"github.com/gpucrypto/gpucrypto/device"
 	"github.com/gpucrypto/gpucrypto/internal/devicetest"
 )
 
@@ -34,9 +32,8 @@ func TestPtxasReport(t *testing.T) {
 	if os.Getenv(EnvPtxasReport) != "1" {
 		t.Skipf("set %s=1 to print the ptxas report", EnvPtxasReport)
 	}
+	t.Setenv(device.EnvNoCache, "1") // a cached program has no build log
 	d := devicetest.CUDACompiler(t)
-	nv, err := cuda.LoadNVRTC()
-	require.NoError(t, err)
 	report := regexp.MustCompile(`(?m)^ptxas\s+(info|\.)\s+:?\s*(Used \d+ registers.*|\d+ bytes stack frame.*)$`)
 	for _, n := range arith.ModLimbs() {
 		for _, c := range []arith.MontConfig{{}, arith.DefaultMont(n), {Variant: arith.FP64, Threads: 2}, {Variant: arith.FP64, Threads: 4}, {Variant: arith.FP64, Threads: 8}} {
@@ -44,23 +41,11 @@ func TestPtxasReport(t *testing.T) {
 			require.NoError(t, err)
 			src, err := m.Source(d, m.KernelFile(), nil)
 			require.NoError(t, err)
-			text, err := src.Text()
-			require.NoError(t, err)
-			defs := d.Defines()
-			maps.Copy(defs, src.Defines)
-			var opts []string
-			for _, k := range slices.Sorted(maps.Keys(defs)) {
-				if v := defs[k]; v != "" {
-					opts = append(opts, "-D"+k+"="+v)
-				} else {
-					opts = append(opts, "-D"+k)
-				}
-			}
-			// the options of the device layer's CUDA compile, and -v
-			opts = append(opts, "--gpu-architecture=sm_90", "--std=c++17", "--fmad=false", "--ptxas-options=-v")
-			out, err := nv.Compile(text, "modexp.cu", opts)
+			src.Flags = append(src.Flags, "--ptxas-options=-v") // the device layer's own build, and -v
+			p, err := d.Build(src)
 			require.NoError(t, err, "%d bits, %s", 32*n, m)
-			log := out.Log[strings.Index(out.Log, "'modexp'"):]
+			log := p.BuildLog()
+			log = log[strings.Index(log, "'modexp'"):]
 			var lines []string
 			for _, l := range report.FindAllStringSubmatch(log, 2) {
 				lines = append(lines, l[2])

@@ -343,7 +343,7 @@ func (r *burninRun) runOp(op burninOp, budget time.Duration) (*burninStats, erro
 func (r *burninRun) progressLine(st *burninStats, elapsed time.Duration) {
 	n := st.cases.Load()
 	fmt.Fprintf(r.stderr, "burnin %s %-8s %12d cases %10s/s  mismatches %d  fallbacks %d  (%s)\n", r.dev.Name, st.op, n,
-		siCount(float64(n)/elapsed.Seconds()), st.mismatches.Load(), st.fallbacks.Load(), elapsed.Round(time.Second))
+		human(float64(n)/elapsed.Seconds()), st.mismatches.Load(), st.fallbacks.Load(), elapsed.Round(time.Second))
 }
 
 // batchSeed is the seed of batch number of op: a run's cases depend on
@@ -427,17 +427,6 @@ func elementErrors(err error, n int) (errs []error, ok bool) {
 	return nil, false
 }
 
-// siCount formats a rate with a K or M suffix.
-func siCount(v float64) string {
-	switch {
-	case v >= 1e6:
-		return fmt.Sprintf("%.2fM", v/1e6)
-	case v >= 1e3:
-		return fmt.Sprintf("%.1fK", v/1e3)
-	}
-	return fmt.Sprintf("%.1f", v)
-}
-
 // printBurninReport writes the table of a device's run.
 func printBurninReport(w io.Writer, r *burninRun, stats []*burninStats) {
 	fmt.Fprintf(w, "burn-in on %s (%s), seed %d, CPU sample 1 in %d\n", r.dev.Name, r.dev.Backend, r.opts.seed, r.opts.cpuSample)
@@ -446,7 +435,7 @@ func printBurninReport(w io.Writer, r *burninRun, stats []*burninStats) {
 	var mismatches, fallbacks int64
 	for _, st := range stats {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%.1f\t%d\t%d\t\n", st.op, st.batch, st.cases.Load(),
-			siCount(float64(st.cases.Load())/st.seconds), st.seconds, st.mismatches.Load(), st.fallbacks.Load())
+			human(float64(st.cases.Load())/st.seconds), st.seconds, st.mismatches.Load(), st.fallbacks.Load())
 		mismatches += st.mismatches.Load()
 		fallbacks += st.fallbacks.Load()
 	}
