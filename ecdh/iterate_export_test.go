@@ -71,5 +71,14 @@ func (it *Iterator) K() ([]byte, error) {
 	return k, nil
 }
 
+// U is the current u (c.Size() bytes): the k of the iteration before.
+func (it *Iterator) U() ([]byte, error) {
+	u := make([]byte, it.c.Size())
+	if err := it.state.Read(it.c.Size(), u); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
 // Release frees the device state.
 func (it *Iterator) Release() error { return it.state.Release() }

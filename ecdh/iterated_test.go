@@ -2,7 +2,9 @@ package ecdh_test
 
 import (
 	"encoding/hex"
+	"encoding/json"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -20,6 +22,27 @@ import (
 // takes about 14 minutes for X25519 and 68 for X448 (1,160 and 244
 // iterations/s), PoCL on one core of a Xeon about 2.5 and 11.
 const envMillion = "GPUCRYPTO_RFC7748_MILLION"
+
+// The million-iteration test on the device in parts: with envCheckpoint a
+// directory, each curve's chain starts from its checkpoint there
+// (<curve>.json) when one exists and writes it after every launch; with
+// envFor a duration (time.ParseDuration), a chain that has run that long
+// stops and the test skips, the checkpoint left for the next run. So the
+// hour of X448 can run as several device calls, one machine after
+// another (the checkpoint holds only the public k and u of the chain).
+const (
+	envCheckpoint = "GPUCRYPTO_RFC7748_CHECKPOINT"
+	envFor        = "GPUCRYPTO_RFC7748_FOR"
+)
+
+// checkpoint is the state of an iterated chain: k and u after Iterations
+// iterations (hex, the RFC's byte strings).
+type checkpoint struct {
+	Curve      string `json:"curve"`
+	Iterations int    `json:"iterations"`
+	K          string `json:"k"`
+	U          string `json:"u"`
+}
 
 // iterated returns c's starting k (= u) of RFC 7748 §5.2's iterated test
 // and the k it gives after each number of iterations the RFC lists.
@@ -51,10 +74,28 @@ type chain struct {
 
 func newChain(t *testing.T, d *device.Device, c ecdh.Curve) *chain {
 	start, want := iterated(t, c)
-	it, err := ecdh.NewIterator(d, c, start, start)
+	return resumeChain(t, d, c, checkpoint{K: hex.EncodeToString(start), U: hex.EncodeToString(start)}, want)
+}
+
+// resumeChain is an ecdh.Iterator on d at the state cp.
+func resumeChain(t *testing.T, d *device.Device, c ecdh.Curve, cp checkpoint, want map[int]string) *chain {
+	it, err := ecdh.NewIterator(d, c, unhex(t, cp.K), unhex(t, cp.U))
 	require.NoError(t, err)
 	t.Cleanup(func() { it.Release() })
-	return &chain{t: t, c: c, it: it, want: want}
+	return &chain{t: t, c: c, it: it, done: cp.Iterations, want: want}
+}
+
+// save writes the chain's state to path.
+func (ch *chain) save(path string) {
+	ch.t.Helper()
+	k, err := ch.it.K()
+	require.NoError(ch.t, err)
+	u, err := ch.it.U()
+	require.NoError(ch.t, err)
+	data, err := json.MarshalIndent(checkpoint{Curve: ch.c.String(), Iterations: ch.done, K: hex.EncodeToString(k), U: hex.EncodeToString(u)}, "", "  ")
+	require.NoError(ch.t, err)
+	require.NoError(ch.t, os.WriteFile(path+".tmp", append(data, '\n'), 0o644))
+	require.NoError(ch.t, os.Rename(path+".tmp", path))
 }
 
 // runTo runs the chain on to total iterations in one launch, checks k
@@ -105,24 +146,56 @@ const launchTarget = 5 * time.Second
 
 // RFC 7748 §5.2's iterated vectors after 1, 1,000 and 1,000,000
 // iterations on the device (only with GPUCRYPTO_RFC7748_MILLION=1, and a
-// -timeout that allows the hour or more it takes: see envMillion). The
-// chain runs in launches of about launchTarget each, sized from the rate
-// so far; the elapsed time and the rate are logged, and the progress
-// about once a minute.
+// -timeout that allows the hour or more it takes: see envMillion; or in
+// parts: envCheckpoint, envFor). The chain runs in launches of about
+// launchTarget each, sized from the rate so far; the elapsed time and the
+// rate are logged, and the progress about once a minute.
 func TestRFC7748IteratedMillion(t *testing.T) {
 	if os.Getenv(envMillion) != "1" {
 		t.Skipf("set %s=1 to run the 1,000,000-iteration vectors", envMillion)
+	}
+	dir := os.Getenv(envCheckpoint)
+	var budget time.Duration
+	if s := os.Getenv(envFor); s != "" {
+		var err error
+		budget, err = time.ParseDuration(s)
+		require.NoError(t, err, envFor)
 	}
 	d := devicetest.Device(t)
 	const total = 1000000
 	for _, c := range ecdh.Curves {
 		t.Run(c.String(), func(t *testing.T) {
-			ch := newChain(t, d, c)
-			ch.runTo(1) // the first launch also prepares the kernel: not timed
-			start, logged := time.Now(), time.Now()
-			ch.runTo(1000)
+			path := ""
+			var ch *chain
+			if dir != "" {
+				path = filepath.Join(dir, c.String()+".json")
+				if data, err := os.ReadFile(path); err == nil {
+					var cp checkpoint
+					require.NoError(t, json.Unmarshal(data, &cp), path)
+					require.Equal(t, c.String(), cp.Curve, path)
+					require.True(t, cp.Iterations >= 1 && cp.Iterations <= total, "%s: %d iterations", path, cp.Iterations)
+					_, want := iterated(t, c)
+					ch = resumeChain(t, d, c, cp, want)
+					t.Logf("%s: resumed at %d iterations from %s", c, cp.Iterations, path)
+				}
+			}
+			if ch == nil {
+				ch = newChain(t, d, c)
+				ch.runTo(1) // the first launch also prepares the kernel: not timed
+			}
+			start, logged, from := time.Now(), time.Now(), ch.done
+			if ch.done < 1000 {
+				ch.runTo(1000)
+			}
 			for ch.done < total {
-				rate := float64(ch.done-1) / time.Since(start).Seconds()
+				if path != "" {
+					ch.save(path)
+				}
+				if budget > 0 && time.Since(start) >= budget {
+					logRate(t, c, ch.done-from, time.Since(start))
+					t.Skipf("%s: stopped at %d iterations after %v; the chain goes on from %s", c, ch.done, budget, path)
+				}
+				rate := float64(ch.done-from) / time.Since(start).Seconds()
 				n := min(max(int(rate*launchTarget.Seconds()), 1), total-ch.done)
 				ch.runTo(ch.done + n)
 				if time.Since(logged) >= time.Minute {
@@ -130,7 +203,10 @@ func TestRFC7748IteratedMillion(t *testing.T) {
 					t.Logf("%s: %d iterations, %v", c, ch.done, time.Since(start).Round(time.Second))
 				}
 			}
-			logRate(t, c, total-1, time.Since(start))
+			if path != "" {
+				ch.save(path)
+			}
+			logRate(t, c, total-from, time.Since(start))
 		})
 	}
 }

@@ -6,12 +6,6 @@
  * copy of the last element and store nothing). */
 #include "modexp_mt.h"
 
-DEVICE_FN void mt_load(const lanes_t L, u32 *r, GLOBAL const u32 *p, const u32 stride)
-{
-	UNROLL_OUTER
-	for (int q = 0; q < MT_S; q++) r[q] = LIMB(p, L.lane * MT_S + q, stride);
-}
-
 KERNEL void modexp(GLOBAL u32 *RESTRICT out, GLOBAL const u32 *RESTRICT base,
 	GLOBAL const u32 *RESTRICT exp, const u32 ewords, const u32 eper,
 	GLOBAL const u32 *RESTRICT mods, GLOBAL const u32 *RESTRICT ones,

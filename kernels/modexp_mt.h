@@ -150,6 +150,14 @@ DEVICE_FN void mt_mul(const lanes_t L, u32 *r, const u32 *a, const u32 *b, const
 	for (int j = 0; j < MT_S; j++) r[j] = (t[j] & keep) | (d[j] & ~keep);
 }
 
+/* r = this lane's words of the n-word number at p, limb-major with
+ * stride. */
+DEVICE_FN void mt_load(const lanes_t L, u32 *r, GLOBAL const u32 *p, const u32 stride)
+{
+	UNROLL_OUTER
+	for (int q = 0; q < MT_S; q++) r[q] = LIMB(p, L.lane * MT_S + q, stride);
+}
+
 /* The table: word q of this lane's part of entry e of element i at
  * ((e·S + q)·count + i)·LANES + lane, so the lanes of a warp read
  * consecutive words. */

@@ -71,6 +71,12 @@ func hostBuilds() []hostBuild {
 				d["RSA_PRIVATE"] = ""
 			}
 			bs = append(bs, hostBuild{"rsa.cl", d})
+			if f == 2*w && f%16 == 0 { // the check apart (rsa/device.go checkForm)
+				apart := maps.Clone(d)
+				apart["RSA_CHECK_APART"] = ""
+				bs = append(bs, hostBuild{"rsa.cl", apart}, hostBuild{"rsa_check.cl", map[string]string{
+					"MT_N": strconv.Itoa(f), "LANES": "4", "LANES_WG": "128", "WINDOW": "1", "RSA_HW": strconv.Itoa(w)}})
+			}
 		}
 	}
 	for _, n := range generate.FP64Limbs {

@@ -7,6 +7,9 @@
  *                 plus one word without final subtraction); MONT_WANT_<F>
  *   RSA_PRIVATE   defined: build rsa_split and rsa_combine (they need the
  *                 half width too)
+ *   RSA_CHECK_APART  defined: rsa_combine writes the recombined values
+ *                 unchecked and leaves the check to rsa_check (rsa_check.cl,
+ *                 several work-items per element)
  *
  * Key material is a table of K keys, every field limb-major with stride K
  * (word j of key k at j·K + k), in this order:
@@ -21,16 +24,7 @@
 #define FULL_MUL MX_CAT(mont_cios_, RSA_FW)
 #define FULL_REDUCE_ONCE MX_CAT(mont_reduce_once_, RSA_FW)
 
-/* Offsets of the fields in the key table, in words, for H-word halves. */
-#define KEY_P(H, K)   0u
-#define KEY_Q(H, K)   ((H) * (K))
-#define KEY_QINV(H, K) (2u * (H) * (K))
-#define KEY_R2P(H, K) (3u * (H) * (K))
-#define KEY_N(H, K)   (4u * (H) * (K))
-#define KEY_R2N(H, K) (4u * (H) * (K) + F * (K))
-#define KEY_N0P(H, K) (4u * (H) * (K) + 2u * F * (K))
-#define KEY_N0N(H, K) (KEY_N0P(H, K) + (K))
-#define KEY_E(H, K)   (KEY_N0P(H, K) + 2u * (K))
+#include "rsa_keys.h"
 
 DEVICE_FN void full_load(u32 *r, GLOBAL const u32 *p, const u32 stride)
 {
@@ -167,8 +161,9 @@ KERNEL void rsa_split(GLOBAL u32 *RESTRICT base, GLOBAL u32 *RESTRICT midx,
  * halves holds mp for elements [0, count) and mq for [count, 2·count)
  * (H words each, stride 2·count, canonical). x is the input (below n).
  * Where the check fails, out is zero and ok[i] = 0: the faulty value never
- * leaves the device. fault (tests) is an element whose mp is corrupted
- * first; no element has index 0xffffffff. */
+ * leaves the device. With RSA_CHECK_APART, out is m and ok is left to
+ * rsa_check, which runs next. fault (tests) is an element whose mp is
+ * corrupted first; no element has index 0xffffffff. */
 KERNEL void rsa_combine(GLOBAL u32 *RESTRICT out, GLOBAL u32 *RESTRICT ok,
 	GLOBAL const u32 *RESTRICT halves, GLOBAL const u32 *RESTRICT x,
 	GLOBAL const u32 *RESTRICT keys, GLOBAL const u32 *RESTRICT kidx, const u32 K,
@@ -234,6 +229,10 @@ KERNEL void rsa_combine(GLOBAL u32 *RESTRICT out, GLOBAL u32 *RESTRICT ok,
 		}
 	}
 
+#ifdef RSA_CHECK_APART
+	for (int j = 0; j < F; j++) LIMB(out + i, j, count) = m[j];
+	(void)ok; (void)x;
+#else
 	/* the check: m^e mod n must give back the input */
 	u32 n[F], r2n[F], y[F];
 	full_load(n, keys + KEY_N(H, K) + k, K);
@@ -245,5 +244,6 @@ KERNEL void rsa_combine(GLOBAL u32 *RESTRICT out, GLOBAL u32 *RESTRICT ok,
 	const u32 keep = 0u - good;
 	for (int j = 0; j < F; j++) LIMB(out + i, j, count) = m[j] & keep;
 	ok[i] = good;
+#endif
 }
 #endif /* RSA_PRIVATE */

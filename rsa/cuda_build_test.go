@@ -12,8 +12,8 @@ import (
 
 // Every kernel program that RSA batches may use compiles as CUDA C through
 // NVRTC (sm_90; no GPU needed): warm builds them all for a key size, the
-// halves, the modulus and the modexp kernel of each number of threads per
-// number.
+// halves, the modulus, the modexp kernel of each number of threads per
+// number and the check apart (rsa_check).
 func TestCUDABuildsEveryProgram(t *testing.T) {
 	d := devicetest.CUDACompiler(t)
 	be, err := newDeviceBackend(d)
@@ -30,6 +30,12 @@ func TestCUDABuildsEveryProgram(t *testing.T) {
 		p, err := b.program(mh, mf, true)
 		require.NoError(t, err)
 		_, err = p.Kernels("rsa_split", "rsa_combine", "rsa_public")
+		require.NoError(t, err)
+		cm, apart := b.checkForm(mf)
+		require.True(t, apart, "%d-bit keys: the check runs apart on a GPU", bits)
+		cp, err := b.checkProgram(cm, mh.W)
+		require.NoError(t, err)
+		_, err = cp.Kernel("rsa_check")
 		require.NoError(t, err)
 	}
 }

@@ -3,6 +3,8 @@ package rsa
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"math/bits"
 	mrand "math/rand/v2"
 	"slices"
 	"sync"
@@ -22,8 +24,9 @@ import (
 // the modexp kernel computes both CRT halves x^dp mod p and x^dq mod q as
 // one batch (two work-items per element, fixed windows, table entries read
 // by masked scans: no branch and no memory index depends on the key), then
-// rsa_combine does Garner's recombination and checks m^e mod n == x; a
-// failed check returns no value (ErrFault). The inputs go to the device
+// rsa_combine does Garner's recombination and checks m^e mod n == x (on
+// GPUs the check runs next, in rsa_check, several work-items per element:
+// checkForm); a failed check returns no value (ErrFault). The inputs go to the device
 // as the bytes they are, laid out in limb columns (no big integers on the
 // host), and only the checked results come back, written straight into the
 // callers' byte strings. The host also checks a sample of results with
@@ -46,6 +49,10 @@ type deviceBackend struct {
 	// tableLimit (tests), when set, replaces the bound on the modexp table
 	// of one device batch (smaller batches: more chunks).
 	tableLimit uint64
+	// checkPath (tests, benchmarks), when set, overrides where the check
+	// runs (checkForm): "apart" (where the width allows it, on CPU devices
+	// too) or "combine".
+	checkPath string
 	// runPrivateStub (benchmarks of the host side), when set, stands for
 	// runPrivate: the device work of a private batch.
 	runPrivateStub func(mh, mf arith.Mont, xs, kidx []uint32, fault uint32, vals, ok []uint32) error
@@ -116,8 +123,107 @@ func (b *deviceBackend) widths(half, limbs, count int) (mh, mf arith.Mont, err e
 // (the device keeps built programs: halves that differ only in how the
 // modexp kernel runs them share one).
 func (b *deviceBackend) program(mh, mf arith.Mont, private bool) (*device.Program, error) {
-	mc, extra := rsaBuild(mh, mf, private)
+	_, apart := b.checkForm(mf)
+	mc, extra := rsaBuild(mh, mf, private, apart)
 	return mc.Program(b.dev, "rsa.cl", extra)
+}
+
+// checkForm is where the fault check m^e mod n == x of private results
+// runs: apart from rsa_combine, in rsa_check (kernels/rsa_check.cl) with
+// cm.Lanes work-items per element, on GPUs when the modulus form mf is
+// the final-subtraction one (the key table's r2n is for the width the
+// multi-thread product takes); else inside rsa_combine, one work-item per
+// element (CPU devices, where lanes exchange through barriers, and the
+// no-final-subtraction form). One work-item per element spills its
+// registers at 4096 bits: the check was most of a lone RSA-4096
+// operation's time.
+func (b *deviceBackend) checkForm(mf arith.Mont) (cm arith.Mont, apart bool) {
+	onDevice := b.dev.Class != device.VendorCPU
+	if b.checkPath != "" {
+		onDevice = b.checkPath == "apart"
+	}
+	if !mf.FinalSub || mf.W != mf.N || !onDevice {
+		return arith.Mont{}, false
+	}
+	lanes := checkLanes(mf.W)
+	if lanes < 2 {
+		return arith.Mont{}, false
+	}
+	cm, err := arith.MontConfig{Variant: arith.CIOS, Form: arith.FinalSub, Threads: lanes, Window: 1}.Resolve(mf.W)
+	if err != nil || cm.Lanes != lanes {
+		return arith.Mont{}, false
+	}
+	return cm, true
+}
+
+// checkLanes is the number of rsa_check's work-items per element for an
+// F-word modulus: the largest power of two that divides F and leaves each
+// at least eight words, at most 32.
+func checkLanes(F int) int {
+	l := 1
+	for 2*l <= 32 && 2*l*8 <= F && F%(2*l) == 0 {
+		l *= 2
+	}
+	return l
+}
+
+// checkProgram returns rsa_check.cl built for the check form cm of a
+// modulus with halves of hw words.
+func (b *deviceBackend) checkProgram(cm arith.Mont, hw int) (*device.Program, error) {
+	return cm.Program(b.dev, "rsa_check.cl", map[string]string{"RSA_HW": fmt.Sprint(hw)})
+}
+
+// checkSchedule is what rsa_check takes of the public exponents of a
+// call's keys (kernels/rsa_check.cl): eAll, the exponent when all share
+// one (else 0); eBits, the longest one's length; and the products between
+// entering and leaving the Montgomery form, steps of them, bit j of sched
+// set where product j multiplies (else it squares). With one exponent:
+// per bit below the top a squaring, and a product where the bit is set;
+// with several: per bit a squaring and a product (by x or by 1, as each
+// element's bit picks).
+type checkSchedule struct {
+	eAll, eBits, steps uint32
+	sched              uint64
+}
+
+func newCheckSchedule(forms []*deviceForm) checkSchedule {
+	var c checkSchedule
+	for i, f := range forms {
+		if i == 0 || f.e == c.eAll {
+			c.eAll = f.e
+		} else {
+			c.eAll = 0
+			break
+		}
+	}
+	for _, f := range forms {
+		c.eBits = max(c.eBits, uint32(bits.Len32(f.e)))
+	}
+	add := func(multiply bool) {
+		if multiply {
+			c.sched |= 1 << c.steps
+		}
+		c.steps++
+	}
+	if c.eAll != 0 {
+		for bit := int(c.eBits) - 2; bit >= 0; bit-- {
+			add(false)
+			if c.eAll>>bit&1 == 1 {
+				add(true)
+			}
+		}
+		return c
+	}
+	for range c.eBits {
+		add(false)
+		add(true)
+	}
+	return c
+}
+
+// args are the schedule's kernel arguments, in rsa_check's order.
+func (c checkSchedule) args() []any {
+	return []any{c.eAll, c.eBits, uint32(c.sched), uint32(c.sched >> 32), c.steps}
 }
 
 // modexpProgram returns the modexp kernel's program for mh, built as
@@ -132,35 +238,54 @@ func (b *deviceBackend) modexpProgram(mh arith.Mont) (*device.Program, error) {
 // rsa_combine makes three products at the half width: CIOS with the rows
 // kept as a loop is small code, whatever form the exponentiations use (the
 // same width and reduction form, so the halves fit).
-func rsaBuild(mh, mf arith.Mont, private bool) (arith.Mont, map[string]string) {
+func rsaBuild(mh, mf arith.Mont, private, checkApart bool) (arith.Mont, map[string]string) {
 	extra := map[string]string{"RSA_FW": fmt.Sprint(mf.W), fmt.Sprintf("MONT_WANT_%d", mf.W): ""}
 	if private {
 		extra["RSA_PRIVATE"] = ""
+	}
+	if private && checkApart {
+		extra["RSA_CHECK_APART"] = ""
 	}
 	mc := mh
 	mc.Variant, mc.Sqr, mc.Unroll, mc.Lanes = arith.CIOS, false, false, 1
 	return mc, extra
 }
 
-// KernelBuild is the build of rsa.cl for the private operations of
-// keyBits-bit keys with the default configuration: its -D options (for
-// tools such as gpucrypto kernelinfo) and a description.
-func KernelBuild(keyBits int) (defines map[string]string, desc string, err error) {
+// ProgramBuild is one program of the RSA kernels: its kernel file, -D
+// options and kernels, and a description.
+type ProgramBuild struct {
+	File    string
+	Defines map[string]string
+	Kernels []string
+	Desc    string
+}
+
+// KernelBuilds are the programs of rsa.cl and rsa_check.cl for the private
+// operations of keyBits-bit keys with the default configuration on a GPU
+// (where the check runs apart, in rsa_check), for tools such as gpucrypto
+// kernelinfo.
+func KernelBuilds(keyBits int) ([]ProgramBuild, error) {
 	half, ok := sizeClass((keyBits + 1) / 2)
 	full, ok2 := sizeClass(keyBits)
 	if !ok || !ok2 {
-		return nil, "", fmt.Errorf("rsa: no kernels for %d-bit keys", keyBits)
+		return nil, fmt.Errorf("rsa: no kernels for %d-bit keys", keyBits)
 	}
-	mh, mf, err := (&deviceBackend{}).widths(half, full, 0)
+	gpu := &deviceBackend{dev: &device.Device{Info: device.Info{Class: device.VendorNVIDIA}}}
+	mh, mf, err := gpu.widths(half, full, 0)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	mc, extra := rsaBuild(mh, mf, true)
+	cm, apart := gpu.checkForm(mf)
+	mc, extra := rsaBuild(mh, mf, true, apart)
 	defs := mc.Defines()
-	for k, v := range extra {
-		defs[k] = v
+	maps.Copy(defs, extra)
+	builds := []ProgramBuild{{"rsa.cl", defs, []string{"rsa_split", "rsa_combine", "rsa_public"}, fmt.Sprintf("RSA-%d (halves %s, modulus %s)", keyBits, mc, mf)}}
+	if apart {
+		defs := cm.Defines()
+		defs["RSA_HW"] = fmt.Sprint(mh.W)
+		builds = append(builds, ProgramBuild{"rsa_check.cl", defs, []string{"rsa_check"}, fmt.Sprintf("RSA-%d check (%s)", keyBits, cm)})
 	}
-	return defs, fmt.Sprintf("RSA-%d (halves %s, modulus %s)", keyBits, mc, mf), nil
+	return builds, nil
 }
 
 // warm builds every program that batches of keyBits-bit keys may use on
@@ -189,6 +314,11 @@ func (b *deviceBackend) warm(keyBits int) error {
 		}
 		if _, err := b.modexpProgram(mh); err != nil {
 			return err
+		}
+		if cm, apart := b.checkForm(mf); apart {
+			if _, err := b.checkProgram(cm, mh.W); err != nil {
+				return err
+			}
 		}
 	}
 	_, mf, err := b.widths(0, full, 0)
@@ -345,6 +475,7 @@ func (b *deviceBackend) private(keys []*privateKey, in, out [][]byte) error {
 		return batch.Collect(errs)
 	}
 	tables, release := b.keyTables(width, forms, kidx, func(forms []*deviceForm) [][]uint32 { return privateTables(forms, mh, mf) })
+	tables.check = newCheckSchedule(forms)
 	fault := b.fault.Swap(-1)
 	limit := arith.TableLimit(b.dev)
 	if b.tableLimit > 0 {
@@ -371,6 +502,8 @@ func (b *deviceBackend) private(keys []*privateKey, in, out [][]byte) error {
 type keyTables struct {
 	K       int
 	buffers func(c *device.Commands) ([]*device.Buffer, error)
+	// check is rsa_check's schedule for the call's keys.
+	check checkSchedule
 }
 
 // keyTables returns the device tables of the keys forms of a call whose
@@ -503,8 +636,9 @@ func (b *deviceBackend) privateChunk(mh, mf arith.Mont, kt keyTables, cols []int
 // enqueuePrivate enqueues the device part of a private batch of m =
 // len(kidx) elements: upload the inputs xs (F words each, limb-major) and
 // the key positions kidx (and the key tables unless they are resident),
-// run rsa_split (2m work-items), modexp (2m) and rsa_combine (m), and read
-// the results into vals (F words each) and the check flags into ok.
+// run rsa_split (2m work-items), modexp (2m), rsa_combine (m) and, where
+// the check runs apart (checkForm), rsa_check (m times its lanes), and
+// read the results into vals (F words each) and the check flags into ok.
 func (b *deviceBackend) enqueuePrivate(c *device.Commands, mh, mf arith.Mont, kt keyTables, xs, kidx []uint32, fault uint32, vals, ok []uint32) error {
 	prog, err := b.program(mh, mf, true)
 	if err != nil {
@@ -522,6 +656,17 @@ func (b *deviceBackend) enqueuePrivate(c *device.Commands, mh, mf arith.Mont, kt
 	if err != nil {
 		return err
 	}
+	var ck *device.Kernel
+	cm, apart := b.checkForm(mf)
+	if apart {
+		cprog, err := b.checkProgram(cm, mh.W)
+		if err != nil {
+			return err
+		}
+		if ck, err = cprog.Kernel("rsa_check"); err != nil {
+			return err
+		}
+	}
 	m, K, W, F := len(kidx), kt.K, mh.W, mf.W
 	dx, dkidx, tabs, err := uploadInputs(c, xs, kidx, kt)
 	if err != nil {
@@ -537,16 +682,23 @@ func (b *deviceBackend) enqueuePrivate(c *device.Commands, mh, mf arith.Mont, kt
 	}
 	dbase, dmidx, dtab, dhalves, dout, dok := out[0], out[1], out[2], out[3], out[4], out[5]
 	mg, ml, mextra := mh.ModExpLaunch(2 * m)
-	for _, l := range []struct {
+	type launch struct {
 		k      *device.Kernel
 		n, grp int
 		args   []any
-	}{
+	}
+	launches := []launch{
 		{rk[0], 2 * m, rsaWorkGroup, []any{dbase, dmidx, dx, dmods, dones, dr2s, dn0s, dkidx, uint32(K), uint32(m)}},
 		{mk, mg, ml, append([]any{dhalves, dbase, dexp, uint32(mh.N), uint32(0),
 			dmods, dones, dr2s, dn0s, dmidx, uint32(2 * K), dtab, uint32(2 * m)}, mextra...)},
 		{rk[1], m, rsaWorkGroup, []any{dout, dok, dhalves, dx, dkeys, dkidx, uint32(K), uint32(m), fault}},
-	} {
+	}
+	if apart {
+		cg, cl, cextra := cm.ModExpLaunch(m)
+		args := append([]any{dout, dok, dx, dkeys, dkidx, uint32(K), uint32(m)}, kt.check.args()...)
+		launches = append(launches, launch{ck, cg, cl, append(args, cextra...)})
+	}
+	for _, l := range launches {
 		if err := c.Launch(l.k, l.n, l.grp, l.args...); err != nil {
 			return err
 		}

@@ -98,11 +98,13 @@ func cmdKernelInfo(args []string) error {
 		builds = append(builds, build{fmt.Sprintf("%s %d-bit %s", m.KernelFile(), 32*m.N, m), []string{"modexp"}, src})
 	}
 	for _, bits := range []int{2048, 4096} {
-		defs, desc, err := rsa.KernelBuild(bits)
+		pbs, err := rsa.KernelBuilds(bits)
 		if err != nil {
 			return err
 		}
-		builds = append(builds, build{"rsa.cl " + desc, []string{"rsa_split", "rsa_combine", "rsa_public"}, kernels.Program("rsa.cl", defs)})
+		for _, pb := range pbs {
+			builds = append(builds, build{pb.File + " " + pb.Desc, pb.Kernels, kernels.Program(pb.File, pb.Defines)})
+		}
 	}
 	for _, kb := range builds {
 		kb.src.Flags = flags
