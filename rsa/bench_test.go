@@ -7,6 +7,8 @@ import (
 	"os"
 	"strconv"
 	"testing"
+
+	"github.com/gpucrypto/gpucrypto/rsa"
 )
 
 func BenchmarkSign2048(b *testing.B) { benchSign(b, "rsa2048a") }
@@ -30,21 +32,7 @@ func benchSign(b *testing.B, name string) {
 	for _, c := range testEngines(b) {
 		for _, n := range sizes[c.name] {
 			b.Run(fmt.Sprintf("%s/batch=%d", c.name, n), func(b *testing.B) {
-				e := c.get(b)
-				keys, digests := repeat(k, n), repeat(d, n)
-				if _, err := e.SignPKCS1v15(keys, crypto.SHA256, digests); err != nil { // build, warm up
-					b.Fatal(err)
-				}
-				t0 := e.DeviceTime()
-				for b.Loop() {
-					if _, err := e.SignPKCS1v15(keys, crypto.SHA256, digests); err != nil {
-						b.Fatal(err)
-					}
-				}
-				b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "ops/s")
-				if dt := e.DeviceTime() - t0; dt > 0 {
-					b.ReportMetric(float64(n*b.N)/dt.Seconds(), "kernel-ops/s")
-				}
+				rsa.SignLoop(b, c.get(b), repeat(k, n), repeat(d, n))
 			})
 		}
 	}

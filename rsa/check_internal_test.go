@@ -141,13 +141,7 @@ func TestCheckSchedule(t *testing.T) {
 // operation's latency) and GPUCRYPTO_BENCH_RSA_BATCH (default 65536;
 // kernel-ops/s), and crypto/rsa on all cores for comparison.
 func BenchmarkCheck(b *testing.B) {
-	n := 65536
-	if s := os.Getenv("GPUCRYPTO_BENCH_RSA_BATCH"); s != "" {
-		var err error
-		if n, err = strconv.Atoi(s); err != nil {
-			b.Fatal(err)
-		}
-	}
+	n := benchBatch(b, 65536)
 	for _, name := range []string{"rsa2048a", "rsa3072", "rsa4096"} {
 		k := loadKey(b, name)
 		for _, path := range []string{"combine", "apart"} {
@@ -162,17 +156,7 @@ func BenchmarkCheck(b *testing.B) {
 						d := sha256.Sum256([]byte(strconv.Itoa(i)))
 						keys[i], digests[i] = k, d[:]
 					}
-					if _, err := e.SignPKCS1v15(keys, crypto.SHA256, digests); err != nil { // build, warm up
-						b.Fatal(err)
-					}
-					t0 := e.DeviceTime()
-					for b.Loop() {
-						if _, err := e.SignPKCS1v15(keys, crypto.SHA256, digests); err != nil {
-							b.Fatal(err)
-						}
-					}
-					b.ReportMetric(float64(size*b.N)/b.Elapsed().Seconds(), "ops/s")
-					b.ReportMetric(float64(size*b.N)/(e.DeviceTime()-t0).Seconds(), "kernel-ops/s")
+					SignLoop(b, e, keys, digests)
 				})
 			}
 		}
@@ -194,4 +178,17 @@ func BenchmarkCheck(b *testing.B) {
 			b.ReportMetric(float64(cpuBatch*b.N)/b.Elapsed().Seconds(), "ops/s")
 		})
 	}
+}
+
+// benchBatch is the batch size GPUCRYPTO_BENCH_RSA_BATCH sets, else def.
+func benchBatch(b *testing.B, def int) int {
+	s := os.Getenv("GPUCRYPTO_BENCH_RSA_BATCH")
+	if s == "" {
+		return def
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return n
 }

@@ -1,9 +1,11 @@
 package rsa
 
 import (
+	"crypto"
 	stdrsa "crypto/rsa"
 	"math/big"
 	"sync/atomic"
+	"testing"
 	"weak"
 )
 
@@ -94,4 +96,24 @@ func ProgramCount(e *Engine) int {
 		return 0
 	}
 	return e.dev.Programs()
+}
+
+// SignLoop is a benchmark's loop of e.SignPKCS1v15(keys, SHA-256,
+// digests) after one untimed call (builds, warm-up): it reports ops/s and,
+// on a device engine, kernel-ops/s (the work over the kernels' device
+// time).
+func SignLoop(b *testing.B, e *Engine, keys []*stdrsa.PrivateKey, digests [][]byte) {
+	if _, err := e.SignPKCS1v15(keys, crypto.SHA256, digests); err != nil {
+		b.Fatal(err)
+	}
+	t0 := e.DeviceTime()
+	for b.Loop() {
+		if _, err := e.SignPKCS1v15(keys, crypto.SHA256, digests); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(keys)*b.N)/b.Elapsed().Seconds(), "ops/s")
+	if dt := e.DeviceTime() - t0; dt > 0 {
+		b.ReportMetric(float64(len(keys)*b.N)/dt.Seconds(), "kernel-ops/s")
+	}
 }

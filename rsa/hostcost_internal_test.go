@@ -7,7 +7,6 @@ import (
 	stdrsa "crypto/rsa"
 	"crypto/sha256"
 	"math/big"
-	"os"
 	"runtime"
 	"strconv"
 	"sync/atomic"
@@ -27,13 +26,7 @@ import (
 // element (GC included; Linux). GPUCRYPTO_BENCH_RSA_BATCH sets the batch
 // (default 65536).
 func BenchmarkHostSign2048(b *testing.B) {
-	n := 65536
-	if s := os.Getenv("GPUCRYPTO_BENCH_RSA_BATCH"); s != "" {
-		var err error
-		if n, err = strconv.Atoi(s); err != nil {
-			b.Fatal(err)
-		}
-	}
+	n := benchBatch(b, 65536)
 	k := loadKey(b, "rsa2048a")
 	const period = 256 // distinct digests; the stub looks their signatures up
 	keys := make([]*stdrsa.PrivateKey, n)

@@ -4,7 +4,6 @@ import (
 	"crypto"
 	stdrsa "crypto/rsa"
 	"crypto/sha256"
-	"os"
 	"strconv"
 	"testing"
 	"time"
@@ -20,13 +19,7 @@ import (
 // time goes (issue #11). GPUCRYPTO_BENCH_RSA_BATCH sets the batch
 // (default 262144).
 func BenchmarkPhases(b *testing.B) {
-	n := 262144
-	if s := os.Getenv("GPUCRYPTO_BENCH_RSA_BATCH"); s != "" {
-		var err error
-		if n, err = strconv.Atoi(s); err != nil {
-			b.Fatal(err)
-		}
-	}
+	n := benchBatch(b, 262144)
 	k := loadKey(b, "rsa2048a")
 	e := &Engine{be: testDeviceBackend(b), cpu: &cpuBackend{}}
 	e.OnFallback(func(err error) { b.Fatal(err) })
