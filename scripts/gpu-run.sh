@@ -14,7 +14,8 @@
 # constant and random input), sweep (RSA against batch size, CUDA), e2e
 # (one caller at large batches), server (bench server), tls (bench tls) and
 # burnin (gpucrypto burnin: 10^8 X25519 and 10^7 RSA-2048 random cases
-# checked against the CPU, through CUDA).
+# checked against the CPU, through CUDA) and million (RFC 7748's
+# 1,000,000-iteration vector of one curve, in parts from a checkpoint).
 # A whole run takes more than one device call
 # allows (10 minutes: most of it is NVIDIA's compiler building every kernel
 # configuration), so it can be split, e.g. `./run.sh quick info ptx` then
@@ -172,6 +173,22 @@ if want burnin; then
 		GPUCRYPTO_BACKEND=${BURNIN_BACKEND:-cuda} ./gpucrypto burnin --ops "$op" --cases "$cases" --duration ${BURNIN_DURATION:-4m} \
 			--failures "$OUT/burnin-failures-$op.jsonl" ${BURNIN_ARGS:-} 2>> "$OUT/burnin.txt" | tee -a "$OUT/burnin.txt" || fail=1
 	done
+fi
+# million: RFC 7748 §5.2's 1,000,000-iteration vector of CURVE (default
+# X448) on the device, in parts (ecdh TestRFC7748IteratedMillion): the
+# chain starts from CHECKPOINT_IN/<curve>.json when it exists (a copy of
+# the last part's, e.g. docs/runs/2026-11-23-issue12-rfc7748/; else from
+# the start), runs for FOR (default 8m, under one device call's limit) and
+# leaves its checkpoint in $OUT/cp; the log is million-CURVE.txt.
+if want million; then
+	curve=${CURVE:-X448}
+	mkdir -p "$OUT/cp"
+	if [ -n "${CHECKPOINT_IN:-}" ] && [ -e "$CHECKPOINT_IN/$curve.json" ]; then
+		cp "$CHECKPOINT_IN/$curve.json" "$OUT/cp/"
+	fi
+	GPUCRYPTO_BACKEND=${MILLION_BACKEND:-cuda} GPUCRYPTO_RFC7748_MILLION=1 GPUCRYPTO_RFC7748_CHECKPOINT="$OUT/cp" GPUCRYPTO_RFC7748_FOR=${FOR:-8m} \
+		./ecdh.test -test.run "TestRFC7748IteratedMillion/$curve" -test.v -test.timeout 10m > "$OUT/million-$curve.txt" 2>&1 || fail=1
+	grep -E "iterations|PASS|SKIP|FAIL" "$OUT/million-$curve.txt" | tail -4
 fi
 
 echo
