@@ -138,11 +138,19 @@ func (b *deviceBackend) program(mh, mf arith.Mont, private bool) (*device.Progra
 // registers at 4096 bits: the check was most of a lone RSA-4096
 // operation's time.
 func (b *deviceBackend) checkForm(mf arith.Mont) (cm arith.Mont, apart bool) {
-	onDevice := b.dev.Class != device.VendorCPU
+	gpu := b.dev.Class != device.VendorCPU
 	if b.checkPath != "" {
-		onDevice = b.checkPath == "apart"
+		gpu = b.checkPath == "apart"
 	}
-	if !mf.FinalSub || mf.W != mf.N || !onDevice {
+	if !gpu {
+		return arith.Mont{}, false
+	}
+	return gpuCheckForm(mf)
+}
+
+// gpuCheckForm is checkForm on a GPU.
+func gpuCheckForm(mf arith.Mont) (cm arith.Mont, apart bool) {
+	if !mf.FinalSub || mf.W != mf.N {
 		return arith.Mont{}, false
 	}
 	lanes := checkLanes(mf.W)
@@ -270,12 +278,11 @@ func KernelBuilds(keyBits int) ([]ProgramBuild, error) {
 	if !ok || !ok2 {
 		return nil, fmt.Errorf("rsa: no kernels for %d-bit keys", keyBits)
 	}
-	gpu := &deviceBackend{dev: &device.Device{Info: device.Info{Class: device.VendorNVIDIA}}}
-	mh, mf, err := gpu.widths(half, full, 0)
+	mh, mf, err := (&deviceBackend{}).widths(half, full, 0)
 	if err != nil {
 		return nil, err
 	}
-	cm, apart := gpu.checkForm(mf)
+	cm, apart := gpuCheckForm(mf)
 	mc, extra := rsaBuild(mh, mf, true, apart)
 	defs := mc.Defines()
 	maps.Copy(defs, extra)
