@@ -80,31 +80,40 @@ func TestCheckApart(t *testing.T) {
 					d := sha256.Sum256(fmt.Appendf(nil, "%s %d %d", c.name, bad, i))
 					digests[i], keys[i] = d[:], c.keys[i%len(c.keys)]
 				}
-				if bad >= 0 {
-					b.fault.Store(int64(bad))
-				}
-				sigs, err := e.SignPKCS1v15(keys, crypto.SHA256, digests)
-				errs := make([]error, n)
-				if bad >= 0 {
-					var be *batch.Error
-					require.ErrorAs(t, err, &be)
-					errs = be.Errs
-				} else {
-					require.NoError(t, err)
-				}
-				for i := range n {
-					if i == bad {
-						require.ErrorIs(t, errs[i], ErrFault)
-						require.Nil(t, sigs[i])
-						continue
-					}
-					require.NoError(t, errs[i], "element %d", i)
-					want, err := stdrsa.SignPKCS1v15(nil, keys[i], crypto.SHA256, digests[i])
-					require.NoError(t, err)
-					require.Equal(t, want, sigs[i], "element %d", i)
-				}
+				requireSignatures(t, e, b, keys, digests, bad)
 			}
 		})
+	}
+}
+
+// requireSignatures signs digests with keys (PKCS #1 v1.5, SHA-256) on e,
+// whose device backend b corrupts element bad first when bad ≥ 0, and
+// requires ErrFault and no value there and crypto/rsa's signature for
+// every other element.
+func requireSignatures(t *testing.T, e *Engine, b *deviceBackend, keys []*stdrsa.PrivateKey, digests [][]byte, bad int) {
+	t.Helper()
+	if bad >= 0 {
+		b.fault.Store(int64(bad))
+	}
+	sigs, err := e.SignPKCS1v15(keys, crypto.SHA256, digests)
+	errs := make([]error, len(keys))
+	if bad >= 0 {
+		var be *batch.Error
+		require.ErrorAs(t, err, &be)
+		errs = be.Errs
+	} else {
+		require.NoError(t, err)
+	}
+	for i := range keys {
+		if i == bad {
+			require.ErrorIs(t, errs[i], ErrFault)
+			require.Nil(t, sigs[i])
+			continue
+		}
+		require.NoError(t, errs[i], "element %d", i)
+		want, err := stdrsa.SignPKCS1v15(nil, keys[i], crypto.SHA256, digests[i])
+		require.NoError(t, err)
+		require.Equal(t, want, sigs[i], "element %d", i)
 	}
 }
 

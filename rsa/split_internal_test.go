@@ -182,21 +182,7 @@ func TestPrivateChunks(t *testing.T) {
 		d := sha256.Sum256([]byte{byte(i), 3})
 		digests[i], keys[i] = d[:], k
 	}
-	b.fault.Store(bad)
-	sigs, err := e.SignPKCS1v15(keys, crypto.SHA256, digests)
-	var be *batch.Error
-	require.ErrorAs(t, err, &be)
-	for i := range n {
-		if i == bad {
-			require.ErrorIs(t, be.Errs[i], ErrFault)
-			require.Nil(t, sigs[i])
-			continue
-		}
-		require.NoError(t, be.Errs[i])
-		want, err := stdrsa.SignPKCS1v15(nil, k, crypto.SHA256, digests[i])
-		require.NoError(t, err)
-		require.Equal(t, want, sigs[i])
-	}
+	requireSignatures(t, e, b, keys, digests, bad)
 }
 
 // After a batch, the device memory the backend keeps for batches holds
