@@ -13,7 +13,8 @@ import (
 
 // Both curves' programs compile as CUDA C through NVRTC (sm_90; no GPU
 // needed) and hold every kernel the Engine launches, with the field
-// product unrolled (the default) and as a loop of rows; the test programs
+// product unrolled (the default), as a loop of rows and (X25519) the
+// ladder on doubles; the test programs
 // of RFC 7748's iterated vectors (ecdh.Iterator) compile too, in the
 // default form (NVRTC takes about 8 s per program on two cores).
 func TestCUDABuildsEveryProgram(t *testing.T) {
@@ -22,7 +23,11 @@ func TestCUDABuildsEveryProgram(t *testing.T) {
 		"x25519.cl": {"x25519", "x25519_xz", "x25519_base_comb", "x25519_base_comb_xz", "x25519_invert_batch", "x25519_decode", "x25519_encode"},
 		"x448.cl":   {"x448", "x448_xz", "x448_base_comb", "x448_base_comb_xz", "x448_invert_batch", "x448_decode", "x448_encode"},
 	} {
-		for _, defines := range []map[string]string{nil, {"FIELD_MUL_ROWS": "2"}} {
+		forms := []map[string]string{nil, {"FIELD_MUL_ROWS": "2"}}
+		if file == "x25519.cl" {
+			forms = append(forms, map[string]string{"LADDER_FP64": "1"})
+		}
+		for _, defines := range forms {
 			p, err := d.Program(kernels.Program(file, defines))
 			require.NoError(t, err, "%s %v", file, defines)
 			for _, name := range names {

@@ -69,7 +69,7 @@ func NewEngine(dev *device.Device) (*Engine, error) {
 		return nil, fmt.Errorf("ecdh: making the queues of %s: %w", dev.Name, err)
 	}
 	for _, c := range Curves {
-		p, err := dev.Program(kernels.Program(kernelFile(c), programDefines[c]))
+		p, err := dev.Program(kernels.Program(kernelFile(c), ProgramDefines(dev, c)))
 		if err != nil {
 			return nil, fmt.Errorf("ecdh: building %s kernels for %s: %w", c, dev.Name, err)
 		}
@@ -86,8 +86,23 @@ func NewEngine(dev *device.Device) (*Engine, error) {
 }
 
 // programDefines are the -D options of each curve's program (tests and
-// benchmarks of kernel forms set them; none: the defaults).
+// benchmarks of kernel forms set them; none: ProgramDefines' defaults).
 var programDefines map[Curve]map[string]string
+
+// ProgramDefines are the -D options c's program is built with on dev: on
+// GPUs with fast double precision (device.Info.FastFP64) the X25519
+// ladder runs on doubles (LADDER_FP64, kernels/fe25519_fp64.h: 5 digits of
+// 51 bits, a digit product in three fp64 instructions), elsewhere, and
+// for X448, on 32-bit limbs.
+func ProgramDefines(dev *device.Device, c Curve) map[string]string {
+	if d, ok := programDefines[c]; ok {
+		return d
+	}
+	if c == X25519 && dev.FastFP64 {
+		return map[string]string{"LADDER_FP64": "1"}
+	}
+	return nil
+}
 
 func kernelFile(c Curve) string {
 	if c == X448 {

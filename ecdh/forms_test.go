@@ -7,27 +7,37 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpucrypto/gpucrypto/device"
 	"github.com/gpucrypto/gpucrypto/ecdh"
 	"github.com/gpucrypto/gpucrypto/internal/devicetest"
 )
 
 // fieldForms are forms of the field product the kernels can be built with
-// (FIELD_MUL_ROWS: its rows a loop of that many per iteration; "default":
-// X25519 4, X448 2).
+// ("default": ecdh.ProgramDefines' choice for the device; FIELD_MUL_ROWS:
+// the integer field's product with its rows a loop of that many per
+// iteration, X25519 4 and X448 2 by default, so "integer" is X25519's
+// integer default; LADDER_FP64: X25519's ladder on doubles,
+// kernels/fe25519_fp64.h, the default on GPUs with fast fp64;
+// LADDER_GROUPS: its kernels bounded to that many groups of 128 per
+// multiprocessor).
 var fieldForms = map[string]map[ecdh.Curve]map[string]string{
 	"default":   nil,
+	"integer":   {ecdh.X25519: {"FIELD_MUL_ROWS": "4"}},
 	"unrolled":  {ecdh.X25519: {"FIELD_MUL_ROWS": "8"}, ecdh.X448: {"FIELD_MUL_ROWS": "14"}},
 	"rows-half": {ecdh.X25519: {"FIELD_MUL_ROWS": "4"}, ecdh.X448: {"FIELD_MUL_ROWS": "7"}},
 	"rows-2":    {ecdh.X25519: {"FIELD_MUL_ROWS": "2"}, ecdh.X448: {"FIELD_MUL_ROWS": "2"}},
 	"rows-1":    {ecdh.X25519: {"FIELD_MUL_ROWS": "1"}, ecdh.X448: {"FIELD_MUL_ROWS": "1"}},
+	"fp64":      {ecdh.X25519: {"LADDER_FP64": "1"}},
+	"fp64-g4":   {ecdh.X25519: {"LADDER_FP64": "1", "LADDER_GROUPS": "4"}},
+	"fp64-g5":   {ecdh.X25519: {"LADDER_FP64": "1", "LADDER_GROUPS": "5"}},
 }
 
 // Every form of the field product gives crypto/ecdh's and circl's results:
-// shared secrets (the edge u-coordinates and low-order points included)
-// and public keys.
+// shared secrets (the edge u-coordinates and low-order points included),
+// with the inversion per element and by batch, and public keys.
 func TestFieldForms(t *testing.T) {
 	d := devicetest.Device(t)
-	for _, name := range []string{"unrolled", "rows-half", "rows-1"} { // the default runs in every other test
+	for _, name := range []string{"unrolled", "rows-half", "rows-1", "fp64"} { // the default runs in every other test; "integer" is rows-half's X25519
 		require.Contains(t, fieldForms, name)
 		t.Run(name, func(t *testing.T) {
 			restore := ecdh.WithProgramDefines(fieldForms[name])
@@ -36,22 +46,45 @@ func TestFieldForms(t *testing.T) {
 			require.NoError(t, err)
 			defer e.ReleaseBuffers()
 			for _, c := range ecdh.Curves {
-				privs, peers := benchKeys(c, 33)
+				privs, peers := benchKeys(c, 257)
 				for j, u := range ecdh.EdgeU(c) { // reduction edges, low-order points
 					peers[3*j+1] = u
 				}
 				for j := range privs[0] {
 					privs[0][j] = 0xff // the largest clamped scalar
 				}
-				got, gerr := e.SharedSecrets(c, privs, peers)
 				want, werr := ecdh.CPU{}.SharedSecrets(c, privs, peers)
-				requireSameErrors(t, werr, gerr, len(privs))
-				require.Equal(t, want, got, "%s", c)
+				for _, k := range []int{0, benchBinvK} {
+					e.SetBatchInversion(k)
+					got, gerr := e.SharedSecrets(c, privs, peers)
+					requireSameErrors(t, werr, gerr, len(privs))
+					require.Equal(t, want, got, "%s, batch inversion k=%d", c, k)
+				}
 				gp, err := e.PublicKeys(c, privs)
 				require.NoError(t, err)
 				wp, err := ecdh.CPU{}.PublicKeys(c, privs)
 				require.NoError(t, err)
 				require.Equal(t, wp, gp, "%s public keys", c)
+			}
+		})
+	}
+}
+
+// Every form of the field product runs RFC 7748 §5.2's iterated vectors
+// to 1,000 iterations on the device.
+func TestFieldFormsIterated(t *testing.T) {
+	d := devicetest.Device(t)
+	for _, name := range []string{"unrolled", "rows-half", "rows-1", "fp64"} {
+		t.Run(name, func(t *testing.T) {
+			for _, c := range ecdh.Curves {
+				if fieldForms[name][c] == nil {
+					continue // the default form, run by TestRFC7748IteratedOnDevice
+				}
+				restore := ecdh.WithProgramDefines(fieldForms[name])
+				ch := newChain(t, d, c)
+				restore()
+				ch.runTo(1)
+				ch.runTo(1000)
 			}
 		})
 	}
@@ -66,31 +99,55 @@ func BenchmarkFieldForms(b *testing.B) {
 	if s := os.Getenv("GPUCRYPTO_BENCH_ECDH_BATCH"); s != "" {
 		fmt.Sscan(s, &n)
 	}
-	for _, name := range []string{"default", "unrolled", "rows-half", "rows-2", "rows-1"} {
+	for _, name := range []string{"default", "integer", "unrolled", "rows-half", "rows-2", "rows-1", "fp64", "fp64-g4", "fp64-g5"} {
 		if _, ok := fieldForms[name]; !ok {
 			b.Fatalf("no field form %q", name)
 		}
-		restore := ecdh.WithProgramDefines(fieldForms[name])
-		e, err := ecdh.NewEngine(d)
-		restore()
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, c := range ecdh.Curves {
-			privs, peers := benchKeys(c, n)
-			for _, k := range []int{0, benchBinvK} {
-				b.Run(fmt.Sprintf("%s/%s/k=%d/%d", name, c, k, n), func(b *testing.B) {
-					e.SetBatchInversion(k)
-					before := e.DeviceTime()
-					for b.Loop() {
-						if _, err := e.SharedSecrets(c, privs, peers); err != nil {
-							b.Fatal(err)
-						}
-					}
-					b.ReportMetric(float64(n*b.N)/(e.DeviceTime()-before).Seconds(), "kernel-ops/s")
-				})
+		b.Run(name, func(b *testing.B) { // -test.bench 'FieldForms/^fp64' builds only those forms
+			restore := ecdh.WithProgramDefines(fieldForms[name])
+			e, err := ecdh.NewEngine(d)
+			restore()
+			if err != nil {
+				b.Fatal(err)
 			}
-		}
-		e.ReleaseBuffers()
+			defer e.ReleaseBuffers()
+			for _, c := range ecdh.Curves {
+				if name != "default" && fieldForms[name][c] == nil {
+					continue // the default form
+				}
+				restore := ecdh.WithProgramDefines(fieldForms[name])
+				b.Logf("%s %s: defines %v", name, c, ecdh.ProgramDefines(d, c))
+				restore()
+				privs, peers := benchKeys(c, n)
+				for _, k := range []int{0, benchBinvK} {
+					b.Run(fmt.Sprintf("%s/k=%d/%d", c, k, n), func(b *testing.B) {
+						e.SetBatchInversion(k)
+						before := e.DeviceTime()
+						for b.Loop() {
+							if _, err := e.SharedSecrets(c, privs, peers); err != nil {
+								b.Fatal(err)
+							}
+						}
+						b.ReportMetric(float64(n*b.N)/(e.DeviceTime()-before).Seconds(), "kernel-ops/s")
+					})
+				}
+			}
+		})
 	}
+}
+
+// The X25519 ladder runs on doubles exactly where double precision is
+// fast; X448 and the other devices keep the integer field; forms under
+// test override the choice.
+func TestProgramDefines(t *testing.T) {
+	fast := &device.Device{Info: device.Info{FP64: true, FastFP64: true}}
+	slow := &device.Device{Info: device.Info{FP64: true}}
+	require.Equal(t, map[string]string{"LADDER_FP64": "1"}, ecdh.ProgramDefines(fast, ecdh.X25519))
+	require.Nil(t, ecdh.ProgramDefines(fast, ecdh.X448))
+	require.Nil(t, ecdh.ProgramDefines(slow, ecdh.X25519))
+	require.Nil(t, ecdh.ProgramDefines(slow, ecdh.X448))
+	restore := ecdh.WithProgramDefines(fieldForms["integer"])
+	defer restore()
+	require.Equal(t, map[string]string{"FIELD_MUL_ROWS": "4"}, ecdh.ProgramDefines(fast, ecdh.X25519))
+	require.Nil(t, ecdh.ProgramDefines(fast, ecdh.X448))
 }

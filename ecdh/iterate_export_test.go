@@ -28,7 +28,7 @@ func NewIterator(d *device.Device, c Curve, k, u []byte) (*Iterator, error) {
 		return nil, err
 	}
 	file := curveName(c) + "_iterate.cl"
-	p, err := d.Program(kernels.Program(file, programDefines[c]))
+	p, err := d.Program(kernels.Program(file, ProgramDefines(d, c)))
 	if err != nil {
 		return nil, fmt.Errorf("ecdh: building %s for %s: %w", file, d.Name, err)
 	}

@@ -94,7 +94,9 @@ func hostBuilds() []hostBuild {
 		}
 		bs = append(bs, hostBuild{"aes_manavski.cl", map[string]string{"MANAVSKI_KEY_SHARED": wide}})
 	}
+	fp64Ladder := map[string]string{"LADDER_FP64": "1"}
 	return append(bs, hostBuild{"arith.cl", nil}, hostBuild{"x25519.cl", nil}, hostBuild{"x448.cl", nil},
+		hostBuild{"x25519.cl", fp64Ladder}, hostBuild{"x25519_iterate.cl", fp64Ladder},
 		hostBuild{"x25519_iterate.cl", nil}, hostBuild{"x448_iterate.cl", nil})
 }
 

@@ -15,6 +15,23 @@
 #define LADDER x25519_ladder
 #define LADDER_KERNEL x25519
 #define LADDER_XZ_KERNEL x25519_xz
+/* LADDER_FP64: the ladder's steps on fe25519_fp64.h's doubles (GPUs with
+ * fast fp64); the inversion and everything else stay on fe25519.h */
+#if defined(LADDER_FP64)
+#include "fe25519_fp64.h"
+#define LADDER_FE(op) fe51_##op
+#define LADDER_FE_T double
+#define LADDER_FE_N FE51_N
+#define LADDER_FE_IN(r, u) fe51_from_limbs(r, u)
+#define LADDER_FE_OUT(r, a) fe51_to_limbs(r, a)
+#define LADDER_FE_CARRY(a) fe51_carry(a)
+#endif
+/* LADDER_GROUPS (benchmarks of forms): both ladder kernels bounded to
+ * that many groups of 128 work-items per multiprocessor */
+#if defined(LADDER_GROUPS)
+#define LADDER_BOUNDS KERNEL_BOUNDS(128, LADDER_GROUPS)
+#define LADDER_XZ_BOUNDS KERNEL_BOUNDS(128, LADDER_GROUPS)
+#endif
 #include "ladder.h"
 
 /* public keys by the fixed-base comb (comb.h), its constants generated */

@@ -8,18 +8,22 @@ import (
 
 	"github.com/gpucrypto/gpucrypto/arith"
 	"github.com/gpucrypto/gpucrypto/device"
+	"github.com/gpucrypto/gpucrypto/ecdh"
 	"github.com/gpucrypto/gpucrypto/kernels"
 	"github.com/gpucrypto/gpucrypto/rsa"
 )
 
-// kernelPrograms are the kernel files and the kernels each defines.
+// kernelPrograms are the kernel files and the kernels each defines, with
+// the curve whose engine builds it (its defines: ecdh.ProgramDefines).
 var kernelPrograms = []struct {
 	file    string
 	kernels []string
+	curve   ecdh.Curve
+	isCurve bool
 }{
-	{"x25519.cl", []string{"x25519", "x25519_base_comb", "x25519_xz", "x25519_base_comb_xz", "x25519_invert_batch"}},
-	{"x448.cl", []string{"x448", "x448_base_comb", "x448_xz", "x448_base_comb_xz", "x448_invert_batch"}},
-	{"arith.cl", []string{"arith_mul_256", "arith_mul_1024", "arith_mul_4096", "arith_add_4096"}},
+	{"x25519.cl", []string{"x25519", "x25519_base_comb", "x25519_xz", "x25519_base_comb_xz", "x25519_invert_batch"}, ecdh.X25519, true},
+	{"x448.cl", []string{"x448", "x448_base_comb", "x448_xz", "x448_base_comb_xz", "x448_invert_batch"}, ecdh.X448, true},
+	{"arith.cl", []string{"arith_mul_256", "arith_mul_1024", "arith_mul_4096", "arith_add_4096"}, 0, false},
 }
 
 // modexpConfigs are the modexp builds kernelinfo reports on: the default
@@ -88,7 +92,11 @@ func cmdKernelInfo(args []string) error {
 	}
 	var builds []build
 	for _, kp := range kernelPrograms {
-		builds = append(builds, build{kp.file, kp.kernels, kernels.Program(kp.file, nil)})
+		var defines map[string]string
+		if kp.isCurve {
+			defines = ecdh.ProgramDefines(d, kp.curve)
+		}
+		builds = append(builds, build{kp.file, kp.kernels, kernels.Program(kp.file, defines)})
 	}
 	for _, m := range modexpConfigs(d) {
 		src, err := m.Source(d, m.KernelFile(), nil)
