@@ -13,17 +13,21 @@ import (
 	"github.com/gpucrypto/gpucrypto/rsa"
 )
 
-// kernelPrograms are the kernel files and the kernels each defines, with
-// the curve whose engine builds it (its defines: ecdh.ProgramDefines).
+// kernelPrograms are the kernel files, the kernels each defines and the
+// defines its engine builds it with on a device (nil: none).
 var kernelPrograms = []struct {
 	file    string
 	kernels []string
-	curve   ecdh.Curve
-	isCurve bool
+	defines func(*device.Device) map[string]string
 }{
-	{"x25519.cl", []string{"x25519", "x25519_base_comb", "x25519_xz", "x25519_base_comb_xz", "x25519_invert_batch"}, ecdh.X25519, true},
-	{"x448.cl", []string{"x448", "x448_base_comb", "x448_xz", "x448_base_comb_xz", "x448_invert_batch"}, ecdh.X448, true},
-	{"arith.cl", []string{"arith_mul_256", "arith_mul_1024", "arith_mul_4096", "arith_add_4096"}, 0, false},
+	{"x25519.cl", []string{"x25519", "x25519_base_comb", "x25519_xz", "x25519_base_comb_xz", "x25519_invert_batch"}, curveDefines(ecdh.X25519)},
+	{"x448.cl", []string{"x448", "x448_base_comb", "x448_xz", "x448_base_comb_xz", "x448_invert_batch"}, curveDefines(ecdh.X448)},
+	{"arith.cl", []string{"arith_mul_256", "arith_mul_1024", "arith_mul_4096", "arith_add_4096"}, nil},
+}
+
+// curveDefines are the defines of c's program on a device (ecdh.ProgramDefines).
+func curveDefines(c ecdh.Curve) func(*device.Device) map[string]string {
+	return func(d *device.Device) map[string]string { return ecdh.ProgramDefines(d, c) }
 }
 
 // modexpConfigs are the modexp builds kernelinfo reports on: the default
@@ -93,8 +97,8 @@ func cmdKernelInfo(args []string) error {
 	var builds []build
 	for _, kp := range kernelPrograms {
 		var defines map[string]string
-		if kp.isCurve {
-			defines = ecdh.ProgramDefines(d, kp.curve)
+		if kp.defines != nil {
+			defines = kp.defines(d)
 		}
 		builds = append(builds, build{kp.file, kp.kernels, kernels.Program(kp.file, defines)})
 	}
