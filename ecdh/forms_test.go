@@ -32,12 +32,16 @@ var fieldForms = map[string]map[ecdh.Curve]map[string]string{
 	"fp64-g5":   {ecdh.X25519: {"LADDER_FP64": "1", "LADDER_GROUPS": "5"}},
 }
 
+// testedForms are the forms the tests run besides the default (which runs
+// in every other test; "integer" is rows-half's X25519).
+var testedForms = []string{"unrolled", "rows-half", "rows-1", "fp64"}
+
 // Every form of the field product gives crypto/ecdh's and circl's results:
 // shared secrets (the edge u-coordinates and low-order points included),
 // with the inversion per element and by batch, and public keys.
 func TestFieldForms(t *testing.T) {
 	d := devicetest.Device(t)
-	for _, name := range []string{"unrolled", "rows-half", "rows-1", "fp64"} { // the default runs in every other test; "integer" is rows-half's X25519
+	for _, name := range testedForms {
 		require.Contains(t, fieldForms, name)
 		t.Run(name, func(t *testing.T) {
 			restore := ecdh.WithProgramDefines(fieldForms[name])
@@ -74,7 +78,7 @@ func TestFieldForms(t *testing.T) {
 // to 1,000 iterations on the device.
 func TestFieldFormsIterated(t *testing.T) {
 	d := devicetest.Device(t)
-	for _, name := range []string{"unrolled", "rows-half", "rows-1", "fp64"} {
+	for _, name := range testedForms {
 		t.Run(name, func(t *testing.T) {
 			for _, c := range ecdh.Curves {
 				if fieldForms[name][c] == nil {

@@ -46,9 +46,9 @@
 #define FE51_C1 0x1.8p103                /* 1.5·2^103: where the high half lands */
 #define FE51_K 0x1.8000000000003p103     /* 1.5·2^103 + 1.5·2^52 */
 #define FE51_LO 0x1.8p52                 /* 1.5·2^52: where the low half lands */
-#define FE51_BL ((u64)0x4338000000000000ul)   /* bits of 1.5·2^52 */
+#define FE51_BL FP64_BL                       /* bits of 1.5·2^52, as fp64.h's low halves */
 #define FE51_BH ((u64)0x4668000000000000ul)   /* bits of 1.5·2^103 */
-#define FE51_MASK ((((u64)1) << 51) - 1u)
+#define FE51_MASK FP64_MASK                   /* 2^51 − 1 */
 #define FE51_SPLIT(hi, lo, a, b) const double hi = fma(a, b, FE51_C1), lo = fma(a, b, FE51_K - hi)
 
 /* Adds the digit product a·b into columns k (low half) and k + 1 (high
