@@ -5,8 +5,18 @@
 #   make fuzz        every fuzz target for FUZZTIME (default 10m) each
 #   make bench       install OpenCL if needed, then run the CLI benchmark on the default device
 #   make gpu-bundle  test binaries + CLI (-tags cuda) + run script in bundle/, to copy to a GPU machine
+#   make tidy        go mod tidy in both modules
+#
+# Two modules: the library (this directory, go.mod) and the CLI (cmd/gpucrypto,
+# its own go.mod, which adds the plotting dependencies and replaces the library
+# with this working tree). The root's ./... does not reach into cmd/gpucrypto,
+# so every target below runs the CLI module's commands explicitly, through
+# "go -C cmd/gpucrypto" (no go.work is needed, and none is committed).
 GO       ?= go
 PKGS     := ./...
+# the CLI module's directory, and the go command run inside it
+CLI      := cmd/gpucrypto
+GOCLI    := $(GO) -C $(CLI)
 BUILDVCS := $(if $(wildcard .git),true,false)
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # the packages whose tests run kernels (the others need no GPU and stay out
@@ -15,23 +25,23 @@ GPU_TEST_PKGS := ./cl ./device ./arith ./ecdh ./rsa ./aes ./internal/aesvariant
 # where scripts/fetch-nvrtc.sh puts NVRTC (Debian's libnvrtc, CUDA 11.8)
 NVRTC_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/gpucrypto/nvrtc
 
-.PHONY: all deps nvrtc test fuzz bench build gpu-bundle clean
+.PHONY: all deps nvrtc test fuzz bench build gpu-bundle tidy clean
 
 all: build
 
 build:
-	CGO_ENABLED=0 $(GO) build -buildvcs=$(BUILDVCS) -o bin/gpucrypto ./cmd/gpucrypto
+	CGO_ENABLED=0 $(GOCLI) build -buildvcs=$(BUILDVCS) -o $(CURDIR)/bin/gpucrypto .
 
 # deps installs the OpenCL ICD loader and PoCL (an OpenCL CPU device) with
 # apt-get, but only when no OpenCL platform with a device is found.
 deps:
-	@if CGO_ENABLED=0 $(GO) run ./cmd/gpucrypto devices >/dev/null 2>&1; then \
+	@if CGO_ENABLED=0 $(GOCLI) run . devices >/dev/null 2>&1; then \
 		echo "deps: a device is present; nothing to install"; \
 	else \
 		echo "deps: no OpenCL platform found; installing ocl-icd-libopencl1 and pocl-opencl-icd"; \
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ocl-icd-libopencl1 pocl-opencl-icd >/dev/null && \
-		CGO_ENABLED=0 $(GO) run ./cmd/gpucrypto devices; \
+		CGO_ENABLED=0 $(GOCLI) run . devices; \
 	fi
 
 # nvrtc fetches NVRTC (no GPU needed) into NVRTC_DIR, without touching the
@@ -43,9 +53,15 @@ nvrtc:
 test: deps nvrtc
 	$(GO) vet $(PKGS)
 	$(GO) vet -tags cuda $(PKGS)
+	$(GOCLI) vet ./...
+	$(GOCLI) vet -tags cuda ./...
 	CGO_ENABLED=0 $(GO) build $(PKGS)
 	CGO_ENABLED=0 $(GO) build -tags cuda $(PKGS)
+	CGO_ENABLED=0 $(GOCLI) build -o /dev/null ./...
+	CGO_ENABLED=0 $(GOCLI) build -tags cuda -o /dev/null ./...
 	GPUCRYPTO_REQUIRE_DEVICE=1 $(GO) test -timeout 30m $(PKGS)
+	@# the CLI module's tests (the root's ./... does not include them)
+	GPUCRYPTO_REQUIRE_DEVICE=1 $(GOCLI) test -timeout 30m ./...
 	@# every kernel program compiled as CUDA C by NVRTC (no GPU needed; a missing NVRTC fails)
 	GPUCRYPTO_NVRTC_DIR=$(NVRTC_DIR)/lib GPUCRYPTO_REQUIRE_NVRTC=1 $(GO) test -tags cuda -timeout 20m -run 'CUDA|NVRTC' ./cuda ./device ./arith ./ecdh ./rsa ./aes ./internal/aesvariant
 	@# the concurrent parts again under the race detector
@@ -68,13 +84,13 @@ fuzz: deps
 	done
 
 bench: deps
-	$(GO) run -buildvcs=$(BUILDVCS) ./cmd/gpucrypto bench
+	$(GOCLI) run -buildvcs=$(BUILDVCS) . bench
 
 # gpu-bundle: everything a GPU machine without Go needs, in bundle/, built
 # with -tags cuda (both backends in every binary).
 gpu-bundle:
 	rm -rf bundle && mkdir -p bundle
-	CGO_ENABLED=0 $(GO) build -tags cuda -buildvcs=$(BUILDVCS) -ldflags="-s -w" -o bundle/gpucrypto ./cmd/gpucrypto
+	CGO_ENABLED=0 $(GOCLI) build -tags cuda -buildvcs=$(BUILDVCS) -ldflags="-s -w" -o $(CURDIR)/bundle/gpucrypto .
 	@for p in $(GPU_TEST_PKGS); do \
 		n=$$(basename $$p); \
 		CGO_ENABLED=0 $(GO) test -tags cuda -c -ldflags="-s -w" -o bundle/$$n.test $$p || exit 1; \
@@ -83,6 +99,12 @@ gpu-bundle:
 	cp scripts/gpu-run.sh bundle/run.sh
 	git rev-parse --short HEAD > bundle/COMMIT 2>/dev/null || echo unknown > bundle/COMMIT
 	@ls -la bundle
+
+# tidy keeps both go.mod files to what each module imports (the library's
+# must not list the CLI's plotting dependencies).
+tidy:
+	$(GO) mod tidy
+	$(GOCLI) mod tidy
 
 clean:
 	rm -rf bin bundle

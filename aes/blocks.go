@@ -1,6 +1,7 @@
 package aes
 
 import (
+	"bytes"
 	"crypto/cipher"
 	"encoding/binary"
 	"errors"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/device"
+	"github.com/gpucrypto/gpucrypto/internal/engine"
 )
 
 // BlockSize is the AES block size in bytes.
@@ -19,11 +21,11 @@ const BlockSize = 16
 // messages. len(src) must be a multiple of 16; dst must be as long and may
 // be src itself.
 //
-// The data goes through the device in chunks of a pipeline stage, each
-// written to dst once complete. When the device fails, the chunks it did
-// not finish (whose input is untouched, in place too) are computed on the
-// CPU and the failure is reported through OnFallback; the finished ones
-// are kept. The same holds for DecryptBlocks and XORKeyStream.
+// On the device the data goes through in batches, each written to dst
+// once complete. When the device fails, the batches it did not finish
+// (whose input is untouched, in place too) are computed on the CPU and the
+// failure is reported through OnFallback; the finished ones are kept. The
+// same holds for DecryptBlocks and XORKeyStream.
 //
 // A destroyed key gives ErrKeyDestroyed, with dst not written. The call
 // holds k until it returns: Key.Destroy waits for it, so a call that found
@@ -59,31 +61,11 @@ func (e *Engine) blocks(k *Key, dst, src []byte, decrypt bool) error {
 	if err := checkBuffers(dst, src); err != nil {
 		return err
 	}
-	if len(src) == 0 {
-		return nil
-	}
-	sched := k.enc[:]
+	op := "ECB encrypt"
 	if decrypt {
-		sched = k.dec[:]
+		op = "ECB decrypt"
 	}
-	done, err := e.stream(sched, dst, src, func(q *device.Queue, ds, buf *device.Buffer, off, n int) (*device.Event, error) {
-		return e.launchBlocks(q, ds, k, buf, buf, n/BlockSize, decrypt)
-	})
-	if err == nil {
-		return nil
-	}
-	e.fellBack(err)
-	block := k.cipherBlock() // not nil: the call holds k
-	e.redoChunks(len(src), done, func(lo, hi int) {
-		for i := lo; i < hi; i += BlockSize {
-			if decrypt {
-				block.Decrypt(dst[i:], src[i:])
-			} else {
-				block.Encrypt(dst[i:], src[i:])
-			}
-		}
-	})
-	return nil
+	return e.stream(&streamJob{e: e, op: op, k: k, dst: dst, src: src, decrypt: decrypt})
 }
 
 // EncryptBlocksDevice encrypts n bytes (a multiple of 16) of src into dst,
@@ -108,17 +90,11 @@ func (e *Engine) blocksDevice(k *Key, dst, src *device.Buffer, n int, decrypt bo
 	if err := checkDeviceBuffers(dst, src, n); err != nil {
 		return err
 	}
-	sched := k.enc[:]
-	if decrypt {
-		sched = k.dec[:]
+	if n == 0 {
+		return nil
 	}
-	lease := e.pool.Lease(nil)
-	var l launches
-	ds, err := lease.Upload(sched, true)
-	if err == nil {
-		err = l.add(e.launchBlocks(nil, ds, k, src, dst, n/BlockSize, decrypt))
-	}
-	return e.finishDevice(lease, l, err)
+	j := &streamJob{e: e, k: k, decrypt: decrypt}
+	return e.onDevice(func(cmds *device.Commands) error { return j.enqueue(cmds, src, dst, 0, n) })
 }
 
 func checkDeviceBuffers(dst, src *device.Buffer, n int) error {
@@ -137,159 +113,6 @@ func checkDeviceBuffers(dst, src *device.Buffer, n int) error {
 // maxLaunchBytes keeps block counts within the kernels' 32-bit indexes.
 const maxLaunchBytes = 1 << 36
 
-// finishDevice waits for the kernels of a device-resident call and zeroes
-// the lease's secret buffers (the schedule).
-func (e *Engine) finishDevice(lease *device.Lease, l launches, err error) error {
-	if err != nil {
-		lease.Fail()
-	}
-	if werr := e.wait(l); err == nil {
-		err = werr
-	}
-	if zerr := lease.ZeroAsync(); err == nil {
-		err = zerr
-	}
-	if rerr := lease.Release(); err == nil {
-		err = rerr
-	}
-	return err
-}
-
-// queue returns q, or the device's default queue for nil.
-func (e *Engine) queue(q *device.Queue) (*device.Queue, error) {
-	if q != nil {
-		return q, nil
-	}
-	return e.dev.Queue()
-}
-
-// launchBlocks launches ECB on q (nil: the default queue); ds holds the
-// schedule (k's decryption schedule to decrypt).
-func (e *Engine) launchBlocks(q *device.Queue, ds *device.Buffer, k *Key, in, out *device.Buffer, blocks int, decrypt bool) (*device.Event, error) {
-	name := "aes_ecb_encrypt"
-	if decrypt {
-		name = "aes_ecb_decrypt"
-	}
-	kern, err := e.prog.Kernel(name)
-	if err != nil {
-		return nil, err
-	}
-	if q, err = e.queue(q); err != nil {
-		return nil, err
-	}
-	return e.launch(q, kern, e.globalSize(blocks), e.group, device.Local(e.tableBytes(decrypt)), e.tables, ds,
-		uint32(k.rounds), in, out, uint32(blocks))
-}
-
-// stream runs launch over src in chunks of one pipeline stage: the host
-// copies a chunk into the stage, the device copies it in, runs launch in
-// place and copies it back, the host copies it to dst. When src and dst
-// are both pinned memory (device.Pinned: from Device.HostAlloc) the
-// device copies from and to them directly, without the host copies;
-// from src only when dst is src, so that a copy that fails half-way does
-// not write over input. The schedule travels in the stage's tail. Device
-// buffers are leased as secret (they hold plaintext and the schedule) and
-// zeroed before reuse.
-//
-// A chunk's result reaches dst only once every command of the chunk has
-// completed, and done[c] then says that chunk c (the stage-sized chunk at
-// byte c·stageSize) is finished. On an error the input of every chunk not
-// done is untouched, even when dst is src, so the caller redoes just those
-// (redoChunks).
-func (e *Engine) stream(schedule []uint32, dst, src []byte, launch func(q *device.Queue, sched, buf *device.Buffer, off, n int) (*device.Event, error)) (done []bool, err error) {
-	directIn := device.Pinned(src) && device.Pinned(dst)
-	directOut := directIn && !inPlace(dst, src)
-	chunks := (len(src) + e.stageSize - 1) / e.stageSize
-	done = make([]bool, chunks)
-	err = e.pipeline(chunks, !directOut, func(k int, st *stage) (func() error, error) {
-		off := k * e.stageSize
-		n := min(e.stageSize, len(src)-off)
-		in, out := st.host.Bytes[:n], st.host.Bytes[:n]
-		if directIn {
-			in = src[off : off+n]
-		} else {
-			parallelCopy(in, src[off:off+n])
-		}
-		if directOut {
-			out = dst[off : off+n]
-		}
-		lease := e.pool.Lease(st.q)
-		var kernel, read *device.Event
-		var writes []*device.Event // released (waited for) in finish, not here
-		enqueued := false          // every command of the chunk
-		finish := func() error {
-			err := waitAll(append(writes, read)...)
-			var l launches
-			if kernel != nil {
-				l = append(l, kernel)
-			}
-			if werr := e.wait(l); err == nil {
-				err = werr
-			}
-			if err == nil && enqueued {
-				if !directOut {
-					parallelCopy(dst[off:off+n], out)
-				}
-				done[k] = true
-			}
-			return e.finishDevice(lease, nil, err)
-		}
-		tail := st.host.Bytes[e.stageSize : e.stageSize+4*len(schedule)]
-		copy(tail, device.Uint32Bytes(schedule))
-		sched, err := lease.Buffer(len(tail), true)
-		if err != nil {
-			return finish, err
-		}
-		buf, err := lease.Buffer(n, true)
-		if err != nil {
-			return finish, err
-		}
-		for _, w := range []struct {
-			b    *device.Buffer
-			host []byte
-		}{{sched, tail}, {buf, in}} {
-			ev, err := st.q.Write(w.b, 0, w.host)
-			if err != nil {
-				return finish, err
-			}
-			writes = append(writes, ev)
-		}
-		if kernel, err = launch(st.q, sched, buf, off, n); err != nil {
-			return finish, err
-		}
-		if read, err = st.q.Read(buf, 0, out); err != nil {
-			return finish, err
-		}
-		enqueued = true
-		return finish, nil
-	})
-	return done, err
-}
-
-// redoChunks runs f, on all cores, on the byte range [lo, hi) of each
-// chunk of an n-byte stream call that is not done.
-func (e *Engine) redoChunks(n int, done []bool, f func(lo, hi int)) {
-	forEachNotDone(done, func(c int) {
-		lo := c * e.stageSize
-		f(lo, min(lo+e.stageSize, n))
-	})
-}
-
-// forEachNotDone runs f, on all cores, for each index c with !done[c].
-func forEachNotDone(done []bool, f func(c int)) {
-	var todo []int
-	for c, ok := range done {
-		if !ok {
-			todo = append(todo, c)
-		}
-	}
-	batch.Parallel(len(todo), 1, func(a, b int) {
-		for _, c := range todo[a:b] {
-			f(c)
-		}
-	})
-}
-
 // counterAt is the CTR counter block iv advanced by blocks, as a 128-bit
 // big-endian number.
 func counterAt(iv []byte, blocks uint64) []byte {
@@ -304,8 +127,8 @@ func counterAt(iv []byte, blocks uint64) []byte {
 // XORKeyStream encrypts or decrypts src into dst in CTR mode with the
 // counter block iv (16 bytes), incremented as a 128-bit big-endian number
 // per block, as crypto/cipher.NewCTR does. dst may be src itself. A device
-// failure in the middle of the call leaves the chunks the device finished
-// and computes the others on the CPU (see EncryptBlocks).
+// failure in the middle of the call leaves the batches the device
+// finished and computes the others on the CPU (see EncryptBlocks).
 func (e *Engine) XORKeyStream(k *Key, iv, dst, src []byte) error {
 	if err := k.acquire(); err != nil {
 		return err
@@ -317,21 +140,7 @@ func (e *Engine) XORKeyStream(k *Key, iv, dst, src []byte) error {
 	if err := checkBuffers(dst, src); err != nil {
 		return err
 	}
-	if len(src) == 0 {
-		return nil
-	}
-	done, err := e.stream(k.enc[:], dst, src, func(q *device.Queue, ds, buf *device.Buffer, off, n int) (*device.Event, error) {
-		return e.launchCTR(q, ds, k, iv, uint64(off/BlockSize), buf, buf, n)
-	})
-	if err == nil {
-		return nil
-	}
-	e.fellBack(err)
-	block := k.cipherBlock() // not nil: the call holds k
-	e.redoChunks(len(src), done, func(lo, hi int) {
-		cipher.NewCTR(block, counterAt(iv, uint64(lo/BlockSize))).XORKeyStream(dst[lo:hi], src[lo:hi])
-	})
-	return nil
+	return e.stream(&streamJob{e: e, op: "CTR", k: k, iv: iv, dst: dst, src: src})
 }
 
 // XORKeyStreamDevice is XORKeyStream on n bytes of device buffers of the
@@ -350,32 +159,159 @@ func (e *Engine) XORKeyStreamDevice(k *Key, iv []byte, dst, src *device.Buffer, 
 	if n == 0 {
 		return nil
 	}
-	lease := e.pool.Lease(nil)
-	var l launches
-	ds, err := lease.Upload(k.enc[:], true)
-	if err == nil {
-		err = l.add(e.launchCTR(nil, ds, k, iv, 0, src, dst, n))
-	}
-	return e.finishDevice(lease, l, err)
+	j := &streamJob{e: e, k: k, iv: iv}
+	return e.onDevice(func(cmds *device.Commands) error { return j.enqueue(cmds, src, dst, 0, n) })
 }
 
-// launchCTR launches CTR on q (nil: the default queue); ds holds k's
-// encryption schedule.
-func (e *Engine) launchCTR(q *device.Queue, ds *device.Buffer, k *Key, iv []byte, first uint64, in, out *device.Buffer, n int) (*device.Event, error) {
-	kern, err := e.prog.Kernel("aes_ctr")
+// streamPiece is the element of the bulk calls (ECB, CTR): 64 KiB of the
+// data, the last piece shorter (and at most a batch: Config.StageBytes).
+const streamPiece = 64 << 10
+
+// streamJob is one bulk call: ECB (iv nil) or CTR over src into dst, in
+// pieces of streamPiece bytes.
+type streamJob struct {
+	e        *Engine
+	op       string
+	k        *Key // held by the call
+	iv       []byte
+	dst, src []byte
+	decrypt  bool
+	piece    int
+}
+
+// stream runs j through the engine's core.
+func (e *Engine) stream(j *streamJob) error {
+	if len(j.src) == 0 {
+		return nil
+	}
+	j.piece = min(streamPiece, e.batchBytes)
+	n := (len(j.src) + j.piece - 1) / j.piece
+	return e.core.Run(engine.Plan{Op: j.op, Size: 8 * j.k.size, N: n, Chunk: e.batchBytes / j.piece, Depth: e.depth}, j)
+}
+
+// span is the byte range of the pieces [lo, hi).
+func (j *streamJob) span(lo, hi int) (from, to int) {
+	return lo * j.piece, min(hi*j.piece, len(j.src))
+}
+
+// Device implements engine.Job: the pieces of the batch through the
+// device. When src and dst are both pinned memory (device.Pinned: from
+// Device.HostAlloc) the device copies from and to them directly, without
+// the host copies; from src only when dst is src, so that a copy that
+// fails half-way does not write over input. The result reaches dst only
+// once the device has completed (and the result check passed).
+func (j *streamJob) Device(ch *engine.Chunk) error {
+	from, to := j.span(ch.Lo, ch.Hi)
+	n := to - from
+	src, dst := j.src[from:to], j.dst[from:to]
+	directIn := device.Pinned(j.src) && device.Pinned(j.dst)
+	directOut := directIn && !inPlace(j.dst, j.src)
+	in, out := src, dst
+	if !directOut {
+		staging, err := ch.Staging(n)
+		if err != nil {
+			return err
+		}
+		out = staging
+		if !directIn {
+			parallelCopy(staging, src)
+			in = staging
+		}
+	}
+	err := ch.Run(func(cmds *device.Commands) error {
+		buf, err := cmds.Buffer(n, true)
+		if err != nil {
+			return err
+		}
+		if err := cmds.Write(buf, in); err != nil {
+			return err
+		}
+		if err := j.enqueue(cmds, buf, buf, from, n); err != nil {
+			return err
+		}
+		return cmds.Read(buf, out)
+	})
 	if err != nil {
-		return nil, err
+		return err
+	}
+	if err := engine.Check(ch.Sample(), func(p int) bool {
+		a, b := j.span(p, p+1)
+		want := make([]byte, b-a)
+		j.compute(want, j.src[a:b], a)
+		defer clear(want)
+		return bytes.Equal(want, out[a-from:b-from])
+	}); err != nil {
+		return err
+	}
+	if !directOut {
+		parallelCopy(dst, out)
+	}
+	return nil
+}
+
+// enqueue enqueues the kernel over n bytes of in into out among cmds, in
+// and out at byte at of the call (CTR's counter starts there), with the
+// key's schedule uploaded into a secret buffer.
+func (j *streamJob) enqueue(cmds *device.Commands, in, out *device.Buffer, at, n int) error {
+	e, k := j.e, j.k
+	sched := k.enc[:]
+	if j.decrypt {
+		sched = k.dec[:]
+	}
+	ds, err := cmds.Upload(sched, true)
+	if err != nil {
+		return err
+	}
+	if j.iv == nil {
+		name := "aes_ecb_encrypt"
+		if j.decrypt {
+			name = "aes_ecb_decrypt"
+		}
+		return e.launchTables(cmds, e.prog, name, n/BlockSize, j.decrypt, ds, uint32(k.rounds), in, out, uint32(n/BlockSize))
 	}
 	blocks, tail := n/BlockSize, n%BlockSize
 	total := blocks
 	if tail > 0 {
 		total++
 	}
-	if q, err = e.queue(q); err != nil {
-		return nil, err
-	}
 	le := binary.LittleEndian
-	return e.launch(q, kern, e.globalSize(total), e.group, device.Local(e.tableBytes(false)), e.tables, ds, uint32(k.rounds),
-		le.Uint32(iv), le.Uint32(iv[4:]), le.Uint32(iv[8:]), le.Uint32(iv[12:]), first, uint32(0),
+	iv := j.iv
+	return e.launchTables(cmds, e.prog, "aes_ctr", total, false, ds, uint32(k.rounds),
+		le.Uint32(iv), le.Uint32(iv[4:]), le.Uint32(iv[8:]), le.Uint32(iv[12:]), uint64(at/BlockSize), uint32(0),
 		in, out, uint32(blocks), uint32(tail))
+}
+
+// CPU implements engine.Job: the pieces [lo, hi) with crypto/aes and
+// crypto/cipher, on all cores.
+func (j *streamJob) CPU(lo, hi int) {
+	batch.Parallel(hi-lo, 1, func(a, b int) {
+		from, to := j.span(lo+a, lo+b)
+		j.compute(j.dst[from:to], j.src[from:to], from)
+	})
+}
+
+// compute is the call's operation on the CPU over src, the bytes of the
+// call from at, into dst (which may be src).
+func (j *streamJob) compute(dst, src []byte, at int) {
+	block := j.k.cipherBlock() // not nil: the call holds k
+	if j.iv != nil {
+		cipher.NewCTR(block, counterAt(j.iv, uint64(at/BlockSize))).XORKeyStream(dst, src)
+		return
+	}
+	for i := 0; i < len(src); i += BlockSize {
+		if j.decrypt {
+			block.Decrypt(dst[i:], src[i:])
+		} else {
+			block.Encrypt(dst[i:], src[i:])
+		}
+	}
+}
+
+// parallelCopy is copy on all cores, for large buffers.
+func parallelCopy(dst, src []byte) {
+	n := min(len(dst), len(src))
+	const piece = 1 << 20
+	batch.Parallel((n+piece-1)/piece, 1, func(lo, hi int) {
+		copy(dst[lo*piece:min(hi*piece, n)], src[lo*piece:min(hi*piece, n)])
+	})
 }

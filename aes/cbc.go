@@ -1,12 +1,15 @@
 package aes
 
 import (
+	"bytes"
 	"crypto/cipher"
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 
 	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/device"
+	"github.com/gpucrypto/gpucrypto/internal/engine"
 )
 
 // CBCMessage is one element of a CBC batch: raw CBC, without padding, as
@@ -117,7 +120,7 @@ func (e *Engine) modeBatch(kind modeKind, n int, element func(i int) (data []byt
 		// stage: a piece's IV is the ciphertext block before it.
 		piece := size
 		if kind == modeCBCDecrypt {
-			piece = max(BlockSize, min(modeChunkBytes, e.stageSize)&^(BlockSize-1))
+			piece = max(BlockSize, min(modeChunkBytes, e.batchBytes)&^(BlockSize-1))
 		}
 		for lo := 0; lo < size; lo += piece {
 			hi := min(size, lo+piece)
@@ -134,26 +137,8 @@ func (e *Engine) modeBatch(kind modeKind, n int, element func(i int) (data []byt
 		clear(out[j.elem]) // every piece of the element, nil after its first failure
 		errs[j.elem], out[j.elem] = err, nil
 	}
-	e.runModes(kind, keys, jobs, fail)
-	e.alterResults(out)
-	var done []int
-	for i := range n {
-		if errs[i] == nil {
-			done = append(done, i)
-		}
-	}
-	if sample := e.resultSample(done); sample != nil {
-		// the elements as validated: element(i) would refuse a key that
-		// Destroy waits on
-		validated := func(i int) ([]byte, *Key, *Key, []byte, error) {
-			el := &elems[i]
-			return el.data, el.key, el.tweak, el.iv, nil
-		}
-		if err := e.checkModes(kind, sample, validated, out); err != nil {
-			// every job again: the inputs are the caller's, untouched (the results are new strings)
-			e.fellBack(err)
-			modesCPU(kind, keys, jobs, fail)
-		}
+	if err := e.runModes(kind, keys, jobs, fail); err != nil {
+		return nil, err
 	}
 	return out, batch.Collect(errs)
 }
@@ -182,12 +167,16 @@ const (
 )
 
 func (k modeKind) decrypt() bool { return k == modeCBCDecrypt || k == modeXTSDecrypt }
-func (k modeKind) xts() bool     { return k == modeXTSEncrypt || k == modeXTSDecrypt }
 
-// Layout of the kernels' key records and descriptors (kernels/aes_modes.cl).
+func (k modeKind) String() string {
+	return [...]string{"CBC encrypt", "CBC decrypt", "XTS encrypt", "XTS decrypt"}[k]
+}
+func (k modeKind) xts() bool { return k == modeXTSEncrypt || k == modeXTSDecrypt }
+
+// Layout of the kernels' descriptors (kernels/aes_modes.cl; the key
+// records' is engine.go's).
 const (
-	modeRecordWords = 64 // schedule (60 words), rounds at 60
-	modeDescWords   = 8  // key record, data offset (blocks), size, first run, IV (4 words)
+	modeDescWords = 8 // key record, data offset (blocks), size, first run, IV (4 words)
 	// modeRun is the number of blocks one work-item of cbc_decrypt and
 	// xts_encrypt/xts_decrypt handles: enough to spread the loading of a
 	// schedule (and an XTS tweak's jump) over several blocks, few enough
@@ -306,88 +295,55 @@ func (k *Key) record(dst []uint32, decrypt bool) error {
 		sched = k.dec[:]
 	}
 	copy(dst, sched[:4*k.rounds+4])
-	dst[60] = uint32(k.rounds)
+	dst[keyRecordRounds] = uint32(k.rounds)
 	return nil
 }
 
-// runModes computes jobs on the device, or, from the first chunk the
-// device fails on, on the CPU (reported through fellBack). A job the CPU
-// cannot do (its key destroyed: not while the call holds it) goes to fail.
-func (e *Engine) runModes(kind modeKind, keys *modeKeys, jobs []modeJob, fail func(j *modeJob, err error)) {
+// runModes computes jobs through the engine's core (modesJob): on the
+// device in batches, a batch the device fails recomputed on the CPU, or on
+// the CPU. A job the CPU cannot do (its key destroyed: not while the call
+// holds it) goes to fail. Its error is the call's as a whole (a closed
+// engine).
+func (e *Engine) runModes(kind modeKind, keys *modeKeys, jobs []modeJob, fail func(j *modeJob, err error)) error {
 	if len(jobs) == 0 {
-		return
+		return nil
 	}
-	rest, err := e.modesOnDevice(kind, keys, jobs)
-	if err == nil {
-		return
+	j := &modesJob{e: e, kind: kind, keys: keys, jobs: jobs, fail: fail, limit: min(modeChunkBytes, e.batchBytes)}
+	total := 0
+	for i := range jobs {
+		total += len(jobs[i].src)
 	}
-	e.fellBack(err)
-	modesCPU(kind, keys, rest, fail)
+	plan := engine.Plan{Op: kind.String(), Size: bits.Len(uint(total / len(jobs))), N: len(jobs), Cut: j.cut, Depth: e.depth}
+	return e.core.Run(plan, j)
 }
 
-// modesOnDevice runs jobs in chunks: those that fit a pipeline stage go
-// through the pipeline (the host packs and unpacks one chunk while the
-// device computes others, copies both ways at once), larger single jobs
-// through device buffers of their size. On an error it returns the jobs
-// whose results were not written: a chunk's results are written only once
-// every command of the chunk has completed, so the other chunks' jobs are
-// untouched, their input too when dst is src, and may be redone.
-func (e *Engine) modesOnDevice(kind modeKind, keys *modeKeys, jobs []modeJob) ([]modeJob, error) {
-	if err := e.fail(); err != nil {
-		return jobs, err
-	}
-	prog, err := e.modesProgram()
-	if err != nil {
-		return jobs, err
-	}
-	type chunk struct{ lo, hi, size int }
-	var staged, alone []chunk
-	limit := min(modeChunkBytes, e.stageSize)
-	for lo := 0; lo < len(jobs); {
-		hi, size := lo, 0
-		for hi < len(jobs) {
-			s := align16(len(jobs[hi].src))
-			if hi > lo && size+s > limit {
-				break
-			}
-			size += s
-			hi++
-		}
-		if size > e.stageSize {
-			alone = append(alone, chunk{lo, hi, size})
-		} else {
-			staged = append(staged, chunk{lo, hi, size})
-		}
-		lo = hi
-	}
-	completed := make([]bool, len(staged)+len(alone))
-	err = e.pipeline(len(staged), true, func(k int, st *stage) (func() error, error) {
-		c := staged[k]
-		return e.modesChunk(prog, kind, keys, jobs[c.lo:c.hi], c.size, st.q, st.host.Bytes[:c.size], &completed[k])
-	})
-	for k, c := range alone {
-		if err != nil {
+// modesJob is the jobs of a CBC or XTS call: its elements.
+type modesJob struct {
+	e     *Engine
+	kind  modeKind
+	keys  *modeKeys
+	jobs  []modeJob
+	fail  func(j *modeJob, err error)
+	limit int // the bytes of one device batch: a job larger goes alone
+}
+
+// cut is the end of the batch from job lo: jobs while their packed bytes
+// fit the limit (at least one).
+func (j *modesJob) cut(lo, hi int) int {
+	size, end := 0, lo
+	for end < hi {
+		s := align16(len(j.jobs[end].src))
+		if end > lo && size+s > j.limit {
 			break
 		}
-		data := make([]byte, c.size)
-		var finish func() error
-		finish, err = e.modesChunk(prog, kind, keys, jobs[c.lo:c.hi], c.size, nil, data, &completed[len(staged)+k])
-		if ferr := finish(); err == nil {
-			err = ferr
-		}
-		parallelClear(data)
+		size += s
+		end++
 	}
-	if err == nil {
-		return nil, nil
-	}
-	var rest []modeJob
-	for k, c := range append(staged, alone...) {
-		if !completed[k] {
-			rest = append(rest, jobs[c.lo:c.hi]...)
-		}
-	}
-	return rest, err
+	return end
 }
+
+// CPU implements engine.Job: the jobs [lo, hi) with crypto/aes (cryptCPU).
+func (j *modesJob) CPU(lo, hi int) { modesCPU(j.kind, j.keys, j.jobs[lo:hi], j.fail) }
 
 // modeRuns is the number of runs (work-items) of a job of n bytes.
 func modeRuns(kind modeKind, n int) int {
@@ -397,16 +353,18 @@ func modeRuns(kind modeKind, n int) int {
 	return (n/BlockSize + modeRun - 1) / modeRun
 }
 
-// modesChunk enqueues jobs, size bytes once packed, on q (nil: the
-// default queue): packed into data (size bytes: a stage's staging, or
-// memory of the caller's) with every job at a multiple of 16 bytes, one
-// lease whose buffers holding keys or data are secret (zeroed before
-// reuse), upload, launch, read back. The function it returns waits, copies
-// the results out and releases the lease; the caller zeroes data. The
-// results are copied out, and *done set, only when every command of the
-// chunk was enqueued and has completed: after an error the jobs' dst (and
-// src, when it is dst) are untouched unless *done.
-func (e *Engine) modesChunk(prog *device.Program, kind modeKind, keys *modeKeys, jobs []modeJob, size int, q *device.Queue, data []byte, done *bool) (func() error, error) {
+// Device implements engine.Job: the jobs of the batch packed into staging
+// memory, every job at a multiple of 16 bytes, with their keys' records
+// and descriptors; uploaded, computed, read back; the sampled jobs checked
+// against crypto/aes, and only then the results copied out. Until then
+// the jobs' dst (and src, when it is dst) are untouched.
+func (j *modesJob) Device(ch *engine.Chunk) error {
+	e, kind := j.e, j.kind
+	prog, err := e.modesProgram()
+	if err != nil {
+		return err
+	}
+	jobs := j.jobs[ch.Lo:ch.Hi]
 	n := len(jobs)
 	local := map[int]uint32{}
 	var recs, trecs []uint32
@@ -417,138 +375,127 @@ func (e *Engine) modesChunk(prog *device.Program, kind modeKind, keys *modeKeys,
 	descs := make([]uint32, modeDescWords*n)
 	offs := make([]int, n)
 	var runMap []uint32
-	runs, off := 0, 0
+	runs, size := 0, 0
 	for ji := range jobs {
-		j := &jobs[ji]
-		ki, ok := local[j.key]
+		job := &jobs[ji]
+		ki, ok := local[job.key]
 		if !ok {
 			ki = uint32(len(local))
-			local[j.key] = ki
+			local[job.key] = ki
 			at := len(recs)
 			recs = growSecret(recs, modeRecordWords)
-			copy(recs[at:], keys.recs[j.key*modeRecordWords:])
+			copy(recs[at:], j.keys.recs[job.key*modeRecordWords:])
 			if kind.xts() {
 				trecs = growSecret(trecs, modeRecordWords)
-				copy(trecs[at:], keys.trecs[j.key*modeRecordWords:])
+				copy(trecs[at:], j.keys.trecs[job.key*modeRecordWords:])
 			}
 		}
 		d := descs[modeDescWords*ji:]
-		d[0], d[1], d[3] = ki, uint32(off/BlockSize), uint32(runs)
+		d[0], d[1], d[3] = ki, uint32(size/BlockSize), uint32(runs)
 		if kind.xts() {
-			d[2] = uint32(len(j.src))
+			d[2] = uint32(len(job.src))
 		} else {
-			d[2] = uint32(len(j.src) / BlockSize)
+			d[2] = uint32(len(job.src) / BlockSize)
 		}
 		for w := range 4 {
-			d[4+w] = binary.LittleEndian.Uint32(j.iv[4*w:])
+			d[4+w] = binary.LittleEndian.Uint32(job.iv[4*w:])
 		}
-		r := modeRuns(kind, len(j.src))
+		r := modeRuns(kind, len(job.src))
 		if n > 1 {
 			for range r {
 				runMap = append(runMap, uint32(ji))
 			}
 		}
 		runs += r
-		offs[ji] = off
-		off += align16(len(j.src))
+		offs[ji] = size
+		size += align16(len(job.src))
 	}
 	if runMap == nil {
 		runMap = []uint32{0} // one job: the kernels read no map
 	}
-	eachJob(jobs, func(ji int, j *modeJob) {
-		d := data[offs[ji] : offs[ji]+align16(len(j.src))]
-		copyJob(d, j.src)
-		clear(d[len(j.src):])
+	data, err := ch.Staging(size)
+	if err != nil {
+		return err
+	}
+	eachJob(jobs, func(ji int, job *modeJob) {
+		d := data[offs[ji] : offs[ji]+align16(len(job.src))]
+		copyJob(d, job.src)
+		clear(d[len(job.src):])
 	})
-
-	q, qerr := e.queue(q)
-	lease := e.pool.Lease(q)
-	var l launches
-	var writes []*device.Event
-	var read *device.Event
-	enqueued := false // every command of the chunk
-	finish := func() error {
-		err := waitAll(append(writes, read)...)
-		if werr := e.wait(l); err == nil {
-			err = werr
-		}
-		if err == nil && enqueued {
-			eachJob(jobs, func(ji int, j *modeJob) {
-				copyJob(j.dst[:len(j.src)], data[offs[ji]:offs[ji]+len(j.src)])
-			})
-			*done = true
-		}
-		return e.finishDevice(lease, nil, err)
-	}
-	if qerr != nil {
-		return finish, qerr
-	}
-	err := func() error {
-		dkeys, err := lease.Upload(recs, true)
+	err = ch.Run(func(cmds *device.Commands) error {
+		dkeys, err := cmds.Upload(recs, true)
 		if err != nil {
 			return err
 		}
-		ddescs, err := lease.Upload(descs, false)
+		ddescs, err := cmds.Upload(descs, false)
 		if err != nil {
 			return err
 		}
-		druns, err := lease.Upload(runMap, false)
+		druns, err := cmds.Upload(runMap, false)
 		if err != nil {
 			return err
 		}
-		buf, err := lease.Buffer(size, true)
+		buf, err := cmds.Buffer(size, true)
 		if err != nil {
 			return err
 		}
-		ev, err := q.Write(buf, 0, data)
-		if err != nil {
+		if err := cmds.Write(buf, data); err != nil {
 			return err
-		}
-		writes = append(writes, ev)
-		launch := func(name string, work int, decrypt bool, args ...any) error {
-			kern, err := prog.Kernel(name)
-			if err != nil {
-				return err
-			}
-			args = append([]any{device.Local(e.tableBytes(decrypt)), e.tables}, args...)
-			return l.add(e.launch(q, kern, e.globalSize(work), e.group, args...))
 		}
 		out := buf
 		switch kind {
 		case modeCBCEncrypt:
-			err = launch("cbc_encrypt", n, false, dkeys, ddescs, uint32(n), buf)
+			err = e.launchTables(cmds, prog, "cbc_encrypt", n, false, dkeys, ddescs, uint32(n), buf)
 		case modeCBCDecrypt:
-			if out, err = lease.Buffer(size, true); err != nil {
+			if out, err = cmds.Buffer(size, true); err != nil {
 				return err
 			}
-			err = launch("cbc_decrypt", runs, true, dkeys, ddescs, uint32(n), druns, uint32(runs), uint32(modeRun), buf, out)
+			err = e.launchTables(cmds, prog, "cbc_decrypt", runs, true, dkeys, ddescs, uint32(n), druns, uint32(runs), uint32(modeRun), buf, out)
 		default:
 			var dtkeys, tweaks *device.Buffer
-			if dtkeys, err = lease.Upload(trecs, true); err != nil {
+			if dtkeys, err = cmds.Upload(trecs, true); err != nil {
 				return err
 			}
-			if tweaks, err = lease.Buffer(BlockSize*n, true); err != nil {
+			if tweaks, err = cmds.Buffer(BlockSize*n, true); err != nil {
 				return err
 			}
-			if err = launch("xts_tweak", n, false, dtkeys, ddescs, uint32(n), tweaks); err != nil {
+			if err = e.launchTables(cmds, prog, "xts_tweak", n, false, dtkeys, ddescs, uint32(n), tweaks); err != nil {
 				return err
 			}
 			name := "xts_encrypt"
 			if kind == modeXTSDecrypt {
 				name = "xts_decrypt"
 			}
-			err = launch(name, runs, kind.decrypt(), dkeys, ddescs, uint32(n), druns, uint32(runs), uint32(modeRun), tweaks, buf)
+			err = e.launchTables(cmds, prog, name, runs, kind.decrypt(), dkeys, ddescs, uint32(n), druns, uint32(runs), uint32(modeRun), tweaks, buf)
 		}
 		if err != nil {
 			return err
 		}
-		if read, err = q.Read(out, 0, data); err != nil {
-			return err
+		return cmds.Read(out, data)
+	})
+	if err != nil {
+		return err
+	}
+	if err := engine.Check(ch.Sample(), func(i int) bool {
+		job, ji := &j.jobs[i], i-ch.Lo
+		want := make([]byte, len(job.src))
+		defer clear(want)
+		var tweak *Key
+		if kind.xts() {
+			tweak = j.keys.tweak[job.key]
 		}
-		enqueued = true
-		return nil
-	}()
-	return finish, err
+		iv := job.iv
+		if err := cryptCPU(kind, j.keys.data[job.key], tweak, &iv, want, job.src); err != nil {
+			return true // the key is gone: nothing to compare (not while the call holds it)
+		}
+		return bytes.Equal(want, data[offs[ji]:offs[ji]+len(job.src)])
+	}); err != nil {
+		return err
+	}
+	eachJob(jobs, func(ji int, job *modeJob) {
+		copyJob(job.dst[:len(job.src)], data[offs[ji]:offs[ji]+len(job.src)])
+	})
+	return nil
 }
 
 // eachJob runs f on every job, the jobs spread over the cores.

@@ -35,6 +35,7 @@ type destroyer struct {
 func newDestroyer(t *testing.T) *destroyer {
 	e, err := aes.NewEngineConfig(devicetest.Device(t), aes.Config{Layout: aes.LayoutCompact, Segment: 2, StageBytes: 4096, Stages: 1})
 	require.NoError(t, err)
+	e.SetRoute(batch.RouteDevice) // the kernels under test, whatever the CPU does
 	t.Cleanup(e.ReleaseBuffers)
 	e.OnFallback(func(err error) { panic("unexpected CPU fallback in tests: " + err.Error()) })
 	d := &destroyer{Engine: e}

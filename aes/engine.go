@@ -2,14 +2,14 @@ package aes
 
 import (
 	"fmt"
+	"log/slog"
 	"maps"
 	"strconv"
 	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/device"
+	"github.com/gpucrypto/gpucrypto/internal/engine"
 	"github.com/gpucrypto/gpucrypto/kernels"
 )
 
@@ -54,52 +54,51 @@ type Config struct {
 	// Segment is the number of blocks of a GCM message one work-item
 	// hashes (default 16); a power of two from 1 to 256.
 	Segment int
-	// StageBytes and Stages size the pipeline of the host-memory calls:
-	// staging bytes per stage (a multiple of 16, at least 4096; default
-	// 32 MB) and stages (1 to 64; default 4).
+	// StageBytes and Stages size the device batches of the host-memory
+	// calls: the most bytes of one batch (a multiple of 16, at least 4096;
+	// default 32 MB) and the batches in flight at once (1 to 64; default
+	// 4).
 	StageBytes, Stages int
 	// Defines are extra -D definitions for the kernels: tuning knobs for
 	// experiments (kernels/aes.cl: GHASH_GROUPS, GHASH_WAYS).
 	Defines map[string]string
 }
 
-// Engine runs AES on one device. It is safe for concurrent use. When the
-// device fails during a call, what it did not finish is redone on the CPU
-// (crypto/aes) and the failure is reported through OnFallback: results
-// are never wrong because of a device fault. A result is written only once
-// the device has completed it, so what is redone still has its input, in
-// place too.
+// Engine runs AES on one device (NewEngine), or on the CPU cores
+// (CPUEngine: crypto/aes and crypto/cipher, x/crypto's XTS algorithm).
+// It is safe for concurrent use.
+//
+// A device Engine computes each call from host memory where it is faster
+// (SetRoute): on the device, or on the CPU cores with the CPU engine's
+// code, as measured for the call's mode, key and message size and batch
+// size while the engine runs (on a host whose cores have AES
+// instructions, much traffic from host memory is faster on the CPU than
+// through a GPU's bus). Calls on device buffers (the *Device methods)
+// always run on the device. When the device fails during a call, what it
+// did not finish is redone on the CPU and the failure is reported through
+// OnFallback (and the logger of SetLogger): results are never wrong
+// because of a device fault. A result is written only once the device has
+// completed it, so what is redone still has its input, in place too.
 type Engine struct {
-	dev        *device.Device
-	prog       *device.Program
-	layout     Layout
-	group      int
-	segLog     uint // log2 of the GCM segment
-	tables     *device.Buffer
-	pool       *device.Pool
-	stages     stageSets // of the host-memory calls
-	stageSize  int       // bytes of host staging per pipeline stage (a multiple of 16)
-	stageCount int       // stages per host-memory call
-	defines    map[string]string
-
-	kernelNs   atomic.Int64
-	checkEvery atomic.Int64 // SetResultCheck
+	core *engine.Core
+	// the device's program and tables (nil on the CPU engine)
+	prog    *device.Program
+	tables  *device.Buffer
+	layout  Layout
+	group   int
+	segLog  uint // log2 of the GCM segment
+	defines map[string]string
+	// batchBytes bounds the bytes of one device batch of the host-memory
+	// calls (Config.StageBytes); depth is the batches in flight at once
+	// (Config.Stages).
+	batchBytes, depth int
 
 	// modes is the program of CBC and XTS (kernels/aes_modes.cl), built
 	// on first use.
 	modesOnce sync.Once
 	modes     *device.Program
 	modesErr  error
-
-	mu        sync.Mutex
-	fallbacks batch.Fallbacks
-	failHook  func() error   // tests: simulate a device failure
-	launchErr func() error   // tests: simulate a kernel launch that fails
-	alter     func([][]byte) // tests: simulate a device that returns wrong results
 }
-
-// bufferIdle is how long an Engine keeps device buffers for the next call.
-const bufferIdle = 10 * time.Second
 
 // NewEngine builds the AES kernels for dev (nil: device.Default()) with
 // the default Config.
@@ -145,18 +144,9 @@ func NewEngineConfig(dev *device.Device, cfg Config) (*Engine, error) {
 	if seg < 1 || seg > 256 || seg&(seg-1) != 0 {
 		return nil, fmt.Errorf("aes: GCM segment of %d blocks: want a power of two from 1 to 256", seg)
 	}
-	e := &Engine{dev: dev, layout: layout, group: group, pool: dev.NewPool(bufferIdle), stageSize: stageBytes, stageCount: stageCount}
-	if cfg.StageBytes != 0 {
-		if cfg.StageBytes < 4096 || cfg.StageBytes%16 != 0 {
-			return nil, fmt.Errorf("aes: stage of %d bytes: want a multiple of 16, at least 4096", cfg.StageBytes)
-		}
-		e.stageSize = cfg.StageBytes
-	}
-	if cfg.Stages != 0 {
-		if cfg.Stages < 1 || cfg.Stages > 64 {
-			return nil, fmt.Errorf("aes: %d pipeline stages: want 1 to 64", cfg.Stages)
-		}
-		e.stageCount = cfg.Stages
+	e := &Engine{layout: layout, group: group}
+	if err := e.setBatching(cfg); err != nil {
+		return nil, err
 	}
 	for 1<<e.segLog < seg {
 		e.segLog++
@@ -172,8 +162,62 @@ func NewEngineConfig(dev *device.Device, cfg Config) (*Engine, error) {
 	if e.tables, err = dev.Upload(device.Uint32Bytes(deviceTables())); err != nil {
 		return nil, fmt.Errorf("aes: uploading the tables to %s: %w", dev.Name, err)
 	}
+	e.core = engine.New("aes", dev)
+	e.core.OnClose(e.tables.Release)
 	return e, nil
 }
+
+// CPUEngine returns an Engine that computes on the CPU cores with
+// crypto/aes and crypto/cipher (constant-time where the CPU has AES
+// instructions), XTS with x/crypto's algorithm on crypto/aes. It is the
+// CPU path of every device Engine too. Its calls on device buffers fail.
+func CPUEngine() *Engine {
+	e := &Engine{core: engine.New("aes", nil), segLog: 4}
+	e.setBatching(Config{})
+	return e
+}
+
+// Auto returns an Engine on a GPU (device.Choose), or CPUEngine() where
+// there is none or its kernels do not build; the Choice says which and
+// why.
+func Auto() (*Engine, device.Choice) { return engine.Auto(NewEngine, CPUEngine) }
+
+// setBatching sets the batches of the host-memory calls from cfg.
+func (e *Engine) setBatching(cfg Config) error {
+	e.batchBytes, e.depth = stageBytes, stageCount
+	if cfg.StageBytes != 0 {
+		if cfg.StageBytes < 4096 || cfg.StageBytes%16 != 0 {
+			return fmt.Errorf("aes: stage of %d bytes: want a multiple of 16, at least 4096", cfg.StageBytes)
+		}
+		e.batchBytes = cfg.StageBytes
+	}
+	if cfg.Stages != 0 {
+		if cfg.Stages < 1 || cfg.Stages > 64 {
+			return fmt.Errorf("aes: %d pipeline stages: want 1 to 64", cfg.Stages)
+		}
+		e.depth = cfg.Stages
+	}
+	return nil
+}
+
+const (
+	stageCount = 4        // default batches in flight (Config.Stages)
+	stageBytes = 32 << 20 // default bytes of a batch (Config.StageBytes)
+)
+
+// The layout of a key record in device memory (kernels/aes.cl,
+// kernels/aes_modes.cl), defined here and handed to the kernels as -D
+// definitions (programSource): the schedule (at most 60 words) from word
+// 0, the number of rounds at keyRecordRounds; for GCM, H, H², H³ and H⁴
+// from keyRecordHash and, from keyRecordLevels, the power each reduction
+// level l ≥ 1 combines with, H^(segment·16^(l−1)), 4 words each; CBC and
+// XTS records are modeRecordWords long.
+const (
+	keyRecordRounds = 60
+	keyRecordHash   = 64
+	keyRecordLevels = 80
+	modeRecordWords = 64
+)
 
 // programSource is the kernel program of an engine.
 func programSource(layout Layout, group, segment int) device.Source {
@@ -182,9 +226,13 @@ func programSource(layout Layout, group, segment int) device.Source {
 		wide = "1"
 	}
 	return kernels.Program("aes.cl", map[string]string{
-		"AES_TABLES_WIDE": wide,
-		"AES_GROUP":       strconv.Itoa(group),
-		"GCM_SEGMENT":     strconv.Itoa(segment),
+		"AES_TABLES_WIDE":   wide,
+		"AES_GROUP":         strconv.Itoa(group),
+		"GCM_SEGMENT":       strconv.Itoa(segment),
+		"KEY_RECORD_ROUNDS": strconv.Itoa(keyRecordRounds),
+		"KEY_RECORD_H":      strconv.Itoa(keyRecordHash),
+		"KEY_RECORD_LEVELS": strconv.Itoa(keyRecordLevels),
+		"MODE_RECORD_WORDS": strconv.Itoa(modeRecordWords),
 	})
 }
 
@@ -192,47 +240,71 @@ func programSource(layout Layout, group, segment int) device.Source {
 func (e *Engine) modesProgram() (*device.Program, error) {
 	e.modesOnce.Do(func() {
 		src := kernels.Program("aes_modes.cl", e.defines)
-		e.modes, e.modesErr = e.dev.Program(src)
+		e.modes, e.modesErr = e.core.Device().Program(src)
 		if e.modesErr != nil {
-			e.modesErr = fmt.Errorf("aes: building the CBC and XTS kernels for %s: %w", e.dev.Name, e.modesErr)
+			e.modesErr = fmt.Errorf("aes: building the CBC and XTS kernels for %s: %w", e.core.Device().Name, e.modesErr)
 		}
 	})
 	return e.modes, e.modesErr
 }
 
-// Device is the engine's device.
-func (e *Engine) Device() *device.Device { return e.dev }
+// Device is the engine's device (nil for the CPU engine).
+func (e *Engine) Device() *device.Device { return e.core.Device() }
 
-// WorkGroup is the work-group size of the table kernels.
+// WorkGroup is the work-group size of the table kernels (0 on the CPU
+// engine).
 func (e *Engine) WorkGroup() int { return e.group }
 
 // Segment is the number of GCM blocks one work-item hashes.
 func (e *Engine) Segment() int { return 1 << e.segLog }
 
-// Layout is the table layout the kernels use.
+// Layout is the table layout the kernels use (LayoutAuto on the CPU
+// engine).
 func (e *Engine) Layout() Layout { return e.layout }
 
-// DeviceTime is the device time of every kernel the engine has run so far:
-// benchmarks divide work by it.
-func (e *Engine) DeviceTime() time.Duration { return time.Duration(e.kernelNs.Load()) }
+// SetRoute sets where the host-memory calls run: batch.RouteAuto (the
+// default) picks device or CPU per call by their measured times,
+// RouteDevice and RouteCPU force one. Device-resident calls run on the
+// device whatever the route.
+func (e *Engine) SetRoute(r batch.Route) { e.core.SetRoute(r) }
 
-// OnFallback sets the function told about each device failure that sent a
-// call to the CPU (default: log.Print).
-func (e *Engine) OnFallback(f func(error)) { e.fallbacks.OnFallback(f) }
+// Stats returns the engine's counts. Its operations are elements: a GCM,
+// CBC or XTS message (a piece of one larger than a batch), or a piece of
+// up to 64 KiB of a bulk call.
+func (e *Engine) Stats() batch.Stats { return e.core.Stats() }
 
-// Fallbacks is the number of calls redone on the CPU so far.
-func (e *Engine) Fallbacks() int { return e.fallbacks.Count() }
+// OnFallback sets the function told about each device batch recomputed
+// on the CPU (nil, the default: none).
+func (e *Engine) OnFallback(f func(error)) { e.core.OnFallback(f) }
 
-func (e *Engine) fellBack(err error) {
-	e.fallbacks.Report(fmt.Errorf("aes: device %s failed, call redone on the CPU: %w", e.dev.Name, err))
-}
+// SetLogger makes the engine log each fallback on l at level Warn (nil,
+// the default: nothing is logged).
+func (e *Engine) SetLogger(l *slog.Logger) { e.core.SetLogger(l) }
 
 // ReleaseBuffers frees the device buffers and the host staging memory
 // kept for later calls.
-func (e *Engine) ReleaseBuffers() {
-	e.pool.Drain()
-	e.releaseStages()
-}
+func (e *Engine) ReleaseBuffers() { e.core.ReleaseBuffers() }
+
+// Close makes later calls fail with an error wrapping batch.ErrClosed,
+// waits for the running ones, and frees the engine's device memory.
+func (e *Engine) Close() error { return e.core.Close() }
+
+// SetResultCheck makes the engine recompute about one device result in
+// every on the CPU (crypto/aes and crypto/cipher, as the CPU engine
+// computes them) and compare (0, the default: no check). A device that
+// returns a wrong result (bad memory, a driver or compiler fault) is then
+// caught: the whole batch is recomputed on the CPU and the fault reported
+// through OnFallback, as a failed device batch is. The first element of
+// each batch is always checked when the check is on. An element is a GCM,
+// CBC or XTS message (or a piece of one larger than a batch) or a piece
+// of up to 64 KiB of a bulk call; the device-resident calls are not
+// checked. The check runs before the batch's results are written, so a
+// batch that fails it is recomputed from its inputs, in place too.
+//
+// The cost is 1/every of what the CPU would spend on the whole work: Go's
+// AES-GCM runs at about 2 GB/s per core, so with every = 1,000 a device
+// call of 6 GB/s keeps 0.3% of one core busy.
+func (e *Engine) SetResultCheck(every int) { e.core.SetResultCheck(every) }
 
 // tableBytes is the local memory of a kernel.
 func (e *Engine) tableBytes(decrypt bool) int {
@@ -253,71 +325,58 @@ func (e *Engine) globalSize(work int) int {
 	if e.layout == LayoutCompact {
 		perUnit = max(1, 2048/e.group)
 	}
-	groups := min((work+e.group-1)/e.group, e.dev.ComputeUnits*perUnit)
+	groups := min((work+e.group-1)/e.group, e.core.Device().ComputeUnits*perUnit)
 	return max(groups, 1) * e.group
 }
 
-// fail is the test hook.
-func (e *Engine) fail() error {
-	e.mu.Lock()
-	hook := e.failHook
-	e.mu.Unlock()
-	if hook != nil {
-		return hook()
+// launchTables launches one of the table kernels (those that take the
+// round tables in local memory) among cmds over work items.
+func (e *Engine) launchTables(cmds *device.Commands, prog *device.Program, name string, work int, decrypt bool, args ...any) error {
+	kern, err := prog.Kernel(name)
+	if err != nil {
+		return err
 	}
-	return nil
+	args = append([]any{device.Local(e.tableBytes(decrypt)), e.tables}, args...)
+	return cmds.Launch(kern, e.globalSize(work), e.group, args...)
 }
 
-// launch enqueues kern on q, as q.Launch does, unless the launch test
-// hook fails it: a device that fails in the middle of a call, after some
-// of its chunks are done and with the current one half enqueued.
-func (e *Engine) launch(q *device.Queue, kern *device.Kernel, global, local int, args ...any) (*device.Event, error) {
-	e.mu.Lock()
-	hook := e.launchErr
-	e.mu.Unlock()
-	if hook != nil {
-		if err := hook(); err != nil {
-			return nil, err
-		}
-	}
-	return q.Launch(kern, global, local, args...)
+// onDevice is a device-resident call of one set of device commands.
+func (e *Engine) onDevice(enqueue func(cmds *device.Commands) error) error {
+	return e.resident(func(ch *engine.Chunk) error { return ch.Run(enqueue) })
 }
 
-// alterResults is the other test hook: it may change the device's results
-// of a batch call before they are checked.
-func (e *Engine) alterResults(out [][]byte) {
-	e.mu.Lock()
-	alter := e.alter
-	e.mu.Unlock()
-	if alter != nil {
-		alter(out)
-	}
+// resident runs f as a device-resident call: one device batch of the
+// engine's core, on the device whatever the route (on the CPU engine: an
+// error).
+func (e *Engine) resident(f func(ch *engine.Chunk) error) error {
+	return e.core.Run(engine.Plan{Op: "resident", N: 1, Resident: true}, residentJob(f))
 }
 
-// launched records a kernel's event.
-type launches []*device.Event
+// residentJob is a device-resident call as a job: device work only.
+type residentJob func(ch *engine.Chunk) error
 
-func (l *launches) add(ev *device.Event, err error) error {
-	if err == nil {
-		*l = append(*l, ev)
-	}
-	return err
+func (r residentJob) Device(ch *engine.Chunk) error { return r(ch) }
+
+func (r residentJob) CPU(lo, hi int) { panic("aes: a device-resident call on the CPU") }
+
+// ProgramBuild is one program of an engine's kernels: its source (the
+// kernel file with its -D options), its kernels and a description.
+type ProgramBuild struct {
+	Source  device.Source
+	Kernels []string
+	Desc    string
 }
 
-// wait waits for every event, adds the kernels' time to the engine's and
-// releases them.
-func (e *Engine) wait(l launches) error {
-	var first error
-	for _, ev := range l {
-		if err := ev.Wait(); err != nil && first == nil {
-			first = err
-		}
-		if first == nil {
-			if d, err := ev.Duration(); err == nil {
-				e.kernelNs.Add(int64(d))
-			}
-		}
-		ev.Release()
+// KernelBuilds are the programs of a device engine, as it builds them
+// (aes.cl for ECB, CTR and GCM; aes_modes.cl for CBC and XTS), for tools
+// such as gpucrypto kernelinfo; none on the CPU engine.
+func (e *Engine) KernelBuilds() []ProgramBuild {
+	if e.prog == nil {
+		return nil
 	}
-	return first
+	desc := fmt.Sprintf("(layout %s, work-group %d, GCM segment %d)", e.layout, e.group, e.Segment())
+	return []ProgramBuild{
+		{kernels.Program("aes.cl", e.defines), []string{"aes_ecb_encrypt", "aes_ecb_decrypt", "aes_ctr", "gcm_hash", "gcm_crypt", "gcm_reduce", "gcm_reduce_one", "gcm_finish"}, desc},
+		{kernels.Program("aes_modes.cl", e.defines), []string{"cbc_encrypt", "cbc_decrypt", "xts_tweak", "xts_encrypt", "xts_decrypt"}, desc},
+	}
 }

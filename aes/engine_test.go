@@ -45,6 +45,7 @@ func engine(t testing.TB, l aes.Layout) *aes.Engine {
 	e, err := aes.NewEngineConfig(d, aes.Config{Layout: l, Segment: 4})
 	require.NoError(t, err)
 	e.OnFallback(func(err error) { panic("unexpected CPU fallback in tests: " + err.Error()) })
+	e.SetRoute(batch.RouteDevice) // the kernels under test, whatever the CPU does
 	engines[l] = e
 	return e
 }
@@ -261,6 +262,7 @@ func TestChunkBoundaries(t *testing.T) {
 	d := devicetest.Device(t)
 	e, err := aes.NewEngineConfig(d, aes.Config{Layout: aes.LayoutCompact, Segment: 2})
 	require.NoError(t, err)
+	e.SetRoute(batch.RouteDevice) // the kernels under test, whatever the CPU does
 	e.OnFallback(func(err error) { panic("unexpected CPU fallback in tests: " + err.Error()) })
 	const stage = 4096 + 48
 	e.SetStageBytes(stage)
@@ -351,6 +353,7 @@ func TestGHASHFourWays(t *testing.T) {
 	d := devicetest.Device(t)
 	e, err := aes.NewEngineConfig(d, aes.Config{Layout: aes.LayoutCompact, Segment: 8, Defines: map[string]string{"GHASH_WAYS": "4"}})
 	require.NoError(t, err)
+	e.SetRoute(batch.RouteDevice) // the kernels under test, whatever the CPU does
 	e.OnFallback(func(err error) { panic("unexpected CPU fallback in tests: " + err.Error()) })
 	var msgs []aes.Message
 	var want [][]byte
@@ -380,6 +383,7 @@ func TestPinnedBulk(t *testing.T) {
 	d := devicetest.Device(t)
 	e, err := aes.NewEngineConfig(d, aes.Config{StageBytes: 8192})
 	require.NoError(t, err)
+	e.SetRoute(batch.RouteDevice) // the kernels under test, whatever the CPU does
 	e.OnFallback(func(err error) { panic("unexpected CPU fallback in tests: " + err.Error()) })
 	defer e.ReleaseBuffers()
 	k, std, _ := newKey(t, 32)

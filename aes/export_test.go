@@ -1,38 +1,65 @@
 package aes
 
+import (
+	"sync"
+
+	"github.com/gpucrypto/gpucrypto/internal/engine"
+)
+
 // ProgramSource is programSource, for the build tests.
 var ProgramSource = programSource
 
-// SetFailHook makes every later device call fail with f's error (nil: none).
+// SetFailHook makes every later device batch fail with f's error (nil:
+// none).
 func (e *Engine) SetFailHook(f func() error) {
-	e.mu.Lock()
-	e.failHook = f
-	e.mu.Unlock()
+	e.setHooks(func(h *engine.Hooks) {
+		h.BeforeDevice = nil
+		if f != nil {
+			h.BeforeDevice = func(lo, hi int) error { return f() }
+		}
+	})
 }
 
-// SetStageBytes sets the staging size of a pipeline stage (a multiple of
-// 16), so that tests cross chunk boundaries with small inputs.
-func (e *Engine) SetStageBytes(n int) {
-	e.releaseStages()
-	e.stageSize = n
-}
+// SetStageBytes sets the bytes of a device batch (a multiple of 16), so
+// that tests cross batch boundaries with small inputs.
+func (e *Engine) SetStageBytes(n int) { e.batchBytes = n }
 
 // SetAlterHook makes f change the device's results of every later batch
-// call (Seal, Open, CBC, XTS) before the result check sees them (nil:
-// none), as a faulty device would.
-func (e *Engine) SetAlterHook(f func(out [][]byte)) {
-	e.mu.Lock()
-	e.alter = f
-	e.mu.Unlock()
+// (each staging region where they arrived) before the result check sees
+// them (nil: none), as a faulty device would.
+func (e *Engine) SetAlterHook(f func(staging [][]byte)) {
+	e.setHooks(func(h *engine.Hooks) {
+		h.AfterRun = nil
+		if f != nil {
+			h.AfterRun = func(lo, hi int, staging [][]byte) { f(staging) }
+		}
+	})
 }
 
-// SetLaunchHook runs f before every later kernel launch; an error from f
-// fails the launch, as a device that fails in the middle of a call would
-// (nil: none).
+// SetLaunchHook runs f after each later batch has enqueued its device
+// commands; an error from f fails them there, as a device that fails in
+// the middle of a call would (nil: none).
 func (e *Engine) SetLaunchHook(f func() error) {
-	e.mu.Lock()
-	e.launchErr = f
-	e.mu.Unlock()
+	e.setHooks(func(h *engine.Hooks) {
+		h.AfterEnqueue = nil
+		if f != nil {
+			h.AfterEnqueue = func(lo, hi int) error { return f() }
+		}
+	})
+}
+
+var hooksMu sync.Mutex
+
+// setHooks changes e's hooks with change (one hook at a time).
+func (e *Engine) setHooks(change func(h *engine.Hooks)) {
+	hooksMu.Lock()
+	defer hooksMu.Unlock()
+	h := &engine.Hooks{}
+	if old := e.core.Hooks(); old != nil {
+		*h = *old
+	}
+	change(h)
+	e.core.SetHooks(h)
 }
 
 // NonceForCounter is a 16-byte GCM nonce whose counter block J0 under k

@@ -43,6 +43,7 @@ type midCall struct {
 func newMidCall(t *testing.T, stages int) *midCall {
 	e, err := aes.NewEngineConfig(devicetest.Device(t), aes.Config{Layout: aes.LayoutCompact, Segment: 2, StageBytes: midCallStage, Stages: stages})
 	require.NoError(t, err)
+	e.SetRoute(batch.RouteDevice) // the kernels under test, whatever the CPU does
 	t.Cleanup(e.ReleaseBuffers)
 	m := &midCall{Engine: e}
 	e.OnFallback(func(err error) {

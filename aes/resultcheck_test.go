@@ -78,6 +78,8 @@ func checkCalls(t *testing.T) []checkCall {
 	// compare these with golang.org/x/crypto/xts
 	plain, err := aes.NewEngineConfig(devicetest.Device(t), aes.Config{Layout: aes.LayoutCompact})
 	require.NoError(t, err)
+	defer plain.Close()
+	plain.SetRoute(batch.RouteDevice)
 	xtsEnc, err = plain.EncryptXTS(units)
 	require.NoError(t, err)
 	xtsDec, err = plain.DecryptXTS(units)
@@ -111,40 +113,59 @@ func requireResults(t *testing.T, name string, want, got [][]byte, err error) {
 	}
 }
 
-// With the result check on, a device that returns a wrong result (a bit of
-// the longest element's result flipped through the test hook) is caught,
-// the call recomputed on the CPU (right results, in-place elements
-// included) and the fault reported through OnFallback, whether the wrong
-// element is the first (always checked) or any (every = 1). With the check
-// off the wrong result comes out, so the test can fail.
+// With the result check on, a device that returns wrong results (bytes
+// of the staging memory where they arrive flipped through the test hook)
+// is caught, the batch recomputed on the CPU (right results, in-place
+// elements included) and the fault reported through OnFallback: whether
+// every result is wrong (the first element of a batch is always checked)
+// or only later ones (caught when every element is checked). With the
+// check off the wrong results come out, so the test can fail.
 func TestResultCheck(t *testing.T) {
 	calls := checkCalls(t)
 	e, err := aes.NewEngineConfig(devicetest.Device(t), aes.Config{Layout: aes.LayoutCompact})
 	require.NoError(t, err)
+	defer e.Close()
+	e.SetRoute(batch.RouteDevice)
 	var reported []error
 	e.OnFallback(func(err error) { reported = append(reported, err) })
-	for _, target := range []int{0, 4} {
-		e.SetAlterHook(func(out [][]byte) {
-			if len(out[target]) > 0 {
-				out[target][len(out[target])-1] ^= 0x80
+	faults := map[string]func(staging [][]byte){
+		"all": func(staging [][]byte) {
+			for _, r := range staging {
+				for i := range r {
+					r[i] ^= 0x80
+				}
 			}
-		})
+		},
+		"later": func(staging [][]byte) { // the second half of the first region: the data of the later elements
+			r := staging[0]
+			for i := len(r) / 2; i < len(r); i++ {
+				r[i] ^= 0x80
+			}
+		},
+	}
+	for name, fault := range faults {
+		e.SetAlterHook(fault)
 		for _, c := range calls {
-			if len(c.want[target]) == 0 {
-				continue
-			}
 			e.SetResultCheck(0)
-			got, _ := c.run(e)
-			require.NotEqual(t, c.want[target], got[target], "%s: the hook changes the result", c.name)
+			got, err := c.run(e)
+			differs := false
+			var be *batch.Error
+			errors.As(err, &be)
+			for i := range c.want {
+				if (be != nil && be.Errs[i] != nil) != (c.want[i] == nil) || !bytes.Equal(c.want[i], got[i]) {
+					differs = true
+				}
+			}
+			require.True(t, differs, "%s, %s: the hook changes a result", c.name, name)
 			for _, every := range []int{1, 1000} {
-				if target != 0 && every != 1 {
-					continue // element 4 is checked only when every element is
+				if name == "later" && every != 1 {
+					continue // later elements are checked only when every element is
 				}
 				e.SetResultCheck(every)
 				before := len(reported)
 				got, err := c.run(e)
 				requireResults(t, c.name, c.want, got, err)
-				require.Len(t, reported, before+1, "%s, element %d, every %d", c.name, target, every)
+				require.Len(t, reported, before+1, "%s, %s, every %d", c.name, name, every)
 				require.ErrorContains(t, reported[before], "differs from the CPU's (result check)")
 			}
 		}
@@ -159,11 +180,13 @@ func TestResultCheckDevice(t *testing.T) {
 	calls := checkCalls(t)
 	e, err := aes.NewEngineConfig(devicetest.Device(t), aes.Config{Layout: aes.LayoutCompact})
 	require.NoError(t, err)
+	defer e.Close()
+	e.SetRoute(batch.RouteDevice)
 	e.OnFallback(func(err error) { t.Errorf("unexpected fallback: %v", err) })
 	e.SetResultCheck(1)
 	for _, c := range calls {
 		got, err := c.run(e)
 		requireResults(t, c.name, c.want, got, err)
 	}
-	require.Zero(t, e.Fallbacks())
+	require.Zero(t, int(e.Stats().Fallbacks))
 }

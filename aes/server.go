@@ -13,39 +13,24 @@ import (
 	"github.com/gpucrypto/gpucrypto/batch"
 )
 
-// Defaults of the Server's CPU thresholds (SetCPUBelow, SetBatchCPUBelow).
-const (
-	// DefaultCPUBelow: a request whose message and additional data
-	// together are shorter than 4 KiB is computed by crypto/cipher's GCM
-	// on the calling goroutine. Where the CPU has AES-NI and carry-less
-	// multiplication, crypto/cipher seals 4 KiB in well under a
-	// microsecond, about what handing a request to a batch worker and
-	// back costs before any device work (staging copies, launches).
-	DefaultCPUBelow = 4 << 10
-	// DefaultBatchCPUBelow: a batch whose messages and additional data
-	// total fewer than 64 KiB is computed by crypto/cipher's GCM on the
-	// batch worker's goroutine instead of the device. One such core seals
-	// 64 KiB in about ten microseconds, less than a device round trip
-	// (plan, uploads, several kernel launches, read-back) costs the host
-	// before any work is done.
-	DefaultBatchCPUBelow = 64 << 10
-)
-
 // Server gathers AES-GCM Seal and Open requests from many goroutines (one
 // per connection, say) into batches for one or more Engines, which may be
 // on different devices. Seal and Open requests are batched separately,
 // each with one batch worker per Engine (running up to
 // batch.Options.Pipeline batches at once): a batch goes to whichever
-// engine is free. Use it through the cipher.AEAD values NewGCM makes, or through
-// Seal and Open, which take a context.
+// engine is free. Use it through the cipher.AEAD values NewGCM makes, or
+// through Seal and Open, which take a context.
 //
-// Small loads stay on the CPU (crypto/aes and crypto/cipher), where they
-// cost less than the trip to a device: see SetCPUBelow and
-// SetBatchCPUBelow. A Server is safe for concurrent use.
+// While few requests wait, they are computed on the CPU instead
+// (crypto/cipher's GCM), in the caller's goroutine, so a lone request
+// does not wait for a batch: batch.NewWithCPU says when, and
+// batch.Options.CPUOffload how many at once (negative: never). Each batch
+// then runs where its Engine measured it faster (Engine.SetRoute). A
+// Server is safe for concurrent use.
 type Server struct {
 	sealer, opener *batch.Batcher[*request, []byte]
-	cpuBelow       atomic.Int64
-	batchCPUBelow  atomic.Int64
+	engines        []*Engine
+	meter          batch.Meter
 	closed         atomic.Bool
 }
 
@@ -70,13 +55,12 @@ const (
 
 // NewServer starts a Server over engines with the given batching options
 // (batch.Options: zero values pick the defaults). It returns an error when
-// engines is empty or holds nil. The thresholds start at DefaultCPUBelow
-// and DefaultBatchCPUBelow.
+// engines is empty or holds nil.
 func NewServer(opts batch.Options, engines ...*Engine) (*Server, error) {
 	if len(engines) == 0 {
 		return nil, errors.New("aes: NewServer needs at least one engine")
 	}
-	s := &Server{}
+	s := &Server{engines: engines}
 	var seals, opens []batch.RunFunc[*request, []byte]
 	for i, e := range engines {
 		if e == nil {
@@ -85,43 +69,56 @@ func NewServer(opts batch.Options, engines ...*Engine) (*Server, error) {
 		seals = append(seals, s.worker(e, false))
 		opens = append(opens, s.worker(e, true))
 	}
-	s.cpuBelow.Store(DefaultCPUBelow)
-	s.batchCPUBelow.Store(DefaultBatchCPUBelow)
-	s.sealer = batch.New(opts, seals...)
-	s.opener = batch.New(opts, opens...)
+	opts.Meter = &s.meter
+	s.sealer = batch.NewWithCPU(opts, onCPU(false), seals...)
+	s.opener = batch.NewWithCPU(opts, onCPU(true), opens...)
 	return s, nil
 }
 
-// SetCPUBelow makes requests whose message (the plaintext for Seal, the
-// ciphertext without its tag for Open) and additional data together are
-// shorter than n bytes run on the calling goroutine with crypto/cipher's
-// GCM, without batching. n ≤ 0 sends every request to the batches. The
-// default is DefaultCPUBelow. It may be called at any time and applies
-// to calls that start afterwards.
-func (s *Server) SetCPUBelow(n int) { s.cpuBelow.Store(int64(max(n, 0))) }
+// onCPU is the batchers' CPU path: each request with crypto/cipher's GCM.
+func onCPU(open bool) batch.RunFunc[*request, []byte] {
+	return func(reqs []*request) ([][]byte, error) {
+		out := make([][]byte, len(reqs))
+		errs := make([]error, len(reqs))
+		for i, r := range reqs {
+			out[i], errs[i] = r.onCPU(open)
+		}
+		return out, batch.Collect(errs)
+	}
+}
 
-// SetBatchCPUBelow makes batches whose messages and additional data total
-// fewer than n bytes run on the CPU (crypto/cipher's GCM, on the batch
-// worker's goroutine) instead of the device. n ≤ 0 sends every batch to
-// the device. The default is DefaultBatchCPUBelow. It may be called at any
-// time and applies to batches that start afterwards.
-func (s *Server) SetBatchCPUBelow(n int) { s.batchCPUBelow.Store(int64(max(n, 0))) }
+// Stats returns the server's counts: its requests (Calls), those waiting
+// now, their latencies, the requests its CPU path computed, and its
+// engines' operations.
+func (s *Server) Stats() batch.Stats {
+	st := s.meter.Stats()
+	seen := map[*Engine]bool{}
+	for _, e := range s.engines {
+		if !seen[e] { // an engine given twice (two workers) counts once
+			seen[e] = true
+			st.Add(e.Stats())
+		}
+	}
+	return st
+}
 
 // Close stops the server after finishing the queued requests. Calls
 // started afterwards fail with batch.ErrClosed, except the Seal of the
 // cipher.AEAD values from NewGCM, which cannot return an error and
-// computes on the CPU instead. Close may be called more than once.
-func (s *Server) Close() {
+// computes on the CPU instead. Close may be called more than once; it
+// closes no engine (they may serve others).
+func (s *Server) Close() error {
 	s.closed.Store(true)
 	s.sealer.Close()
 	s.opener.Close()
+	return nil
 }
 
 // NewGCM returns AES-GCM under k with the standard 12-byte nonce and
 // 16-byte tag, as crypto/cipher.NewGCM does, whose Seal and Open calls run
-// on s. It panics when k is nil or destroyed (ErrNilKey, ErrKeyDestroyed),
-// or where crypto/cipher refuses a GCM with caller-chosen nonces (FIPS
-// 140-only mode).
+// on s. It fails for a nil or destroyed key (ErrNilKey, ErrKeyDestroyed),
+// a closed server (batch.ErrClosed), and where crypto/cipher refuses a GCM
+// with caller-chosen nonces (FIPS 140-only mode).
 //
 // Seal and Open follow crypto/cipher's contract: they append their output
 // to dst and return the result. The output may overlap the input only
@@ -139,12 +136,15 @@ func (s *Server) Close() {
 // computes on the CPU when its batch cannot run (after Close, say), and
 // panics with ErrKeyDestroyed after k.Destroy, having no correct output to
 // give.
-func (s *Server) NewGCM(k *Key) cipher.AEAD {
+func (s *Server) NewGCM(k *Key) (cipher.AEAD, error) {
+	if s.closed.Load() {
+		return nil, fmt.Errorf("aes: NewGCM: %w", batch.ErrClosed)
+	}
 	cpu, err := cpuGCM(k)
 	if err != nil {
-		panic(err)
+		return nil, err
 	}
-	return &serverGCM{s: s, k: k, cpu: cpu}
+	return &serverGCM{s: s, k: k, cpu: cpu}, nil
 }
 
 // serverGCM is the cipher.AEAD of NewGCM.
@@ -234,10 +234,6 @@ func (s *Server) seal(ctx context.Context, k *Key, cpu cipher.AEAD, ret, out, no
 	if err := s.ready(ctx, k); err != nil {
 		return nil, err
 	}
-	if int64(len(plaintext))+int64(len(aad)) < s.cpuBelow.Load() {
-		cpu.Seal(out[:0], nonce, plaintext, aad)
-		return ret, nil
-	}
 	res, err := s.do(ctx, s.sealer, &request{key: k, cpu: cpu, nonce: nonce, aad: aad, data: plaintext})
 	if err != nil {
 		return nil, err
@@ -253,12 +249,6 @@ func (s *Server) seal(ctx context.Context, k *Key, cpu cipher.AEAD, ret, out, no
 func (s *Server) open(ctx context.Context, k *Key, cpu cipher.AEAD, ret, out, nonce, ciphertext, aad []byte) ([]byte, error) {
 	if err := s.ready(ctx, k); err != nil {
 		return nil, err
-	}
-	if int64(len(out))+int64(len(aad)) < s.cpuBelow.Load() {
-		if _, err := cpu.Open(out[:0], nonce, ciphertext, aad); err != nil {
-			return nil, ErrOpen // crypto/cipher has zeroed out
-		}
-		return ret, nil
 	}
 	res, err := s.do(ctx, s.opener, &request{key: k, cpu: cpu, nonce: nonce, aad: aad, data: ciphertext})
 	if err != nil {
@@ -282,6 +272,9 @@ func (s *Server) open(ctx context.Context, k *Key, cpu cipher.AEAD, ret, out, no
 func (s *Server) ready(ctx context.Context, k *Key) error {
 	if s.closed.Load() {
 		return batch.ErrClosed
+	}
+	if ctx == nil {
+		return errors.New("aes: nil context")
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -319,22 +312,14 @@ func (s *Server) worker(e *Engine, open bool) batch.RunFunc[*request, []byte] {
 		out := make([][]byte, len(reqs))
 		errs := make([]error, len(reqs))
 		taken := make([]int, 0, len(reqs))
-		total := int64(0)
 		for i, r := range reqs {
 			if !r.state.CompareAndSwap(stateQueued, stateTaken) {
 				errs[i] = context.Canceled // its caller has gone
 				continue
 			}
 			taken = append(taken, i)
-			total += int64(len(r.data)) + int64(len(r.aad))
 		}
 		if len(taken) == 0 {
-			return out, batch.Collect(errs)
-		}
-		if total < s.batchCPUBelow.Load() {
-			for _, i := range taken {
-				out[i], errs[i] = reqs[i].onCPU(open)
-			}
 			return out, batch.Collect(errs)
 		}
 		msgs := make([]Message, len(taken))

@@ -18,41 +18,56 @@ import (
 )
 
 // newServer starts a Server on the test engine (twice: two workers per
-// operation) that sends everything to the device; t's cleanup closes it.
+// operation), with every request batched unless opts asks otherwise; t's
+// cleanup closes it. The engine runs its batches on the device.
 func newServer(t *testing.T, opts batch.Options) (*aes.Server, *aes.Engine) {
 	t.Helper()
 	e := engine(t, aes.LayoutCompact)
+	if opts.CPUOffload == 0 {
+		opts.CPUOffload = -1
+	}
 	s, err := aes.NewServer(opts, e, e)
 	require.NoError(t, err)
-	t.Cleanup(s.Close)
-	s.SetCPUBelow(0)
-	s.SetBatchCPUBelow(0)
+	t.Cleanup(func() { s.Close() })
 	return s, e
 }
 
-// serverModes are the paths a request can take: forced to the device, on
-// the calling goroutine, in a batch computed on the CPU.
-var serverModes = []struct {
-	name               string
-	cpuBelow, batchCPU int
-	device             bool
-}{
-	{"device", 0, 0, true},
-	{"request-cpu", 1 << 30, 0, false},
-	{"batch-cpu", 0, 1 << 30, false},
+// newGCM is s.NewGCM that must succeed.
+func newGCM(t testing.TB, s *aes.Server, k *aes.Key) cipher.AEAD {
+	aead, err := s.NewGCM(k)
+	require.NoError(t, err)
+	return aead
 }
 
-func eachMode(t *testing.T, s *aes.Server, e *aes.Engine, f func(t *testing.T)) {
+// serverModes are the paths a request can take: a batch on the device, a
+// batch on the CPU (the engine routed there), or the calling goroutine
+// when the server offloads it (batch.NewWithCPU: it may batch some).
+var serverModes = []struct {
+	name    string
+	route   batch.Route
+	offload int
+}{
+	{"device", batch.RouteDevice, -1},
+	{"batch-cpu", batch.RouteCPU, -1},
+	{"offload", batch.RouteDevice, 64},
+}
+
+// eachMode runs f on a server of every mode, checking that the device ran
+// what it should.
+func eachMode(t *testing.T, opts batch.Options, f func(t *testing.T, s *aes.Server)) {
 	for _, m := range serverModes {
 		t.Run(m.name, func(t *testing.T) {
-			s.SetCPUBelow(m.cpuBelow)
-			s.SetBatchCPUBelow(m.batchCPU)
-			before := e.DeviceTime()
-			f(t)
-			if m.device {
-				require.Greater(t, e.DeviceTime(), before, "the device ran nothing")
-			} else {
-				require.Equal(t, before, e.DeviceTime(), "the device ran work meant for the CPU")
+			opts.CPUOffload = m.offload
+			s, e := newServer(t, opts)
+			e.SetRoute(m.route)
+			defer e.SetRoute(batch.RouteDevice)
+			before := e.Stats().DeviceTime
+			f(t, s)
+			switch m.name {
+			case "device":
+				require.Greater(t, e.Stats().DeviceTime, before, "the device ran nothing")
+			case "batch-cpu":
+				require.Equal(t, before, e.Stats().DeviceTime, "the device ran work meant for the CPU")
 			}
 		})
 	}
@@ -82,7 +97,7 @@ func panicValue(f func()) (v any) {
 func TestServerConcurrent(t *testing.T) {
 	s, e := newServer(t, batch.Options{MaxDelay: 5 * time.Millisecond})
 	const workers, rounds = 64, 3
-	before := e.DeviceTime()
+	before := e.Stats().DeviceTime
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Add(1)
@@ -90,7 +105,7 @@ func TestServerConcurrent(t *testing.T) {
 			defer wg.Done()
 			rng := mrand.New(mrand.NewPCG(uint64(w), 99))
 			k, std := stdGCM(t, []int{16, 24, 32}[w%3])
-			aead := s.NewGCM(k)
+			aead := newGCM(t, s, k)
 			for r := range rounds {
 				msg := randBytes(rng.IntN(5001))
 				aad := randBytes(rng.IntN(41))
@@ -136,18 +151,17 @@ func TestServerConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	require.Greater(t, e.DeviceTime(), before, "the device ran nothing")
-	require.Zero(t, e.Fallbacks())
+	require.Greater(t, e.Stats().DeviceTime, before, "the device ran nothing")
+	require.Zero(t, int(e.Stats().Fallbacks))
 }
 
 // A failed tag releases nothing, on every path, and leaves dst as
 // crypto/cipher leaves it.
 func TestServerTampered(t *testing.T) {
-	s, e := newServer(t, batch.Options{})
-	eachMode(t, s, e, func(t *testing.T) {
+	eachMode(t, batch.Options{}, func(t *testing.T, s *aes.Server) {
 		for _, n := range []int{0, 1, 16, 100, 4999} {
 			k, std := stdGCM(t, 32)
-			aead := s.NewGCM(k)
+			aead := newGCM(t, s, k)
 			msg, aad, nonce := randBytes(n), randBytes(13), randBytes(12)
 			sealed := aead.Seal(nil, nonce, msg, aad)
 			require.Equal(t, std.Seal(nil, nonce, msg, aad), sealed)
@@ -193,12 +207,11 @@ func TestServerTampered(t *testing.T) {
 
 // Seal and Open work in place, with and without a prefix in dst.
 func TestServerInPlace(t *testing.T) {
-	s, e := newServer(t, batch.Options{})
-	eachMode(t, s, e, func(t *testing.T) {
+	eachMode(t, batch.Options{}, func(t *testing.T, s *aes.Server) {
 		for _, n := range []int{0, 15, 1000, 5000} {
 			for _, p := range []int{0, 5} {
 				k, std := stdGCM(t, 16)
-				aead := s.NewGCM(k)
+				aead := newGCM(t, s, k)
 				msg, aad, nonce := randBytes(n), randBytes(7), randBytes(12)
 				want := std.Seal(nil, nonce, msg, aad)
 
@@ -235,10 +248,10 @@ func TestServerInPlace(t *testing.T) {
 	})
 }
 
-// The three paths (device, calling goroutine, CPU batch) give identical
-// results, and the thresholds pick the path as documented.
-func TestServerCPUThreshold(t *testing.T) {
-	s, e := newServer(t, batch.Options{})
+// The three paths (device, CPU batch, calling goroutine) give identical
+// results, concurrent requests of every size and key size; the server's
+// Stats count them.
+func TestServerPaths(t *testing.T) {
 	type input struct {
 		key             *aes.Key
 		std             cipher.AEAD
@@ -249,13 +262,18 @@ func TestServerCPUThreshold(t *testing.T) {
 		k, std := stdGCM(t, []int{16, 24, 32}[i%3])
 		inputs = append(inputs, input{k, std, randBytes(12), randBytes(n), randBytes(i * 3)})
 	}
-	eachMode(t, s, e, func(t *testing.T) {
+	eachMode(t, batch.Options{}, func(t *testing.T, s *aes.Server) {
+		before := s.Stats()
 		var wg sync.WaitGroup
 		for i, in := range inputs {
 			wg.Add(1)
 			go func() { // concurrent, so that the batch path gets batches
 				defer wg.Done()
-				aead := s.NewGCM(in.key)
+				aead, err := s.NewGCM(in.key)
+				if err != nil {
+					t.Error(err)
+					return
+				}
 				sealed := aead.Seal(nil, in.nonce, in.msg, in.aad)
 				if !bytes.Equal(in.std.Seal(nil, in.nonce, in.msg, in.aad), sealed) {
 					t.Errorf("input %d (%d bytes): sealed differs from crypto/cipher's", i, len(in.msg))
@@ -267,29 +285,12 @@ func TestServerCPUThreshold(t *testing.T) {
 			}()
 		}
 		wg.Wait()
+		after := s.Stats()
+		require.Equal(t, before.Calls+int64(2*len(inputs)), after.Calls)
+		require.Equal(t, before.DeviceOps+before.CPUOps+int64(2*len(inputs)), after.DeviceOps+after.CPUOps)
+		require.Zero(t, after.QueueDepth)
+		require.NotZero(t, after.LatencyP99)
 	})
-
-	// The request threshold is "shorter than", message and AAD together.
-	k, _ := stdGCM(t, 16)
-	aead := s.NewGCM(k)
-	nonce := make([]byte, 12)
-	s.SetBatchCPUBelow(0)
-	s.SetCPUBelow(100)
-	before := e.DeviceTime()
-	aead.Seal(nil, nonce, make([]byte, 90), make([]byte, 9)) // 99 bytes
-	require.Equal(t, before, e.DeviceTime(), "99 bytes, threshold 100: ran on the device")
-	aead.Seal(nil, nonce, make([]byte, 90), make([]byte, 10)) // 100 bytes
-	require.Greater(t, e.DeviceTime(), before, "100 bytes, threshold 100: ran on the CPU")
-
-	// The batch threshold: a lone 100-byte request is a 100-byte batch.
-	s.SetCPUBelow(0)
-	s.SetBatchCPUBelow(101)
-	before = e.DeviceTime()
-	aead.Seal(nil, nonce, make([]byte, 90), make([]byte, 10))
-	require.Equal(t, before, e.DeviceTime(), "a 100-byte batch, threshold 101: ran on the device")
-	s.SetBatchCPUBelow(100)
-	aead.Seal(nil, nonce, make([]byte, 90), make([]byte, 10))
-	require.Greater(t, e.DeviceTime(), before, "a 100-byte batch, threshold 100: ran on the CPU")
 }
 
 // Close finishes what is queued; later calls fail with batch.ErrClosed
@@ -297,12 +298,10 @@ func TestServerCPUThreshold(t *testing.T) {
 // panics or hangs.
 func TestServerClose(t *testing.T) {
 	e := engine(t, aes.LayoutCompact)
-	s, err := aes.NewServer(batch.Options{MaxDelay: time.Millisecond}, e)
+	s, err := aes.NewServer(batch.Options{MaxDelay: time.Millisecond, CPUOffload: -1}, e)
 	require.NoError(t, err)
-	s.SetCPUBelow(0)
-	s.SetBatchCPUBelow(0)
 	k, std := stdGCM(t, 24)
-	aead := s.NewGCM(k)
+	aead := newGCM(t, s, k)
 
 	// Calls in flight while Close runs: each returns a correct result or
 	// batch.ErrClosed.
@@ -353,11 +352,10 @@ func TestServerClose(t *testing.T) {
 	require.ErrorIs(t, err, batch.ErrClosed)
 	_, err = aead.Open(nil, nonce, sealed, nil)
 	require.ErrorIs(t, err, batch.ErrClosed)
-	s.SetCPUBelow(1 << 20) // small requests fail too: the server is closed
-	_, err = aead.Open(nil, nonce, sealed, nil)
-	require.ErrorIs(t, err, batch.ErrClosed)
 	require.Equal(t, sealed, aead.Seal(nil, nonce, msg, nil))
-	require.NotPanics(t, s.Close)
+	_, err = s.NewGCM(k)
+	require.ErrorIs(t, err, batch.ErrClosed, "an AEAD of a closed server fails at once")
+	require.NotPanics(t, func() { require.NoError(t, s.Close()) })
 }
 
 // A context that ends before the batch starts ends the wait; the caller
@@ -475,7 +473,7 @@ func TestServerCancelStress(t *testing.T) {
 func TestServerArguments(t *testing.T) {
 	s, _ := newServer(t, batch.Options{})
 	k, std := stdGCM(t, 16)
-	aead := s.NewGCM(k)
+	aead := newGCM(t, s, k)
 	require.Equal(t, 12, aead.NonceSize())
 	require.Equal(t, 16, aead.Overhead())
 
@@ -540,23 +538,25 @@ func TestServerKeys(t *testing.T) {
 	require.Error(t, err)
 
 	s, _ := newServer(t, batch.Options{})
-	require.Equal(t, aes.ErrNilKey, panicValue(func() { s.NewGCM(nil) }))
+	_, err = s.NewGCM(nil)
+	require.ErrorIs(t, err, aes.ErrNilKey)
 	_, err = s.Seal(context.Background(), nil, nil, make([]byte, 12), nil, nil)
 	require.ErrorIs(t, err, aes.ErrNilKey)
 
 	k, _ := stdGCM(t, 32)
-	aead := s.NewGCM(k)
+	aead := newGCM(t, s, k)
 	sealed := aead.Seal(nil, make([]byte, 12), []byte("hello"), nil)
 	k.Destroy()
-	require.Equal(t, aes.ErrKeyDestroyed, panicValue(func() { s.NewGCM(k) }))
+	_, err = s.NewGCM(k)
+	require.ErrorIs(t, err, aes.ErrKeyDestroyed)
 	require.Equal(t, aes.ErrKeyDestroyed, panicValue(func() { aead.Seal(nil, make([]byte, 12), []byte("hello"), nil) }))
 	_, err = aead.Open(nil, make([]byte, 12), sealed, nil)
 	require.ErrorIs(t, err, aes.ErrKeyDestroyed)
-	for _, below := range []int{0, 1 << 20} {
-		s.SetCPUBelow(below)
-		_, err = s.Seal(context.Background(), k, nil, make([]byte, 12), []byte("hello"), nil)
-		require.ErrorIs(t, err, aes.ErrKeyDestroyed, fmt.Sprint(below))
-		_, err = s.Open(context.Background(), k, nil, make([]byte, 12), sealed, nil)
-		require.ErrorIs(t, err, aes.ErrKeyDestroyed, fmt.Sprint(below))
-	}
+	_, err = s.Seal(context.Background(), k, nil, make([]byte, 12), []byte("hello"), nil)
+	require.ErrorIs(t, err, aes.ErrKeyDestroyed)
+	_, err = s.Open(context.Background(), k, nil, make([]byte, 12), sealed, nil)
+	require.ErrorIs(t, err, aes.ErrKeyDestroyed)
+	//lint:ignore SA1012 a nil context is the case under test
+	_, err = s.Seal(nil, k, nil, make([]byte, 12), []byte("hello"), nil) //nolint:staticcheck
+	require.Error(t, err, "a nil context is an error, not a panic")
 }

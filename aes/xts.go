@@ -127,18 +127,30 @@ func (e *Engine) xts(msgs []XTSMessage, decrypt bool) ([][]byte, error) {
 
 // EncryptSectors encrypts src into dst with XTS-AES, as data units of
 // sectorSize bytes (16 to MaxXTSDataUnit; ciphertext stealing when not a
-// multiple of 16) numbered from firstSector: the tweak of unit i is
-// firstSector + i as a 16-byte little-endian number, as
-// golang.org/x/crypto/xts makes it. len(src) must be a multiple of
-// sectorSize; dst must be at least as long and may be src itself. When the
-// device fails, the sectors it finished are kept and the others (their
-// input untouched, in place too) are computed on the CPU, as is the rest
-// of the call; the failure is reported through OnFallback.
+// multiple of 16) numbered from firstSector.
+//
+// Sector numbers are uint64 and wrap: unit i (the i-th sectorSize bytes of
+// src, from 0) has the sector number firstSector + i modulo 2⁶⁴, so the
+// unit after sector 2⁶⁴−1 is sector 0 again. Its tweak is that number as a
+// 16-byte little-endian value whose upper 8 bytes are always zero (no
+// carry ever reaches them), exactly as golang.org/x/crypto/xts's
+// Cipher.Encrypt(dst, src, sectorNum) makes it: unit i equals that call
+// with sectorNum = firstSector + uint64(i). For other tweaks (a full
+// 128-bit sector number, say) use EncryptXTS, which takes each unit's
+// 16-byte tweak as given.
+//
+// len(src) must be a multiple of sectorSize; dst must be at least as long
+// and may be src itself. When the device fails, the sectors it finished
+// are kept and the others (their input untouched, in place too) are
+// computed on the CPU, as is the rest of the call; the failure is reported
+// through OnFallback.
 func (e *Engine) EncryptSectors(k *XTSKey, dst, src []byte, sectorSize int, firstSector uint64) error {
 	return e.sectors(k, dst, src, sectorSize, firstSector, false)
 }
 
-// DecryptSectors decrypts src into dst; see EncryptSectors.
+// DecryptSectors decrypts src into dst; see EncryptSectors. Units are
+// numbered as there: unit i is sector firstSector + i modulo 2⁶⁴, its
+// tweak that number as 16 little-endian bytes, the upper 8 zero.
 func (e *Engine) DecryptSectors(k *XTSKey, dst, src []byte, sectorSize int, firstSector uint64) error {
 	return e.sectors(k, dst, src, sectorSize, firstSector, true)
 }
@@ -184,13 +196,12 @@ func (e *Engine) sectors(k *XTSKey, dst, src []byte, sectorSize int, firstSector
 		}
 		mu.Unlock()
 	}
-	// The jobs of one chunk at a time: a disk image's sectors need not
-	// all be described at once.
+	// The jobs of one group of sectors at a time: a disk image's sectors
+	// need not all be described at once. A group fills the device's
+	// batches several times over.
 	sectors := len(src) / sectorSize
-	// a group of sectors fills the pipeline several times over
-	per := min(1<<20, max(1, 4*e.stageCount*min(modeChunkBytes, e.stageSize)/align16(sectorSize)))
+	per := min(1<<20, max(1, 4*e.depth*min(modeChunkBytes, e.batchBytes)/align16(sectorSize)))
 	all := make([]modeJob, min(per, sectors))
-	onCPU := false
 	for s := 0; s < sectors && first == nil; s += per {
 		jobs := all[:min(per, sectors-s)]
 		for i := range jobs {
@@ -198,17 +209,9 @@ func (e *Engine) sectors(k *XTSKey, dst, src []byte, sectorSize int, firstSector
 			jobs[i] = modeJob{elem: s + i, key: ki, src: src[lo : lo+sectorSize], dst: dst[lo : lo+sectorSize]}
 			binary.LittleEndian.PutUint64(jobs[i].iv[:], firstSector+uint64(s+i))
 		}
-		if !onCPU {
-			rest, err := e.modesOnDevice(kind, keys, jobs)
-			if err == nil {
-				continue
-			}
-			// The rest of the call runs on the CPU.
-			e.fellBack(err)
-			onCPU = true
-			jobs = rest
+		if err := e.runModes(kind, keys, jobs, fail); err != nil {
+			return err
 		}
-		modesCPU(kind, keys, jobs, fail)
 	}
 	return first
 }

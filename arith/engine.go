@@ -3,12 +3,16 @@ package arith
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/big"
+	"math/bits"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/device"
+	"github.com/gpucrypto/gpucrypto/internal/engine"
 	"github.com/gpucrypto/gpucrypto/kernels"
 )
 
@@ -42,15 +46,13 @@ func CheckWidth(bits int) (int, error) {
 	return 0, fmt.Errorf("arith: unsupported width %d bits (have %v)", bits, Widths())
 }
 
-// Engine runs the arith kernels on one device. It is safe for concurrent use.
+// Engine runs the arith kernels on one device (NewEngine), or the same
+// operations on the CPU cores (CPUEngine). It is safe for concurrent use.
+// A device Engine computes each call where it measured faster
+// (SetRoute), and recomputes on the CPU a batch its device fails.
 type Engine struct {
-	dev  *device.Device
-	pool *device.Pool // device buffers of the batches
+	core *engine.Core
 }
-
-// bufferIdle is how long an Engine keeps the device buffers of its last
-// batches for the next ones.
-const bufferIdle = 10 * time.Second
 
 // NewEngine returns an engine on dev (nil: device.Default()). Programs are
 // built on first use (and kept in the disk cache): Run builds arith.cl,
@@ -62,30 +64,61 @@ func NewEngine(dev *device.Device) (*Engine, error) {
 			return nil, err
 		}
 	}
-	return &Engine{dev: dev, pool: dev.NewPool(bufferIdle)}, nil
+	return &Engine{core: engine.New("arith", dev)}, nil
 }
+
+// CPUEngine returns an Engine that computes on the CPU cores: Run, Add,
+// Sub and Mul with math/bits, the exponentiations in constant time with
+// filippo.io/bigmod.
+func CPUEngine() *Engine { return &Engine{core: engine.New("arith", nil)} }
+
+// Auto returns an Engine on a GPU (device.Choose), or CPUEngine() where
+// there is none; the Choice says which and why.
+func Auto() (*Engine, device.Choice) { return engine.Auto(NewEngine, CPUEngine) }
+
+// Device is the engine's device (nil for the CPU engine).
+func (e *Engine) Device() *device.Device { return e.core.Device() }
+
+// SetRoute sets where calls run (batch.RouteAuto, the default: where
+// measured faster; RouteDevice for the kernels alone, as benchmarks want).
+func (e *Engine) SetRoute(r batch.Route) { e.core.SetRoute(r) }
+
+// Stats returns the engine's counts.
+func (e *Engine) Stats() batch.Stats { return e.core.Stats() }
+
+// OnFallback sets the function told about each device batch recomputed
+// on the CPU (nil, the default: none).
+func (e *Engine) OnFallback(f func(error)) { e.core.OnFallback(f) }
+
+// SetLogger makes the engine log each fallback on l (nil, the default:
+// nothing is logged).
+func (e *Engine) SetLogger(l *slog.Logger) { e.core.SetLogger(l) }
+
+// ReleaseBuffers frees the buffers kept for later batches.
+func (e *Engine) ReleaseBuffers() { e.core.ReleaseBuffers() }
+
+// Close makes later calls fail (batch.ErrClosed), waits for the running
+// ones and frees the engine's device memory.
+func (e *Engine) Close() error { return e.core.Close() }
 
 // arithProgram builds arith.cl (once per device).
 func (e *Engine) arithProgram() (*device.Program, error) {
-	p, err := e.dev.Program(kernels.Program("arith.cl", nil))
+	dev := e.core.Device()
+	p, err := dev.Program(kernels.Program("arith.cl", nil))
 	if err != nil {
-		return nil, fmt.Errorf("arith: building kernels for %s: %w", e.dev.Name, err)
+		return nil, fmt.Errorf("arith: building kernels for %s: %w", dev.Name, err)
 	}
 	return p, nil
 }
-
-// Device is the engine's device.
-func (e *Engine) Device() *device.Device { return e.dev }
 
 // Result is the output of Run.
 type Result struct {
 	Out    *Batch        // sum, difference or product
 	Carry  []uint32      // carry (add) or borrow (sub) out of each element; nil for mul
-	Kernel time.Duration // device time of the kernel alone
+	Kernel time.Duration // device time of the kernels (0 on the CPU)
 }
 
-// Run applies op to the limb-major batches a and b (same width and count)
-// on the device.
+// Run applies op to the limb-major batches a and b (same width and count).
 func (e *Engine) Run(op Op, a, b *Batch) (*Result, error) {
 	if a == nil || b == nil {
 		return nil, errors.New("arith: nil batch")
@@ -111,54 +144,157 @@ func (e *Engine) Run(op Op, a, b *Batch) (*Result, error) {
 	if uint64(outLimbs)*uint64(a.Count) >= 1<<31 {
 		return nil, fmt.Errorf("arith: %s: batch of %d too large for one launch", op, a.Count)
 	}
-	prog, err := e.arithProgram()
-	if err != nil {
+	j := &opJob{e: e, op: op, a: a, b: b, res: &Result{Out: NewBatch(outLimbs, a.Count)}}
+	if op != OpMul {
+		j.res.Carry = make([]uint32, a.Count)
+	}
+	if err := e.core.Run(engine.Plan{Op: "arith " + string(op), Size: 32 * a.Limbs, N: a.Count}, j); err != nil {
 		return nil, err
 	}
-	k, err := prog.Kernel(fmt.Sprintf("arith_%s_%d", op, 32*a.Limbs))
+	j.res.Kernel = time.Duration(j.kernel.Load())
+	return j.res, nil
+}
+
+// opJob is one call of Run.
+type opJob struct {
+	e      *Engine
+	op     Op
+	a, b   *Batch
+	res    *Result
+	kernel atomic.Int64 // device time, ns
+}
+
+// Device implements engine.Job: the elements [lo, hi) through the
+// arith kernel (the rows of the range copied in and out when it is not
+// the whole batch).
+func (j *opJob) Device(ch *engine.Chunk) error {
+	prog, err := j.e.arithProgram()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	lease := e.pool.Lease(nil)
-	defer lease.Release()
-	da, err := lease.Upload(a.Words, false)
+	k, err := prog.Kernel(fmt.Sprintf("arith_%s_%d", j.op, 32*j.a.Limbs))
 	if err != nil {
-		return nil, err
+		return err
 	}
-	db, err := lease.Upload(b.Words, false)
-	if err != nil {
-		return nil, err
+	lo, hi, count := ch.Lo, ch.Hi, j.a.Count
+	n, L, out := hi-lo, j.a.Limbs, j.res.Out
+	a, b, r := rows(j.a.Words, L, count, lo, hi), rows(j.b.Words, L, count, lo, hi), make([]uint32, out.Limbs*n)
+	var carry []uint32
+	if j.res.Carry != nil {
+		carry = make([]uint32, n)
 	}
-	dr, err := lease.Buffer(4*outLimbs*a.Count, false)
-	if err != nil {
-		return nil, err
-	}
-	count := uint32(a.Count)
-	var ev *device.Event
-	res := &Result{Out: NewBatch(outLimbs, a.Count)}
-	if op == OpMul {
-		ev, err = k.Launch(a.Count, 128, dr, da, db, count)
-	} else {
-		var dc *device.Buffer
-		if dc, err = lease.Buffer(4*a.Count, false); err != nil {
-			return nil, err
+	err = ch.Run(func(cmds *device.Commands) error {
+		da, err := cmds.Upload(a, false)
+		if err != nil {
+			return err
 		}
-		if ev, err = k.Launch(a.Count, 128, dr, dc, da, db, count); err == nil {
-			res.Carry = make([]uint32, a.Count)
-			err = dc.Read(0, device.Uint32Bytes(res.Carry))
+		db, err := cmds.Upload(b, false)
+		if err != nil {
+			return err
 		}
-	}
+		dr, err := cmds.Buffer(4*len(r), false)
+		if err != nil {
+			return err
+		}
+		if carry == nil {
+			if err := cmds.Launch(k, n, 128, dr, da, db, uint32(n)); err != nil {
+				return err
+			}
+			return cmds.Read(dr, device.Uint32Bytes(r))
+		}
+		dc, err := cmds.Buffer(4*n, false)
+		if err != nil {
+			return err
+		}
+		if err := cmds.Launch(k, n, 128, dr, dc, da, db, uint32(n)); err != nil {
+			return err
+		}
+		if err := cmds.Read(dr, device.Uint32Bytes(r)); err != nil {
+			return err
+		}
+		return cmds.Read(dc, device.Uint32Bytes(carry))
+	})
+	j.kernel.Add(int64(ch.DeviceTime()))
 	if err != nil {
-		return nil, err
+		return err
 	}
-	defer ev.Release()
-	if err := dr.Read(0, device.Uint32Bytes(res.Out.Words)); err != nil {
-		return nil, err
+	putRows(out.Words, r, out.Limbs, count, lo, hi)
+	if carry != nil {
+		copy(j.res.Carry[lo:hi], carry)
 	}
-	if res.Kernel, err = ev.Duration(); err != nil {
-		return nil, err
+	return nil
+}
+
+// CPU implements engine.Job: the elements [lo, hi) with math/bits.
+func (j *opJob) CPU(lo, hi int) {
+	L, count := j.a.Limbs, j.a.Count
+	batch.Parallel(hi-lo, 256, func(s, t int) {
+		x, y, z := make([]uint32, L), make([]uint32, L), make([]uint32, 2*L)
+		for i := lo + s; i < lo+t; i++ {
+			for k := range L {
+				x[k], y[k] = j.a.Words[k*count+i], j.b.Words[k*count+i]
+			}
+			var c uint32
+			switch j.op {
+			case OpAdd:
+				for k := range L {
+					z[k], c = bits.Add32(x[k], y[k], c)
+				}
+			case OpSub:
+				for k := range L {
+					z[k], c = bits.Sub32(x[k], y[k], c)
+				}
+			default:
+				mulLimbs(z, x, y)
+			}
+			out := j.res.Out
+			for k := range out.Limbs {
+				out.Words[k*count+i] = z[k]
+			}
+			if j.res.Carry != nil {
+				j.res.Carry[i] = c
+			}
+		}
+	})
+}
+
+// mulLimbs writes the full product x·y into z (len(x)+len(y) limbs).
+func mulLimbs(z, x, y []uint32) {
+	clear(z)
+	for i, xi := range x {
+		var c uint32
+		for k, yk := range y {
+			hi, lo := bits.Mul32(xi, yk)
+			var c1, c2 uint32
+			lo, c1 = bits.Add32(lo, z[i+k], 0)
+			lo, c2 = bits.Add32(lo, c, 0)
+			z[i+k], c = lo, hi+c1+c2
+		}
+		z[i+len(y)] = c
 	}
-	return res, nil
+}
+
+// rows returns the columns [lo, hi) of the limb-major rows src (L rows of
+// count words): src itself for the whole batch, else a copy.
+func rows(src []uint32, L, count, lo, hi int) []uint32 {
+	if lo == 0 && hi == count {
+		return src
+	}
+	n := hi - lo
+	dst := make([]uint32, L*n)
+	for k := range L {
+		copy(dst[k*n:(k+1)*n], src[k*count+lo:k*count+hi])
+	}
+	return dst
+}
+
+// putRows writes the rows of columns [lo, hi) (L rows of hi − lo words)
+// into the limb-major rows dst (L rows of count words).
+func putRows(dst, src []uint32, L, count, lo, hi int) {
+	n := hi - lo
+	for k := range L {
+		copy(dst[k*count+lo:k*count+hi], src[k*n:(k+1)*n])
+	}
 }
 
 // Add returns (a[i] + b[i]) mod 2^bits and the carry out of each element.

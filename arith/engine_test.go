@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpucrypto/gpucrypto/arith"
 	"github.com/gpucrypto/gpucrypto/batch"
+	"github.com/gpucrypto/gpucrypto/device"
 	"github.com/gpucrypto/gpucrypto/internal/devicetest"
 )
 
@@ -62,6 +64,7 @@ func TestOpsAgainstMathBig(t *testing.T) {
 	d := devicetest.Device(t)
 	e, err := arith.NewEngine(d)
 	require.NoError(t, err)
+	e.SetRoute(batch.RouteDevice) // the kernels under test, whatever the CPU does
 	for _, bits := range arith.Widths() {
 		mod := new(big.Int).Lsh(big.NewInt(1), uint(bits))
 		for _, count := range []int{1, 7, 1000, 65536} {
@@ -109,6 +112,7 @@ func TestOpsAgainstMathBig(t *testing.T) {
 func TestPerElementErrors(t *testing.T) {
 	e, err := arith.NewEngine(devicetest.Device(t))
 	require.NoError(t, err)
+	e.SetRoute(batch.RouteDevice) // the kernels under test, whatever the CPU does
 	big256 := new(big.Int).Lsh(big.NewInt(1), 256)
 	a := []*big.Int{big.NewInt(5), nil, big.NewInt(-3), big256, big.NewInt(7)}
 	b := []*big.Int{big.NewInt(6), big.NewInt(1), big.NewInt(1), big.NewInt(1), big256}
@@ -139,4 +143,73 @@ func TestPerElementErrors(t *testing.T) {
 	require.ErrorContains(t, err, "differ in shape")
 	_, err = e.Run("div", arith.NewBatch(8, 2), arith.NewBatch(8, 2))
 	require.ErrorContains(t, err, "unknown operation")
+}
+
+// The CPU engine and a device engine routed to the CPU compute what the
+// kernels do: Add, Sub, Mul and ModExp against math/big, and Stats count
+// the CPU path.
+func TestCPUPath(t *testing.T) {
+	d := devicetest.Device(t)
+	dev, err := arith.NewEngine(d)
+	require.NoError(t, err)
+	defer dev.Close()
+	dev.SetRoute(batch.RouteCPU)
+	for name, e := range map[string]*arith.Engine{"cpu engine": arith.CPUEngine(), "routed to the cpu": dev} {
+		t.Run(name, func(t *testing.T) {
+			const bits, count = 256, 300
+			mod := new(big.Int).Lsh(big.NewInt(1), bits)
+			a, b := operands(bits, count)
+			sum, carry, err := e.Add(bits, a, b)
+			require.NoError(t, err)
+			diff, borrow, err := e.Sub(bits, a, b)
+			require.NoError(t, err)
+			prod, err := e.Mul(bits, a, b)
+			require.NoError(t, err)
+			for i := range a {
+				bit := func(b bool) uint32 {
+					if b {
+						return 1
+					}
+					return 0
+				}
+				want := new(big.Int).Add(a[i], b[i])
+				require.Equal(t, bit(want.Cmp(mod) >= 0), carry[i], "add %d", i)
+				require.Zero(t, want.Mod(want, mod).Cmp(sum[i]), "add %d", i)
+				want.Sub(a[i], b[i])
+				require.Equal(t, bit(want.Sign() < 0), borrow[i], "sub %d", i)
+				require.Zero(t, want.Mod(want, mod).Cmp(diff[i]), "sub %d", i)
+				require.Zero(t, want.Mul(a[i], b[i]).Cmp(prod[i]), "mul %d", i)
+			}
+			m := randOdd(1000)
+			bases, exps, mods := make([]*big.Int, 20), make([]*big.Int, 20), make([]*big.Int, 20)
+			for i := range bases {
+				bases[i], _ = rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 1024)) // may exceed m
+				exps[i], _ = rand.Int(rand.Reader, m)
+				mods[i] = m
+				if i%2 == 1 {
+					mods[i] = randOdd(300)
+				}
+			}
+			out, err := e.ModExp(bases, exps, mods)
+			require.NoError(t, err)
+			for i := range out {
+				require.Zero(t, new(big.Int).Exp(bases[i], exps[i], mods[i]).Cmp(out[i]), "modexp %d", i)
+			}
+			s := e.Stats()
+			require.Zero(t, s.DeviceOps)
+			require.EqualValues(t, 3*count+20, s.CPUOps)
+		})
+	}
+}
+
+// Auto never returns a CPU-type OpenCL device (PoCL): the CPU engine
+// beats it; the choice says so.
+func TestAuto(t *testing.T) {
+	e, choice := arith.Auto()
+	defer e.Close()
+	require.NotEmpty(t, choice.Reason)
+	require.Equal(t, choice.Device, e.Device())
+	if d := e.Device(); d != nil && os.Getenv("GPUCRYPTO_DEVICE") == "" {
+		require.NotEqual(t, device.TypeCPU, d.Type, "Auto chose a CPU device: %v", choice)
+	}
 }

@@ -12,14 +12,9 @@ import (
 // ModExp runs a batch of exponentiations, each under its own modulus (or
 // ModExpShared under one); an element with a bad modulus fails alone.
 func ExampleEngine_ModExp() {
-	dev, err := device.Default()
-	if err != nil {
-		log.Fatal(err) // no OpenCL device: arith has no CPU path (use math/big)
-	}
-	e, err := arith.NewEngine(dev)
-	if err != nil {
-		log.Fatal(err)
-	}
+	e, choice := arith.Auto() // a GPU, or the CPU engine (choice says why)
+	defer e.Close()
+	log.Print(choice)
 	m := new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 521), big.NewInt(1)) // a 521-bit prime
 	out, err := e.ModExp(
 		[]*big.Int{big.NewInt(3), big.NewInt(5)},

@@ -4,10 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"sync/atomic"
 	"time"
+
+	"filippo.io/bigmod"
 
 	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/device"
+	"github.com/gpucrypto/gpucrypto/internal/engine"
 )
 
 // ModExpJob is one launch-ready batch of exponentiations of one modulus
@@ -59,114 +63,138 @@ func (e *Engine) RunModExp(job *ModExpJob) (*ModExpResult, error) {
 			return nil, fmt.Errorf("arith: modexp: modulus index %d out of range (%d moduli)", k, K)
 		}
 	}
-	prog, err := m.Program(e.dev, m.KernelFile(), nil)
-	if err != nil {
+	j := &modexpJob{e: e, job: job, res: &ModExpResult{Out: make([]uint32, W*job.Count)}}
+	plan := engine.Plan{Op: "modexp", Size: 32 * m.N, N: job.Count, Depth: 1}
+	if dev := e.core.Device(); dev != nil {
+		plan.Chunk = m.ChunkElems(job.Count, 1, TableLimit(dev))
+	}
+	if err := e.core.Run(plan, j); err != nil {
 		return nil, err
 	}
-	kern, err := prog.Kernel("modexp")
+	j.res.Kernel = time.Duration(j.kernel.Load())
+	return j.res, nil
+}
+
+// modexpJob is one call of RunModExp.
+type modexpJob struct {
+	e      *Engine
+	job    *ModExpJob
+	res    *ModExpResult
+	kernel atomic.Int64 // device time, ns
+}
+
+// Device implements engine.Job: the elements [lo, hi) through the modexp
+// kernel of the job's form. The exponents, the table of powers and the
+// results may be secret (RSA halves): their device buffers are zeroed
+// after the batch.
+func (j *modexpJob) Device(ch *engine.Chunk) error {
+	job, m := j.job, j.job.Mont
+	W, K, count := m.W, len(job.Mods), job.Count
+	lo, hi := ch.Lo, ch.Hi
+	n := hi - lo
+	kern, err := m.ModExpKernel(ch.Device())
 	if err != nil {
-		return nil, err
+		return err
 	}
 	mods, ones, r2s := make([]uint32, W*K), make([]uint32, W*K), make([]uint32, W*K)
 	n0s := make([]uint32, K)
 	for k, c := range job.Mods {
-		for j := range W {
-			mods[j*K+k], ones[j*K+k], r2s[j*K+k] = c.M[j], c.One[j], c.R2[j]
+		for i := range W {
+			mods[i*K+k], ones[i*K+k], r2s[i*K+k] = c.M[i], c.One[i], c.R2[i]
 		}
 		n0s[k] = c.N0
 	}
-	lease := e.pool.Lease(nil)
-	defer lease.Release()
-	var modBufs [4]*device.Buffer // mods, ones, r2s, n0s
-	for i, words := range [][]uint32{mods, ones, r2s, n0s} {
-		if modBufs[i], err = lease.Upload(words, false); err != nil {
-			return nil, err
-		}
-	}
-	var dexpAll *device.Buffer
-	if job.ExpPerModulus { // shared by every chunk; may be secret
-		if dexpAll, err = lease.Upload(job.Exp, true); err != nil {
-			return nil, err
-		}
-	}
-	res := &ModExpResult{Out: make([]uint32, W*job.Count)}
-	chunk := m.ChunkElems(job.Count, 1, TableLimit(e.dev))
-	for lo := 0; lo < job.Count; lo += chunk {
-		n := min(chunk, job.Count-lo)
-		d, err := e.modexpChunk(kern, job, lo, n, modBufs, dexpAll, res.Out)
-		if err != nil {
-			return nil, err
-		}
-		res.Kernel += d
-	}
-	return res, nil
-}
-
-// modexpChunk runs elements [lo, lo+n) of job.
-func (e *Engine) modexpChunk(kern *device.Kernel, job *ModExpJob, lo, n int, mb [4]*device.Buffer, dexp *device.Buffer, out []uint32) (time.Duration, error) {
-	W, count := job.Mont.W, job.Count
-	slice := func(src []uint32, words int) []uint32 { // rows of [lo, lo+n)
-		if n == count {
-			return src
-		}
-		dst := make([]uint32, words*n)
-		for j := range words {
-			copy(dst[j*n:(j+1)*n], src[j*count+lo:j*count+lo+n])
-		}
-		return dst
-	}
-	base, idx := slice(job.Base, W), job.Index[lo:lo+n]
-	// exponents, the table of powers and the results are secret-derived
-	// (RSA halves): all three are zeroed before release
-	lease := e.pool.Lease(nil)
-	defer lease.Release()
-	dbase, err := lease.Upload(base, false)
-	if err != nil {
-		return 0, err
-	}
-	eper := uint32(0)
-	if dexp == nil {
-		exp := slice(job.Exp, job.EWords)
+	base := rows(job.Base, W, count, lo, hi)
+	exp := job.Exp
+	if !job.ExpPerModulus {
+		exp = rows(job.Exp, job.EWords, count, lo, hi)
 		if n != count {
 			defer clear(exp)
 		}
-		eper = 1
-		if dexp, err = lease.Upload(exp, true); err != nil {
-			return 0, err
+	}
+	out := make([]uint32, W*n)
+	defer clear(out)
+	err = ch.Run(func(cmds *device.Commands) error {
+		a := ModExpArgs{EWords: job.EWords, ExpPerModulus: job.ExpPerModulus, K: K, Count: n}
+		var err error
+		for _, up := range []struct {
+			buf    **device.Buffer
+			words  []uint32
+			secret bool
+		}{{&a.Base, base, false}, {&a.Exp, exp, true}, {&a.Mods, mods, false}, {&a.Ones, ones, false},
+			{&a.R2s, r2s, false}, {&a.N0s, n0s, false}, {&a.Index, job.Index[lo:hi], false}} {
+			if *up.buf, err = cmds.Upload(up.words, up.secret); err != nil {
+				return err
+			}
 		}
-	}
-	dtab, err := lease.Buffer(4*n*job.Mont.TableWords(), true)
-	if err != nil {
-		return 0, err
-	}
-	didx, err := lease.Upload(idx, false)
-	if err != nil {
-		return 0, err
-	}
-	dout, err := lease.Buffer(4*W*n, true)
-	if err != nil {
-		return 0, err
-	}
-	global, local, extra := job.Mont.ModExpLaunch(n)
-	ev, err := kern.Launch(global, local, append([]any{dout, dbase, dexp, uint32(job.EWords), eper,
-		mb[0], mb[1], mb[2], mb[3], didx, uint32(len(job.Mods)), dtab, uint32(n)}, extra...)...)
-	if err != nil {
-		return 0, err
-	}
-	defer ev.Release()
-	res := out
-	if n != count {
-		res = make([]uint32, W*n)
-	}
-	if err := dout.Read(0, device.Uint32Bytes(res)); err != nil {
-		return 0, err
-	}
-	if n != count {
-		for j := range W {
-			copy(out[j*count+lo:j*count+lo+n], res[j*n:(j+1)*n])
+		if a.Table, err = cmds.Buffer(4*n*m.TableWords(), true); err != nil {
+			return err
 		}
+		if a.Out, err = cmds.Buffer(4*W*n, true); err != nil {
+			return err
+		}
+		if err := m.EnqueueModExp(cmds, kern, a); err != nil {
+			return err
+		}
+		return cmds.Read(a.Out, device.Uint32Bytes(out))
+	})
+	j.kernel.Add(int64(ch.DeviceTime()))
+	if err != nil {
+		return err
 	}
-	return ev.Duration()
+	putRows(j.res.Out, out, W, count, lo, hi)
+	return nil
+}
+
+// CPU implements engine.Job: the elements [lo, hi) in constant time with
+// filippo.io/bigmod (the time depends on the sizes, not on the values).
+func (j *modexpJob) CPU(lo, hi int) {
+	job, m := j.job, j.job.Mont
+	W, count := m.W, job.Count
+	moduli := make([]*bigmod.Modulus, len(job.Mods))
+	bigModuli := make([]*big.Int, len(job.Mods))
+	for k, c := range job.Mods {
+		// the moduli are public and odd (NewConstants checked)
+		mod, err := bigmod.NewModulus(LimbsToBytes(c.M, 4*W))
+		if err != nil {
+			panic("arith: a modulus that NewConstants accepted: " + err.Error())
+		}
+		moduli[k], bigModuli[k] = mod, FromLimbs(c.M)
+	}
+	batch.Parallel(hi-lo, 1, func(s, t int) {
+		limbs := make([]uint32, max(W, job.EWords))
+		defer clear(limbs)
+		for i := lo + s; i < lo+t; i++ {
+			mod := moduli[job.Index[i]]
+			for k := range W {
+				limbs[k] = job.Base[k*count+i]
+			}
+			// the base may exceed the modulus: reduced by math/big (bases
+			// are not secret; exponents are)
+			base := FromLimbs(limbs[:W])
+			base.Mod(base, bigModuli[job.Index[i]])
+			x, err := bigmod.NewNat().SetBytes(base.FillBytes(make([]byte, mod.Size())), mod)
+			if err != nil {
+				panic("arith: a reduced base above its modulus: " + err.Error())
+			}
+			col, stride := i, count
+			if job.ExpPerModulus {
+				col, stride = int(job.Index[i]), len(job.Mods)
+			}
+			for k := range job.EWords {
+				limbs[k] = job.Exp[k*stride+col]
+			}
+			e := LimbsToBytes(limbs[:job.EWords], 4*job.EWords)
+			y := x.Exp(x, e, mod).Bytes(mod)
+			clear(e)
+			r, _ := BytesToLimbs(y, W)
+			clear(y)
+			for k := range W {
+				j.res.Out[k*count+i] = r[k]
+			}
+			clear(r)
+		}
+	})
 }
 
 // MaxExpBits is the widest exponent ModExp takes.
@@ -209,7 +237,7 @@ func (e *Engine) ModExpConfig(cfg MontConfig, bases, exps, mods []*big.Int) ([]*
 		groups[n] = append(groups[n], i)
 	}
 	for n, idx := range groups {
-		m, err := cfg.ResolveFor(e.dev, n, len(idx))
+		m, err := cfg.ResolveFor(e.core.Device(), n, len(idx))
 		if err != nil {
 			return nil, err
 		}

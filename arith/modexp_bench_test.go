@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gpucrypto/gpucrypto/arith"
+	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/internal/devicetest"
 )
 
@@ -98,6 +99,7 @@ func BenchmarkModExp(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	eng.SetRoute(batch.RouteDevice) // the kernels under test, whatever the CPU does
 	n := benchBatch(b, d.Type&2 != 0)
 	type cfgCase struct {
 		bits int
@@ -227,6 +229,7 @@ func BenchmarkModExpThreads(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	eng.SetRoute(batch.RouteDevice) // the kernels under test, whatever the CPU does
 	counts := []int{2, 128, 2048, 16384}
 	if s := os.Getenv("GPUCRYPTO_BENCH_COUNTS"); s != "" {
 		counts = counts[:0]

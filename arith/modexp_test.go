@@ -86,6 +86,7 @@ func TestModExpAgainstMathBig(t *testing.T) {
 	d := devicetest.Device(t)
 	eng, err := arith.NewEngine(d)
 	require.NoError(t, err)
+	eng.SetRoute(batch.RouteDevice) // the kernels under test, whatever the CPU does
 	short := devicetest.Short(d)
 	for _, n := range arith.ModLimbs() {
 		bits := 32 * n
@@ -120,6 +121,7 @@ func TestModExpAgainstMathBig(t *testing.T) {
 func TestModExpPerElementErrors(t *testing.T) {
 	eng, err := arith.NewEngine(devicetest.Device(t))
 	require.NoError(t, err)
+	eng.SetRoute(batch.RouteDevice) // the kernels under test, whatever the CPU does
 	m := randOdd(512)
 	bases := []*big.Int{big.NewInt(7), big.NewInt(7), nil, big.NewInt(-1), big.NewInt(7), big.NewInt(7), big.NewInt(7), big.NewInt(7)}
 	exps := []*big.Int{big.NewInt(5), big.NewInt(5), big.NewInt(5), big.NewInt(5), nil, big.NewInt(-2), new(big.Int).Lsh(big.NewInt(1), 5000), big.NewInt(5)}

@@ -10,8 +10,11 @@ import (
 	"time"
 )
 
-// ErrClosed is returned by Do after Close.
-var ErrClosed = errors.New("batch: batcher closed")
+// ErrClosed is the error of a request after Close (of a Batcher, or of
+// an Engine or Server: their errors wrap it).
+var ErrClosed = errors.New("batch: closed")
+
+var errNilContext = errors.New("batch: nil context")
 
 // Options configure a Batcher. Zero values pick the defaults.
 type Options struct {
@@ -40,6 +43,9 @@ type Options struct {
 	// and under load, when the CPU slots are taken, requests gather into
 	// batches. See NewWithCPU.
 	CPUOffload int
+	// Meter, when set, counts the requests (a Server shares one among its
+	// Batchers and reports it in its Stats).
+	Meter *Meter
 }
 
 func (o Options) withDefaults() Options {
@@ -139,9 +145,13 @@ func New[Q, R any](opts Options, workers ...RunFunc[Q, R]) *Batcher[Q, R] {
 // may compute it on the CPU instead, at once (see Options.CPUOffload).
 func (b *Batcher[Q, R]) Do(ctx context.Context, req Q) (R, error) {
 	var zero R
+	if ctx == nil {
+		return zero, errNilContext
+	}
 	if err := ctx.Err(); err != nil {
 		return zero, err
 	}
+	defer b.opts.Meter.start()()
 	if o := b.offload; o != nil {
 		if o.take() {
 			// the batched path checks for Close itself; the CPU path here
@@ -152,6 +162,7 @@ func (b *Batcher[Q, R]) Do(ctx context.Context, req Q) (R, error) {
 				o.unreserve()
 				return zero, ErrClosed
 			}
+			b.opts.Meter.cpu()
 			return o.run(req)
 		}
 		start := time.Now()
@@ -177,6 +188,7 @@ func (b *Batcher[Q, R]) batched(ctx context.Context, req Q) (R, error) {
 		b.putItem(it)
 		return zero, ErrClosed
 	}
+	b.opts.Meter.queued(1)
 	if ctx.Done() == nil {
 		// a context that never ends: plain channel operations, not
 		// selects, which lock both channels (with tens of thousands of
@@ -192,6 +204,7 @@ func (b *Batcher[Q, R]) batched(ctx context.Context, req Q) (R, error) {
 		b.mu.RUnlock()
 	case <-ctx.Done():
 		b.mu.RUnlock()
+		b.opts.Meter.queued(-1)
 		return zero, ctx.Err()
 	}
 	select {
@@ -277,6 +290,7 @@ func (b *Batcher[Q, R]) collect() {
 				for e := 0; len(pending) > 0; e = (e + 1) % len(b.batches) {
 					n := min(len(pending), b.opts.MaxBatch)
 					b.assigned[e].Add(1)
+					b.opts.Meter.queued(-n)
 					b.batches[e] <- pending[:n]
 					pending = pending[n:]
 				}
@@ -304,6 +318,7 @@ func (b *Batcher[Q, R]) collect() {
 			}
 		case out <- offer:
 			b.assigned[target].Add(1)
+			b.opts.Meter.queued(-len(offer))
 			next = (target + 1) % len(b.batches)
 			owed = len(offer) < len(pending) && len(offer) < b.opts.MaxBatch
 			pending = append([]*item[Q, R](nil), pending[len(offer):]...)

@@ -1,5 +1,3 @@
-// Package batch holds what the batched APIs of gpucrypto share: the error
-// type that reports failures per element.
 package batch
 
 import (

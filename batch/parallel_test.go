@@ -49,17 +49,6 @@ func TestEach(t *testing.T) {
 	require.NoError(t, err)
 }
 
-func TestFallbacks(t *testing.T) {
-	var f batch.Fallbacks
-	var got []error
-	f.OnFallback(func(err error) { got = append(got, err) })
-	f.Report(errors.New("a"))
-	f.Report(errors.New("b"))
-	require.Equal(t, 2, f.Count())
-	require.Len(t, got, 2)
-	require.EqualError(t, got[1], "b")
-}
-
 func TestChunks(t *testing.T) {
 	for _, tc := range []struct{ n, chunk, depth int }{{0, 4, 2}, {3, 4, 2}, {4, 4, 2}, {17, 4, 2}, {100, 7, 3}, {10, 1, 1}, {9, 0, 0}} {
 		seen := make([]atomic.Int32, tc.n)

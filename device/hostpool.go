@@ -59,6 +59,16 @@ func (p *HostPool) Put(h *HostMemory) {
 // usual).
 func (p *HostPool) Drain() { p.idle.drain() }
 
+// IdleContents returns the idle allocations' bytes (they stay idle): for
+// tests and checks that nothing secret stays in host memory.
+func (p *HostPool) IdleContents() [][]byte {
+	var out [][]byte
+	for _, h := range p.idle.list() {
+		out = append(out, h.Bytes)
+	}
+	return out
+}
+
 // Idle is the number of idle allocations and their total size in bytes.
 func (p *HostPool) Idle() (count int, bytes int) { return p.idle.stats() }
 

@@ -112,14 +112,18 @@ func (c *Commands) Launch(k *Kernel, n, group int, args ...any) error {
 
 // Read enqueues a copy of b into dst on the read-back queue; the batch's
 // first read-back waits for its last kernel. dst holds the bytes once
-// Stages.Run returns.
-func (c *Commands) Read(b *Buffer, dst []byte) error {
+// Stages.Run returns. A secret buffer is zeroed behind its read-back: it
+// is read once.
+func (c *Commands) Read(b *Buffer, dst []byte) error { return c.ReadAt(b, 0, dst) }
+
+// ReadAt is Read of the bytes of b from off.
+func (c *Commands) ReadAt(b *Buffer, off int, dst []byte) error {
 	if len(c.reads) == 0 {
 		if err := c.s.read.WaitFor(c.last()...); err != nil {
 			return err
 		}
 	}
-	ev, err := c.s.read.Read(b, 0, dst)
+	ev, err := c.s.read.Read(b, off, dst)
 	if err != nil {
 		return err
 	}

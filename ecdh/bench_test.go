@@ -28,7 +28,7 @@ const benchBinvK = 16
 // (Engine.SetBatchInversion).
 func BenchmarkEngine(b *testing.B) {
 	e, eb := engine(b), binvEngine(b, benchBinvK)
-	for _, c := range ecdh.Curves {
+	for _, c := range ecdh.Curves() {
 		for _, n := range []int{1024, 16384, 131072} {
 			privs, peers := benchKeys(c, n)
 			for _, op := range []string{"shared", "shared-binv", "keygen", "keygen-binv"} {
@@ -58,11 +58,11 @@ func BenchmarkEngine(b *testing.B) {
 
 // BenchmarkCPU is the same on all CPU cores (crypto/ecdh, circl).
 func BenchmarkCPU(b *testing.B) {
-	for _, c := range ecdh.Curves {
+	for _, c := range ecdh.Curves() {
 		privs, peers := benchKeys(c, 4096)
 		b.Run(c.String(), func(b *testing.B) {
 			for b.Loop() {
-				ecdh.CPU{}.SharedSecrets(c, privs, peers)
+				ecdh.CPUEngine().SharedSecrets(c, privs, peers)
 			}
 			b.ReportMetric(float64(4096*b.N)/b.Elapsed().Seconds(), "ops/s")
 		})
@@ -80,7 +80,7 @@ func BenchmarkHost(b *testing.B) {
 	}
 	defer e.ReleaseBuffers()
 	e.SetDeviceStub(func(c ecdh.Curve, binv int, scal, us, res []uint32) { copy(res, scal) })
-	for _, c := range ecdh.Curves {
+	for _, c := range ecdh.Curves() {
 		for _, n := range []int{131072, 524288} {
 			privs, peers := benchKeys(c, n)
 			for _, op := range []string{"shared", "keygen"} {

@@ -40,6 +40,7 @@ func binvEngine(t testing.TB, k int) *ecdh.Engine {
 	e, err := ecdh.NewEngine(d)
 	require.NoError(t, err)
 	e.OnFallback(func(err error) { panic("unexpected CPU fallback in tests: " + err.Error()) })
+	e.SetRoute(batch.RouteDevice)
 	e.SetBatchInversion(k)
 	binvEngines[k] = e
 	return e
@@ -101,7 +102,7 @@ func TestGroupsOf(t *testing.T) {
 
 func fieldPrime(c ecdh.Curve) *big.Int {
 	one := big.NewInt(1)
-	if c == ecdh.X25519 {
+	if c == ecdh.X25519() {
 		return new(big.Int).Sub(new(big.Int).Lsh(one, 255), big.NewInt(19))
 	}
 	p := new(big.Int).Lsh(one, 448)
@@ -133,7 +134,7 @@ func getLimbs(src []uint32, i, n int) *big.Int {
 func TestBatchInversionKernel(t *testing.T) {
 	e := engine(t)
 	rng := mrand.New(mrand.NewPCG(1, 2))
-	for _, c := range ecdh.Curves {
+	for _, c := range ecdh.Curves() {
 		p := fieldPrime(c)
 		L := c.Size() / 4
 		top := new(big.Int).Lsh(big.NewInt(1), uint(32*L)) // loosely reduced values are below 2^(32L)
@@ -201,7 +202,7 @@ func lowOrderU(c ecdh.Curve) [][]byte {
 	p := fieldPrime(c)
 	one := big.NewInt(1)
 	out := [][]byte{leBytes(c, big.NewInt(0)), leBytes(c, one), leBytes(c, p), leBytes(c, new(big.Int).Add(p, one))}
-	if c == ecdh.X25519 {
+	if c == ecdh.X25519() {
 		for _, h := range []string{
 			"e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800",
 			"5f9c95bca3508c24b1d0b1559c83ef5b04445cc4581c8e86d8224eddd09f1157",
@@ -219,7 +220,7 @@ func lowOrderU(c ecdh.Curve) [][]byte {
 func checkShared(t *testing.T, c ecdh.Curve, k int, privs, peers [][]byte, zeroAt []bool) {
 	t.Helper()
 	n := len(privs)
-	want, werr := ecdh.CPU{}.SharedSecrets(c, privs, peers)
+	want, werr := ecdh.CPUEngine().SharedSecrets(c, privs, peers)
 	// low[i]: the secret is all zeros (a low-order peer point, or the
 	// X448 edge scalar 4q of keysFor): every backend says ErrLowOrder.
 	low := make([]bool, n)
@@ -258,7 +259,7 @@ func elemErr(err error, i int) error {
 
 func checkPublic(t *testing.T, c ecdh.Curve, k int, privs [][]byte) {
 	t.Helper()
-	want, err := ecdh.CPU{}.PublicKeys(c, privs)
+	want, err := ecdh.CPUEngine().PublicKeys(c, privs)
 	require.NoError(t, err)
 	got, err := binvEngine(t, k).PublicKeys(c, privs)
 	require.NoError(t, err)
@@ -275,7 +276,7 @@ func checkPublic(t *testing.T, c ecdh.Curve, k int, privs [][]byte) {
 // group, a whole number of groups, one more) up to 4096.
 func TestBatchInversionDifferential(t *testing.T) {
 	const k = testK
-	for _, c := range ecdh.Curves {
+	for _, c := range ecdh.Curves() {
 		edge := ecdh.EdgeU(c)
 		for _, n := range []int{1, 2, k - 1, k, k + 1, 3*k + 5, 1000, 4096} {
 			t.Run(fmt.Sprintf("%s/%d", c, n), func(t *testing.T) {
@@ -303,7 +304,7 @@ func TestBatchInversionDifferential(t *testing.T) {
 // public key 0) takes the same places.
 func TestBatchInversionLowOrder(t *testing.T) {
 	for _, k := range []int{2, testK} {
-		for _, c := range ecdh.Curves {
+		for _, c := range ecdh.Curves() {
 			low := lowOrderU(c)
 			for _, n := range []int{1, 3*k + 5, 300} {
 				t.Run(fmt.Sprintf("%s/k%d/n%d", c, k, n), func(t *testing.T) {
@@ -317,7 +318,7 @@ func TestBatchInversionLowOrder(t *testing.T) {
 						pubSrc[i] = make([]byte, c.Size())
 						rand.Read(pubSrc[i])
 					}
-					pubs, err := ecdh.CPU{}.PublicKeys(c, pubSrc)
+					pubs, err := ecdh.CPUEngine().PublicKeys(c, pubSrc)
 					require.NoError(t, err)
 					for i := range n {
 						peers[i] = pubs[i]
@@ -328,7 +329,7 @@ func TestBatchInversionLowOrder(t *testing.T) {
 					}
 					checkShared(t, c, k, privs, peers, zeroAt)
 
-					if c == ecdh.X448 {
+					if c == ecdh.X448() {
 						q4 := leBytes(c, new(big.Int).Lsh(order(c), 2))
 						keys := slices.Clone(privs)
 						for i := range n {
@@ -362,14 +363,14 @@ func isAllZero(b []byte) bool {
 // keys with batch inversion, and spends device time doing it.
 func TestBatchInversionPublicKeys(t *testing.T) {
 	e := binvEngine(t, testK)
-	for _, c := range ecdh.Curves {
+	for _, c := range ecdh.Curves() {
 		privs := keysFor(t, c, 3*testK+5)
-		want, err := ecdh.CPU{}.PublicKeys(c, privs)
+		want, err := ecdh.CPUEngine().PublicKeys(c, privs)
 		require.NoError(t, err)
-		before := e.DeviceTime()
+		before := e.Stats().DeviceTime
 		got, err := e.PublicKeys(c, privs)
 		require.NoError(t, err, "%s", c)
-		require.Greater(t, e.DeviceTime(), before)
+		require.Greater(t, e.Stats().DeviceTime, before)
 		require.Equal(t, want, got, "%s", c)
 	}
 }

@@ -18,7 +18,7 @@ import (
 
 // order is the prime order q of the base point.
 func order(c ecdh.Curve) *big.Int {
-	if c == ecdh.X25519 { // 2^252 + 27742317777372353535851937790883648493
+	if c == ecdh.X25519() { // 2^252 + 27742317777372353535851937790883648493
 		q, _ := new(big.Int).SetString("27742317777372353535851937790883648493", 10)
 		return q.Add(q, new(big.Int).Lsh(big.NewInt(1), 252))
 	}
@@ -36,7 +36,7 @@ func leBytes(c ecdh.Curve, x *big.Int) []byte {
 }
 
 func clamped(c ecdh.Curve, b []byte) bool {
-	if c == ecdh.X25519 {
+	if c == ecdh.X25519() {
 		return b[0]&7 == 0 && b[31]&0xc0 == 0x40
 	}
 	return b[0]&3 == 0 && b[55]&0x80 != 0
@@ -54,12 +54,12 @@ func combDigits(c ecdh.Curve, s *big.Int) []int64 {
 	var d []int64
 	for i := range n {
 		m := new(big.Int).Rsh(t, uint(4*i))
-		if c == ecdh.X448 || i < n-1 {
+		if c == ecdh.X448() || i < n-1 {
 			m.And(m, big.NewInt(15))
 		}
 		d = append(d, m.Int64()-8)
 	}
-	if c == ecdh.X448 {
+	if c == ecdh.X448() {
 		d = append(d, new(big.Int).Rsh(t, uint(4*n)).Int64())
 	}
 	return d
@@ -95,14 +95,14 @@ func edgeScalars(t testing.TB, c ecdh.Curve) [][]byte {
 	// clamped value exactly 2^254 / 2^447
 	low := make([]byte, n)
 	low[n-1] = 0x40
-	if c == ecdh.X448 {
+	if c == ecdh.X448() {
 		low[n-1] = 0x80
 	}
 	out = append(out, low)
 
 	// digit patterns; each must already be clamped and recode to itself
 	nd := 2 * n
-	if c == ecdh.X448 {
+	if c == ecdh.X448() {
 		nd++
 	}
 	pattern := func(f func(i int) int64) {
@@ -115,7 +115,7 @@ func edgeScalars(t testing.TB, c ecdh.Curve) [][]byte {
 		require.Equal(t, d, combDigits(c, fromDigits(d)), "%s digit pattern does not recode to itself", c)
 		out = append(out, b)
 	}
-	if c == ecdh.X25519 {
+	if c == ecdh.X25519() {
 		top := nd - 1
 		pattern(func(i int) int64 { // every digit -8, the top one 8
 			if i == top {
@@ -222,13 +222,13 @@ func keysFor(t testing.TB, c ecdh.Curve, n int) [][]byte {
 
 func TestPublicKeysComb(t *testing.T) {
 	e := engine(t)
-	for _, c := range ecdh.Curves {
+	for _, c := range ecdh.Curves() {
 		for _, n := range []int{1, 3, 1000, 4096} {
 			t.Run(fmt.Sprintf("%s/%d", c, n), func(t *testing.T) {
 				privs := keysFor(t, c, n)
 				got, err := e.PublicKeys(c, privs)
 				require.NoError(t, err)
-				want, err := ecdh.CPU{}.PublicKeys(c, privs)
+				want, err := ecdh.CPUEngine().PublicKeys(c, privs)
 				require.NoError(t, err)
 				for i := range privs {
 					require.Equal(t, hex.EncodeToString(want[i]), hex.EncodeToString(got[i]), "element %d: priv %x", i, privs[i])
@@ -244,10 +244,10 @@ func TestPublicKeyKernel(t *testing.T) {
 	e := engine(t)
 	v25519, v448, err := testvectors.RFC7748()
 	require.NoError(t, err)
-	for _, c := range ecdh.Curves {
+	for _, c := range ecdh.Curves() {
 		t.Run(c.String(), func(t *testing.T) {
 			dh := v25519.DH61
-			if c == ecdh.X448 {
+			if c == ecdh.X448() {
 				dh = v448.DH62
 			}
 			require.NotNil(t, dh)
@@ -256,7 +256,7 @@ func TestPublicKeyKernel(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, dh.AlicePublic, hex.EncodeToString(got[0]))
 			require.Equal(t, dh.BobPublic, hex.EncodeToString(got[1]))
-			want, err := ecdh.CPU{}.PublicKeys(c, privs)
+			want, err := ecdh.CPUEngine().PublicKeys(c, privs)
 			require.NoError(t, err)
 			for i := range privs {
 				require.Equal(t, hex.EncodeToString(want[i]), hex.EncodeToString(got[i]), "element %d: priv %x", i, privs[i])

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpucrypto/gpucrypto/ecdh"
 	"github.com/gpucrypto/gpucrypto/internal/devicetest"
 	"github.com/gpucrypto/gpucrypto/kernels"
 )
@@ -36,10 +37,10 @@ func TestCUDABuildsEveryProgram(t *testing.T) {
 			}
 		}
 	}
-	for file, name := range map[string]string{"x25519_iterate.cl": "x25519_iterate", "x448_iterate.cl": "x448_iterate"} {
-		p, err := d.Program(kernels.Program(file, nil))
-		require.NoError(t, err, file)
-		_, err = p.Kernel(name)
-		require.NoError(t, err, "%s: %s", file, name)
+	for _, c := range ecdh.Curves() {
+		p, err := d.Program(ecdh.IterateProgram(c, nil))
+		require.NoError(t, err, "%s", c)
+		_, err = p.Kernel(ecdh.Prefix(c) + "_iterate")
+		require.NoError(t, err, "%s", c)
 	}
 }

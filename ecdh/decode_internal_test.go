@@ -5,7 +5,7 @@ package ecdh
 // kernel tests.
 
 // decode reads a little-endian key into limbs as RFC 7748 §5 does: a scalar
-// is clamped (decodeScalar25519 / decodeScalar448); an X25519 u-coordinate
+// is clamped (decodeScalar25519 / decodeScalar448); an X25519() u-coordinate
 // has its unused top bit masked (decodeUCoordinate). Non-canonical u (≥ p)
 // is accepted and reduced by the field code. The stack copy is cleared.
 func decode(c Curve, in []byte, dst []uint32, scalar bool) {
@@ -13,13 +13,13 @@ func decode(c Curve, in []byte, dst []uint32, scalar bool) {
 	b := buf[:c.Size()]
 	copy(b, in)
 	switch {
-	case scalar && c == X25519:
+	case scalar && c == X25519():
 		b[0] &= 248
 		b[31] = b[31]&127 | 64
 	case scalar:
 		b[0] &= 252
 		b[55] |= 128
-	case c == X25519:
+	case c == X25519():
 		b[31] &= 127
 	}
 	leLimbs(b, dst)

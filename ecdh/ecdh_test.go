@@ -29,7 +29,8 @@ func engine(t testing.TB) *ecdh.Engine {
 		e, err := ecdh.NewEngine(d)
 		require.NoError(t, err)
 		e.OnFallback(func(err error) { panic("unexpected CPU fallback in tests: " + err.Error()) })
-		e.SetBatchInversion(0) // per element at every size (the default rule depends on the size)
+		e.SetRoute(batch.RouteDevice) // the kernels under test, whatever the CPU's speed
+		e.SetBatchInversion(0)        // per element at every size (the default rule depends on the size)
 		engineOnce = e
 	}
 	return engineOnce
@@ -44,7 +45,7 @@ func unhex(t testing.TB, s string) []byte {
 // backends are checked side by side: the device engine (inverting per
 // element and in groups of testK) and the CPU path.
 func backends(t *testing.T) map[string]ecdh.Backend {
-	return map[string]ecdh.Backend{"device": engine(t), "device-binv": binvEngine(t, testK), "cpu": ecdh.CPU{}}
+	return map[string]ecdh.Backend{"device": engine(t), "device-binv": binvEngine(t, testK), "cpu": ecdh.CPUEngine()}
 }
 
 func one(t *testing.T, b ecdh.Backend, c ecdh.Curve, k, u []byte) []byte {
@@ -57,9 +58,9 @@ func one(t *testing.T, b ecdh.Backend, c ecdh.Curve, k, u []byte) []byte {
 func TestRFC7748(t *testing.T) {
 	v25519, v448, err := testvectors.RFC7748()
 	require.NoError(t, err)
-	vecs := map[ecdh.Curve]testvectors.RFC7748Curve{ecdh.X25519: v25519, ecdh.X448: v448}
+	vecs := map[ecdh.Curve]testvectors.RFC7748Curve{ecdh.X25519(): v25519, ecdh.X448(): v448}
 	for name, b := range backends(t) {
-		for _, c := range ecdh.Curves {
+		for _, c := range ecdh.Curves() {
 			v := vecs[c]
 			t.Run(fmt.Sprintf("%s/%s", name, c), func(t *testing.T) {
 				require.Len(t, v.Single, 2)
@@ -86,7 +87,7 @@ func TestRFC7748(t *testing.T) {
 					}
 				}
 				dh := v.DH61
-				if c == ecdh.X448 {
+				if c == ecdh.X448() {
 					dh = v.DH62
 				}
 				require.NotNil(t, dh)
@@ -105,9 +106,9 @@ func TestRFC7748(t *testing.T) {
 }
 
 func TestWycheproof(t *testing.T) {
-	files := map[ecdh.Curve]string{ecdh.X25519: "x25519_test.json", ecdh.X448: "x448_test.json"}
+	files := map[ecdh.Curve]string{ecdh.X25519(): "x25519_test.json", ecdh.X448(): "x448_test.json"}
 	for name, b := range backends(t) {
-		for _, c := range ecdh.Curves {
+		for _, c := range ecdh.Curves() {
 			t.Run(fmt.Sprintf("%s/%s", name, c), func(t *testing.T) {
 				cases, err := testvectors.WycheproofXDH(files[c])
 				require.NoError(t, err)
@@ -157,7 +158,7 @@ func TestDifferential(t *testing.T) {
 	if devicetest.Short(e.Device()) {
 		sizes = []int{1, 3, 1000}
 	}
-	for _, c := range ecdh.Curves {
+	for _, c := range ecdh.Curves() {
 		for _, n := range sizes {
 			t.Run(fmt.Sprintf("%s/%d", c, n), func(t *testing.T) {
 				privs, peers := make([][]byte, n), make([][]byte, n)
@@ -178,14 +179,14 @@ func TestDifferential(t *testing.T) {
 					}
 				}
 				got, gerr := e.SharedSecrets(c, privs, peers)
-				want, werr := ecdh.CPU{}.SharedSecrets(c, privs, peers)
+				want, werr := ecdh.CPUEngine().SharedSecrets(c, privs, peers)
 				requireSameErrors(t, werr, gerr, n)
 				for i := range n {
 					require.Equal(t, want[i], got[i], "element %d: priv %x peer %x", i, privs[i], peers[i])
 				}
 				gp, err := e.PublicKeys(c, privs)
 				require.NoError(t, err)
-				wp, err := ecdh.CPU{}.PublicKeys(c, privs)
+				wp, err := ecdh.CPUEngine().PublicKeys(c, privs)
 				require.NoError(t, err)
 				require.Equal(t, wp, gp)
 			})
@@ -216,9 +217,9 @@ func TestBadInput(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			good := make([]byte, 32)
 			rand.Read(good)
-			pub, err := b.PublicKeys(ecdh.X25519, [][]byte{good})
+			pub, err := b.PublicKeys(ecdh.X25519(), [][]byte{good})
 			require.NoError(t, err)
-			out, err := b.SharedSecrets(ecdh.X25519,
+			out, err := b.SharedSecrets(ecdh.X25519(),
 				[][]byte{good, good[:31], nil, good, good},
 				[][]byte{pub[0], pub[0], pub[0], append(bytes.Clone(pub[0]), 0), nil})
 			var be *batch.Error
@@ -230,13 +231,15 @@ func TestBadInput(t *testing.T) {
 				require.ErrorIs(t, be.Errs[i], ecdh.ErrKeyLength, "element %d", i)
 				require.Nil(t, out[i])
 			}
-			_, err = b.SharedSecrets(ecdh.X25519, [][]byte{good, good}, [][]byte{pub[0]})
+			_, err = b.SharedSecrets(ecdh.X25519(), [][]byte{good, good}, [][]byte{pub[0]})
 			require.ErrorContains(t, err, "2 private keys but 1 peer keys")
-			_, err = b.PublicKeys(ecdh.Curve(7), [][]byte{good})
-			require.ErrorContains(t, err, "unknown curve")
-			_, err = b.PublicKeys(ecdh.X448, [][]byte{good})
+			_, err = b.PublicKeys(nil, [][]byte{good})
+			require.ErrorContains(t, err, "nil curve")
+			_, err = b.SharedSecrets(nil, [][]byte{good}, [][]byte{good})
+			require.ErrorContains(t, err, "nil curve")
+			_, err = b.PublicKeys(ecdh.X448(), [][]byte{good})
 			require.ErrorIs(t, err, ecdh.ErrKeyLength)
-			out, err = b.PublicKeys(ecdh.X448, nil)
+			out, err = b.PublicKeys(ecdh.X448(), nil)
 			require.NoError(t, err)
 			require.Empty(t, out)
 		})
@@ -249,7 +252,7 @@ func TestBadInput(t *testing.T) {
 // in both.
 func TestCPUX25519AgainstStd(t *testing.T) {
 	const n = 500
-	edge := ecdh.EdgeU(ecdh.X25519)
+	edge := ecdh.EdgeU(ecdh.X25519())
 	privs, peers := make([][]byte, n), make([][]byte, n)
 	for i := range n {
 		privs[i], peers[i] = make([]byte, 32), make([]byte, 32)
@@ -264,12 +267,12 @@ func TestCPUX25519AgainstStd(t *testing.T) {
 			peers[i] = edge[i]
 		}
 	}
-	got, gerr := ecdh.CPU{}.SharedSecrets(ecdh.X25519, privs, peers)
+	got, gerr := ecdh.CPUEngine().SharedSecrets(ecdh.X25519(), privs, peers)
 	var ge *batch.Error
 	if gerr != nil {
 		require.True(t, errors.As(gerr, &ge), "%v", gerr)
 	}
-	pubs, err := ecdh.CPU{}.PublicKeys(ecdh.X25519, privs)
+	pubs, err := ecdh.CPUEngine().PublicKeys(ecdh.X25519(), privs)
 	require.NoError(t, err)
 	lowOrder := 0
 	for i := range n {
@@ -293,37 +296,50 @@ func TestCPUX25519AgainstStd(t *testing.T) {
 	require.NotZero(t, lowOrder, "the edge points include low-order ones")
 }
 
-// SetCPUBelow: a batch smaller than the setting runs on the CPU (no device
-// time), a larger one on the device; the results are the same.
-func TestCPUBelow(t *testing.T) {
-	e := engine(t)
-	require.Zero(t, e.CPUBelow())
-	e.SetCPUBelow(3)
-	defer e.SetCPUBelow(0)
-	for _, c := range ecdh.Curves {
+// The route: RouteCPU computes on the CPU (no device time), RouteDevice
+// on the device, RouteAuto where it measured faster; the results are the
+// same every way, and Stats counts each path.
+func TestRoute(t *testing.T) {
+	e, err := ecdh.NewEngine(devicetest.Device(t))
+	require.NoError(t, err)
+	defer e.Close()
+	for _, c := range ecdh.Curves() {
 		privs, peers := make([][]byte, 3), make([][]byte, 3)
 		for i := range privs {
 			privs[i], peers[i] = make([]byte, c.Size()), make([]byte, c.Size())
 			rand.Read(privs[i])
 			rand.Read(peers[i])
 		}
-		want, err := ecdh.CPU{}.SharedSecrets(c, privs, peers)
+		want, err := ecdh.CPUEngine().SharedSecrets(c, privs, peers)
 		require.NoError(t, err)
-		before := e.DeviceTime()
-		got, err := e.SharedSecrets(c, privs[:2], peers[:2]) // 2 < 3: the CPU
+		before := e.Stats()
+		e.SetRoute(batch.RouteCPU)
+		got, err := e.SharedSecrets(c, privs, peers)
 		require.NoError(t, err)
-		require.Equal(t, before, e.DeviceTime())
-		require.Equal(t, want[:2], got)
-		got, err = e.SharedSecrets(c, privs, peers) // 3: the device
-		require.NoError(t, err)
-		require.Greater(t, e.DeviceTime(), before)
 		require.Equal(t, want, got)
+		after := e.Stats()
+		require.Equal(t, before.DeviceTime, after.DeviceTime)
+		require.Equal(t, before.CPUOps+3, after.CPUOps)
+		e.SetRoute(batch.RouteDevice)
+		got, err = e.SharedSecrets(c, privs, peers)
+		require.NoError(t, err)
+		require.Equal(t, want, got)
+		require.Greater(t, e.Stats().DeviceTime, after.DeviceTime)
+		require.Equal(t, after.DeviceOps+3, e.Stats().DeviceOps)
+		e.SetRoute(batch.RouteAuto)
+		for range 3 {
+			got, err = e.SharedSecrets(c, privs, peers)
+			require.NoError(t, err)
+			require.Equal(t, want, got)
+		}
 		// bad input is the element's error on the CPU too
+		e.SetRoute(batch.RouteCPU)
 		_, err = e.SharedSecrets(c, [][]byte{privs[0], privs[1][:5]}, peers[:2])
 		var be *batch.Error
 		require.ErrorAs(t, err, &be)
 		require.NoError(t, be.Errs[0])
-		require.Error(t, be.Errs[1])
+		require.ErrorIs(t, be.Errs[1], ecdh.ErrKeyLength)
+		e.SetRoute(batch.RouteAuto)
 	}
 }
 
@@ -333,7 +349,7 @@ func TestPipelinedChunks(t *testing.T) {
 	e := engine(t)
 	t.Cleanup(ecdh.SetPipelineChunk(7))
 	const n = 40
-	for _, c := range ecdh.Curves {
+	for _, c := range ecdh.Curves() {
 		privs, peers := make([][]byte, n), make([][]byte, n)
 		edge := ecdh.EdgeU(c)
 		for i := range n {
@@ -355,7 +371,7 @@ func TestPipelinedChunks(t *testing.T) {
 			if i == 17 {
 				continue
 			}
-			want, werr := ecdh.CPU{}.SharedSecrets(c, privs[i:i+1], peers[i:i+1])
+			want, werr := ecdh.CPUEngine().SharedSecrets(c, privs[i:i+1], peers[i:i+1])
 			if werr != nil {
 				require.ErrorIs(t, ge.Errs[i], ecdh.ErrLowOrder, "element %d", i)
 				continue
@@ -366,7 +382,7 @@ func TestPipelinedChunks(t *testing.T) {
 		privs[17] = make([]byte, c.Size())
 		gp, err := e.PublicKeys(c, privs)
 		require.NoError(t, err)
-		wp, err := ecdh.CPU{}.PublicKeys(c, privs)
+		wp, err := ecdh.CPUEngine().PublicKeys(c, privs)
 		require.NoError(t, err)
 		require.Equal(t, wp, gp)
 	}

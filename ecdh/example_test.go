@@ -16,18 +16,18 @@ var (
 	bobPriv, _   = hex.DecodeString("5dab087e624a8a4b79e17f8b83800ee66f3bb1292618b6fd1c2f8b27ff88e0eb")
 )
 
-// An Engine computes whole batches on one device. Auto falls back to the
-// CPU when there is no device, so this example runs anywhere.
+// An Engine computes whole batches on one device, or on the CPU. Auto
+// picks the CPU engine when there is no GPU, so this example runs
+// anywhere.
 func ExampleEngine() {
-	b, note := ecdh.Auto() // an *ecdh.Engine on the default device, or ecdh.CPU{}
-	if note != nil {
-		log.Print(note)
-	}
-	pubs, err := b.PublicKeys(ecdh.X25519, [][]byte{alicePriv, bobPriv})
+	b, choice := ecdh.Auto() // an *ecdh.Engine on a GPU, or ecdh.CPUEngine()
+	defer b.Close()
+	log.Print(choice) // what Auto chose, and why
+	pubs, err := b.PublicKeys(ecdh.X25519(), [][]byte{alicePriv, bobPriv})
 	if err != nil {
 		log.Fatal(err)
 	}
-	secrets, err := b.SharedSecrets(ecdh.X25519,
+	secrets, err := b.SharedSecrets(ecdh.X25519(),
 		[][]byte{alicePriv, bobPriv},
 		[][]byte{pubs[1], pubs[0]})
 	if err != nil {
@@ -44,6 +44,7 @@ func ExampleEngine() {
 // handshake, say) and spreads the batches over its backends.
 func ExampleServer() {
 	b, _ := ecdh.Auto()
+	defer b.Close()
 	s, err := ecdh.NewServer(batch.Options{MaxBatch: 4096, MaxDelay: time.Millisecond}, b)
 	if err != nil {
 		log.Fatal(err)
@@ -51,11 +52,11 @@ func ExampleServer() {
 	defer s.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	pub, err := s.PublicKey(ctx, ecdh.X25519, bobPriv)
+	pub, err := s.PublicKey(ctx, ecdh.X25519(), bobPriv)
 	if err != nil {
 		log.Fatal(err)
 	}
-	secret, err := s.SharedSecret(ctx, ecdh.X25519, alicePriv, pub)
+	secret, err := s.SharedSecret(ctx, ecdh.X25519(), alicePriv, pub)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -63,11 +64,12 @@ func ExampleServer() {
 	// Output: 4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742
 }
 
-// The CPU backend has the same API (crypto/ecdh for X25519, circl for
-// X448); an Engine uses it by itself when its device fails mid-batch.
-func ExampleCPU() {
-	var cpu ecdh.CPU
-	_, err := cpu.SharedSecrets(ecdh.X25519, [][]byte{alicePriv}, [][]byte{make([]byte, 32)})
+// The CPU engine has the same API (circl, constant-time); a device
+// Engine computes on it the calls it finds faster there, and the batches
+// its device fails.
+func ExampleCPUEngine() {
+	cpu := ecdh.CPUEngine()
+	_, err := cpu.SharedSecrets(ecdh.X25519(), [][]byte{alicePriv}, [][]byte{make([]byte, 32)})
 	fmt.Println(err)
 	// Output: 1 of 1 batch elements failed; element 0: ecdh: low-order peer public key: the shared secret is all zeros
 }

@@ -1,25 +1,33 @@
 package ecdh
 
 import (
-	"fmt"
+	"errors"
 
 	"github.com/gpucrypto/gpucrypto/device"
+	"github.com/gpucrypto/gpucrypto/internal/engine"
 )
 
-// SetFailHook makes every device run of e call f first and fail with its
+// SetFailHook makes every device batch of e call f first and fail with its
 // error (nil: run normally). Tests use it to prove the CPU fallback.
 func (e *Engine) SetFailHook(f func() error) {
-	e.mu.Lock()
-	e.failHook = f
-	e.mu.Unlock()
+	if f == nil {
+		e.core.SetHooks(nil)
+		return
+	}
+	e.core.SetHooks(&engine.Hooks{BeforeDevice: func(lo, hi int) error { return f() }})
 }
 
 // InvertBatch runs the batched-inversion kernel of c alone: u = X/Z for
 // limb-major x and z of n elements each, in groups of at most k.
 func (e *Engine) InvertBatch(c Curve, x, z []uint32, k int) ([]uint32, error) {
-	n := len(x) / c.limbs()
+	m := c.params()
+	n := len(x) / m.limbs()
 	out := make([]uint32, len(x))
-	_, err := e.stages.Run(e.pool, func(cmds *device.Commands) error {
+	s, err := e.core.Stages()
+	if err != nil {
+		return nil, err
+	}
+	_, err = s.Run(e.core.Pool(), func(cmds *device.Commands) error {
 		dxz, err := cmds.Upload(append(append([]uint32(nil), x...), z...), true)
 		if err != nil {
 			return err
@@ -28,7 +36,7 @@ func (e *Engine) InvertBatch(c Curve, x, z []uint32, k int) ([]uint32, error) {
 		if err != nil {
 			return err
 		}
-		if err := e.invertBatch(cmds, c, dout, dxz, n, k); err != nil {
+		if err := e.invertBatch(cmds, m, dout, dxz, n, k); err != nil {
 			return err
 		}
 		return cmds.Read(dout, device.Uint32Bytes(out))
@@ -42,55 +50,72 @@ func (e *Engine) InvertBatch(c Curve, x, z []uint32, k int) ([]uint32, error) {
 // rows, which it fills. Tests of the host side and host-time benchmarks
 // use it.
 func (e *Engine) SetDeviceStub(f func(c Curve, binv int, scal, us, res []uint32)) {
-	e.mu.Lock()
-	e.stub = f
-	e.mu.Unlock()
+	if f == nil {
+		e.core.SetHooks(nil)
+		return
+	}
+	e.core.SetHooks(&engine.Hooks{Device: func(job engine.Job, ch *engine.Chunk) error {
+		j, ok := job.(*ladderJob)
+		if !ok {
+			return errors.New("ecdh: a stubbed engine ran a job that is not a ladder")
+		}
+		return j.onDevice(ch, func(ch *engine.Chunk, m *montgomery, b *ladderBatch) error {
+			// the stub sees what the device's kernels see: limb-major
+			// rows, decoded (kernels/ecdh_codec.h, here on the host)
+			w := m.limbs() * b.n
+			scal, res := make([]uint32, w), make([]uint32, w)
+			decodeRows(m, b.scal, m.scalarMask, scal, b.n)
+			var us []uint32
+			if b.us != nil {
+				us = make([]uint32, w)
+				decodeRows(m, b.us, m.uMask, us, b.n)
+			}
+			f(m, b.binv, scal, us, res)
+			clear(scal)
+			encodeRows(m, res, b.res, b.n)
+			clear(res)
+			return nil
+		})
+	}})
 }
 
-// IdleSlots is the number of idle batch buffer sets e keeps.
-func (e *Engine) IdleSlots() int {
-	e.slots.mu.Lock()
-	defer e.slots.mu.Unlock()
-	return len(e.slots.idle)
+// decodeRows is the device's decoding kernel on the host (for the device
+// stub): the n byte strings of keys, decoded with mask into the
+// limb-major rows.
+func decodeRows(m *montgomery, keys []uint32, mask keyMask, rows []uint32, n int) {
+	size, kb := m.size, device.Uint32Bytes(keys)
+	for i := range n {
+		putKey(kb[i*size:(i+1)*size], mask, rows, i, n)
+	}
 }
 
-// CheckIdleZero returns an error unless every idle buffer of e is zero
-// where it may have held secrets: the host scalars and results of its
-// slots, and every idle device buffer.
-func (e *Engine) CheckIdleZero() error {
-	e.slots.mu.Lock()
-	for _, s := range e.slots.idle {
-		for _, h := range [][]uint32{s.scal, s.res} {
-			for i, w := range h {
-				if w != 0 {
-					e.slots.mu.Unlock()
-					return fmt.Errorf("%v slot (shared %v, %d elements): host word %d is %#x", s.c, s.shared, s.cap, i, w)
-				}
-			}
+// encodeRows is the device's encoding kernel on the host (for the device
+// stub): the limb-major rows as n byte strings (little-endian words) in
+// out.
+func encodeRows(m *montgomery, rows []uint32, out []uint32, n int) {
+	L := m.limbs()
+	for i := range n {
+		for j := range L {
+			out[i*L+j] = rows[j*n+i]
 		}
 	}
-	e.slots.mu.Unlock()
-	idle, err := e.pool.IdleContents()
-	if err != nil {
-		return err
-	}
-	for n, b := range idle {
-		for i, x := range b {
-			if x != 0 {
-				return fmt.Errorf("idle device buffer %d of %d bytes: byte %d is %#x", n, len(b), i, x)
-			}
-		}
-	}
-	return nil
 }
+
+// IdleStaging is the number of staging allocations e keeps.
+func (e *Engine) IdleStaging() int { return e.core.IdleStaging() }
+
+// CheckIdleZero returns an error unless every idle buffer of e, host and
+// device, is zero.
+func (e *Engine) CheckIdleZero() error { return e.core.CheckIdleZero() }
 
 // PutKey and Decode expose the two key decoders for a comparison test.
 func PutKey(c Curve, k []byte, scalar bool, dst []uint32, i, n int) {
-	sm, um := masks(c)
+	m := c.params()
+	mask := m.scalarMask
 	if !scalar {
-		sm = um
+		mask = m.uMask
 	}
-	putKey(k, sm, dst, i, n)
+	putKey(k, mask, dst, i, n)
 }
 
 func Decode(c Curve, k []byte, dst []uint32, scalar bool) { decode(c, k, dst, scalar) }
@@ -113,3 +138,12 @@ func WithProgramDefines(defines map[Curve]map[string]string) (restore func()) {
 	programDefines = defines
 	return func() { programDefines = old }
 }
+
+// Masks are c's key masks, as the iteration kernel takes them.
+func Masks(c Curve) (scalar, u [3]uint32) {
+	m := c.params()
+	return [3]uint32{m.scalarMask.and0, m.scalarMask.andTop, m.scalarMask.orTop}, [3]uint32{m.uMask.and0, m.uMask.andTop, m.uMask.orTop}
+}
+
+// Prefix names c's kernels and kernel file.
+func Prefix(c Curve) string { return c.params().prefix }

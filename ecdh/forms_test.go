@@ -22,14 +22,14 @@ import (
 // multiprocessor).
 var fieldForms = map[string]map[ecdh.Curve]map[string]string{
 	"default":   nil,
-	"integer":   {ecdh.X25519: {"FIELD_MUL_ROWS": "4"}},
-	"unrolled":  {ecdh.X25519: {"FIELD_MUL_ROWS": "8"}, ecdh.X448: {"FIELD_MUL_ROWS": "14"}},
-	"rows-half": {ecdh.X25519: {"FIELD_MUL_ROWS": "4"}, ecdh.X448: {"FIELD_MUL_ROWS": "7"}},
-	"rows-2":    {ecdh.X25519: {"FIELD_MUL_ROWS": "2"}, ecdh.X448: {"FIELD_MUL_ROWS": "2"}},
-	"rows-1":    {ecdh.X25519: {"FIELD_MUL_ROWS": "1"}, ecdh.X448: {"FIELD_MUL_ROWS": "1"}},
-	"fp64":      {ecdh.X25519: {"LADDER_FP64": "1"}},
-	"fp64-g4":   {ecdh.X25519: {"LADDER_FP64": "1", "LADDER_GROUPS": "4"}},
-	"fp64-g5":   {ecdh.X25519: {"LADDER_FP64": "1", "LADDER_GROUPS": "5"}},
+	"integer":   {ecdh.X25519(): {"FIELD_MUL_ROWS": "4"}},
+	"unrolled":  {ecdh.X25519(): {"FIELD_MUL_ROWS": "8"}, ecdh.X448(): {"FIELD_MUL_ROWS": "14"}},
+	"rows-half": {ecdh.X25519(): {"FIELD_MUL_ROWS": "4"}, ecdh.X448(): {"FIELD_MUL_ROWS": "7"}},
+	"rows-2":    {ecdh.X25519(): {"FIELD_MUL_ROWS": "2"}, ecdh.X448(): {"FIELD_MUL_ROWS": "2"}},
+	"rows-1":    {ecdh.X25519(): {"FIELD_MUL_ROWS": "1"}, ecdh.X448(): {"FIELD_MUL_ROWS": "1"}},
+	"fp64":      {ecdh.X25519(): {"LADDER_FP64": "1"}},
+	"fp64-g4":   {ecdh.X25519(): {"LADDER_FP64": "1", "LADDER_GROUPS": "4"}},
+	"fp64-g5":   {ecdh.X25519(): {"LADDER_FP64": "1", "LADDER_GROUPS": "5"}},
 }
 
 // testedForms are the forms the tests run besides the default (which runs
@@ -49,7 +49,7 @@ func TestFieldForms(t *testing.T) {
 			restore()
 			require.NoError(t, err)
 			defer e.ReleaseBuffers()
-			for _, c := range ecdh.Curves {
+			for _, c := range ecdh.Curves() {
 				privs, peers := benchKeys(c, 257)
 				for j, u := range ecdh.EdgeU(c) { // reduction edges, low-order points
 					peers[3*j+1] = u
@@ -57,7 +57,7 @@ func TestFieldForms(t *testing.T) {
 				for j := range privs[0] {
 					privs[0][j] = 0xff // the largest clamped scalar
 				}
-				want, werr := ecdh.CPU{}.SharedSecrets(c, privs, peers)
+				want, werr := ecdh.CPUEngine().SharedSecrets(c, privs, peers)
 				for _, k := range []int{0, benchBinvK} {
 					e.SetBatchInversion(k)
 					got, gerr := e.SharedSecrets(c, privs, peers)
@@ -66,7 +66,7 @@ func TestFieldForms(t *testing.T) {
 				}
 				gp, err := e.PublicKeys(c, privs)
 				require.NoError(t, err)
-				wp, err := ecdh.CPU{}.PublicKeys(c, privs)
+				wp, err := ecdh.CPUEngine().PublicKeys(c, privs)
 				require.NoError(t, err)
 				require.Equal(t, wp, gp, "%s public keys", c)
 			}
@@ -80,7 +80,7 @@ func TestFieldFormsIterated(t *testing.T) {
 	d := devicetest.Device(t)
 	for _, name := range testedForms {
 		t.Run(name, func(t *testing.T) {
-			for _, c := range ecdh.Curves {
+			for _, c := range ecdh.Curves() {
 				if fieldForms[name][c] == nil {
 					continue // the default form, run by TestRFC7748IteratedOnDevice
 				}
@@ -111,7 +111,7 @@ func BenchmarkFieldForms(b *testing.B) {
 			restore := ecdh.WithProgramDefines(fieldForms[name])
 			e, err := ecdh.NewEngine(d)
 			defines := map[ecdh.Curve]map[string]string{}
-			for _, c := range ecdh.Curves {
+			for _, c := range ecdh.Curves() {
 				defines[c] = ecdh.ProgramDefines(d, c)
 			}
 			restore()
@@ -119,7 +119,7 @@ func BenchmarkFieldForms(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer e.ReleaseBuffers()
-			for _, c := range ecdh.Curves {
+			for _, c := range ecdh.Curves() {
 				if name != "default" && fieldForms[name][c] == nil {
 					continue // the default form, measured as "default"
 				}
@@ -128,13 +128,13 @@ func BenchmarkFieldForms(b *testing.B) {
 				for _, k := range []int{0, benchBinvK} {
 					b.Run(fmt.Sprintf("%s/k=%d/%d", c, k, n), func(b *testing.B) {
 						e.SetBatchInversion(k)
-						before := e.DeviceTime()
+						before := e.Stats().DeviceTime
 						for b.Loop() {
 							if _, err := e.SharedSecrets(c, privs, peers); err != nil {
 								b.Fatal(err)
 							}
 						}
-						b.ReportMetric(float64(n*b.N)/(e.DeviceTime()-before).Seconds(), "kernel-ops/s")
+						b.ReportMetric(float64(n*b.N)/(e.Stats().DeviceTime-before).Seconds(), "kernel-ops/s")
 					})
 				}
 			}
@@ -148,12 +148,12 @@ func BenchmarkFieldForms(b *testing.B) {
 func TestProgramDefines(t *testing.T) {
 	fast := &device.Device{Info: device.Info{FP64: true, FastFP64: true}}
 	slow := &device.Device{Info: device.Info{FP64: true}}
-	require.Equal(t, map[string]string{"LADDER_FP64": "1"}, ecdh.ProgramDefines(fast, ecdh.X25519))
-	require.Nil(t, ecdh.ProgramDefines(fast, ecdh.X448))
-	require.Nil(t, ecdh.ProgramDefines(slow, ecdh.X25519))
-	require.Nil(t, ecdh.ProgramDefines(slow, ecdh.X448))
+	require.Equal(t, map[string]string{"LADDER_FP64": "1"}, ecdh.ProgramDefines(fast, ecdh.X25519()))
+	require.Nil(t, ecdh.ProgramDefines(fast, ecdh.X448()))
+	require.Nil(t, ecdh.ProgramDefines(slow, ecdh.X25519()))
+	require.Nil(t, ecdh.ProgramDefines(slow, ecdh.X448()))
 	restore := ecdh.WithProgramDefines(fieldForms["integer"])
 	defer restore()
-	require.Equal(t, map[string]string{"FIELD_MUL_ROWS": "4"}, ecdh.ProgramDefines(fast, ecdh.X25519))
-	require.Nil(t, ecdh.ProgramDefines(fast, ecdh.X448))
+	require.Equal(t, map[string]string{"FIELD_MUL_ROWS": "4"}, ecdh.ProgramDefines(fast, ecdh.X25519()))
+	require.Nil(t, ecdh.ProgramDefines(fast, ecdh.X448()))
 }

@@ -20,7 +20,7 @@ import (
 func TestInto(t *testing.T) {
 	e := engine(t)
 	const n = 40
-	for _, c := range ecdh.Curves {
+	for _, c := range ecdh.Curves() {
 		privs, peers := make([][]byte, n), make([][]byte, n)
 		edge := ecdh.EdgeU(c)
 		for i := range n {
@@ -36,7 +36,7 @@ func TestInto(t *testing.T) {
 		wantErr := make([]error, n)
 		for i := range n {
 			var w [][]byte
-			if w, wantErr[i] = (ecdh.CPU{}).SharedSecrets(c, privs[i:i+1], peers[i:i+1]); wantErr[i] == nil {
+			if w, wantErr[i] = (ecdh.CPUEngine()).SharedSecrets(c, privs[i:i+1], peers[i:i+1]); wantErr[i] == nil {
 				want[i] = w[0]
 			}
 		}
@@ -62,10 +62,10 @@ func TestInto(t *testing.T) {
 		} {
 			t.Run(c.String()+"/"+run.name, func(t *testing.T) {
 				restore := run.setup()
-				fellBack := e.Fallbacks()
+				fellBack := int(e.Stats().Fallbacks)
 				defer func() {
 					restore()
-					require.Equal(t, run.name == "fallback", e.Fallbacks() > fellBack, "fallbacks")
+					require.Equal(t, run.name == "fallback", int(e.Stats().Fallbacks) > fellBack, "fallbacks")
 				}()
 				for i := range out {
 					for j := range out[i] {
@@ -89,7 +89,7 @@ func TestInto(t *testing.T) {
 				}
 				ok := append([][]byte(nil), privs...)
 				ok[17] = make([]byte, c.Size())
-				wantPub, err := ecdh.CPU{}.PublicKeys(c, ok)
+				wantPub, err := ecdh.CPUEngine().PublicKeys(c, ok)
 				require.NoError(t, err)
 				out[23] = out[23][:c.Size()]
 				require.NoError(t, e.PublicKeysInto(c, ok, out))

@@ -1,11 +1,29 @@
 package ecdh
 
 import (
+	"embed"
 	"fmt"
+	"io/fs"
 
 	"github.com/gpucrypto/gpucrypto/device"
 	"github.com/gpucrypto/gpucrypto/kernels"
 )
+
+// iterateKernels are the test programs of RFC 7748's iterated vectors:
+// the curves' programs as the engine builds them, plus a kernel on their
+// ladder. They live with the tests, apart from the library's kernels.
+//
+//go:embed testdata/kernels
+var iterateKernels embed.FS
+
+// IterateProgram is c's iteration program with defines.
+func IterateProgram(c Curve, defines map[string]string) device.Source {
+	sub, err := fs.Sub(iterateKernels, "testdata/kernels")
+	if err != nil {
+		panic(err)
+	}
+	return kernels.ProgramFrom(sub, c.params().prefix+"_iterate.cl", defines)
+}
 
 // Iterator runs RFC 7748 §5.2's iterated test on a device: k, u =
 // X(k, u), k, over and over, in one work-item (kernels/ladder_iterate.h,
@@ -21,18 +39,19 @@ type Iterator struct {
 // WithProgramDefines, as an engine would) and uploads the starting k and
 // u (c.Size() bytes each).
 func NewIterator(d *device.Device, c Curve, k, u []byte) (*Iterator, error) {
-	if err := checkLen(c, "private", k); err != nil {
+	m := c.params()
+	if err := m.checkLen("private", k); err != nil {
 		return nil, err
 	}
-	if err := checkLen(c, "public", u); err != nil {
+	if err := m.checkLen("public", u); err != nil {
 		return nil, err
 	}
-	file := curveName(c) + "_iterate.cl"
-	p, err := d.Program(kernels.Program(file, ProgramDefines(d, c)))
+	src := IterateProgram(c, ProgramDefines(d, c))
+	p, err := d.Program(src)
 	if err != nil {
-		return nil, fmt.Errorf("ecdh: building %s for %s: %w", file, d.Name, err)
+		return nil, fmt.Errorf("ecdh: building %s for %s: %w", src.Name, d.Name, err)
 	}
-	kern, err := p.Kernel(curveName(c) + "_iterate")
+	kern, err := p.Kernel(m.prefix + "_iterate")
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +71,8 @@ func (it *Iterator) Run(n int) error {
 	if n < 1 || uint64(n) > 1<<32-1 {
 		return fmt.Errorf("ecdh: %d iterations in one launch: want 1 to 2^32−1", n)
 	}
-	sm, um := masks(it.c)
+	m := it.c.params()
+	sm, um := m.scalarMask, m.uMask
 	ev, err := it.kern.Launch(1, 1, it.state, uint32(n), sm.and0, sm.andTop, sm.orTop, um.and0, um.andTop, um.orTop)
 	if err != nil {
 		return err

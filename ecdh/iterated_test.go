@@ -51,7 +51,7 @@ func iterated(t *testing.T, c ecdh.Curve) (start []byte, want map[int]string) {
 	v25519, v448, err := testvectors.RFC7748()
 	require.NoError(t, err)
 	v := v25519
-	if c == ecdh.X448 {
+	if c == ecdh.X448() {
 		v = v448
 	}
 	want = map[int]string{}
@@ -130,7 +130,7 @@ func logRate(t *testing.T, c ecdh.Curve, n int, elapsed time.Duration) {
 // kernel) is logged, with what 1,000,000 would take at that rate.
 func TestRFC7748IteratedOnDevice(t *testing.T) {
 	d := devicetest.Device(t)
-	for _, c := range ecdh.Curves {
+	for _, c := range ecdh.Curves() {
 		t.Run(c.String(), func(t *testing.T) {
 			ch := newChain(t, d, c)
 			ch.runTo(1)
@@ -164,7 +164,7 @@ func TestRFC7748IteratedMillion(t *testing.T) {
 	}
 	d := devicetest.Device(t)
 	const total = 1000000
-	for _, c := range ecdh.Curves {
+	for _, c := range ecdh.Curves() {
 		t.Run(c.String(), func(t *testing.T) {
 			path := ""
 			var ch *chain

@@ -12,102 +12,110 @@ import (
 
 	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/internal/devicetest"
+	"github.com/gpucrypto/gpucrypto/internal/engine"
 )
 
+// phaseTimes are the times of one device batch: pack (the keys into the
+// staging memory), run (uploads, kernels, read-back, zeroing: the wall
+// time the host waits) and unpack (the results into the callers'
+// strings), in ms from a start.
+type phaseTimes struct {
+	lo                      int
+	start, packed, ran, end float64
+}
+
+// timePhases makes e's device batches record their phases into record
+// (ms from start) and returns the function that stops it.
+func timePhases(e *Engine, start *time.Time, record func(phaseTimes)) func() {
+	ms := func() float64 { return float64(time.Since(*start).Microseconds()) / 1000 }
+	e.core.SetHooks(&engine.Hooks{Device: func(job engine.Job, ch *engine.Chunk) error {
+		j := job.(*ladderJob)
+		p := phaseTimes{lo: ch.Lo, start: ms()}
+		err := j.onDevice(ch, func(ch *engine.Chunk, m *montgomery, b *ladderBatch) error {
+			p.packed = ms()
+			err := e.enqueue(ch, m, b)
+			p.ran = ms()
+			return err
+		})
+		p.end = ms()
+		record(p)
+		return err
+	}})
+	return func() { e.core.SetHooks(nil) }
+}
+
 // BenchmarkPhases times the phases of one device batch of X25519 shared
-// secrets and X448 shared secrets alone: prepare (decode into the
-// limb-major rows), run (uploads, kernels, read-back, zeroing: the wall
-// time the host waits) with the kernels' device time, and finish
-// (encode). It says where a lone caller's time goes (issue #11).
+// secrets and X448 shared secrets alone, with the kernels' device time:
+// it says where a lone caller's time goes (issue #11).
 func BenchmarkPhases(b *testing.B) {
 	e, err := NewEngine(devicetest.Device(b))
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer e.ReleaseBuffers()
-	for _, c := range Curves {
+	defer e.Close()
+	e.SetRoute(batch.RouteDevice)
+	for _, c := range Curves() {
 		for _, n := range []int{65536, 262144} {
 			privs, peers := randomKeys(c, n), randomKeys(c, n)
-			out := resultStrings(c, n)
 			b.Run(fmt.Sprintf("%s/%d", c, n), func(b *testing.B) {
-				var prep, run, kern, fin time.Duration
+				var start time.Time
+				var sum phaseTimes
+				defer timePhases(e, &start, func(p phaseTimes) {
+					sum.packed += p.packed - p.start
+					sum.ran += p.ran - p.packed
+					sum.end += p.end - p.ran
+				})()
+				kernels := e.Stats().DeviceTime
 				for b.Loop() {
-					s := e.slots.get(c, true, n)
-					w := c.limbs() * n
-					s.dirty = w
-					t0 := time.Now()
-					errs := prepare(c, privs, peers, out, s.scal[:w], s.us[:w])
-					t1 := time.Now()
-					dur, err := e.run(c, s, n)
-					if err != nil {
+					start = time.Now()
+					if _, err := e.SharedSecrets(c, privs, peers); err != nil {
 						b.Fatal(err)
 					}
-					t2 := time.Now()
-					finish(c, s.res[:w], true, errs, out)
-					t3 := time.Now()
-					e.slots.put(s)
-					prep, run, kern, fin = prep+t1.Sub(t0), run+t2.Sub(t1), kern+dur, fin+t3.Sub(t2)
 				}
-				per := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(b.N) }
-				b.ReportMetric(per(prep), "prepare-ms")
-				b.ReportMetric(per(run), "run-ms")
-				b.ReportMetric(per(kern), "kernel-ms")
-				b.ReportMetric(per(fin), "finish-ms")
+				per := func(ms float64) float64 { return ms / float64(b.N) }
+				b.ReportMetric(per(sum.packed), "prepare-ms")
+				b.ReportMetric(per(sum.ran), "run-ms")
+				b.ReportMetric(per(float64((e.Stats().DeviceTime-kernels).Microseconds())/1000), "kernel-ms")
+				b.ReportMetric(per(sum.end), "finish-ms")
 			})
 		}
 	}
 }
 
-// BenchmarkPhasesPipelined is compute's pipelined chunks of one large
-// X25519 call (GPUCRYPTO_BENCH_ECDH_BATCH, default 1048576) with a
-// timeline: when each chunk prepared, ran and finished, in ms from the
-// start of the call (logged with -test.v).
+// BenchmarkPhasesPipelined is the pipelined chunks of one large X25519
+// call (GPUCRYPTO_BENCH_ECDH_BATCH, default 1048576) with a timeline:
+// when each chunk packed, ran and unpacked, in ms from the start of the
+// call (logged with -test.v).
 func BenchmarkPhasesPipelined(b *testing.B) {
 	e, err := NewEngine(devicetest.Device(b))
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer e.ReleaseBuffers()
+	defer e.Close()
+	e.SetRoute(batch.RouteDevice)
 	n := 1 << 20
 	if s := os.Getenv("GPUCRYPTO_BENCH_ECDH_BATCH"); s != "" {
 		if n, err = strconv.Atoi(s); err != nil {
 			b.Fatal(err)
 		}
 	}
-	c := X25519
+	c := X25519()
 	privs, peers := randomKeys(c, n), randomKeys(c, n)
-	out := resultStrings(c, n)
 	var mu sync.Mutex
 	var lines []string
+	var start time.Time
+	defer timePhases(e, &start, func(p phaseTimes) {
+		mu.Lock()
+		lines = append(lines, fmt.Sprintf("chunk %7d: prepare %7.2f-%7.2f  run %7.2f-%7.2f  finish %7.2f-%7.2f", p.lo, p.start, p.packed, p.packed, p.ran, p.ran, p.end))
+		mu.Unlock()
+	})()
 	for b.Loop() {
 		lines = lines[:0]
-		start := time.Now()
-		ms := func() float64 { return float64(time.Since(start).Microseconds()) / 1000 }
-		err := batch.Chunks(n, batch.EvenChunk(n, pipelineChunk), pipelineDepth, func(lo, hi int) error {
-			m := hi - lo
-			t0 := ms()
-			s := e.slots.get(c, true, m)
-			defer e.slots.put(s)
-			w := c.limbs() * m
-			s.dirty = w
-			errs := prepare(c, privs[lo:hi], peers[lo:hi], out[lo:hi], s.scal[:w], s.us[:w])
-			t1 := ms()
-			dur, err := e.run(c, s, m)
-			if err != nil {
-				return err
-			}
-			t2 := ms()
-			finish(c, s.res[:w], true, errs, out[lo:hi])
-			t3 := ms()
-			mu.Lock()
-			lines = append(lines, fmt.Sprintf("chunk %7d: prepare %7.2f-%7.2f  run %7.2f-%7.2f (kernels %.2f)  finish %7.2f-%7.2f", lo, t0, t1, t1, t2, float64(dur.Microseconds())/1000, t2, t3))
-			mu.Unlock()
-			return nil
-		})
-		if err != nil {
+		start = time.Now()
+		if _, err := e.SharedSecrets(c, privs, peers); err != nil {
 			b.Fatal(err)
 		}
-		lines = append(lines, fmt.Sprintf("call: %.2f ms", ms()))
+		lines = append(lines, fmt.Sprintf("call: %.2f ms", float64(time.Since(start).Microseconds())/1000))
 	}
 	b.Logf("last call, %d elements:\n%s", n, strings.Join(lines, "\n"))
 }

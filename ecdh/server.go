@@ -3,22 +3,30 @@ package ecdh
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sync"
 
 	"github.com/gpucrypto/gpucrypto/batch"
 )
 
 // Server turns single requests from many goroutines into batches for one or
-// more backends (an Engine per device, or a CPU). Each backend gets its own
-// worker; a batch goes to whichever is free. Requests for the two curves and
-// the two operations are batched separately.
+// more engines (an Engine per device, or a CPU engine). Each engine gets its
+// own worker; a batch goes to whichever is free. Requests for the two curves
+// and the two operations are batched separately.
 //
 // While few requests wait, they are computed on the CPU instead (the CPU
-// backend, constant-time), in the caller's goroutine, so a lone request
+// engine, constant-time), in the caller's goroutine, so a lone request
 // does not wait for a device batch: batch.NewWithCPU says when, and
 // batch.Options.CPUOffload how many at once (negative: never). A Server
-// whose backends are all CPUs batches everything.
+// whose engines all compute on the CPU batches everything.
 type Server struct {
-	b [2][2]*batch.Batcher[request, []byte] // [curve][op]
+	batchers map[*montgomery]*[2]*batch.Batcher[request, []byte] // [opPublic, opShared]
+	engines  []Backend
+	meter    batch.Meter
+	cpu      *Engine // the offload's
+
+	mu     sync.Mutex
+	closed bool
 }
 
 type request struct{ priv, peer []byte }
@@ -28,122 +36,167 @@ const (
 	opShared
 )
 
-// NewServer starts a Server over backends with the given batching options.
+// NewServer starts a Server over backends (Engines, or other Servers) with
+// the given batching options. It fails without a backend or with a nil
+// one.
 func NewServer(opts batch.Options, backends ...Backend) (*Server, error) {
 	if len(backends) == 0 {
 		return nil, errors.New("ecdh: NewServer needs at least one backend")
 	}
-	s := &Server{}
+	s := &Server{batchers: map[*montgomery]*[2]*batch.Batcher[request, []byte]{}, engines: backends, cpu: CPUEngine()}
 	allCPU := true
-	for _, be := range backends {
-		if _, ok := be.(CPU); !ok {
+	for i, be := range backends {
+		switch e := be.(type) {
+		case nil:
+			return nil, fmt.Errorf("ecdh: NewServer: backend %d is nil", i)
+		case *Engine:
+			if e == nil {
+				return nil, fmt.Errorf("ecdh: NewServer: backend %d is nil", i)
+			}
+			if e.Device() != nil {
+				allCPU = false
+			}
+		default:
 			allCPU = false
 		}
 	}
-	for _, c := range Curves {
-		for _, op := range []int{opPublic, opShared} {
+	opts.Meter = &s.meter
+	for _, c := range Curves() {
+		m := c.params()
+		var ops [2]*batch.Batcher[request, []byte]
+		for op := range ops {
 			var workers []batch.RunFunc[request, []byte]
 			for _, be := range backends {
-				workers = append(workers, func(reqs []request) ([][]byte, error) { return runRequests(be, c, op, reqs) })
+				workers = append(workers, func(reqs []request) ([][]byte, error) { return runRequests(be, m, op, reqs) })
 			}
 			var offload batch.RunFunc[request, []byte]
 			if !allCPU {
-				offload = func(reqs []request) ([][]byte, error) { return runRequests(CPU{}, c, op, reqs) }
+				offload = func(reqs []request) ([][]byte, error) { return runRequests(s.cpu, m, op, reqs) }
 			}
-			s.b[c][op] = batch.NewWithCPU(opts, offload, workers...)
+			ops[op] = batch.NewWithCPU(opts, offload, workers...)
 		}
+		s.batchers[m] = &ops
 	}
 	return s, nil
 }
 
 // runRequests computes a batch of a Server's requests of one curve and
 // operation on be.
-func runRequests(be Backend, c Curve, op int, reqs []request) ([][]byte, error) {
+func runRequests(be Backend, m *montgomery, op int, reqs []request) ([][]byte, error) {
 	privs := make([][]byte, len(reqs))
 	for i, r := range reqs {
 		privs[i] = r.priv
 	}
 	if op == opPublic {
-		return be.PublicKeys(c, privs)
+		return be.PublicKeys(m, privs)
 	}
 	peers := make([][]byte, len(reqs))
 	for i, r := range reqs {
 		peers[i] = r.peer
 	}
-	return be.SharedSecrets(c, privs, peers)
+	return be.SharedSecrets(m, privs, peers)
 }
 
-// OnCPU is the number of requests the server has computed on the CPU
-// instead of batching them (see Server).
-func (s *Server) OnCPU() int64 {
-	var n int64
-	for _, c := range s.b {
-		for _, b := range c {
-			n += b.OnCPU()
+// Stats returns the server's counts: its requests (Calls), those waiting
+// now, their latencies, and the operations of its engines (those that
+// report Stats) and of its CPU path.
+func (s *Server) Stats() batch.Stats {
+	st := s.meter.Stats() // the CPU path's operations too
+	seen := map[*Engine]bool{}
+	for _, be := range s.engines {
+		if e, ok := be.(*Engine); ok {
+			if seen[e] {
+				continue // an engine given twice (two workers) counts once
+			}
+			seen[e] = true
+		}
+		if r, ok := be.(interface{ Stats() batch.Stats }); ok {
+			st.Add(r.Stats())
 		}
 	}
-	return n
+	return st
+}
+
+// batcher returns the batcher of c and op, or an error for a nil curve.
+func (s *Server) batcher(c Curve, op int) (*batch.Batcher[request, []byte], error) {
+	m, err := curveOf(c)
+	if err != nil {
+		return nil, err
+	}
+	return s.batchers[m][op], nil
 }
 
 // PublicKey computes one public key, batched with other callers' requests.
 func (s *Server) PublicKey(ctx context.Context, c Curve, priv []byte) ([]byte, error) {
-	if err := c.valid(); err != nil {
+	b, err := s.batcher(c, opPublic)
+	if err != nil {
 		return nil, err
 	}
-	return s.b[c][opPublic].Do(ctx, request{priv: priv})
+	return b.Do(ctx, request{priv: priv})
 }
 
 // SharedSecret computes one shared secret, batched with other callers'
 // requests. A low-order peer gives ErrLowOrder.
 func (s *Server) SharedSecret(ctx context.Context, c Curve, priv, peer []byte) ([]byte, error) {
-	if err := c.valid(); err != nil {
+	b, err := s.batcher(c, opShared)
+	if err != nil {
 		return nil, err
 	}
-	return s.b[c][opShared].Do(ctx, request{priv: priv, peer: peer})
+	return b.Do(ctx, request{priv: priv, peer: peer})
 }
 
 // PublicKeys implements Backend by submitting each element (so a Server can
 // stand wherever a Backend is expected).
 func (s *Server) PublicKeys(c Curve, privs [][]byte) ([][]byte, error) {
-	return s.each(c, len(privs), func(ctx context.Context, i int) ([]byte, error) {
+	if _, err := curveOf(c); err != nil {
+		return nil, err
+	}
+	return s.each(len(privs), func(ctx context.Context, i int) ([]byte, error) {
 		return s.PublicKey(ctx, c, privs[i])
 	})
 }
 
 // SharedSecrets implements Backend.
 func (s *Server) SharedSecrets(c Curve, privs, peers [][]byte) ([][]byte, error) {
-	if err := checkBatch(c, privs, peers, true); err != nil {
+	if _, err := checkBatch(c, privs, peers, true); err != nil {
 		return nil, err
 	}
-	return s.each(c, len(privs), func(ctx context.Context, i int) ([]byte, error) {
+	return s.each(len(privs), func(ctx context.Context, i int) ([]byte, error) {
 		return s.SharedSecret(ctx, c, privs[i], peers[i])
 	})
 }
 
-func (s *Server) each(c Curve, n int, f func(context.Context, int) ([]byte, error)) ([][]byte, error) {
-	if err := c.valid(); err != nil {
-		return nil, err
-	}
+func (s *Server) each(n int, f func(context.Context, int) ([]byte, error)) ([][]byte, error) {
 	out := make([][]byte, n)
 	errs := make([]error, n)
-	done := make(chan struct{}, n)
+	var wg sync.WaitGroup
 	for i := range n {
+		wg.Add(1)
 		go func() {
+			defer wg.Done()
 			out[i], errs[i] = f(context.Background(), i)
-			done <- struct{}{}
 		}()
 	}
-	for range n {
-		<-done
-	}
+	wg.Wait()
 	return out, batch.Collect(errs)
 }
 
-// Close stops the server after finishing queued requests.
-func (s *Server) Close() {
-	for _, c := range s.b {
-		for _, b := range c {
+// Close stops the server after finishing queued requests; later requests
+// fail with batch.ErrClosed. It closes neither the engines (they may
+// serve others) nor does it fail: its error is for the Close of every
+// type being alike. Calling it again does nothing.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.mu.Unlock()
+	for _, ops := range s.batchers {
+		for _, b := range ops {
 			b.Close()
 		}
 	}
+	return s.cpu.Close()
 }

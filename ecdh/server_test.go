@@ -22,7 +22,7 @@ func TestServerConcurrentCallers(t *testing.T) {
 	e := engine(t)
 	// Three workers share the load: the device engine inverting per element,
 	// one inverting in groups (batch inversion), and the CPU.
-	s, err := ecdh.NewServer(batch.Options{MaxBatch: 16, MaxDelay: time.Millisecond, CPUOffload: -1}, e, binvEngine(t, testK), ecdh.CPU{})
+	s, err := ecdh.NewServer(batch.Options{MaxBatch: 16, MaxDelay: time.Millisecond, CPUOffload: -1}, e, binvEngine(t, testK), ecdh.CPUEngine())
 	require.NoError(t, err)
 	defer s.Close()
 	var wg sync.WaitGroup
@@ -31,7 +31,7 @@ func TestServerConcurrentCallers(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c := ecdh.Curves[g%2]
+			c := ecdh.Curves()[g%2]
 			for range 5 {
 				a, b := make([]byte, c.Size()), make([]byte, c.Size())
 				rand.Read(a)
@@ -56,7 +56,7 @@ func TestServerConcurrentCallers(t *testing.T) {
 					errs <- errors.New("shared secrets differ")
 					return
 				}
-				want, _ := ecdh.CPU{}.SharedSecrets(c, [][]byte{a}, [][]byte{pb})
+				want, _ := ecdh.CPUEngine().SharedSecrets(c, [][]byte{a}, [][]byte{pb})
 				if string(want[0]) != string(s1) {
 					errs <- errors.New("shared secret differs from the CPU's")
 					return
@@ -70,12 +70,12 @@ func TestServerConcurrentCallers(t *testing.T) {
 		require.NoError(t, err)
 	}
 	// Per-element errors arrive at their own caller only.
-	_, err = s.SharedSecret(context.Background(), ecdh.X25519, make([]byte, 31), make([]byte, 32))
+	_, err = s.SharedSecret(context.Background(), ecdh.X25519(), make([]byte, 31), make([]byte, 32))
 	require.ErrorIs(t, err, ecdh.ErrKeyLength)
-	_, err = s.SharedSecret(context.Background(), ecdh.X25519, make([]byte, 32), make([]byte, 32))
+	_, err = s.SharedSecret(context.Background(), ecdh.X25519(), make([]byte, 32), make([]byte, 32))
 	require.ErrorIs(t, err, ecdh.ErrLowOrder)
-	_, err = s.PublicKey(context.Background(), ecdh.Curve(9), nil)
-	require.ErrorContains(t, err, "unknown curve")
+	_, err = s.PublicKey(context.Background(), nil, nil)
+	require.ErrorContains(t, err, "nil curve")
 }
 
 func TestServerCancellation(t *testing.T) {
@@ -87,7 +87,7 @@ func TestServerCancellation(t *testing.T) {
 	// A context cancelled before submission fails at once.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err = s.PublicKey(ctx, ecdh.X25519, make([]byte, 32))
+	_, err = s.PublicKey(ctx, ecdh.X25519(), make([]byte, 32))
 	require.ErrorIs(t, err, context.Canceled)
 
 	// Callers waiting on a stuck device give up when their context ends.
@@ -98,7 +98,7 @@ func TestServerCancellation(t *testing.T) {
 			defer wg.Done()
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 			defer cancel()
-			_, err := s.PublicKey(ctx, ecdh.X25519, make([]byte, 32))
+			_, err := s.PublicKey(ctx, ecdh.X25519(), make([]byte, 32))
 			if !errors.Is(err, context.DeadlineExceeded) {
 				t.Errorf("got %v, want deadline exceeded", err)
 			}
@@ -108,12 +108,12 @@ func TestServerCancellation(t *testing.T) {
 	close(gate) // the device recovers; the server still works and closes cleanly
 	k := make([]byte, 32)
 	k[0] = 9
-	pub, err := s.PublicKey(context.Background(), ecdh.X25519, k)
+	pub, err := s.PublicKey(context.Background(), ecdh.X25519(), k)
 	require.NoError(t, err)
-	want, _ := ecdh.CPU{}.PublicKeys(ecdh.X25519, [][]byte{k})
+	want, _ := ecdh.CPUEngine().PublicKeys(ecdh.X25519(), [][]byte{k})
 	require.Equal(t, want[0], pub)
 	s.Close()
-	_, err = s.PublicKey(context.Background(), ecdh.X25519, k)
+	_, err = s.PublicKey(context.Background(), ecdh.X25519(), k)
 	require.ErrorIs(t, err, batch.ErrClosed)
 }
 
@@ -122,12 +122,12 @@ type blockingBackend struct{ gate chan struct{} }
 
 func (b blockingBackend) PublicKeys(c ecdh.Curve, privs [][]byte) ([][]byte, error) {
 	<-b.gate
-	return ecdh.CPU{}.PublicKeys(c, privs)
+	return ecdh.CPUEngine().PublicKeys(c, privs)
 }
 
 func (b blockingBackend) SharedSecrets(c ecdh.Curve, privs, peers [][]byte) ([][]byte, error) {
 	<-b.gate
-	return ecdh.CPU{}.SharedSecrets(c, privs, peers)
+	return ecdh.CPUEngine().SharedSecrets(c, privs, peers)
 }
 
 func TestDeviceFailureFallsBackToCPU(t *testing.T) {
@@ -137,7 +137,7 @@ func TestDeviceFailureFallsBackToCPU(t *testing.T) {
 	var reported []error
 	e.OnFallback(func(err error) { reported = append(reported, err) })
 	e.SetFailHook(func() error { return &cl.Error{Call: "clEnqueueNDRangeKernel", Status: cl.OutOfResources} })
-	for _, c := range ecdh.Curves {
+	for _, c := range ecdh.Curves() {
 		privs, peers := make([][]byte, 5), make([][]byte, 5)
 		for i := range privs {
 			privs[i], peers[i] = make([]byte, c.Size()), make([]byte, c.Size())
@@ -147,7 +147,7 @@ func TestDeviceFailureFallsBackToCPU(t *testing.T) {
 		peers[2] = make([]byte, c.Size()) // u = 0: low order
 		privs[3] = privs[3][:4]           // bad length
 		got, gerr := e.SharedSecrets(c, privs, peers)
-		want, werr := ecdh.CPU{}.SharedSecrets(c, privs, peers)
+		want, werr := ecdh.CPUEngine().SharedSecrets(c, privs, peers)
 		require.Equal(t, want, got)
 		var ge, we *batch.Error
 		require.True(t, errors.As(gerr, &ge))
@@ -157,10 +157,10 @@ func TestDeviceFailureFallsBackToCPU(t *testing.T) {
 		require.Equal(t, 2, ge.Failed())
 		pubs, err := e.PublicKeys(c, privs[:3])
 		require.NoError(t, err)
-		wp, _ := ecdh.CPU{}.PublicKeys(c, privs[:3])
+		wp, _ := ecdh.CPUEngine().PublicKeys(c, privs[:3])
 		require.Equal(t, wp, pubs)
 	}
-	require.Equal(t, 4, e.Fallbacks())
+	require.Equal(t, 4, int(e.Stats().Fallbacks))
 	require.Len(t, reported, 4)
 	require.ErrorContains(t, reported[0], "recomputed on the CPU")
 	require.ErrorContains(t, reported[0], "CL_OUT_OF_RESOURCES")
@@ -204,33 +204,38 @@ func TestStdlibInterop(t *testing.T) {
 func TestServerOffload(t *testing.T) {
 	e := engine(t)
 	for _, offload := range []int{0, -1} {
+		before := e.Stats().CPUOps // the engine's, which the server's include
 		s, err := ecdh.NewServer(batch.Options{MaxDelay: time.Millisecond, CPUOffload: offload}, e)
 		require.NoError(t, err)
 		for i := range 8 {
-			c := ecdh.Curves[i%2]
+			c := ecdh.Curves()[i%2]
 			priv := make([]byte, c.Size())
 			rand.Read(priv)
 			pub, err := s.PublicKey(context.Background(), c, priv)
 			require.NoError(t, err)
-			want, _ := ecdh.CPU{}.PublicKeys(c, [][]byte{priv})
+			want, _ := ecdh.CPUEngine().PublicKeys(c, [][]byte{priv})
 			require.Equal(t, want[0], pub)
 			shared, err := s.SharedSecret(context.Background(), c, priv, want[0])
 			require.NoError(t, err)
-			wantShared, _ := ecdh.CPU{}.SharedSecrets(c, [][]byte{priv}, want)
+			wantShared, _ := ecdh.CPUEngine().SharedSecrets(c, [][]byte{priv}, want)
 			require.Equal(t, wantShared[0], shared)
 		}
 		if offload < 0 {
-			require.Zero(t, s.OnCPU())
+			require.Equal(t, before, s.Stats().CPUOps)
 		} else {
-			require.Positive(t, s.OnCPU())
+			require.Greater(t, s.Stats().CPUOps, before)
 		}
 		s.Close()
 	}
-	// a Server of CPUs only batches everything
-	s, err := ecdh.NewServer(batch.Options{MaxDelay: time.Millisecond}, ecdh.CPU{})
+	// a Server of CPUs only batches everything, and counts each operation
+	// once
+	s, err := ecdh.NewServer(batch.Options{MaxDelay: time.Millisecond}, ecdh.CPUEngine())
 	require.NoError(t, err)
 	defer s.Close()
-	_, err = s.PublicKey(context.Background(), ecdh.X25519, make([]byte, 32))
+	_, err = s.PublicKey(context.Background(), ecdh.X25519(), make([]byte, 32))
 	require.NoError(t, err)
-	require.Zero(t, s.OnCPU())
+	st := s.Stats()
+	require.EqualValues(t, 1, st.Calls)
+	require.EqualValues(t, 1, st.CPUOps)
+	require.Zero(t, st.DeviceOps)
 }

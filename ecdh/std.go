@@ -11,7 +11,7 @@ import (
 // keys on b and returns them as crypto/ecdh public keys.
 func PublicKeysX25519(b Backend, privs []*stdecdh.PrivateKey) ([]*stdecdh.PublicKey, error) {
 	raw, errs := rawX25519(privs)
-	vals, err := b.PublicKeys(X25519, raw)
+	vals, err := b.PublicKeys(X25519(), raw)
 	if err != nil && !isPerElement(err, len(privs)) {
 		return nil, err
 	}
@@ -49,7 +49,7 @@ func SharedSecretsX25519(b Backend, privs []*stdecdh.PrivateKey, peers []*stdecd
 			raw[i], pub[i] = make([]byte, 32), make([]byte, 32)
 		}
 	}
-	vals, err := b.SharedSecrets(X25519, raw, pub)
+	vals, err := b.SharedSecrets(X25519(), raw, pub)
 	if err != nil && !isPerElement(err, len(privs)) {
 		return nil, err
 	}

@@ -20,13 +20,14 @@
 #define GCM_SEGMENT 16
 #endif
 
-/* Words of one key record (GCM): the schedule (60 words), the number of
- * rounds at word 60, H, H², H³, H⁴ at 64, 68, 72, 76, then the power each
- * reduction level l ≥ 1 combines with, H^(GCM_SEGMENT·16^(l−1)), at
- * 80 + 4(l−1). */
-#define KEY_RECORD_ROUNDS 60
-#define KEY_RECORD_H 64
-#define KEY_RECORD_LEVELS 80
+/* The layout of a key record (GCM), given by the host (aes/engine.go):
+ * the schedule (at most 60 words) from word 0, the number of rounds at
+ * KEY_RECORD_ROUNDS, H, H², H³, H⁴ from KEY_RECORD_H, then from
+ * KEY_RECORD_LEVELS the power each reduction level l ≥ 1 combines with,
+ * H^(GCM_SEGMENT·16^(l−1)), 4 words each. */
+#if !defined(KEY_RECORD_ROUNDS) || !defined(KEY_RECORD_H) || !defined(KEY_RECORD_LEVELS)
+#error "KEY_RECORD_ROUNDS, KEY_RECORD_H and KEY_RECORD_LEVELS must be defined"
+#endif
 
 DEVICE_FN u32 bswap32(u32 x) { return BYTE_PERM(x, 0u, 0x0123u); }
 

@@ -56,9 +56,11 @@
 #error "AES_GROUP must be defined"
 #endif
 
-/* Key records. */
-#define KEY_RECORD_ROUNDS 60
-#define KEY_RECORD_WORDS 64
+/* Key records: their layout is the host's (aes/engine.go): the number of
+ * rounds at KEY_RECORD_ROUNDS, MODE_RECORD_WORDS words each. */
+#if !defined(KEY_RECORD_ROUNDS) || !defined(MODE_RECORD_WORDS)
+#error "KEY_RECORD_ROUNDS and MODE_RECORD_WORDS must be defined"
+#endif
 
 /* Message descriptors. */
 #define MODE_KEY 0
@@ -71,7 +73,7 @@
 /* mode_key loads the schedule of message d's key record into rk and
  * returns its number of rounds. */
 DEVICE_FN u32 mode_key(u32 *rk, GLOBAL const u32 *keys, GLOBAL const u32 *d) {
-	GLOBAL const u32 *key = keys + KEY_RECORD_WORDS * d[MODE_KEY];
+	GLOBAL const u32 *key = keys + MODE_RECORD_WORDS * d[MODE_KEY];
 	u32 rounds = key[KEY_RECORD_ROUNDS];
 	aes_load_schedule(rk, key, rounds);
 	return rounds;

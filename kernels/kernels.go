@@ -14,6 +14,7 @@ package kernels
 import (
 	"embed"
 	"fmt"
+	"io/fs"
 	"path"
 	"strings"
 )
@@ -30,7 +31,15 @@ var files embed.FS
 // that asks for code which does not exist (a width without Montgomery
 // code, say) is an error.
 func Source(name string, defines map[string]string) (string, error) {
-	r := resolver{defines: defines, seen: map[string]bool{}}
+	return SourceFrom(nil, name, defines)
+}
+
+// SourceFrom is Source for a file of extra, whose #include lines resolve
+// in extra first and then in the tree: programs kept apart from the
+// library's (test programs, baselines) build on its files this way. A nil
+// extra is the tree alone.
+func SourceFrom(extra fs.FS, name string, defines map[string]string) (string, error) {
+	r := resolver{defines: defines, seen: map[string]bool{}, extra: extra}
 	if err := r.include(name, nil); err != nil {
 		return "", err
 	}
@@ -42,6 +51,7 @@ type resolver struct {
 	b       strings.Builder
 	defines options
 	seen    map[string]bool
+	extra   fs.FS // read before the tree (SourceFrom); nil: none
 }
 
 // include appends file name, resolving its own #include lines; stack is
@@ -86,6 +96,11 @@ func (r *resolver) include(name string, stack []string) error {
 func (r *resolver) read(name string) (string, error) {
 	if gen, ok := generated[name]; ok {
 		return gen(r.defines)
+	}
+	if r.extra != nil {
+		if data, err := fs.ReadFile(r.extra, name); err == nil {
+			return string(data), nil
+		}
 	}
 	data, err := files.ReadFile(name)
 	return string(data), err

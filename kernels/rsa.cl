@@ -162,12 +162,17 @@ KERNEL void rsa_split(GLOBAL u32 *RESTRICT base, GLOBAL u32 *RESTRICT midx,
  * (H words each, stride 2·count, canonical). x is the input (below n).
  * Where the check fails, out is zero and ok[i] = 0: the faulty value never
  * leaves the device. With RSA_CHECK_APART, out is m and ok is left to
- * rsa_check, which runs next. fault (tests) is an element whose mp is
- * corrupted first; no element has index 0xffffffff. */
+ * rsa_check, which runs next. Tests build it with RSA_FAULT_INJECTION: it
+ * then takes fault, an element whose mp is corrupted first (no element
+ * has index 0xffffffff); production builds have no such argument. */
 KERNEL void rsa_combine(GLOBAL u32 *RESTRICT out, GLOBAL u32 *RESTRICT ok,
 	GLOBAL const u32 *RESTRICT halves, GLOBAL const u32 *RESTRICT x,
 	GLOBAL const u32 *RESTRICT keys, GLOBAL const u32 *RESTRICT kidx, const u32 K,
-	const u32 count, const u32 fault)
+	const u32 count
+#ifdef RSA_FAULT_INJECTION
+	, const u32 fault
+#endif
+	)
 {
 	const u32 i = GID();
 	if (i >= count) return;
@@ -178,7 +183,9 @@ KERNEL void rsa_combine(GLOBAL u32 *RESTRICT out, GLOBAL u32 *RESTRICT ok,
 	mx_load(r2p, keys + KEY_R2P(H, K) + k, K);
 	mx_load(mp, halves + i, hs);
 	mx_load(mq, halves + count + i, hs);
+#ifdef RSA_FAULT_INJECTION
 	if (i == fault) mp[0] ^= 1u;
+#endif
 	const u32 n0p = keys[KEY_N0P(H, K) + k];
 
 	/* d ≡ (mp − mq)·R mod p, below 4p (no final subtraction) or p */

@@ -49,21 +49,27 @@ func (b *blinder) blind(pub *publicKey, x []byte) ([]byte, *bigmod.Nat, error) {
 	return xn.Bytes(c.n), rinv, nil
 }
 
-// unblind replaces m, a result below n (a big-endian string of the
-// modulus's size), by m·rinv mod n.
-func unblind(pub *publicKey, m []byte, rinv *bigmod.Nat) error {
+// unblind replaces m, the result of the private operation on a blinded
+// input (below n, a big-endian string of the modulus's size), by
+// m·rinv mod n and checks it against the input x before blinding:
+// ErrFault when that fails (a faulty pair, a faulty unblinding), never a
+// value.
+func unblind(pub *publicKey, m []byte, rinv *bigmod.Nat, x []byte) error {
 	c, err := pub.constantTime()
 	if err != nil {
 		return err
 	}
 	mn, err := nat(m, c.n)
 	if err != nil {
-		return err
+		return ErrFault
 	}
 	mn.Mul(rinv, c.n)
 	b := mn.Bytes(c.n)
 	copy(m, b)
 	clear(b)
+	if !checkPrivate(pub, m, x) {
+		return ErrFault
+	}
 	return nil
 }
 

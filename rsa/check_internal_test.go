@@ -50,9 +50,9 @@ func keyWithExponent(t testing.TB, bits, e int) *stdrsa.PrivateKey {
 // mask), at the widths of 1024- and 2048-bit keys, and an injected fault
 // is caught (ErrFault, no value) whichever way the exponents go.
 func TestCheckApart(t *testing.T) {
-	b := testDeviceBackend(t)
-	b.checkPath = "apart"
-	e := &Engine{be: b, cpu: &cpuBackend{}}
+	e := testDeviceEngine(t)
+	b := e.d
+	setCheckPath(t, "apart")
 	e.OnFallback(func(err error) { t.Errorf("unexpected fallback: %v", err) })
 	k1024, k2048 := loadKey(t, "rsa1024a"), loadKey(t, "rsa2048a")
 	for _, c := range []struct {
@@ -80,20 +80,20 @@ func TestCheckApart(t *testing.T) {
 					d := sha256.Sum256(fmt.Appendf(nil, "%s %d %d", c.name, bad, i))
 					digests[i], keys[i] = d[:], c.keys[i%len(c.keys)]
 				}
-				requireSignatures(t, e, b, keys, digests, bad)
+				requireSignatures(t, e, keys, digests, bad)
 			}
 		})
 	}
 }
 
-// requireSignatures signs digests with keys (PKCS #1 v1.5, SHA-256) on e,
-// whose device backend b corrupts element bad first when bad ≥ 0, and
-// requires ErrFault and no value there and crypto/rsa's signature for
-// every other element.
-func requireSignatures(t *testing.T, e *Engine, b *deviceBackend, keys []*stdrsa.PrivateKey, digests [][]byte, bad int) {
+// requireSignatures signs digests with keys (PKCS #1 v1.5, SHA-256, one
+// size class) on e, whose device corrupts element bad first when bad ≥ 0
+// (InjectDeviceFault), and requires ErrFault and no value there and
+// crypto/rsa's signature for every other element.
+func requireSignatures(t *testing.T, e *Engine, keys []*stdrsa.PrivateKey, digests [][]byte, bad int) {
 	t.Helper()
 	if bad >= 0 {
-		b.fault.Store(int64(bad))
+		require.True(t, e.InjectDeviceFault(t, bad))
 	}
 	sigs, err := e.SignPKCS1v15(keys, crypto.SHA256, digests)
 	errs := make([]error, len(keys))
@@ -154,9 +154,8 @@ func BenchmarkCheck(b *testing.B) {
 	for _, name := range []string{"rsa2048a", "rsa3072", "rsa4096"} {
 		k := loadKey(b, name)
 		for _, path := range []string{"combine", "apart"} {
-			be := testDeviceBackend(b)
-			be.checkPath = path
-			e := &Engine{be: be, cpu: &cpuBackend{}}
+			setCheckPath(b, path)
+			e := testDeviceEngine(b)
 			e.OnFallback(func(err error) { b.Fatal(err) })
 			for _, size := range []int{1, n} {
 				b.Run(fmt.Sprintf("%s/%s/batch=%d", name, path, size), func(b *testing.B) {
@@ -200,4 +199,11 @@ func benchBatch(b *testing.B, def int) int {
 		b.Fatal(err)
 	}
 	return n
+}
+
+// setCheckPath sets checkPath until the test ends.
+func setCheckPath(t testing.TB, path string) {
+	old := checkPath
+	checkPath = path
+	t.Cleanup(func() { checkPath = old })
 }

@@ -16,9 +16,7 @@ import (
 // number and the check apart (rsa_check).
 func TestCUDABuildsEveryProgram(t *testing.T) {
 	d := devicetest.CUDACompiler(t)
-	be, err := newDeviceBackend(d)
-	require.NoError(t, err)
-	b := be.(*deviceBackend)
+	b := &deviceKernels{dev: d, resident: newResidentKeys(d)}
 	for _, bits := range []int{1024, 1536, 2048, 3072, 4096} {
 		require.NoError(t, b.warm(bits), "%d-bit keys", bits)
 	}
@@ -27,9 +25,13 @@ func TestCUDABuildsEveryProgram(t *testing.T) {
 		full, _ := sizeClass(bits)
 		mh, mf, err := b.widths(half, full, 1<<20)
 		require.NoError(t, err)
-		p, err := b.program(mh, mf, true)
+		p, err := b.program(mh, mf, true, false)
 		require.NoError(t, err)
 		_, err = p.Kernels("rsa_split", "rsa_combine", "rsa_public")
+		require.NoError(t, err)
+		p, err = b.program(mh, mf, true, true) // the tests' fault injection
+		require.NoError(t, err)
+		_, err = p.Kernel("rsa_combine")
 		require.NoError(t, err)
 		cm, apart := b.checkForm(mf)
 		require.True(t, apart, "%d-bit keys: the check runs apart on a GPU", bits)

@@ -5,8 +5,6 @@ import (
 	"crypto"
 	stdrsa "crypto/rsa"
 	"hash"
-
-	"github.com/gpucrypto/gpucrypto/batch"
 )
 
 // DecryptOAEP decrypts each ciphertexts[i] with keys[i] using RSAES-OAEP,
@@ -28,20 +26,13 @@ func (e *Engine) decryptOAEP(hash, mgfHash crypto.Hash, keys []*stdrsa.PrivateKe
 	if err := checkHash(mgfHash); err != nil {
 		return nil, err
 	}
-	out, errs := e.pipelined(len(keys), func(lo, hi int) ([][]byte, []error) {
-		m, errs := e.decrypt(keys[lo:hi], ciphertexts[lo:hi], func(_ int, pub *publicKey) error { return oaepFits(pub, hash) })
-		out := make([][]byte, len(m))
-		batch.Parallel(len(m), 64, func(lo, hi int) {
-			h, mgf := hash.New(), mgfHash.New()
-			for i := lo; i < hi; i++ {
-				if errs[i] == nil {
-					out[i], errs[i] = oaepOutput(m[i], h, mgf, label)
-				}
-			}
-		})
-		return out, errs
+	hs, mgfs := newHashPool(hash), newHashPool(mgfHash)
+	return e.decrypt(keys, ciphertexts, func(_ int, pub *publicKey) error { return oaepFits(pub, hash) }, func(_ int, em []byte) ([]byte, error) {
+		h, mgf := hs.get(), mgfs.get()
+		defer hs.Put(h)
+		defer mgfs.Put(mgf)
+		return oaepOutput(em, h, mgf, label)
 	})
-	return out, batch.Collect(errs)
 }
 
 // DecryptPKCS1v15 decrypts each ciphertexts[i] with keys[i] using
@@ -54,19 +45,7 @@ func (e *Engine) DecryptPKCS1v15(keys []*stdrsa.PrivateKey, ciphertexts [][]byte
 	if err := shapeError([]string{"keys", "ciphertexts"}, len(keys), len(ciphertexts)); err != nil {
 		return nil, err
 	}
-	out, errs := e.pipelined(len(keys), func(lo, hi int) ([][]byte, []error) {
-		m, errs := e.decrypt(keys[lo:hi], ciphertexts[lo:hi], nil)
-		out := make([][]byte, len(m))
-		batch.Parallel(len(m), 256, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				if errs[i] == nil {
-					out[i], errs[i] = pkcs1v15Output(m[i])
-				}
-			}
-		})
-		return out, errs
-	})
-	return out, batch.Collect(errs)
+	return e.decrypt(keys, ciphertexts, nil, func(_ int, em []byte) ([]byte, error) { return pkcs1v15Output(em) })
 }
 
 // DecryptPKCS1v15SessionKey decrypts each ciphertexts[i] with keys[i]
@@ -83,31 +62,25 @@ func (e *Engine) DecryptPKCS1v15SessionKey(keys []*stdrsa.PrivateKey, ciphertext
 	if err := shapeError([]string{"keys", "ciphertexts", "session keys"}, len(keys), len(ciphertexts), len(sessionKeys)); err != nil {
 		return err
 	}
-	_, errs := e.pipelined(len(keys), func(lo, hi int) ([][]byte, []error) {
-		sessionKeys := sessionKeys[lo:hi]
-		m, errs := e.decrypt(keys[lo:hi], ciphertexts[lo:hi], func(i int, pub *publicKey) error {
-			if modBytes(pub) < len(sessionKeys[i])+11 {
-				return ErrDecryption
-			}
-			return nil
-		})
-		batch.Parallel(len(m), 256, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				if errs[i] == nil {
-					sessionKeyOutput(m[i], sessionKeys[i])
-				}
-			}
-		})
-		return nil, errs
+	_, err := e.decrypt(keys, ciphertexts, func(i int, pub *publicKey) error {
+		if modBytes(pub) < len(sessionKeys[i])+11 {
+			return ErrDecryption
+		}
+		return nil
+	}, func(i int, em []byte) ([]byte, error) {
+		sessionKeyOutput(em, sessionKeys[i])
+		return nil, nil
 	})
-	return batch.Collect(errs)
+	return err
 }
 
-// decrypt prepares the keys, checks the ciphertexts (and applies check to
-// each key) and runs the private operation: it returns the decrypted
-// values (each the modulus's size; the callers decode and wipe
-// them) and the errors.
-func (e *Engine) decrypt(keys []*stdrsa.PrivateKey, ciphertexts [][]byte, check func(i int, pub *publicKey) error) ([][]byte, []error) {
+// decrypt prepares the keys, checks the ciphertexts (and applies check,
+// when set, to each key), runs the private operation and decodes each
+// decrypted value em (the modulus's size, in scratch memory that decode
+// wipes, as the engine does after it) with decode, whose results it
+// returns (nil where the element failed). Decoding runs in the engine's
+// pipeline, next to the device work of other batches.
+func (e *Engine) decrypt(keys []*stdrsa.PrivateKey, ciphertexts [][]byte, check func(i int, pub *publicKey) error, decode func(i int, em []byte) ([]byte, error)) ([][]byte, error) {
 	errs := make([]error, len(keys))
 	ks := preparePrivates(keys, errs)
 	for i := range keys {
@@ -122,9 +95,13 @@ func (e *Engine) decrypt(keys []*stdrsa.PrivateKey, ciphertexts [][]byte, check 
 		}
 		errs[i] = checkInput(pub, ciphertexts[i], ErrDecryption)
 	}
-	out := valueSlab(ks, errs)
-	e.private(ks, ciphertexts, out, errs)
-	return out, errs
+	out := make([][]byte, len(keys))
+	return e.private(&call[*privateKey]{keys: ks, errs: errs, out: out,
+		input: func(i int, _ []byte) ([]byte, error) { return ciphertexts[i], nil },
+		output: func(i int, em []byte) (err error) {
+			out[i], err = decode(i, em)
+			return err
+		}})
 }
 
 // oaepFits reports ErrDecryption when no OAEP message fits pub's modulus

@@ -1,104 +1,70 @@
 package rsa
 
 import (
-	"errors"
 	"fmt"
 	"maps"
+	"math/big"
 	"math/bits"
-	mrand "math/rand/v2"
-	"slices"
-	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/gpucrypto/gpucrypto/arith"
 	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/device"
+	"github.com/gpucrypto/gpucrypto/internal/engine"
 )
 
-// deviceBackend computes the RSA primitives on a device.
+// deviceKernels are the device side of an Engine: the RSA kernels, their
+// configuration and the key tables kept on the device.
 //
 // Private operations run as three kernels on device memory: rsa_split
 // reduces each input modulo both primes (so the host does no big-number
 // arithmetic on the inputs and the CRT bases never exist on the host),
-// the modexp kernel computes both CRT halves x^dp mod p and x^dq mod q as
-// one batch (two work-items per element, fixed windows, table entries read
-// by masked scans: no branch and no memory index depends on the key), then
+// the modexp kernel (arith's, through its one binding: Mont.EnqueueModExp)
+// computes both CRT halves x^dp mod p and x^dq mod q as one batch (two
+// work-items per element, fixed windows, table entries read by masked
+// scans: no branch and no memory index depends on the key), then
 // rsa_combine does Garner's recombination and checks m^e mod n == x (on
 // GPUs the check runs next, in rsa_check, several work-items per element:
-// checkForm); a failed check returns no value (ErrFault). The inputs go to the device
-// as the bytes they are, laid out in limb columns (no big integers on the
-// host), and only the checked results come back, written straight into the
-// callers' byte strings. The host also checks a sample of results with
-// the constant-time CPU arithmetic; a device whose checked result
-// disagrees fails the whole call (the Engine then recomputes on the CPU).
-// The key tables of recent batches stay on the device (residentKeys),
-// zeroed when dropped; other device memory is kept between batches (a
-// device.Pool) and every region a batch used, halves and results
-// included, is zeroed before the batch returns.
-type deviceBackend struct {
-	dev *device.Device
-	cfg arith.MontConfig
-
-	// fault (tests): the element of the next private batch whose mp is
-	// corrupted before recombination; -1 for none.
-	fault atomic.Int64
-
-	kernelNs atomic.Int64 // device time of every kernel run so far
-
-	// tableLimit (tests), when set, replaces the bound on the modexp table
-	// of one device batch (smaller batches: more chunks).
-	tableLimit uint64
-	// checkPath (tests, benchmarks), when set, overrides where the check
-	// runs (checkForm): "apart" (where the width allows it, on CPU devices
-	// too) or "combine".
-	checkPath string
-	// runPrivateStub (benchmarks of the host side), when set, stands for
-	// runPrivate: the device work of a private batch.
-	runPrivateStub func(mh, mf arith.Mont, xs, kidx []uint32, fault uint32, vals, ok []uint32) error
-
-	pool     *device.Pool     // the device buffers of the batches
-	staging  *device.HostPool // pinned host memory for inputs and results
-	resident *residentKeys    // the key tables of recent batches
-
-	stagesOnce sync.Once
-	stagesVal  *device.Stages // stages()
-	stagesErr  error
+// checkForm); a failed check returns no value (ErrFault). The inputs go to
+// the device as the bytes they are, laid out in limb columns (no big
+// integers on the host), and only the checked results come back. The
+// host also checks a sample of results with the constant-time CPU
+// arithmetic (Engine.SetResultCheck). The key tables of recent batches
+// stay on the device (residentKeys), zeroed when dropped; the other device
+// memory and the staging memory are the engine Core's, kept between
+// batches and zeroed after each (every region a batch used, halves and
+// results included).
+type deviceKernels struct {
+	dev      *device.Device
+	cfg      arith.MontConfig
+	resident *residentKeys // the key tables of recent batches
 }
 
-// hostCheckEvery is the sampling period of the host's own check of device
-// results (the first element of every batch is always checked).
-const hostCheckEvery = 256
+// Test knobs, which only the package's tests set.
+var (
+	// faults turns fault injection on: rsa.cl is built with
+	// RSA_FAULT_INJECTION, and its rsa_combine takes the element whose
+	// mod-p half it corrupts, which each private job of a device engine
+	// takes from here (Swap(-1): an index among its elements, -1 none).
+	faults *atomic.Int64
+	// checkPath overrides where the check runs (checkForm): "apart"
+	// (where the width allows it, on CPU devices too) or "combine".
+	checkPath string
+	// tableLimit replaces the bound on the modexp tables of a batch.
+	tableLimit uint64
+	// corruptCPU returns the function that corrupts the mod-p half of an
+	// engine's CPU private operations before recombination (nil: none).
+	corruptCPU func(e *Engine) func(mp *big.Int)
+)
 
 // rsaWorkGroup is the work-group size of the rsa.cl kernels.
 const rsaWorkGroup = 64
-
-// newDeviceBackend returns the backend on dev.
-func newDeviceBackend(dev *device.Device) (backend, error) {
-	if dev == nil {
-		return nil, errors.New("rsa: no device")
-	}
-	b := &deviceBackend{dev: dev, pool: dev.NewPool(bufferIdle), staging: dev.NewHostPool(bufferIdle), resident: newResidentKeys(dev)}
-	b.fault.Store(-1)
-	return b, nil
-}
-
-func (b *deviceBackend) String() string { return "device " + b.dev.Name }
-
-// DeviceTime is the device time of every kernel the engine has run so far
-// (zero on a CPU engine): benchmarks divide work by it.
-func (e *Engine) DeviceTime() time.Duration {
-	if d, ok := e.be.(*deviceBackend); ok {
-		return time.Duration(d.kernelNs.Load())
-	}
-	return 0
-}
 
 // widths resolves the Montgomery forms of a CRT half of half limbs (the
 // configured variant; by size, a batch of count halves too small to fill a
 // GPU gets more threads per number) and of the modulus of limbs limbs
 // (CIOS, rows kept as a loop: only the public exponent runs at that width).
-func (b *deviceBackend) widths(half, limbs, count int) (mh, mf arith.Mont, err error) {
+func (b *deviceKernels) widths(half, limbs, count int) (mh, mf arith.Mont, err error) {
 	if half > 0 {
 		if mh, err = b.cfg.ResolveFor(b.dev, half, count); err != nil {
 			return
@@ -121,10 +87,14 @@ func (b *deviceBackend) widths(half, limbs, count int) (mh, mf arith.Mont, err e
 
 // program returns rsa.cl built for the half form mh and full width mf
 // (the device keeps built programs: halves that differ only in how the
-// modexp kernel runs them share one).
-func (b *deviceBackend) program(mh, mf arith.Mont, private bool) (*device.Program, error) {
+// modexp kernel runs them share one); inject (tests) builds it with
+// RSA_FAULT_INJECTION (faults).
+func (b *deviceKernels) program(mh, mf arith.Mont, private, inject bool) (*device.Program, error) {
 	_, apart := b.checkForm(mf)
 	mc, extra := rsaBuild(mh, mf, private, apart)
+	if inject {
+		extra["RSA_FAULT_INJECTION"] = ""
+	}
 	return mc.Program(b.dev, "rsa.cl", extra)
 }
 
@@ -137,10 +107,10 @@ func (b *deviceBackend) program(mh, mf arith.Mont, private bool) (*device.Progra
 // no-final-subtraction form). One work-item per element spills its
 // registers at 4096 bits: the check was most of a lone RSA-4096
 // operation's time.
-func (b *deviceBackend) checkForm(mf arith.Mont) (cm arith.Mont, apart bool) {
+func (b *deviceKernels) checkForm(mf arith.Mont) (cm arith.Mont, apart bool) {
 	gpu := b.dev.Class != device.VendorCPU
-	if b.checkPath != "" {
-		gpu = b.checkPath == "apart"
+	if checkPath != "" {
+		gpu = checkPath == "apart"
 	}
 	if !gpu {
 		return arith.Mont{}, false
@@ -177,7 +147,7 @@ func checkLanes(F int) int {
 
 // checkProgram returns rsa_check.cl built for the check form cm of a
 // modulus with halves of hw words.
-func (b *deviceBackend) checkProgram(cm arith.Mont, hw int) (*device.Program, error) {
+func (b *deviceKernels) checkProgram(cm arith.Mont, hw int) (*device.Program, error) {
 	return cm.Program(b.dev, "rsa_check.cl", map[string]string{"RSA_HW": fmt.Sprint(hw)})
 }
 
@@ -234,13 +204,6 @@ func (c checkSchedule) args() []any {
 	return []any{c.eAll, c.eBits, uint32(c.sched), uint32(c.sched >> 32), c.steps}
 }
 
-// modexpProgram returns the modexp kernel's program for mh, built as
-// arith.Engine.RunModExp builds it (modexp.cl, modexp_fp64.cl or
-// modexp_mt.cl; mh.ModExpLaunch says how to launch it).
-func (b *deviceBackend) modexpProgram(mh arith.Mont) (*device.Program, error) {
-	return mh.Program(b.dev, mh.KernelFile(), nil)
-}
-
 // rsaBuild is how rsa.cl is built for halves of form mh and a modulus of
 // form mf: the Montgomery form of the program and the extra -D options.
 // rsa_combine makes three products at the half width: CIOS with the rows
@@ -278,7 +241,7 @@ func KernelBuilds(keyBits int) ([]ProgramBuild, error) {
 	if !ok || !ok2 {
 		return nil, fmt.Errorf("rsa: no kernels for %d-bit keys", keyBits)
 	}
-	mh, mf, err := (&deviceBackend{}).widths(half, full, 0)
+	mh, mf, err := (&deviceKernels{}).widths(half, full, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -300,7 +263,7 @@ func KernelBuilds(keyBits int) ([]ProgramBuild, error) {
 // kernel of each number of threads per number that a batch size can pick
 // (arith.BatchThreads: the number falls as the batch grows, so batch sizes
 // of every power of two meet each one).
-func (b *deviceBackend) warm(keyBits int) error {
+func (b *deviceKernels) warm(keyBits int) error {
 	if keyBits < MinKeyBits || keyBits > MaxKeyBits {
 		return fmt.Errorf("rsa: warm: %d-bit keys: supported sizes are %d to %d bits", keyBits, MinKeyBits, MaxKeyBits)
 	}
@@ -316,10 +279,10 @@ func (b *deviceBackend) warm(keyBits int) error {
 			continue
 		}
 		seen[mh.String()] = true
-		if _, err := b.program(mh, mf, true); err != nil {
+		if _, err := b.program(mh, mf, true, false); err != nil {
 			return err
 		}
-		if _, err := b.modexpProgram(mh); err != nil {
+		if _, err := mh.ModExpKernel(b.dev); err != nil {
 			return err
 		}
 		if cm, apart := b.checkForm(mf); apart {
@@ -332,7 +295,7 @@ func (b *deviceBackend) warm(keyBits int) error {
 	if err != nil {
 		return err
 	}
-	_, err = b.program(mf, mf, false)
+	_, err = b.program(mf, mf, false, false)
 	return err
 }
 
@@ -344,7 +307,6 @@ type deviceForm struct {
 	dp, dq     []uint32         // half.N words
 	qinv       []uint32         // half.W words
 	e          uint32
-	size       int // the modulus's size in bytes (modBytes)
 	prepareErr error
 }
 
@@ -352,18 +314,18 @@ type deviceForm struct {
 // key in the key's cache and the resident set's class. The form depends
 // on the widths only (not on how the halves are run), so a key is
 // prepared once whatever threads per number its batches get.
-func (b *deviceBackend) widthClass(mh, mf arith.Mont) string {
+func (b *deviceKernels) widthClass(mh, mf arith.Mont) string {
 	return fmt.Sprintf("%p/%d/%d/%d/%d", b, mh.N, mh.W, mh.Digits, mf.W)
 }
 
 // deviceFormOf returns k's device form at the widths mh, mf (named
 // width: widthClass), made once per key and width.
-func (b *deviceBackend) deviceFormOf(k *privateKey, width string, mh, mf arith.Mont) (*deviceForm, error) {
+func (b *deviceKernels) deviceFormOf(k *privateKey, width string, mh, mf arith.Mont) (*deviceForm, error) {
 	if v, ok := k.cache.Load(width); ok {
 		d := v.(*deviceForm)
 		return d, d.prepareErr
 	}
-	d := &deviceForm{e: uint32(k.pub.e), size: modBytes(k.pub)}
+	d := &deviceForm{e: uint32(k.pub.e)}
 	d.prepareErr = func() (err error) {
 		if d.p, err = arith.NewConstants(k.p, mh.W); err != nil {
 			return err
@@ -391,135 +353,52 @@ func (b *deviceBackend) deviceFormOf(k *privateKey, width string, mh, mf arith.M
 	return d, d.prepareErr
 }
 
-// keyIndex assigns each distinct key of a backend call a position, in
-// order of first use, preparing it with prepare (once per key), and
-// checks each element's input and output against its key's modulus size.
-// It returns the elements whose key and sizes are right, their key
-// positions and the prepared keys; the others get their error in errs.
-// Batches often repeat one key: consecutive equal keys cost one
-// comparison.
-func keyIndex[K any](keys []*K, in, out [][]byte, errs []error, prepare func(*K) (*deviceForm, error)) (live []int, kidx []uint32, forms []*deviceForm) {
-	type pos struct {
-		k    uint32
-		form *deviceForm
-		err  error
-	}
-	seen := map[*K]pos{}
-	live = make([]int, 0, len(keys))
-	kidx = make([]uint32, 0, len(keys))
-	var last *K
-	var lp pos
-	for i, k := range keys {
-		if i == 0 || k != last {
-			var ok bool
-			if lp, ok = seen[k]; !ok {
-				lp.err = errNilKey
-				if k != nil {
-					lp.form, lp.err = prepare(k)
+// keyIndex assigns each distinct key of the elements idx a position, in
+// order of first use, with its device form (made by form, once per key),
+// and writes the position of element idx[j]'s key (keys[idx[j]]) into
+// kidx[j]; it returns the forms by position. Batches often repeat one
+// key: consecutive equal keys cost one comparison.
+func keyIndex[K comparable](keys []K, idx []int, kidx []uint32, form func(K) (*deviceForm, error)) ([]*deviceForm, error) {
+	seen := map[K]uint32{}
+	var forms []*deviceForm
+	var last K
+	var pos uint32
+	for j, i := range idx {
+		if k := keys[i]; j == 0 || k != last {
+			p, ok := seen[k]
+			if !ok {
+				f, err := form(k)
+				if err != nil {
+					return nil, err
 				}
-				lp.k = uint32(len(forms))
-				if lp.err == nil {
-					forms = append(forms, lp.form)
-				}
-				seen[k] = lp
+				p = uint32(len(forms))
+				forms = append(forms, f)
+				seen[k] = p
 			}
-			last = k
+			last, pos = k, p
 		}
-		switch {
-		case lp.err != nil:
-			errs[i] = lp.err
-		case len(in[i]) != lp.form.size || len(out[i]) != lp.form.size:
-			errs[i] = errValueSize
-		default:
-			live = append(live, i)
-			kidx = append(kidx, lp.k)
-		}
+		kidx[j] = pos
 	}
-	return live, kidx, forms
+	return forms, nil
 }
 
-// errMixedClasses is the error of an element whose key is not of the size
-// class of the call's first key (the Engine never makes such calls).
-var errMixedClasses = errors.New("rsa: keys of different size classes in one backend call")
-
-// firstKey checks the shape of a backend call (checkShape) and returns its
-// first key that is not nil; a call without one gets errNilKey for every
-// element (and an empty call nil: nothing to do), with a nil key.
-func firstKey[K any](keys []*K, in, out [][]byte) (*K, error) {
-	if err := checkShape(len(keys), len(in), len(out)); err != nil {
-		return nil, err
-	}
-	i := slices.IndexFunc(keys, func(k *K) bool { return k != nil })
-	if i < 0 {
-		errs := make([]error, len(keys))
-		for i := range errs {
-			errs[i] = errNilKey
-		}
-		return nil, batch.Collect(errs)
-	}
-	return keys[i], nil
-}
-
-func (b *deviceBackend) private(keys []*privateKey, in, out [][]byte) error {
-	first, err := firstKey(keys, in, out)
-	if first == nil {
-		return err
-	}
-	errs := make([]error, len(in))
-	class := first.class()
-	mh, mf, err := b.widths(class[0], class[1], 2*len(in)) // two halves per element
-	if err != nil {
-		return err
-	}
-	width := b.widthClass(mh, mf)
-	live, kidx, forms := keyIndex(keys, in, out, errs, func(k *privateKey) (*deviceForm, error) {
-		if k.class() != class {
-			return nil, errMixedClasses
-		}
-		return b.deviceFormOf(k, width, mh, mf)
-	})
-	if len(live) == 0 {
-		return batch.Collect(errs)
-	}
-	tables, release := b.keyTables(width, forms, kidx, func(forms []*deviceForm) [][]uint32 { return privateTables(forms, mh, mf) })
-	tables.check = newCheckSchedule(forms)
-	fault := b.fault.Swap(-1)
-	limit := arith.TableLimit(b.dev)
-	if b.tableLimit > 0 {
-		limit = b.tableLimit
-	}
-	chunk := min(mh.ChunkElems(len(live), 2, limit), batch.EvenChunk(len(live), pipelineChunk)) // the tables of both halves
-	err = batch.Chunks(len(live), chunk, pipelineDepth, func(lo, hi int) error {
-		f := uint32(0xffffffff)
-		if fault >= int64(lo) && fault < int64(hi) {
-			f = uint32(fault - int64(lo))
-		}
-		return b.privateChunk(mh, mf, tables, live[lo:hi], kidx[lo:hi], keys, in, out, errs, f)
-	})
-	release(err != nil)
-	if err != nil {
-		return err
-	}
-	return batch.Collect(errs)
-}
-
-// keyTables are the key tables of a backend call on the device: K keys
+// keyTables are the key tables of a job on the device: K keys
 // (the stride of the tables), and buffers returns the tables, in the
 // order the kernels take them, for a batch's commands.
 type keyTables struct {
 	K       int
 	buffers func(c *device.Commands) ([]*device.Buffer, error)
-	// check is rsa_check's schedule for the call's keys.
+	// check is rsa_check's schedule for the job's keys.
 	check checkSchedule
 }
 
-// keyTables returns the device tables of the keys forms of a call whose
+// keyTables returns the device tables of the keys forms of a job whose
 // elements use the keys kidx (positions in forms), and the function that
-// ends the call's use of them (failed: the call failed). The tables come
+// ends the job's use of them (failed: a batch failed). The tables come
 // from the resident set of width class width (kidx is then rewritten to the
 // keys' positions in it), else each batch uploads them (and zeroes them
 // afterwards). layout lays out the tables of a list of keys.
-func (b *deviceBackend) keyTables(width string, forms []*deviceForm, kidx []uint32, layout func(forms []*deviceForm) [][]uint32) (keyTables, func(failed bool)) {
+func (b *deviceKernels) keyTables(width string, forms []*deviceForm, kidx []uint32, layout func(forms []*deviceForm) [][]uint32) (keyTables, func(failed bool)) {
 	if set, slots := b.resident.acquire(width, forms, layout); set != nil {
 		batch.Parallel(len(kidx), 1<<14, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
@@ -548,17 +427,6 @@ func (b *deviceBackend) keyTables(width string, forms []*deviceForm, kidx []uint
 	}
 }
 
-// A private batch larger than pipelineChunk elements runs as chunks of
-// about equal size, at most pipelineChunk each, pipelineDepth at once:
-// while the device computes one chunk, the host converts the next one's
-// inputs and checks the previous one's results, so one large call keeps
-// the device as busy as two pipelined callers. 65,536 is where the
-// modexp kernel saturates an H100 (docs/BENCHMARKS.md: RSA-2048 838K/s at
-// 65,536 against 849K/s at 262,144).
-var pipelineChunk = 1 << 16 // a variable for the tests
-
-const pipelineDepth = 2
-
 // privateTables lays out the key tables of a private batch of K keys, in
 // the order enqueuePrivate takes them: rsa.cl's table (keyTable), then
 // the modexp kernel's tables of the 2K primes (p of key k at k, q at K +
@@ -586,68 +454,22 @@ func privateTables(forms []*deviceForm, mh, mf arith.Mont) [][]uint32 {
 	return [][]uint32{keyTable(forms, W, mf.W), mods, ones, r2s, n0s, exp}
 }
 
-// privateChunk computes the elements cols (keys kidx in kt) in one device
-// batch; fault (tests) is the column whose mp rsa_combine corrupts.
-func (b *deviceBackend) privateChunk(mh, mf arith.Mont, kt keyTables, cols []int, kidx []uint32, keys []*privateKey, in, out [][]byte, errs []error, fault uint32) error {
-	m, F := len(cols), mf.W
-	// inputs, results and check flags in pinned memory: the copies run at
-	// the bus's speed
-	mem, err := b.staging.Get(4 * (2*F*m + m))
-	if err != nil {
-		return err
-	}
-	defer b.staging.Put(mem)
-	words := device.Uint32s(mem.Bytes, 2*F*m+m)
-	xs, vals, ok := words[:F*m], words[F*m:2*F*m], words[2*F*m:]
-	putColumns(xs, F, m, func(col int) []byte { return in[cols[col]] }) // every word is written
-	if b.runPrivateStub != nil {
-		err = b.runPrivateStub(mh, mf, xs, kidx, fault, vals, ok)
-	} else {
-		err = b.onDevice(func(c *device.Commands) error { return b.enqueuePrivate(c, mh, mf, kt, xs, kidx, fault, vals, ok) })
-	}
-	if err != nil {
-		clear(vals)
-		return err
-	}
-	getColumns(vals, F, m, func(col int) []byte {
-		i := cols[col]
-		if ok[col] != 1 {
-			errs[i] = ErrFault
-			return nil
-		}
-		return out[i]
-	})
-	// the host's own sample check: a device whose checked results are
-	// wrong is broken, and the whole call fails (the Engine falls back).
-	var sample []int
-	for col, i := range cols {
-		if errs[i] == nil && (col == 0 || mrand.IntN(hostCheckEvery) == 0) {
-			sample = append(sample, i)
-		}
-	}
-	var bad atomic.Int64
-	bad.Store(-1)
-	batch.Parallel(len(sample), 1, func(lo, hi int) {
-		for _, i := range sample[lo:hi] {
-			if !checkPrivate(keys[i].pub, out[i], in[i]) {
-				bad.Store(int64(i))
-			}
-		}
-	})
-	if i := bad.Load(); i >= 0 {
-		return fmt.Errorf("rsa: %s returned a result that passed its own check but fails the host's (element %d)", b, i)
-	}
-	return nil
+// runPrivate runs the device part of the private batch pb (ch.Run: one
+// set of device commands on the engine's stages).
+func (b *deviceKernels) runPrivate(ch *engine.Chunk, pb *privateBatch) error {
+	return ch.Run(func(c *device.Commands) error { return b.enqueuePrivate(c, pb) })
 }
 
-// enqueuePrivate enqueues the device part of a private batch of m =
-// len(kidx) elements: upload the inputs xs (F words each, limb-major) and
-// the key positions kidx (and the key tables unless they are resident),
-// run rsa_split (2m work-items), modexp (2m), rsa_combine (m) and, where
-// the check runs apart (checkForm), rsa_check (m times its lanes), and
-// read the results into vals (F words each) and the check flags into ok.
-func (b *deviceBackend) enqueuePrivate(c *device.Commands, mh, mf arith.Mont, kt keyTables, xs, kidx []uint32, fault uint32, vals, ok []uint32) error {
-	prog, err := b.program(mh, mf, true)
+// enqueuePrivate enqueues the device part of the private batch pb of m
+// elements: upload its inputs xs (F words each, limb-major) and key
+// positions kidx (and the key tables unless they are resident), run
+// rsa_split (2m work-items), modexp (2m), rsa_combine (m) and, where the
+// check runs apart (checkForm), rsa_check (m times its lanes), and read
+// the results into vals (F words each) and the check flags into ok.
+func (b *deviceKernels) enqueuePrivate(c *device.Commands, pb *privateBatch) error {
+	j := pb.j
+	mh, mf, kt := j.mh, j.mf, j.tables
+	prog, err := b.program(mh, mf, true, j.inject)
 	if err != nil {
 		return err
 	}
@@ -655,11 +477,7 @@ func (b *deviceBackend) enqueuePrivate(c *device.Commands, mh, mf arith.Mont, kt
 	if err != nil {
 		return err
 	}
-	mprog, err := b.modexpProgram(mh)
-	if err != nil {
-		return err
-	}
-	mk, err := mprog.Kernel("modexp")
+	mk, err := mh.ModExpKernel(b.dev)
 	if err != nil {
 		return err
 	}
@@ -674,8 +492,8 @@ func (b *deviceBackend) enqueuePrivate(c *device.Commands, mh, mf arith.Mont, kt
 			return err
 		}
 	}
-	m, K, W, F := len(kidx), kt.K, mh.W, mf.W
-	dx, dkidx, tabs, err := uploadInputs(c, xs, kidx, kt)
+	m, K, W, F := pb.m, kt.K, mh.W, mf.W
+	dx, dkidx, tabs, err := uploadInputs(c, pb.xs, pb.kidx, kt)
 	if err != nil {
 		return err
 	}
@@ -688,32 +506,31 @@ func (b *deviceBackend) enqueuePrivate(c *device.Commands, mh, mf arith.Mont, kt
 		}
 	}
 	dbase, dmidx, dtab, dhalves, dout, dok := out[0], out[1], out[2], out[3], out[4], out[5]
-	mg, ml, mextra := mh.ModExpLaunch(2 * m)
-	type launch struct {
-		k      *device.Kernel
-		n, grp int
-		args   []any
+	if err := c.Launch(rk[0], 2*m, rsaWorkGroup, dbase, dmidx, dx, dmods, dones, dr2s, dn0s, dkidx, uint32(K), uint32(m)); err != nil {
+		return err
 	}
-	launches := []launch{
-		{rk[0], 2 * m, rsaWorkGroup, []any{dbase, dmidx, dx, dmods, dones, dr2s, dn0s, dkidx, uint32(K), uint32(m)}},
-		{mk, mg, ml, append([]any{dhalves, dbase, dexp, uint32(mh.N), uint32(0),
-			dmods, dones, dr2s, dn0s, dmidx, uint32(2 * K), dtab, uint32(2 * m)}, mextra...)},
-		{rk[1], m, rsaWorkGroup, []any{dout, dok, dhalves, dx, dkeys, dkidx, uint32(K), uint32(m), fault}},
+	if err := mh.EnqueueModExp(c, mk, arith.ModExpArgs{Out: dhalves, Base: dbase, Exp: dexp, EWords: mh.N, ExpPerModulus: true,
+		Mods: dmods, Ones: dones, R2s: dr2s, N0s: dn0s, K: 2 * K, Index: dmidx, Table: dtab, Count: 2 * m}); err != nil {
+		return err
+	}
+	args := []any{dout, dok, dhalves, dx, dkeys, dkidx, uint32(K), uint32(m)}
+	if j.inject {
+		args = append(args, pb.fault)
+	}
+	if err := c.Launch(rk[1], m, rsaWorkGroup, args...); err != nil {
+		return err
 	}
 	if apart {
 		cg, cl, cextra := cm.ModExpLaunch(m)
 		args := append([]any{dout, dok, dx, dkeys, dkidx, uint32(K), uint32(m)}, kt.check.args()...)
-		launches = append(launches, launch{ck, cg, cl, append(args, cextra...)})
-	}
-	for _, l := range launches {
-		if err := c.Launch(l.k, l.n, l.grp, l.args...); err != nil {
+		if err := c.Launch(ck, cg, cl, append(args, cextra...)...); err != nil {
 			return err
 		}
 	}
-	if err := c.Read(dout, device.Uint32Bytes(vals)); err != nil {
+	if err := c.Read(dout, device.Uint32Bytes(pb.vals)); err != nil {
 		return err
 	}
-	return c.Read(dok, device.Uint32Bytes(ok))
+	return c.Read(dok, device.Uint32Bytes(pb.ok))
 }
 
 // uploadInputs enqueues the uploads of a batch's inputs xs and key
@@ -762,76 +579,10 @@ func keyTable(forms []*deviceForm, H, F int) []uint32 {
 	return t
 }
 
-func (b *deviceBackend) public(keys []*publicKey, in, out [][]byte) error {
-	first, err := firstKey(keys, in, out)
-	if first == nil {
-		return err
-	}
-	errs := make([]error, len(in))
-	limbs := first.limbs
-	_, mf, err := b.widths(0, limbs, 0)
-	if err != nil {
-		return err
-	}
-	F := mf.W
-	width := fmt.Sprintf("%p/pub/%d", b, F)
-	live, kidx, forms := keyIndex(keys, in, out, errs, func(k *publicKey) (*deviceForm, error) {
-		if k.limbs != limbs {
-			return nil, errMixedClasses
-		}
-		if v, ok := k.cache.Load(width); ok {
-			return v.(*deviceForm), nil
-		}
-		c, err := arith.NewConstants(k.n, F)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrInvalidKey, err)
-		}
-		v, _ := k.cache.LoadOrStore(width, &deviceForm{n: c, e: uint32(k.e), size: modBytes(k)})
-		return v.(*deviceForm), nil
-	})
-	if len(live) == 0 {
-		return batch.Collect(errs)
-	}
-	tables, release := b.keyTables(width, forms, kidx, func(forms []*deviceForm) [][]uint32 { return [][]uint32{keyTable(forms, 0, F)} })
-	chunk := len(live)
-	if limit := b.dev.MaxAlloc / 2; uint64(4*F*chunk) > limit {
-		chunk = max(1, int(limit/uint64(4*F)))
-	}
-	for lo := 0; lo < len(live) && err == nil; lo += chunk {
-		hi := min(lo+chunk, len(live))
-		err = b.publicChunk(mf, tables, live[lo:hi], kidx[lo:hi], in, out)
-	}
-	release(err != nil)
-	if err != nil {
-		return err
-	}
-	return batch.Collect(errs)
-}
-
-// publicChunk computes the elements cols (keys kidx in kt) in one device
-// batch.
-func (b *deviceBackend) publicChunk(mf arith.Mont, kt keyTables, cols []int, kidx []uint32, in, out [][]byte) error {
-	m, F := len(cols), mf.W
-	mem, err := b.staging.Get(4 * F * m)
-	if err != nil {
-		return err
-	}
-	defer b.staging.Put(mem)
-	xs := device.Uint32s(mem.Bytes, F*m) // may be a plaintext (encryption): cleared by getColumns
-	putColumns(xs, F, m, func(col int) []byte { return in[cols[col]] })
-	err = b.onDevice(func(c *device.Commands) error { return b.enqueuePublic(c, mf, kt, xs, kidx) })
-	if err != nil {
-		clear(xs)
-		return err
-	}
-	getColumns(xs, F, m, func(col int) []byte { return out[cols[col]] })
-	return nil
-}
-
 // enqueuePublic enqueues the device part of a public batch: xs (F words
 // per element, limb-major) is replaced by xs[i]^e mod n.
-func (b *deviceBackend) enqueuePublic(c *device.Commands, mf arith.Mont, kt keyTables, xs, kidx []uint32) error {
-	prog, err := b.program(mf, mf, false)
+func (b *deviceKernels) enqueuePublic(c *device.Commands, mf arith.Mont, kt keyTables, xs, kidx []uint32) error {
+	prog, err := b.program(mf, mf, false, false)
 	if err != nil {
 		return err
 	}

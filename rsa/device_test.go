@@ -29,7 +29,7 @@ func TestDeviceFaultCheck(t *testing.T) {
 				digests[i] = d[:]
 			}
 			const bad = 1
-			require.True(t, e.InjectDeviceFault(bad))
+			require.True(t, e.InjectDeviceFault(t, bad))
 			sigs, err := e.SignPKCS1v15(repeat(k, n), crypto.SHA256, digests)
 			errs := elementErrs(t, err, n)
 			for i := range n {

@@ -2,45 +2,9 @@ package rsa
 
 import (
 	"encoding/binary"
-	"time"
 
 	"github.com/gpucrypto/gpucrypto/batch"
-	"github.com/gpucrypto/gpucrypto/device"
 )
-
-// bufferIdle is how long the device buffers of the last batches stay
-// allocated without a new batch.
-const bufferIdle = 10 * time.Second
-
-// stages returns the backend's device.Stages (upload, kernel and
-// read-back queues), made at the first batch.
-func (b *deviceBackend) stages() (*device.Stages, error) {
-	b.stagesOnce.Do(func() { b.stagesVal, b.stagesErr = b.dev.NewStages() })
-	return b.stagesVal, b.stagesErr
-}
-
-// onDevice runs one device batch through the backend's stages (see
-// device.Stages.Run): enqueue enqueues its commands; the zeroing of its
-// buffers follows its read-backs; onDevice waits for all of it, adds the
-// kernels' device time to the backend's and returns the buffers to the
-// pool, zeroed (every region: inputs, key material, CRT halves, results).
-//
-// Large batches need hundreds of megabytes (the modexp kernel's table
-// above all: 256 MiB for 65,536 RSA-2048 operations); the pool keeps them
-// for the next batches rather than allocating them every time. Host work
-// (conversions, padding, the sample check) runs outside, in parallel with
-// the device work of other batches.
-func (b *deviceBackend) onDevice(enqueue func(c *device.Commands) error) error {
-	st, err := b.stages()
-	if err != nil {
-		return err
-	}
-	dur, err := st.Run(b.pool, enqueue)
-	if err == nil {
-		b.kernelNs.Add(int64(dur))
-	}
-	return err
-}
 
 // columnBlock is the number of elements converted together: their limbs
 // are written (or read) one limb row at a time, contiguously, while the

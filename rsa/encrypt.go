@@ -91,20 +91,11 @@ func (e *Engine) EncryptPKCS1v15(random io.Reader, pubs []*stdrsa.PublicKey, msg
 // the ciphertexts, each the modulus's size (nil where errs says the
 // element failed).
 func (e *Engine) ciphertexts(ks []*publicKey, in [][]byte, errs []error) ([][]byte, error) {
-	out := make([][]byte, len(in))
-	batch.Parallel(len(in), 1024, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			if errs[i] == nil {
-				out[i] = make([]byte, modBytes(ks[i]))
-			}
+	defer func() {
+		for _, m := range in {
+			clear(m)
 		}
-	})
-	e.public(ks, in, out, errs)
-	for i := range in {
-		clear(in[i])
-		if errs[i] != nil {
-			out[i] = nil
-		}
-	}
-	return out, batch.Collect(errs)
+	}()
+	return e.public(&call[*publicKey]{keys: ks, errs: errs, out: make([][]byte, len(in)),
+		input: func(i int, _ []byte) ([]byte, error) { return in[i], nil }})
 }

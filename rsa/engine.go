@@ -5,18 +5,18 @@ import (
 	stdrsa "crypto/rsa"
 	"errors"
 	"fmt"
-	"sync"
+	"log/slog"
 	"sync/atomic"
-
-	"filippo.io/bigmod"
 
 	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/device"
+	"github.com/gpucrypto/gpucrypto/internal/engine"
 )
 
-// Engine computes batches of RSA operations on one backend: a device
-// (NewEngine) or all CPU cores (CPUEngine). It is safe for
-// concurrent use.
+// Engine computes batches of RSA operations on one device (NewEngine) or
+// on all CPU cores (CPUEngine). It is safe for concurrent use, and
+// concurrent batches overlap: while the device computes one, the host
+// prepares or finishes others.
 //
 // Every batched method takes parallel slices, one element per operation,
 // and returns one result per element. Elements may use different keys of
@@ -31,23 +31,33 @@ import (
 // ciphertext as a number with zeros in front, and may accept it. Its
 // length is public, so refusing it is no oracle.
 //
-// When the device fails during a batch, the batch is recomputed on the CPU
-// and the failure is reported through OnFallback: results are never wrong
-// and never missing because of a device fault.
+// A device Engine computes each call where it is faster (SetRoute): on
+// the device, or on the CPU cores with the CPU engine's constant-time
+// code, as measured for the call's operation, key size and batch size
+// while the engine runs. So a small batch, which a device's latency makes
+// slow, runs on the CPU, and no call is slower than the CPU engine would
+// be. When the device fails during a batch, or a result fails the sampled
+// check of SetResultCheck, the batch is recomputed on the CPU and the
+// failure reported through OnFallback (and the logger of SetLogger):
+// results are never wrong and never missing because of a device fault.
+//
+// An Engine keeps the host and device buffers of recent batches for the
+// next ones, zeroed where they held secrets, and the key tables of recent
+// keys on the device; ReleaseBuffers frees them, Close frees everything.
 type Engine struct {
-	be  backend        // computes the batches: the device backend, or cpu
-	cpu *cpuBackend    // the fallback (and be itself on a CPU engine)
-	dev *device.Device // nil on a CPU engine
-
+	core     *engine.Core
+	d        *deviceKernels // nil on a CPU engine
 	blinding atomic.Bool
-	cpuBelow atomic.Int64 // SetCPUBelow
-
-	mu        sync.Mutex
-	fallbacks batch.Fallbacks
-	failHook  func() error // tests: simulate a device failure
 }
 
-// NewEngine returns an Engine that computes on dev (nil: device.Default()).
+// defaultResultCheck is the setting of SetResultCheck of a new device
+// Engine: the host checks about one device result in 256 (and the first
+// of every batch).
+const defaultResultCheck = 256
+
+// NewEngine returns an Engine that computes on dev (nil:
+// device.Default()). The kernels are built at the first batch of each
+// key size, or by Warm.
 func NewEngine(dev *device.Device) (*Engine, error) {
 	if dev == nil {
 		var err error
@@ -55,42 +65,82 @@ func NewEngine(dev *device.Device) (*Engine, error) {
 			return nil, err
 		}
 	}
-	be, err := newDeviceBackend(dev)
-	if err != nil {
-		return nil, err
-	}
-	return &Engine{be: be, cpu: &cpuBackend{}, dev: dev}, nil
-}
-
-// CPUEngine returns an Engine that computes on all CPU cores (private
-// operations in constant time, with filippo.io/bigmod).
-func CPUEngine() *Engine {
-	c := &cpuBackend{}
-	return &Engine{be: c, cpu: c}
-}
-
-// Auto returns an Engine on the default device, or CPUEngine() when no
-// device can be used; note then says why (it is nil when a device was
-// found).
-func Auto() (e *Engine, note error) {
-	e, err := NewEngine(nil)
-	if err != nil {
-		return CPUEngine(), fmt.Errorf("rsa: using the CPU: %w", err)
-	}
+	e := &Engine{core: engine.New("rsa", dev), d: &deviceKernels{dev: dev, resident: newResidentKeys(dev)}}
+	e.core.SetResultCheck(defaultResultCheck)
+	e.core.OnClose(func() error {
+		e.d.resident.dropAll()
+		return nil
+	})
 	return e, nil
 }
 
-// Device is the engine's device (nil for CPUEngine).
-func (e *Engine) Device() *device.Device { return e.dev }
+// CPUEngine returns an Engine that computes on all CPU cores (private
+// operations in constant time, with filippo.io/bigmod). It is the CPU
+// path of every device Engine too.
+func CPUEngine() *Engine { return &Engine{core: engine.New("rsa", nil)} }
 
-// String names the engine's backend.
-func (e *Engine) String() string { return e.be.String() }
+// Auto returns an Engine on the default device (device.Choose: a GPU,
+// or GPUCRYPTO_DEVICE's choice), or CPUEngine() where there is none; the
+// Choice says which and why.
+func Auto() (*Engine, device.Choice) { return engine.Auto(NewEngine, CPUEngine) }
+
+// Device is the engine's device (nil for the CPU engine).
+func (e *Engine) Device() *device.Device { return e.core.Device() }
+
+// String names where the engine computes: "device <name>" or "CPU".
+func (e *Engine) String() string { return e.core.String() }
+
+// SetRoute sets where calls run: batch.RouteAuto (the default) picks
+// device or CPU per call by their measured times, RouteDevice and
+// RouteCPU force one (benchmarks of the kernels, say). A CPU engine
+// computes on the CPU whatever the route. The elements of one call whose
+// keys differ in size class run as separate calls, each routed on its
+// own.
+func (e *Engine) SetRoute(r batch.Route) { e.core.SetRoute(r) }
+
+// Stats returns the engine's counts: operations on the device and on the
+// CPU, fallbacks, batches, latency and device time.
+func (e *Engine) Stats() batch.Stats { return e.core.Stats() }
+
+// OnFallback sets the function told about each device batch recomputed on
+// the CPU after a device failure or a failed result check (nil, the
+// default: none).
+func (e *Engine) OnFallback(f func(error)) { e.core.OnFallback(f) }
+
+// SetLogger makes the engine log each fallback on l at level Warn (nil,
+// the default: nothing is logged).
+func (e *Engine) SetLogger(l *slog.Logger) { e.core.SetLogger(l) }
+
+// SetResultCheck makes the host check about one device result of a
+// private-key operation in every, and the first of each device batch,
+// with the CPU engine's constant-time arithmetic (0: no check; a new
+// Engine checks one in 256). The device checks every result itself (see
+// the package documentation); a result the host finds wrong means a
+// broken device: the batch is recomputed on the CPU and reported through
+// OnFallback. A result the device's own check refused stays ErrFault.
+func (e *Engine) SetResultCheck(every int) { e.core.SetResultCheck(every) }
+
+// ReleaseBuffers frees the host and device buffers that e keeps from
+// finished batches and the key tables it keeps on the device (all zeroed
+// where they held secrets). Batches that run meanwhile are not affected;
+// later ones allocate and upload again.
+func (e *Engine) ReleaseBuffers() {
+	e.core.ReleaseBuffers()
+	if e.d != nil {
+		e.d.resident.dropAll()
+	}
+}
+
+// Close makes later calls fail with an error wrapping batch.ErrClosed,
+// waits for the running ones, and frees the engine's device memory, the
+// key tables included. Calling it again does nothing and returns nil.
+func (e *Engine) Close() error { return e.core.Close() }
 
 // SetBlinding turns blinding of private-key operations on or off (default
 // off). With blinding, each input x is multiplied by r^e mod n before the
 // private operation and the result by r^-1 mod n after it, for a random r
-// kept per key (and squared after each use), so the backend never sees
-// the attacker's chosen value. Both backends already run private
+// kept per key (and squared after each use), so neither the device nor
+// the CPU sees the attacker's chosen value. Both already run private
 // operations in constant time (the device kernels, and filippo.io/bigmod
 // on the CPU): blinding is defence in depth, for about four modular
 // multiplications and a public-exponent check per operation, all in
@@ -107,188 +157,117 @@ func (e *Engine) Blinding() bool { return e.blinding.Load() }
 // NVIDIA's). A server calls it once at start-up with the sizes of its keys.
 // A CPU engine has nothing to build.
 func (e *Engine) Warm(keyBits ...int) error {
-	d, ok := e.be.(*deviceBackend)
-	if !ok {
-		return nil
-	}
-	for _, bits := range keyBits {
-		if err := d.warm(bits); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// SetCPUBelow sends backend calls of fewer than n elements (a call holds
-// the elements of one size class of a batch) to the CPU backend
-// (constant-time, on all cores) instead of the device; 0, the default,
-// sends every call to the device. A device call has a floor of latency
-// (on an H100, 4.2 ms for one RSA-2048 signature, 4.4 ms for 64: see
-// docs/BENCHMARKS.md) that a few elements on the CPU cores beat: set n to
-// where the two cross on your machine (gpucrypto bench --ops rsa2048
-// --batch 1,16,64,256 shows both). Such calls are not fallbacks:
-// OnFallback is not told.
-func (e *Engine) SetCPUBelow(n int) { e.cpuBelow.Store(int64(max(n, 0))) }
-
-// CPUBelow is the setting of SetCPUBelow.
-func (e *Engine) CPUBelow() int { return int(e.cpuBelow.Load()) }
-
-// OnFallback sets the function told about each device failure that sent a
-// batch to the CPU (default: log.Print).
-func (e *Engine) OnFallback(f func(error)) { e.fallbacks.OnFallback(f) }
-
-// Fallbacks is the number of device calls recomputed on the CPU so far (one
-// per size class of a failed batch).
-func (e *Engine) Fallbacks() int { return e.fallbacks.Count() }
-
-func (e *Engine) fellBack(err error) {
-	e.fallbacks.Report(fmt.Errorf("rsa: %s failed, batch recomputed on the CPU: %w", e.be, err))
-}
-
-// private computes in[i]^d mod n under keys[i] into out[i] for every i
-// with errs[i] == nil, and sets errs[i] for those that fail (their out[i]
-// is then zero). Values are big-endian strings of the modulus's size
-// (modBytes), in[i] below the modulus: the callers check both, once.
-// Elements are grouped by size class here, once, one backend call per
-// class.
-func (e *Engine) private(keys []*privateKey, in, out [][]byte, errs []error) {
-	var rinv []*bigmod.Nat // blinding: the factor that unblinds each result
-	x := in
-	if e.blinding.Load() {
-		x = make([][]byte, len(in))
-		rinv = make([]*bigmod.Nat, len(in))
-		batch.Parallel(len(in), 16, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				if errs[i] == nil {
-					x[i], rinv[i], errs[i] = keys[i].blind.blind(keys[i].pub, in[i]) // each call its own pair
-				}
+	return e.core.Use(func() error {
+		for _, bits := range keyBits {
+			if e.d == nil {
+				break
 			}
-		})
-	}
-	for _, idx := range groupBySize(len(in), errs, func(i int) [2]int { return keys[i].class() }) {
-		ks := make([]*privateKey, len(idx))
-		xs := make([][]byte, len(idx))
-		outs := make([][]byte, len(idx))
-		for j, i := range idx {
-			ks[j], xs[j], outs[j] = keys[i], x[i], out[i]
-		}
-		verrs := e.run(len(idx), func(b backend) error { return b.private(ks, xs, outs) })
-		for j, i := range idx {
-			if errs[i] = verrs[j]; errs[i] != nil {
-				clear(out[i])
+			if err := e.d.warm(bits); err != nil {
+				return err
 			}
 		}
-	}
-	if rinv != nil {
-		batch.Parallel(len(in), 16, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				clear(x[i]) // blinded: nothing to learn from, but no need to keep it
-				if errs[i] != nil {
-					continue
-				}
-				pub := keys[i].pub
-				if err := unblind(pub, out[i], rinv[i]); err != nil || !checkPrivate(pub, out[i], in[i]) {
-					clear(out[i])
-					errs[i] = ErrFault
-				}
-			}
-		})
-	}
-}
-
-// pipelined computes a byte-level batch of n elements with f, which
-// computes the elements [lo, hi) from their bytes to their answers
-// (padding or parsing, the private operation, encoding) and returns their
-// results and errors (hi − lo of each). On a device engine a batch of
-// more than pipelineChunk elements runs as chunks of about equal size,
-// pipelineDepth at once, so that the host's padding and encoding of one
-// chunk overlap the device work of another: a single large call keeps
-// the device busy.
-func (e *Engine) pipelined(n int, f func(lo, hi int) ([][]byte, []error)) ([][]byte, []error) {
-	if e.be == backend(e.cpu) || n <= pipelineChunk {
-		return f(0, n)
-	}
-	out := make([][]byte, n)
-	errs := make([]error, n)
-	batch.Chunks(n, batch.EvenChunk(n, pipelineChunk), pipelineDepth, func(lo, hi int) error {
-		vals, verrs := f(lo, hi)
-		copy(out[lo:hi], vals)
-		copy(errs[lo:hi], verrs)
 		return nil
 	})
-	return out, errs
 }
 
-// public computes in[i]^e mod n under keys[i] into out[i] for every i
-// with errs[i] == nil, and sets errs[i] for those that fail; values as
-// for private.
-func (e *Engine) public(keys []*publicKey, in, out [][]byte, errs []error) {
-	for _, idx := range groupBySize(len(in), errs, func(i int) int { return keys[i].limbs }) {
-		ks := make([]*publicKey, len(idx))
-		xs := make([][]byte, len(idx))
-		outs := make([][]byte, len(idx))
-		for j, i := range idx {
-			ks[j], xs[j], outs[j] = keys[i], in[i], out[i]
-		}
-		verrs := e.run(len(idx), func(b backend) error { return b.public(ks, xs, outs) })
-		for j, i := range idx {
-			if errs[i] = verrs[j]; errs[i] != nil {
-				clear(out[i])
-			}
-		}
-	}
+// call is one batch call of raw RSA operations as a byte-level method
+// describes it: per element its key, the value to exponentiate and what
+// becomes of the result. Engine.private and Engine.public run it as one
+// job per size class of its keys (privateJob, publicJob); the jobs call
+// input and output for distinct elements from several goroutines at
+// once, only for the elements whose errs entry is nil when the call
+// begins, and once per element unless a device batch fails (the CPU then
+// computes its elements again).
+type call[K modulusSized] struct {
+	keys []K     // nil where errs[i] is set
+	errs []error // the elements' errors: those found before, and the call's
+	// out are the call's results (nil where an element failed): without
+	// output, the raw results, each in its string of the modulus's size
+	// (made where out[i] is nil); with output, what output puts there.
+	out [][]byte
+	// input writes into x (the modulus's size, the job's scratch) the
+	// value to exponentiate for element i, below the modulus, and returns
+	// x, or returns the caller's own string that holds it (a
+	// ciphertext); an error fails the element.
+	input func(i int, x []byte) ([]byte, error)
+	// output, when set, consumes element i's result y, in the job's
+	// scratch memory (zeroed afterwards): it unpads a decryption, say. An
+	// error fails the element.
+	output func(i int, y []byte) error
 }
 
-// run makes one backend call of n elements on the engine's backend, and on
-// the CPU when the device fails as a whole. It returns one error (or nil)
-// per element.
-func (e *Engine) run(n int, call func(backend) error) []error {
-	if e.be != backend(e.cpu) && int64(n) >= e.cpuBelow.Load() {
-		e.mu.Lock()
-		hook := e.failHook
-		e.mu.Unlock()
-		errs, err := split(n, e.be, call, hook)
-		if err == nil {
-			return errs
-		}
-		e.fellBack(err)
+// value returns element i's value to exponentiate (input, in x), or its
+// error.
+func (c *call[K]) value(i int, x []byte) ([]byte, error) {
+	size := modBytes(c.keys[i].public())
+	v, err := c.input(i, x[:size])
+	if err == nil && len(v) != size {
+		err = errValueSize
 	}
-	errs, err := split(n, e.cpu, call, nil)
-	if err != nil { // the CPU never fails a whole call; if it did, so does every element
-		errs = make([]error, n)
-		for i := range errs {
-			errs[i] = err
-		}
-	}
-	return errs
+	return v, err
 }
 
-// split calls be and returns its per-element errors, or a whole-call
-// error: an error that is not a *batch.Error, one of the wrong length, or
-// a panic.
-func split(n int, be backend, call func(backend) error, hook func() error) (errs []error, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			errs, err = nil, fmt.Errorf("rsa: %s panicked: %v", be, p)
-		}
-	}()
-	if hook != nil {
-		if err := hook(); err != nil {
+// dst is where element i's result goes: out[i], or the scratch y.
+func (c *call[K]) dst(i int, y []byte) []byte {
+	size := modBytes(c.keys[i].public())
+	if c.output != nil {
+		return y[:size]
+	}
+	if c.out[i] == nil {
+		c.out[i] = make([]byte, size)
+	}
+	return c.out[i]
+}
+
+// finish ends element i with its result y (dst), or with err: output
+// consumes the result; a failed element's result is zeroed.
+func (c *call[K]) finish(i int, y []byte, err error) {
+	if err == nil && c.output != nil {
+		err = c.output(i, y)
+	}
+	if err != nil {
+		clear(y)
+	}
+	c.errs[i] = err
+}
+
+// private runs the private-key operations of c and returns its results
+// and errors (run).
+func (e *Engine) private(c *call[*privateKey]) ([][]byte, error) {
+	blind := e.blinding.Load()
+	return run(e, c, (*privateKey).class, func(idx []int) (engine.Plan, engine.Job) {
+		j := newPrivateJob(e, c, idx, blind)
+		return j.plan(), j
+	})
+}
+
+// public runs the public-key operations of c (run).
+func (e *Engine) public(c *call[*publicKey]) ([][]byte, error) {
+	return run(e, c, func(k *publicKey) int { return k.limbs }, func(idx []int) (engine.Plan, engine.Job) {
+		j := newPublicJob(e, c, idx)
+		return j.plan(), j
+	})
+}
+
+// run runs c on e as one job per size class of its keys (class; newJob
+// makes the job of the elements idx) and returns c.out, the failed
+// elements' results set to nil, and their errors (nil or a *batch.Error),
+// or the call's error as a whole (a closed engine).
+func run[K modulusSized, C comparable](e *Engine, c *call[K], class func(K) C, newJob func(idx []int) (engine.Plan, engine.Job)) ([][]byte, error) {
+	if err := e.core.Err(); err != nil { // closed: even a call with no valid element fails
+		return nil, err
+	}
+	for _, idx := range groupBySize(len(c.keys), c.errs, func(i int) C { return class(c.keys[i]) }) {
+		if err := e.core.Run(newJob(idx)); err != nil {
 			return nil, err
 		}
 	}
-	err = call(be)
-	var per *batch.Error
-	if err != nil && !errors.As(err, &per) {
-		return nil, err
+	for i, err := range c.errs {
+		if err != nil && c.out != nil {
+			c.out[i] = nil
+		}
 	}
-	if per == nil {
-		return make([]error, n), nil
-	}
-	if len(per.Errs) != n {
-		return nil, fmt.Errorf("rsa: %s answered %d errors for %d inputs", be, len(per.Errs), n)
-	}
-	return per.Errs, nil
+	return c.out, batch.Collect(c.errs)
 }
 
 // groupBySize returns the indices i < n with skip[i] == nil, grouped by
@@ -346,29 +325,27 @@ func checkInput(k *publicKey, b []byte, kind error) error {
 	return nil
 }
 
-// valueSlab returns a string of the modulus's size for each element whose
-// errs entry is nil (nil for the others), cut from one allocation: the
-// scratch values of a call (encoded messages).
-func valueSlab[K modulusSized](keys []K, errs []error) [][]byte {
+// valueSlab returns a string of the modulus's size for each key, cut from
+// one allocation.
+func valueSlab[K modulusSized](keys []K) [][]byte {
 	total := 0
-	for i, k := range keys {
-		if errs[i] == nil {
-			total += modBytes(k.public())
-		}
+	for _, k := range keys {
+		total += modBytes(k.public())
 	}
 	slab := make([]byte, total)
 	out := make([][]byte, len(keys))
 	for i, k := range keys {
-		if errs[i] == nil {
-			n := modBytes(k.public())
-			out[i], slab = slab[:n:n], slab[n:]
-		}
+		n := modBytes(k.public())
+		out[i], slab = slab[:n:n], slab[n:]
 	}
 	return out
 }
 
-// modulusSized is a prepared key of either kind (valueSlab).
-type modulusSized interface{ public() *publicKey }
+// modulusSized is a prepared key of either kind (call, valueSlab).
+type modulusSized interface {
+	comparable
+	public() *publicKey
+}
 
 func (k *publicKey) public() *publicKey  { return k }
 func (k *privateKey) public() *publicKey { return k.pub }

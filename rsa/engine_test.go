@@ -11,11 +11,14 @@ import (
 	_ "crypto/sha512"
 	"fmt"
 	"math/big"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/cl"
+	gpudevice "github.com/gpucrypto/gpucrypto/device"
 	"github.com/gpucrypto/gpucrypto/internal/devicetest"
 	"github.com/gpucrypto/gpucrypto/rsa"
 )
@@ -511,11 +514,10 @@ func TestCRTFaultCheck(t *testing.T) {
 }
 
 // A device that fails mid-batch sends the batch to the CPU: same results,
-// each failure reported. (Runs where the device backend exists.)
+// each failure reported. (Runs where a device exists.)
 func TestDeviceFailureFallsBackToCPU(t *testing.T) {
 	shared := deviceEngine(t) // skips like every device test
-	e, err := rsa.NewEngine(shared.Device())
-	require.NoError(t, err)
+	e := newDeviceEngine(t, shared.Device())
 	var reported []error
 	e.OnFallback(func(err error) { reported = append(reported, err) })
 	e.SetFailHook(func() error { return &cl.Error{Call: "clEnqueueNDRangeKernel", Status: cl.OutOfResources} })
@@ -526,47 +528,123 @@ func TestDeviceFailureFallsBackToCPU(t *testing.T) {
 	want, werr := cpuEngine.SignPKCS1v15(keys, crypto.SHA256, digests)
 	require.Equal(t, want, got)
 	require.Equal(t, werr.Error(), gerr.Error())
-	require.Equal(t, 2, e.Fallbacks()) // one per size class (1024 and 2048 bits)
+	st := e.Stats()
+	require.Equal(t, int64(2), st.Fallbacks) // one per size class (1024 and 2048 bits)
+	require.Equal(t, int64(3), st.FallbackOps)
+	require.Equal(t, int64(3), st.CPUOps)
+	require.Zero(t, st.DeviceOps)
 	require.Len(t, reported, 2)
 	require.ErrorContains(t, reported[0], "recomputed on the CPU")
 	require.ErrorContains(t, reported[0], "CL_OUT_OF_RESOURCES")
 }
 
-// SetCPUBelow: a size class with fewer elements than the setting runs on
-// the CPU (no device time, no fallback), a larger one on the device; the
-// signatures are crypto/rsa's either way.
-func TestCPUBelow(t *testing.T) {
-	shared := deviceEngine(t) // skips like every device test
-	e, err := rsa.NewEngine(shared.Device())
+// newDeviceEngine returns a new Engine on dev, routed to the device and
+// closed with the test.
+func newDeviceEngine(t *testing.T, dev *gpudevice.Device) *rsa.Engine {
+	t.Helper()
+	e, err := rsa.NewEngine(dev)
 	require.NoError(t, err)
-	require.Zero(t, e.CPUBelow())
-	e.SetCPUBelow(4)
-	require.Equal(t, 4, e.CPUBelow())
+	e.SetRoute(batch.RouteDevice)
+	t.Cleanup(func() { require.NoError(t, e.Close()) })
+	return e
+}
+
+// The route: RouteDevice computes on the device (device time, device
+// operations), RouteCPU on the CPU (none), RouteAuto wherever it measures
+// faster; the signatures are crypto/rsa's in every case, and Stats counts
+// each operation where it ran.
+func TestRoute(t *testing.T) {
+	shared := deviceEngine(t) // skips like every device test
+	e := newDeviceEngine(t, shared.Device())
+	e.OnFallback(func(err error) { t.Errorf("unexpected fallback: %v", err) })
 	k1, k2 := key(t, "rsa1024a"), key(t, "rsa2048a")
-	// three 1024-bit elements (CPU) and four 2048-bit ones (device)
 	keys := []*stdrsa.PrivateKey{k1, k2, k1, k2, k2, k1, k2}
 	digests := make([][]byte, len(keys))
 	for i := range digests {
 		digests[i] = randBytes(t, 32)
 	}
-	check := func(wantDevice bool, keys []*stdrsa.PrivateKey, digests [][]byte) {
+	want, err := cpuEngine.SignPKCS1v15(keys, crypto.SHA256, digests)
+	require.NoError(t, err)
+	sign := func(route batch.Route) batch.Stats {
 		t.Helper()
-		t0 := e.DeviceTime()
+		e.SetRoute(route)
+		before := e.Stats()
 		sigs, err := e.SignPKCS1v15(keys, crypto.SHA256, digests)
 		require.NoError(t, err)
-		for i, k := range keys {
-			want, err := stdrsa.SignPKCS1v15(nil, k, crypto.SHA256, digests[i])
-			require.NoError(t, err)
-			require.Equal(t, want, sigs[i], "element %d", i)
-		}
-		require.Equal(t, wantDevice, e.DeviceTime() > t0)
+		require.Equal(t, want, sigs, "route %v", route)
+		after := e.Stats()
+		require.Equal(t, before.Calls+2, after.Calls, "one call per size class")
+		return batch.Stats{DeviceOps: after.DeviceOps - before.DeviceOps, CPUOps: after.CPUOps - before.CPUOps, DeviceTime: after.DeviceTime - before.DeviceTime}
 	}
-	check(false, keys[:3], digests[:3]) // 2 + 1 elements: both classes below 4
-	check(true, keys, digests)          // the 2048-bit class (4) on the device
-	require.Zero(t, e.Fallbacks())
-	e.SetCPUBelow(-1)
-	require.Zero(t, e.CPUBelow())
-	check(true, keys[:1], digests[:1])
+	d := sign(batch.RouteDevice)
+	require.Equal(t, int64(len(keys)), d.DeviceOps)
+	require.Zero(t, d.CPUOps)
+	require.Positive(t, d.DeviceTime)
+	c := sign(batch.RouteCPU)
+	require.Zero(t, c.DeviceOps)
+	require.Equal(t, int64(len(keys)), c.CPUOps)
+	require.Zero(t, c.DeviceTime)
+	for range 3 {
+		a := sign(batch.RouteAuto)
+		require.Equal(t, int64(len(keys)), a.DeviceOps+a.CPUOps)
+	}
+	require.Zero(t, e.Stats().Fallbacks)
+	// a CPU engine computes on the CPU whatever the route
+	cpu := rsa.CPUEngine()
+	cpu.SetRoute(batch.RouteDevice)
+	sigs, err := cpu.SignPKCS1v15(keys, crypto.SHA256, digests)
+	require.NoError(t, err)
+	require.Equal(t, want, sigs)
+	st := cpu.Stats()
+	require.Equal(t, int64(len(keys)), st.CPUOps)
+	require.Zero(t, st.DeviceOps)
+	require.Equal(t, int64(2), st.Calls)
+}
+
+// A closed engine fails every call at once with an error wrapping
+// batch.ErrClosed, whatever its elements; closing again does nothing.
+func TestEngineClose(t *testing.T) {
+	engines := []*rsa.Engine{rsa.CPUEngine()}
+	if d, ok := optionalDevice(t); ok {
+		e, err := rsa.NewEngine(d)
+		require.NoError(t, err)
+		engines = append(engines, e)
+	}
+	k := key(t, "rsa1024a")
+	d := randBytes(t, 32)
+	sig, err := stdrsa.SignPKCS1v15(nil, k, crypto.SHA256, d)
+	require.NoError(t, err)
+	for _, e := range engines {
+		t.Run(e.String(), func(t *testing.T) {
+			_, err := e.SignPKCS1v15([]*stdrsa.PrivateKey{k}, crypto.SHA256, [][]byte{d})
+			require.NoError(t, err)
+			require.NoError(t, e.Close())
+			require.NoError(t, e.Close())
+			_, err = e.SignPKCS1v15([]*stdrsa.PrivateKey{k}, crypto.SHA256, [][]byte{d})
+			require.ErrorIs(t, err, batch.ErrClosed)
+			_, err = e.SignPKCS1v15([]*stdrsa.PrivateKey{nil}, crypto.SHA256, [][]byte{d}) // no element to compute
+			require.ErrorIs(t, err, batch.ErrClosed)
+			_, err = e.DecryptPKCS1v15([]*stdrsa.PrivateKey{k}, [][]byte{sig})
+			require.ErrorIs(t, err, batch.ErrClosed)
+			require.ErrorIs(t, e.VerifyPKCS1v15([]*stdrsa.PublicKey{&k.PublicKey}, crypto.SHA256, [][]byte{d}, [][]byte{sig}), batch.ErrClosed)
+			_, err = e.EncryptOAEP(crypto.SHA256, nil, []*stdrsa.PublicKey{&k.PublicKey}, [][]byte{d}, nil)
+			require.ErrorIs(t, err, batch.ErrClosed)
+			require.ErrorIs(t, e.Warm(2048), batch.ErrClosed)
+		})
+	}
+}
+
+// optionalDevice is the test device, when there is one (a test that also
+// runs without it).
+func optionalDevice(t *testing.T) (*gpudevice.Device, bool) {
+	d, err := gpudevice.Default()
+	if err != nil {
+		if os.Getenv(devicetest.EnvRequire) == "1" {
+			t.Fatalf("no device: %v", err)
+		}
+		return nil, false
+	}
+	return d, true
 }
 
 // Warm builds the kernels of the given key sizes; after it, batches of
@@ -574,8 +652,7 @@ func TestCPUBelow(t *testing.T) {
 // batch would fill). Bad sizes are errors.
 func TestWarm(t *testing.T) {
 	shared := deviceEngine(t) // skips like every device test
-	e, err := rsa.NewEngine(shared.Device())
-	require.NoError(t, err)
+	e := newDeviceEngine(t, shared.Device())
 	require.NoError(t, e.Warm(2048))
 	before := rsa.ProgramCount(e)
 	require.NotZero(t, before)

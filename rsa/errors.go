@@ -30,8 +30,6 @@ var (
 	ErrMessageTooLong = stdrsa.ErrMessageTooLong
 )
 
-// Errors of the backends' own guards: the Engine never makes such calls.
-var (
-	errNilKey    = errors.New("rsa: nil key")
-	errValueSize = errors.New("rsa: a value is not the size of its modulus")
-)
+// errValueSize is the error of a value that is not the size of its
+// modulus (the byte-level methods never make one).
+var errValueSize = errors.New("rsa: a value is not the size of its modulus")

@@ -38,10 +38,9 @@ func loadKey(path string) *stdrsa.PrivateKey {
 // Auto falls back to the CPU when there is no device, so this example runs
 // anywhere.
 func ExampleEngine_SignPKCS1v15() {
-	e, note := rsa.Auto() // on the default device, or on the CPU (note says why)
-	if note != nil {
-		log.Print(note)
-	}
+	e, choice := rsa.Auto() // on the default device, or on the CPU (choice says why)
+	defer e.Close()
+	log.Print(choice)
 	k2048, k4096 := loadKey("testdata/rsa2048a.pem"), loadKey("testdata/rsa4096.pem")
 	keys := []*stdrsa.PrivateKey{k2048, k4096, k2048}
 	digests := make([][]byte, len(keys))
@@ -67,13 +66,17 @@ func ExampleEngine_SignPKCS1v15() {
 // Signers stand in for the *rsa.PrivateKey, here as a TLS server's key.
 func ExampleSigner() {
 	e, _ := rsa.Auto()
+	defer e.Close()
 	// Build the kernels of the key sizes served before the first handshake
-	// (a CPU engine has none). e.SetCPUBelow(n) would leave batches of
-	// fewer than n operations to the CPU cores.
+	// (a CPU engine has none). Batches that the CPU cores compute faster
+	// than the device go to them (Engine.SetRoute).
 	if err := e.Warm(2048); err != nil {
 		log.Fatal(err)
 	}
-	s := rsa.NewServer(batch.Options{MaxBatch: 4096, MaxDelay: time.Millisecond}, e)
+	s, err := rsa.NewServer(batch.Options{MaxBatch: 4096, MaxDelay: time.Millisecond}, e)
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer s.Close()
 	signer, err := s.Signer(loadKey("testdata/rsa2048a.pem"))
 	if err != nil {
@@ -114,10 +117,12 @@ func ExampleSigner() {
 }
 
 // When the device fails during a batch, the Engine recomputes the batch on
-// the CPU and says so through OnFallback: results are never wrong or
-// missing. Blinding hides the inputs from timing wherever the CPU computes.
+// the CPU and says so through OnFallback (and SetLogger's logger; nothing
+// is logged by default): results are never wrong or missing. Blinding
+// hides the inputs from timing wherever the CPU computes.
 func ExampleEngine_OnFallback() {
 	e, _ := rsa.Auto()
+	defer e.Close()
 	e.OnFallback(func(err error) {
 		log.Printf("device fault, batch recomputed on the CPU: %v", err) // or a metric
 	})

@@ -4,57 +4,58 @@ import (
 	"crypto"
 	stdrsa "crypto/rsa"
 	"math/big"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"weak"
+
+	"github.com/gpucrypto/gpucrypto/batch"
+	"github.com/gpucrypto/gpucrypto/internal/engine"
 )
 
-// SetFailHook makes every device call of e call f first and fail with its
+// SetFailHook makes every device batch of e call f first and fail with its
 // error (nil: run normally). Tests use it to prove the CPU fallback; it has
 // no effect on a CPU engine.
 func (e *Engine) SetFailHook(f func() error) {
-	e.mu.Lock()
-	e.failHook = f
-	e.mu.Unlock()
+	if f == nil {
+		e.core.SetHooks(nil)
+		return
+	}
+	e.core.SetHooks(&engine.Hooks{BeforeDevice: func(lo, hi int) error { return f() }})
+}
+
+// faultyEngines are the engines of NewFaultyCPUEngine, with their
+// corruption (corruptCPU).
+var faultyEngines sync.Map // *Engine → func(*big.Int)
+
+func init() {
+	corruptCPU = func(e *Engine) func(*big.Int) {
+		if f, ok := faultyEngines.Load(e); ok {
+			return f.(func(*big.Int))
+		}
+		return nil
+	}
 }
 
 // NewFaultyCPUEngine returns a CPU engine whose private operations pass
 // the mod-p half of each CRT computation through corrupt before
 // recombination, to exercise the fault check.
 func NewFaultyCPUEngine(corrupt func(mp *big.Int)) *Engine {
-	c := &cpuBackend{corrupt: corrupt}
-	return &Engine{be: c, cpu: c}
+	e := CPUEngine()
+	faultyEngines.Store(e, corrupt)
+	return e
 }
 
-// NewGatedEngine returns an engine whose backend computes on the CPU once
-// gate is closed, and stands for a stuck device until then. It counts the
-// batches it was given in calls.
+// NewGatedEngine returns a CPU engine that stands for a stuck device until
+// gate is closed, and computes afterwards. It counts the jobs it was
+// given (one per size class of a call) in calls.
 func NewGatedEngine(gate <-chan struct{}, calls *atomic.Int64) *Engine {
-	g := &gatedBackend{gate: gate, calls: calls, cpu: &cpuBackend{}}
-	return &Engine{be: g, cpu: g.cpu}
-}
-
-type gatedBackend struct {
-	gate  <-chan struct{}
-	calls *atomic.Int64
-	cpu   *cpuBackend
-}
-
-func (g *gatedBackend) String() string { return "gated test backend" }
-
-func (g *gatedBackend) wait() {
-	<-g.gate
-	g.calls.Add(1)
-}
-
-func (g *gatedBackend) private(keys []*privateKey, in, out [][]byte) error {
-	g.wait()
-	return g.cpu.private(keys, in, out)
-}
-
-func (g *gatedBackend) public(keys []*publicKey, in, out [][]byte) error {
-	g.wait()
-	return g.cpu.public(keys, in, out)
+	e := CPUEngine()
+	e.core.SetHooks(&engine.Hooks{BeforeCPU: func(lo, hi int) {
+		<-gate
+		calls.Add(1)
+	}})
+	return e
 }
 
 // CachedPrivate returns the cache entry of the private key w points to
@@ -78,42 +79,63 @@ func CachedPublic(w weak.Pointer[stdrsa.PublicKey]) any {
 	return nil
 }
 
-// InjectDeviceFault makes the next private batch of a device engine flip a
-// bit of element i's mod-p half on the device, before recombination and
-// the check. It reports false on an engine without a device backend.
-func (e *Engine) InjectDeviceFault(i int) bool {
-	d, ok := e.be.(*deviceBackend)
-	if ok {
-		d.fault.Store(int64(i))
+// faultsOn makes the test run with fault injection (faults): rsa.cl built
+// with RSA_FAULT_INJECTION until the test ends.
+func faultsOn(t testing.TB) {
+	t.Helper()
+	if faults != nil {
+		return
 	}
-	return ok
+	faults = new(atomic.Int64)
+	faults.Store(-1)
+	t.Cleanup(func() { faults = nil })
+}
+
+// InjectDeviceFault makes the next private job of a device engine (the
+// elements of one size class of a call) flip a bit of its element i's
+// mod-p half on the device, before recombination and the check, with
+// rsa.cl built for fault injection until the test ends. It reports false
+// on a CPU engine.
+func (e *Engine) InjectDeviceFault(t testing.TB, i int) bool {
+	if e.d == nil {
+		return false
+	}
+	faultsOn(t)
+	faults.Store(int64(i))
+	return true
 }
 
 // ProgramCount is the number of programs the engine's device has built or
 // loaded (0 on a CPU engine).
 func ProgramCount(e *Engine) int {
-	if e.dev == nil {
+	if e.Device() == nil {
 		return 0
 	}
-	return e.dev.Programs()
+	return e.Device().Programs()
 }
 
 // SignLoop is a benchmark's loop of e.SignPKCS1v15(keys, SHA-256,
-// digests) after one untimed call (builds, warm-up): it reports ops/s and,
-// on a device engine, kernel-ops/s (the work over the kernels' device
-// time).
+// digests) after one untimed call (builds, warm-up), with e's calls routed
+// to its device (batch.RouteDevice, left so; none on a CPU engine): it
+// reports ops/s and, on a device engine, kernel-ops/s (the work over the
+// kernels' device time).
 func SignLoop(b *testing.B, e *Engine, keys []*stdrsa.PrivateKey, digests [][]byte) {
+	e.SetRoute(batch.RouteDevice)
 	if _, err := e.SignPKCS1v15(keys, crypto.SHA256, digests); err != nil {
 		b.Fatal(err)
 	}
-	t0 := e.DeviceTime()
+	t0 := e.Stats().DeviceTime
 	for b.Loop() {
 		if _, err := e.SignPKCS1v15(keys, crypto.SHA256, digests); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportMetric(float64(len(keys)*b.N)/b.Elapsed().Seconds(), "ops/s")
-	if dt := e.DeviceTime() - t0; dt > 0 {
+	if dt := e.Stats().DeviceTime - t0; dt > 0 {
 		b.ReportMetric(float64(len(keys)*b.N)/dt.Seconds(), "kernel-ops/s")
 	}
 }
+
+// CheckIdleZero returns an error unless every idle buffer of e, host and
+// device, is zero.
+func (e *Engine) CheckIdleZero() error { return e.core.CheckIdleZero() }

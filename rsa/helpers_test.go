@@ -59,15 +59,18 @@ var device struct {
 	lastFall atomic.Value // error
 }
 
-// deviceEngine returns the shared Engine on the test device. A device
-// fallback during the calling test fails it: the tests must exercise the
-// device, not the CPU behind it.
+// deviceEngine returns the shared Engine on the test device, its calls
+// routed to the device (batch.RouteDevice: the measured routing would
+// send the tests' small batches to the CPU). A device fallback during the
+// calling test fails it: the tests must exercise the device, not the CPU
+// behind it.
 func deviceEngine(t testing.TB) *rsa.Engine {
 	t.Helper()
 	d := devicetest.Device(t)
 	device.once.Do(func() {
 		device.e, device.err = rsa.NewEngine(d)
 		if device.err == nil {
+			device.e.SetRoute(batch.RouteDevice)
 			device.e.OnFallback(func(err error) { device.lastFall.Store(err) })
 		}
 	})
@@ -75,9 +78,9 @@ func deviceEngine(t testing.TB) *rsa.Engine {
 		t.Fatalf("rsa.NewEngine(%s): %v", d.Name, device.err)
 	}
 	e := device.e
-	before := e.Fallbacks()
+	before := e.Stats().Fallbacks
 	t.Cleanup(func() {
-		if n := e.Fallbacks() - before; n > 0 {
+		if n := e.Stats().Fallbacks - before; n > 0 {
 			t.Errorf("%d unexpected CPU fallbacks; last: %v", n, device.lastFall.Load())
 		}
 	})
@@ -120,7 +123,7 @@ func key(t testing.TB, name string) *stdrsa.PrivateKey {
 }
 
 // sizes are the test keys of each size with the batch size tests use for
-// them: larger keys get fewer elements (the CPU backend is slow on them).
+// them: larger keys get fewer elements (the CPU is slow on them).
 var sizes = []struct {
 	key string
 	n   int

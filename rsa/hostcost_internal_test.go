@@ -15,13 +15,14 @@ import (
 	"time"
 
 	"github.com/gpucrypto/gpucrypto/arith"
+	"github.com/gpucrypto/gpucrypto/internal/engine"
 )
 
 // BenchmarkHostSign2048 measures the host side of device signing: a batch
 // of RSA-2048 PKCS #1 v1.5 signatures with one key through
-// Engine.SignPKCS1v15 on the device backend, with the device work (the
+// Engine.SignPKCS1v15 on a device engine, with the device work (the
 // uploads, kernels and reads of runPrivate) replaced by a stub whose time
-// is left out: host-ns/elem is wall time per element on this machine
+// is left out (the key tables are still made and uploaded): host-ns/elem is wall time per element on this machine
 // (GOMAXPROCS cores), host-cpu-ns/elem the CPU time of all threads per
 // element (GC included; Linux). GPUCRYPTO_BENCH_RSA_BATCH sets the batch
 // (default 65536).
@@ -53,9 +54,9 @@ func BenchmarkHostSign2048(b *testing.B) {
 			}
 		}
 	}
-	be := testDeviceBackend(b)
+	e := testDeviceEngine(b)
 	var stubNs, stubCPU atomic.Int64
-	be.runPrivateStub = func(mh, mf arith.Mont, xs, kidx []uint32, fault uint32, vals, ok []uint32) error {
+	stub := func(ch *engine.Chunk, pb *privateBatch) error {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 		t0, c0 := time.Now(), threadCPU()
@@ -63,7 +64,7 @@ func BenchmarkHostSign2048(b *testing.B) {
 			stubNs.Add(int64(time.Since(t0)))
 			stubCPU.Add(int64(threadCPU() - c0))
 		}()
-		m, F := len(kidx), mf.W
+		m, F, xs, vals := pb.m, pb.j.mf.W, pb.xs, pb.vals
 		for col := range m {
 			var lo [8]uint32
 			for j := range lo {
@@ -73,11 +74,13 @@ func BenchmarkHostSign2048(b *testing.B) {
 			for j := range F {
 				vals[j*m+col] = s[j]
 			}
-			ok[col] = 1
+			pb.ok[col] = 1
 		}
 		return nil
 	}
-	e := &Engine{be: be, cpu: &cpuBackend{}}
+	e.core.SetHooks(&engine.Hooks{Device: func(job engine.Job, ch *engine.Chunk) error {
+		return job.(*privateJob).onDevice(ch, stub)
+	}})
 	e.OnFallback(func(err error) { b.Fatal(err) })
 	if _, err := e.SignPKCS1v15(keys, crypto.SHA256, digests); err != nil {
 		b.Fatal(err)

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"sync"
 	"weak"
+
+	"github.com/gpucrypto/gpucrypto/arith"
 )
 
 // Key sizes the package accepts (bits of the modulus).
@@ -14,6 +16,50 @@ const (
 	MinKeyBits = 1024
 	MaxKeyBits = 4096
 )
+
+// publicKey is a validated RSA public key prepared for batched use.
+type publicKey struct {
+	n      *big.Int
+	nBytes []byte // n, big-endian, modBytes long
+	e      int
+	bits   int // n.BitLen()
+	limbs  int // device size class of n in 32-bit limbs (see sizeClass)
+
+	// the fields of the *rsa.PublicKey it was prepared from, to notice a
+	// key whose fields were replaced after its first use
+	sourceN *big.Int
+	sourceE int
+
+	// cache holds the key's forms for the CPU arithmetic and for each
+	// engine's device (limbs, Montgomery constants), keyed by form; filled
+	// lazily, read concurrently.
+	cache sync.Map
+}
+
+// privateKey is a validated two-prime RSA private key prepared for batched use.
+type privateKey struct {
+	pub                *publicKey
+	p, q, dp, dq, qinv *big.Int // CRT values (Precomputed by crypto/rsa)
+	half               int      // device size class of p and q in 32-bit limbs
+
+	cache sync.Map // as publicKey.cache
+
+	source [7]*big.Int // N, D, P, Q, Dp, Dq, Qinv as found in the *rsa.PrivateKey (privSources)
+	blind  blinder     // the key's blinding state (Engine.SetBlinding)
+}
+
+// class is the size class of k's private operation: the classes of its
+// halves and of its modulus. The elements of one job share it.
+func (k *privateKey) class() [2]int { return [2]int{k.half, k.pub.limbs} }
+
+// sizeClass returns the smallest modulus width of the device kernels, in
+// 32-bit limbs, that holds a number of bits bits (arith.ModClass: 512 to
+// 4096 bits), or false when none does. Moduli of the public operation take
+// any class, the CRT halves of 1024- to 4096-bit keys 16 to 64 limbs.
+func sizeClass(bits int) (int, bool) {
+	n, err := arith.ModClass(bits)
+	return n, err == nil
+}
 
 // maxExponent is the largest public exponent accepted, as in crypto/rsa.
 const maxExponent = 1<<31 - 1

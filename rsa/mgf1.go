@@ -1,6 +1,10 @@
 package rsa
 
-import "hash"
+import (
+	"crypto"
+	"hash"
+	"sync"
+)
 
 // mgf1XOR XORs dst with MGF1(seed, len(dst)) over h (RFC 8017 B.2.1): the
 // concatenation of h(seed || C) for the 32-bit big-endian counters C = 0,
@@ -32,3 +36,13 @@ func xorInto(dst, src []byte) int {
 	}
 	return n
 }
+
+// hashPool keeps hash.Hash values of one function for the goroutines that
+// encode or decode the elements of a call.
+type hashPool struct{ sync.Pool }
+
+func newHashPool(h crypto.Hash) *hashPool {
+	return &hashPool{sync.Pool{New: func() any { return h.New() }}}
+}
+
+func (p *hashPool) get() hash.Hash { return p.Get().(hash.Hash) }

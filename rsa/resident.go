@@ -16,21 +16,26 @@ import (
 //
 // The tables are key material: a set is zeroed on the device and freed
 // when it is replaced and no batch uses it any more, when a batch that
-// used it failed, and after bufferIdle without a batch.
+// used it failed, after bufferIdle without a batch, and by the engine's
+// ReleaseBuffers and Close (once no batch uses it).
 type residentKeys struct {
 	dev *device.Device
 
 	mu   sync.Mutex
-	sets map[string]*keySet // by width (deviceBackend.widthClass and the public form's)
-
-	// dropped (tests), when set, is told the buffers of each set before
-	// they are freed, after their zeroing.
-	dropped func(bufs []*device.Buffer)
+	sets map[string]*keySet // by width (deviceKernels.widthClass and the public form's)
 }
+
+// bufferIdle is how long a resident set of key tables stays on the device
+// without a batch.
+const bufferIdle = 10 * time.Second
+
+// residentDropped (tests), when set, is told the buffers of each set
+// before they are freed, after their zeroing.
+var residentDropped func(bufs []*device.Buffer)
 
 // maxResidentKeys bounds the keys of one resident set (about 4 KB of
 // tables per key at 4096 bits). A batch of more than half as many distinct
-// keys uploads its own tables instead (deviceBackend.keyTables).
+// keys uploads its own tables instead (deviceKernels.keyTables).
 const maxResidentKeys = 4096
 
 // keySet is one resident set: its keys' positions (their columns in the
@@ -162,8 +167,8 @@ func (r *residentKeys) drop(set *keySet) {
 	for _, b := range set.bufs {
 		b.Zero() // a device that cannot zero is lost: its memory goes with it
 	}
-	if r.dropped != nil {
-		r.dropped(set.bufs)
+	if residentDropped != nil {
+		residentDropped(set.bufs)
 	}
 	for _, b := range set.bufs {
 		b.Release()
@@ -171,7 +176,8 @@ func (r *residentKeys) drop(set *keySet) {
 	set.bufs, set.pos, set.keys = nil, nil, nil
 }
 
-// dropAll retires every current set (tests).
+// dropAll retires every current set (Engine.ReleaseBuffers and Close; a
+// set still in use is dropped when its last batch ends).
 func (r *residentKeys) dropAll() {
 	r.mu.Lock()
 	defer r.mu.Unlock()

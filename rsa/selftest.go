@@ -10,6 +10,8 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+
+	"github.com/gpucrypto/gpucrypto/batch"
 )
 
 // selfTestKeyPEM is a 2048-bit test key, public and used for nothing but
@@ -21,7 +23,9 @@ var selfTestKeyPEM []byte
 // SelfTest checks e with known answers: PKCS #1 v1.5 signatures of fixed
 // digests, byte for byte against crypto/rsa, the same signatures verified
 // by e, and an OAEP round trip. A device engine must answer from the
-// device: a CPU fallback during the self-test is an error.
+// device: while the self-test runs, e's calls are routed to the device
+// (SetRoute: call it before e serves others), and a CPU fallback during
+// the self-test is an error.
 func SelfTest(e *Engine) error {
 	block, _ := pem.Decode(selfTestKeyPEM)
 	if block == nil {
@@ -31,7 +35,11 @@ func SelfTest(e *Engine) error {
 	if err != nil {
 		return fmt.Errorf("rsa: self-test key: %w", err)
 	}
-	before := e.Fallbacks()
+	if e.Device() != nil {
+		defer e.SetRoute(e.core.Route())
+		e.SetRoute(batch.RouteDevice)
+	}
+	before := e.Stats().Fallbacks
 	const n = 33
 	keys := make([]*stdrsa.PrivateKey, n)
 	pubs := make([]*stdrsa.PublicKey, n)
@@ -69,7 +77,7 @@ func SelfTest(e *Engine) error {
 			return fmt.Errorf("rsa: self-test decryption %d: wrong plaintext", i)
 		}
 	}
-	if e.Fallbacks() != before {
+	if e.Stats().Fallbacks != before {
 		return errors.New("rsa: self-test: the device failed and the CPU answered")
 	}
 	return nil

@@ -3,6 +3,9 @@ package rsa
 import (
 	"context"
 	stdrsa "crypto/rsa"
+	"errors"
+	"fmt"
+	"sync/atomic"
 
 	"github.com/gpucrypto/gpucrypto/batch"
 )
@@ -23,7 +26,11 @@ import (
 // for a device batch: batch.NewWithCPU says when, and
 // batch.Options.CPUOffload how many at once (negative: never).
 type Server struct {
-	b *batch.Batcher[privateRequest, []byte]
+	b       *batch.Batcher[privateRequest, []byte]
+	engines []*Engine
+	cpu     *Engine // the offload's
+	meter   batch.Meter
+	closed  atomic.Bool
 }
 
 // privateRequest is one raw private-key operation: in^d mod n under key, in a
@@ -33,26 +40,29 @@ type privateRequest struct {
 	in  []byte
 }
 
-// NewServer starts a Server over engines with the given batching options.
-// It panics when engines is empty or holds nil.
-func NewServer(opts batch.Options, engines ...*Engine) *Server {
+// NewServer starts a Server over engines with the given batching options
+// (its Meter is the server's own: Stats). It fails without an engine or
+// with a nil one.
+func NewServer(opts batch.Options, engines ...*Engine) (*Server, error) {
 	if len(engines) == 0 {
-		panic("rsa.NewServer: no engines")
+		return nil, errors.New("rsa: NewServer needs at least one engine")
 	}
 	var workers []batch.RunFunc[privateRequest, []byte]
-	for _, e := range engines {
+	for i, e := range engines {
 		if e == nil {
-			panic("rsa.NewServer: nil engine")
+			return nil, fmt.Errorf("rsa: NewServer: engine %d is nil", i)
 		}
 		workers = append(workers, e.runRequests)
 	}
-	cpu := CPUEngine()
+	s := &Server{engines: engines, cpu: CPUEngine()}
 	first := engines[0]
 	offload := func(reqs []privateRequest) ([][]byte, error) {
-		cpu.SetBlinding(first.Blinding())
-		return cpu.runRequests(reqs)
+		s.cpu.SetBlinding(first.Blinding())
+		return s.cpu.runRequests(reqs)
 	}
-	return &Server{b: batch.NewWithCPU(opts, offload, workers...)}
+	opts.Meter = &s.meter
+	s.b = batch.NewWithCPU(opts, offload, workers...)
+	return s, nil
 }
 
 // runRequests computes a batch of a Server's requests on e: each result
@@ -60,25 +70,19 @@ func NewServer(opts batch.Options, engines ...*Engine) *Server {
 // allocation, made on all cores.
 func (e *Engine) runRequests(reqs []privateRequest) ([][]byte, error) {
 	keys := make([]*privateKey, len(reqs))
-	in := make([][]byte, len(reqs))
-	out := make([][]byte, len(reqs))
 	for i, r := range reqs {
-		keys[i], in[i] = r.key, r.in
+		keys[i] = r.key
 	}
 	errs := make([]error, len(reqs))
+	out := make([][]byte, len(reqs))
 	batch.Parallel(len(reqs), resultSlab, func(lo, hi int) {
 		for a := lo; a < hi; a += resultSlab {
 			b := min(a+resultSlab, hi)
-			copy(out[a:b], valueSlab(keys[a:b], errs[a:b]))
+			copy(out[a:b], valueSlab(keys[a:b]))
 		}
 	})
-	e.private(keys, in, out, errs)
-	for i, err := range errs {
-		if err != nil {
-			out[i] = nil
-		}
-	}
-	return out, batch.Collect(errs)
+	return e.private(&call[*privateKey]{keys: keys, errs: errs, out: out,
+		input: func(i int, _ []byte) ([]byte, error) { return reqs[i].in, nil }})
 }
 
 // resultSlab is the number of a Server's results that share one
@@ -89,10 +93,25 @@ const resultSlab = 256
 // instead of batching them (see NewServer).
 func (s *Server) OnCPU() int64 { return s.b.OnCPU() }
 
+// Stats returns the server's counts: its requests (Calls), those waiting
+// now, their latencies, the operations of its CPU path (CPUOps) and those
+// of its engines.
+func (s *Server) Stats() batch.Stats {
+	st := s.meter.Stats() // the CPU path's operations too
+	for _, e := range s.engines {
+		st.Add(e.Stats())
+	}
+	return st
+}
+
 // Signer validates key and returns a crypto.Signer and crypto.Decrypter
 // for it whose operations run on s. The key must not be modified
-// afterwards.
+// afterwards. After Close it fails with an error wrapping
+// batch.ErrClosed.
 func (s *Server) Signer(key *stdrsa.PrivateKey) (*Signer, error) {
+	if s.closed.Load() {
+		return nil, fmt.Errorf("rsa: server closed: %w", batch.ErrClosed)
+	}
 	k, err := preparePrivate(key)
 	if err != nil {
 		return nil, err
@@ -101,8 +120,17 @@ func (s *Server) Signer(key *stdrsa.PrivateKey) (*Signer, error) {
 }
 
 // Close stops the server after finishing queued requests; operations
-// started afterwards fail with batch.ErrClosed.
-func (s *Server) Close() { s.b.Close() }
+// started afterwards, and Signer, fail with batch.ErrClosed. It closes
+// neither the engines (they may serve others) nor does it fail: its error
+// is for the Close of every type being alike. Calling it again does
+// nothing.
+func (s *Server) Close() error {
+	if s.closed.Swap(true) {
+		return nil
+	}
+	s.b.Close()
+	return s.cpu.Close()
+}
 
 // private computes one raw private-key operation in a batch (in: see
 // privateRequest).

@@ -95,7 +95,8 @@ func TestServerConcurrentCallers(t *testing.T) {
 func TestServerCancellation(t *testing.T) {
 	gate := make(chan struct{})
 	var calls atomic.Int64
-	s := rsa.NewServer(batch.Options{MaxBatch: 4, MaxDelay: time.Millisecond, QueueSize: 8, CPUOffload: -1}, rsa.NewGatedEngine(gate, &calls))
+	s, err := rsa.NewServer(batch.Options{MaxBatch: 4, MaxDelay: time.Millisecond, QueueSize: 8, CPUOffload: -1}, rsa.NewGatedEngine(gate, &calls))
+	require.NoError(t, err)
 	k := key(t, "rsa1024a")
 	sg, err := s.Signer(k)
 	require.NoError(t, err)
@@ -126,14 +127,95 @@ func TestServerCancellation(t *testing.T) {
 	want, _ := stdrsa.SignPKCS1v15(nil, k, crypto.SHA256, d)
 	require.Equal(t, want, sig)
 	require.Positive(t, calls.Load())
-	s.Close()
+	require.NoError(t, s.Close())
+	require.NoError(t, s.Close())
 	_, err = sg.Sign(nil, d, crypto.SHA256)
+	require.ErrorIs(t, err, batch.ErrClosed)
+	_, err = sg.Decrypt(nil, make([]byte, k.Size()), nil)
+	require.ErrorIs(t, err, batch.ErrClosed)
+	_, err = s.Signer(k)
 	require.ErrorIs(t, err, batch.ErrClosed)
 }
 
-func TestNewServerPanics(t *testing.T) {
-	require.PanicsWithValue(t, "rsa.NewServer: no engines", func() { rsa.NewServer(batch.Options{}) })
-	require.PanicsWithValue(t, "rsa.NewServer: nil engine", func() { rsa.NewServer(batch.Options{}, nil) })
+// NewServer refuses no engines and nil ones, with an error (no panic).
+func TestNewServerErrors(t *testing.T) {
+	s, err := rsa.NewServer(batch.Options{})
+	require.ErrorContains(t, err, "at least one engine")
+	require.Nil(t, s)
+	s, err = rsa.NewServer(batch.Options{}, nil)
+	require.ErrorContains(t, err, "engine 0 is nil")
+	require.Nil(t, s)
+	s, err = rsa.NewServer(batch.Options{}, rsa.CPUEngine(), nil)
+	require.ErrorContains(t, err, "engine 1 is nil")
+	require.Nil(t, s)
+}
+
+// Nil keys and contexts are errors, never panics: a nil key in a batch
+// fails its element, Signer refuses one, and a Signer refuses a nil
+// context.
+func TestNilArguments(t *testing.T) {
+	k := key(t, "rsa1024a")
+	d := randBytes(t, 32)
+	sigs, err := cpuEngine.SignPKCS1v15([]*stdrsa.PrivateKey{nil, k}, crypto.SHA256, [][]byte{d, d})
+	errs := elementErrs(t, err, 2)
+	require.ErrorIs(t, errs[0], rsa.ErrInvalidKey)
+	require.Nil(t, sigs[0])
+	require.NoError(t, errs[1])
+	errs = elementErrs(t, cpuEngine.VerifyPKCS1v15([]*stdrsa.PublicKey{nil, &k.PublicKey}, crypto.SHA256, [][]byte{d, d}, sigs), 2)
+	require.ErrorIs(t, errs[0], rsa.ErrInvalidKey)
+	require.NoError(t, errs[1])
+	cts, err := cpuEngine.EncryptOAEP(crypto.SHA256, nil, []*stdrsa.PublicKey{nil}, [][]byte{d}, nil)
+	require.ErrorIs(t, elementErrs(t, err, 1)[0], rsa.ErrInvalidKey)
+	require.Nil(t, cts[0])
+	_, err = cpuEngine.DecryptOAEP(crypto.SHA256, []*stdrsa.PrivateKey{nil}, [][]byte{d}, nil)
+	require.ErrorIs(t, elementErrs(t, err, 1)[0], rsa.ErrInvalidKey)
+
+	s := testServer(t, cpuEngine)
+	_, err = s.Signer(nil)
+	require.ErrorIs(t, err, rsa.ErrInvalidKey)
+	sg, err := s.Signer(k)
+	require.NoError(t, err)
+	//lint:ignore SA1012 a nil context is what this tests
+	_, err = sg.SignContext(nil, nil, d, crypto.SHA256) //nolint:staticcheck
+	require.ErrorContains(t, err, "nil context")
+	ct, err := stdrsa.EncryptPKCS1v15(rand.Reader, &k.PublicKey, d)
+	require.NoError(t, err)
+	//lint:ignore SA1012 a nil context is what this tests
+	_, err = sg.DecryptContext(nil, nil, ct, nil) //nolint:staticcheck
+	require.ErrorContains(t, err, "nil context")
+}
+
+// A Server's Stats count its requests (Calls), those its CPU path took,
+// and its engines' operations, each once.
+func TestServerStats(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *rsa.Engine) {
+		for _, offload := range []int{-1, 0} {
+			s, err := rsa.NewServer(batch.Options{MaxDelay: time.Millisecond, CPUOffload: offload}, e)
+			require.NoError(t, err)
+			k := key(t, "rsa1024a")
+			sg, err := s.Signer(k)
+			require.NoError(t, err)
+			before := e.Stats()
+			const n = 10
+			for i := range n {
+				d := sha256.Sum256(fmt.Appendf(nil, "stats %d", i))
+				_, err := sg.Sign(nil, d[:], crypto.SHA256)
+				require.NoError(t, err)
+			}
+			st := s.Stats()
+			require.Equal(t, int64(n), st.Calls)
+			require.Zero(t, st.QueueDepth)
+			require.Positive(t, st.LatencyP50)
+			after := e.Stats()
+			engineOps := after.DeviceOps + after.CPUOps - before.DeviceOps - before.CPUOps
+			require.Equal(t, int64(n), s.OnCPU()+engineOps, "each request computed once")
+			require.Equal(t, after.DeviceOps+after.CPUOps+s.OnCPU(), st.DeviceOps+st.CPUOps, "the engine's and the CPU path's")
+			if offload < 0 {
+				require.Zero(t, s.OnCPU())
+			}
+			require.NoError(t, s.Close())
+		}
+	})
 }
 
 // A lone request is computed on the CPU, not held for a batch: here the
@@ -143,7 +225,8 @@ func TestNewServerPanics(t *testing.T) {
 func TestServerOffload(t *testing.T) {
 	gate := make(chan struct{})
 	var calls atomic.Int64
-	s := rsa.NewServer(batch.Options{MaxDelay: time.Millisecond}, rsa.NewGatedEngine(gate, &calls))
+	s, err := rsa.NewServer(batch.Options{MaxDelay: time.Millisecond}, rsa.NewGatedEngine(gate, &calls))
+	require.NoError(t, err)
 	defer s.Close()
 	k := key(t, "rsa2048a")
 	sg, err := s.Signer(k)
@@ -167,7 +250,8 @@ func TestServerOffload(t *testing.T) {
 
 	forEngines(t, func(t *testing.T, e *rsa.Engine) {
 		for _, offload := range []int{0, -1} {
-			s := rsa.NewServer(batch.Options{MaxDelay: time.Millisecond, CPUOffload: offload}, e)
+			s, err := rsa.NewServer(batch.Options{MaxDelay: time.Millisecond, CPUOffload: offload}, e)
+			require.NoError(t, err)
 			sg, err := s.Signer(k)
 			require.NoError(t, err)
 			for i := range 12 {
@@ -184,7 +268,7 @@ func TestServerOffload(t *testing.T) {
 			} else {
 				require.Positive(t, s.OnCPU())
 			}
-			s.Close()
+			require.NoError(t, s.Close())
 		}
 	})
 }

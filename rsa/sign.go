@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"hash"
 	"io"
-
-	"github.com/gpucrypto/gpucrypto/batch"
 )
 
 // SignPKCS1v15 signs each digests[i] with keys[i] using RSASSA-PKCS1-v1_5,
@@ -22,21 +20,11 @@ func (e *Engine) SignPKCS1v15(keys []*stdrsa.PrivateKey, hash crypto.Hash, diges
 	if err != nil {
 		return nil, err
 	}
-	out, errs := e.pipelined(len(keys), func(lo, hi int) ([][]byte, []error) {
-		keys, digests := keys[lo:hi], digests[lo:hi]
-		errs := make([]error, len(keys))
-		ks := preparePrivates(keys, errs)
-		in := valueSlab(ks, errs)
-		batch.Parallel(len(keys), 256, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				if errs[i] == nil {
-					errs[i] = emsaPKCS1v15Into(in[i], hash, prefix, digests[i])
-				}
-			}
-		})
-		return e.signatures(ks, in, errs), errs
+	errs := make([]error, len(keys))
+	ks := preparePrivates(keys, errs)
+	return e.signatures(ks, errs, func(i int, em []byte) ([]byte, error) {
+		return em, emsaPKCS1v15Into(em, hash, prefix, digests[i])
 	})
-	return out, batch.Collect(errs)
 }
 
 // SignPSS signs each digests[i] with keys[i] using RSASSA-PSS, as
@@ -76,42 +64,22 @@ func (e *Engine) SignPSS(random io.Reader, keys []*stdrsa.PrivateKey, hash crypt
 	for i, n := range saltLen {
 		salts[i], buf = buf[:n:n], buf[n:]
 	}
-	out, errs := e.pipelined(len(keys), func(lo, hi int) ([][]byte, []error) {
-		ks, digests, salts := ks[lo:hi], digests[lo:hi], salts[lo:hi]
-		errs := append([]error(nil), keyErrs[lo:hi]...)
-		in := valueSlab(ks, errs)
-		batch.Parallel(len(ks), 64, func(lo, hi int) {
-			h := hash.New()
-			for i := lo; i < hi; i++ {
-				if errs[i] == nil {
-					errs[i] = pssSignInput(in[i], ks[i].pub, h, digests[i], salts[i])
-				}
-			}
-		})
-		return e.signatures(ks, in, errs), errs
+	hashes := newHashPool(hash)
+	return e.signatures(ks, keyErrs, func(i int, em []byte) ([]byte, error) {
+		h := hashes.get()
+		defer hashes.Put(h)
+		return em, pssSignInput(em, ks[i].pub, h, digests[i], salts[i])
 	})
-	return out, batch.Collect(errs)
 }
 
-// signatures runs the private operation on the encoded messages in and
-// returns the signatures, each in its own modulus-sized string (nil where
-// errs says the element failed, errs updated).
-func (e *Engine) signatures(ks []*privateKey, in [][]byte, errs []error) [][]byte {
-	out := make([][]byte, len(in))
-	batch.Parallel(len(in), 1024, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			if errs[i] == nil {
-				out[i] = make([]byte, modBytes(ks[i].pub))
-			}
-		}
-	})
-	e.private(ks, in, out, errs)
-	for i, err := range errs {
-		if err != nil {
-			out[i] = nil
-		}
-	}
-	return out
+// signatures signs with the keys ks the values that encode writes into
+// em, of the modulus's size (the encoded message of element i), and
+// returns the signatures, each in its own string of the modulus's size
+// (nil where the element failed: errs, which it updates, says why).
+// Encoding runs in the engine's pipeline, next to the device work of
+// other batches.
+func (e *Engine) signatures(ks []*privateKey, errs []error, encode func(i int, em []byte) ([]byte, error)) ([][]byte, error) {
+	return e.private(&call[*privateKey]{keys: ks, errs: errs, out: make([][]byte, len(ks)), input: encode})
 }
 
 // pssSaltFor is the salt length of a PSS signature under pub.

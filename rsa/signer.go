@@ -37,7 +37,8 @@ func (s *Signer) Sign(random io.Reader, digest []byte, opts crypto.SignerOpts) (
 	return s.SignContext(context.Background(), random, digest, opts)
 }
 
-// SignContext is Sign; ctx bounds the wait for the batch.
+// SignContext is Sign; ctx bounds the wait for the batch (a nil ctx is
+// an error).
 func (s *Signer) SignContext(ctx context.Context, random io.Reader, digest []byte, opts crypto.SignerOpts) ([]byte, error) {
 	pub := s.prepared.pub
 	x := make([]byte, modBytes(pub)) // the encoded message
@@ -88,7 +89,8 @@ func (s *Signer) Decrypt(random io.Reader, ciphertext []byte, opts crypto.Decryp
 	return s.DecryptContext(context.Background(), random, ciphertext, opts)
 }
 
-// DecryptContext is Decrypt; ctx bounds the wait for the batch.
+// DecryptContext is Decrypt; ctx bounds the wait for the batch (a nil
+// ctx is an error).
 func (s *Signer) DecryptContext(ctx context.Context, random io.Reader, ciphertext []byte, opts crypto.DecrypterOpts) ([]byte, error) {
 	pub := s.prepared.pub
 	switch o := opts.(type) {

@@ -26,8 +26,9 @@ import (
 
 // testServer starts a Server over e and closes it with the test.
 func testServer(t *testing.T, e ...*rsa.Engine) *rsa.Server {
-	s := rsa.NewServer(batch.Options{MaxBatch: 16, MaxDelay: time.Millisecond, CPUOffload: -1}, e...) // every request to the engines: TestServerOffload tests the CPU path
-	t.Cleanup(s.Close)
+	s, err := rsa.NewServer(batch.Options{MaxBatch: 16, MaxDelay: time.Millisecond, CPUOffload: -1}, e...) // every request to the engines: TestServerOffload tests the CPU path
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, s.Close()) })
 	return s
 }
 

@@ -20,11 +20,26 @@ import (
 	"github.com/gpucrypto/gpucrypto/internal/devicetest"
 )
 
-func testDeviceBackend(t testing.TB) *deviceBackend {
+// testDeviceEngine returns a new Engine on the test device whose calls
+// all run on the device (batch.RouteDevice: the kernels are what these
+// tests test), closed when the test ends.
+func testDeviceEngine(t testing.TB) *Engine {
 	t.Helper()
-	be, err := newDeviceBackend(devicetest.Device(t))
+	e, err := NewEngine(devicetest.Device(t))
 	require.NoError(t, err)
-	return be.(*deviceBackend)
+	e.SetRoute(batch.RouteDevice)
+	t.Cleanup(func() { require.NoError(t, e.Close()) })
+	return e
+}
+
+// runCommands runs one set of device commands on e's stages and pool.
+func runCommands(e *Engine, enqueue func(c *device.Commands) error) error {
+	s, err := e.core.Stages()
+	if err != nil {
+		return err
+	}
+	_, err = s.Run(e.core.Pool(), enqueue)
+	return err
 }
 
 // splitInputs are inputs below n that stress rsa_split's reduction: 0, 1,
@@ -75,7 +90,8 @@ func TestSplitKernel(t *testing.T) {
 	}
 	for _, c := range cases {
 		names := c.names
-		b := testDeviceBackend(t)
+		e := testDeviceEngine(t)
+		b := e.d
 		b.cfg.Form = c.form
 		form := c.form
 		if form == "" {
@@ -118,8 +134,8 @@ func TestSplitKernel(t *testing.T) {
 			tables := privateTables(deviceForms, mh, mf)
 			base := make([]uint32, W*2*m)
 			midx := make([]uint32, 2*m)
-			require.NoError(t, b.onDevice(func(c *device.Commands) error {
-				prog, err := b.program(mh, mf, true)
+			require.NoError(t, runCommands(e, func(c *device.Commands) error {
+				prog, err := b.program(mh, mf, true, false)
 				if err != nil {
 					return err
 				}
@@ -168,13 +184,13 @@ func TestSplitKernel(t *testing.T) {
 // A group larger than one device batch runs in chunks: every result is
 // right, and a fault injected in a later chunk fails that element alone.
 func TestPrivateChunks(t *testing.T) {
-	b := testDeviceBackend(t)
-	e := &Engine{be: b, cpu: &cpuBackend{}}
+	e := testDeviceEngine(t)
 	e.OnFallback(func(err error) { t.Errorf("unexpected fallback: %v", err) })
 	k := loadKey(t, "rsa1024a")
-	mh, _, err := b.widths(16, 32, 0)
+	mh, _, err := e.d.widths(16, 32, 0)
 	require.NoError(t, err)
-	b.tableLimit = uint64(3 * 2 * 4 * mh.TableWords()) // three elements per chunk
+	tableLimit = uint64(3 * 2 * 4 * mh.TableWords()) // three elements per chunk
+	t.Cleanup(func() { tableLimit = 0 })
 	const n, bad = 8, 4
 	digests := make([][]byte, n)
 	keys := make([]*stdrsa.PrivateKey, n)
@@ -182,16 +198,17 @@ func TestPrivateChunks(t *testing.T) {
 		d := sha256.Sum256([]byte{byte(i), 3})
 		digests[i], keys[i] = d[:], k
 	}
-	requireSignatures(t, e, b, keys, digests, bad)
+	requireSignatures(t, e, keys, digests, bad)
+	require.Equal(t, int64(3), e.Stats().Batches)
 }
 
-// After a batch, the device memory the backend keeps for batches holds
-// nothing: every buffer (inputs, key positions, bases, the table of
-// powers, halves, results) reads back as zeros. (The key tables stay
-// resident: TestResidentKeys.)
+// After a batch, the memory the engine keeps for batches holds nothing:
+// every device buffer (inputs, key positions, bases, the table of powers,
+// halves, results) and every staging buffer (inputs, encoded messages,
+// results) reads back as zeros. (The key tables stay resident:
+// TestResidentKeys.)
 func TestScratchZeroed(t *testing.T) {
-	b := testDeviceBackend(t)
-	e := &Engine{be: b, cpu: &cpuBackend{}}
+	e := testDeviceEngine(t)
 	e.OnFallback(func(err error) { t.Errorf("unexpected fallback: %v", err) })
 	k := loadKey(t, "rsa1024a")
 	digests := make([][]byte, 5)
@@ -202,14 +219,21 @@ func TestScratchZeroed(t *testing.T) {
 	sigs, err := e.SignPKCS1v15(repeat(k, 5), crypto.SHA256, digests)
 	require.NoError(t, err)
 	require.NoError(t, e.VerifyPKCS1v15(repeat(&k.PublicKey, 5), crypto.SHA256, digests, sigs))
-	idle, err := b.pool.IdleContents() // no batch runs: every buffer is idle
+	idle, err := e.core.Pool().IdleContents() // no batch runs: every buffer is idle
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, len(idle), 8, "the buffers of a private batch are kept")
-	for n, data := range idle {
-		for i, c := range data {
-			require.Zero(t, c, "buffer %d, byte %d of %d", n, i, len(data))
-		}
+	require.Positive(t, e.core.IdleStaging(), "the staging memory is kept")
+	require.NoError(t, e.CheckIdleZero())
+	// decryptions too: their staging held the decrypted values
+	cts := make([][]byte, len(sigs))
+	for i := range cts {
+		cts[i], err = stdrsa.EncryptPKCS1v15(rand.Reader, &k.PublicKey, digests[i])
+		require.NoError(t, err)
 	}
+	pts, err := e.DecryptPKCS1v15(repeat(k, len(cts)), cts)
+	require.NoError(t, err)
+	require.Equal(t, digests, pts)
+	require.NoError(t, e.CheckIdleZero())
 }
 
 func repeat[T any](v T, n int) []T {
@@ -224,8 +248,7 @@ func repeat[T any](v T, n int) []T {
 // several keys, every result is crypto/rsa's, and a bad element fails
 // alone.
 func TestPrivatePipelinedChunks(t *testing.T) {
-	b := testDeviceBackend(t)
-	e := &Engine{be: b, cpu: &cpuBackend{}}
+	e := testDeviceEngine(t)
 	e.OnFallback(func(err error) { t.Errorf("unexpected fallback: %v", err) })
 	old := pipelineChunk
 	pipelineChunk = 5
@@ -260,8 +283,7 @@ func TestPrivatePipelinedChunks(t *testing.T) {
 // every kind give the plaintexts, and bad elements fail alone, at their
 // own index.
 func TestPipelinedCalls(t *testing.T) {
-	b := testDeviceBackend(t)
-	e := &Engine{be: b, cpu: &cpuBackend{}}
+	e := testDeviceEngine(t)
 	e.OnFallback(func(err error) { t.Errorf("unexpected fallback: %v", err) })
 	old := pipelineChunk
 	pipelineChunk = 4
@@ -321,11 +343,12 @@ func TestPipelinedCalls(t *testing.T) {
 // batch failed are zeroed before they are freed; results stay right
 // throughout.
 func TestResidentKeys(t *testing.T) {
-	b := testDeviceBackend(t)
-	e := &Engine{be: b, cpu: &cpuBackend{}}
+	e := testDeviceEngine(t)
+	b := e.d
 	e.OnFallback(func(err error) { t.Errorf("unexpected fallback: %v", err) })
 	var dropped int
-	b.resident.dropped = func(bufs []*device.Buffer) {
+	t.Cleanup(func() { residentDropped = nil })
+	residentDropped = func(bufs []*device.Buffer) {
 		dropped++
 		for n, buf := range bufs {
 			data := make([]byte, buf.Size())
@@ -408,4 +431,11 @@ func TestResidentKeys(t *testing.T) {
 	require.Equal(t, 5, dropped)
 	sign(k1)
 	require.NotSame(t, idle, current())
+
+	// ReleaseBuffers drops the sets too
+	e.ReleaseBuffers()
+	require.Equal(t, 6, dropped)
+	b.resident.mu.Lock()
+	require.Empty(t, b.resident.sets)
+	b.resident.mu.Unlock()
 }

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"crypto"
 	stdrsa "crypto/rsa"
-
-	"github.com/gpucrypto/gpucrypto/batch"
 )
 
 // VerifyPKCS1v15 checks each RSASSA-PKCS1-v1_5 signature sigs[i] of
@@ -33,20 +31,13 @@ func (e *Engine) VerifyPKCS1v15(pubs []*stdrsa.PublicKey, hash crypto.Hash, dige
 		}
 		errs[i] = checkInput(ks[i], sigs[i], ErrVerification)
 	}
-	m := valueSlab(ks, errs)
-	e.public(ks, sigs, m, errs)
-	batch.Parallel(len(pubs), 256, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			if errs[i] != nil {
-				continue
-			}
-			want, err := emsaPKCS1v15(hash, prefix, digests[i], modBytes(ks[i]))
-			if err != nil || !bytes.Equal(m[i], want) {
-				errs[i] = ErrVerification
-			}
+	return e.verify(ks, sigs, errs, func(i int, m []byte) error {
+		want, err := emsaPKCS1v15(hash, prefix, digests[i], len(m))
+		if err != nil || !bytes.Equal(m, want) {
+			return ErrVerification
 		}
+		return nil
 	})
-	return batch.Collect(errs)
 }
 
 // VerifyPSS checks each RSASSA-PSS signature sigs[i] of digests[i] under
@@ -72,25 +63,26 @@ func (e *Engine) VerifyPSS(pubs []*stdrsa.PublicKey, hash crypto.Hash, digests, 
 			errs[i] = checkInput(ks[i], sigs[i], ErrVerification)
 		}
 	}
-	m := valueSlab(ks, errs)
-	e.public(ks, sigs, m, errs)
-	batch.Parallel(len(pubs), 64, func(lo, hi int) {
-		h := hash.New()
-		for i := lo; i < hi; i++ {
-			if errs[i] != nil {
-				continue
+	hashes := newHashPool(hash)
+	return e.verify(ks, sigs, errs, func(i int, em []byte) error {
+		emBits := ks[i].bits - 1
+		if emLen := (emBits + 7) / 8; emLen < len(em) { // bits(n) ≡ 1 mod 8
+			if em[0] != 0 {
+				return ErrVerification
 			}
-			em := m[i]
-			emBits := ks[i].bits - 1
-			if emLen := (emBits + 7) / 8; emLen < len(em) { // bits(n) ≡ 1 mod 8
-				if em[0] != 0 {
-					errs[i] = ErrVerification
-					continue
-				}
-				em = em[1:]
-			}
-			errs[i] = emsaPSSVerify(h, digests[i], em, emBits, sLen)
+			em = em[1:]
 		}
+		h := hashes.get()
+		defer hashes.Put(h)
+		return emsaPSSVerify(h, digests[i], em, emBits, sLen)
 	})
-	return batch.Collect(errs)
+}
+
+// verify runs the public operation on the signatures sigs (checked) and
+// checks each result m (the modulus's size, in scratch memory) with check,
+// in the engine's pipeline; the elements' errors are in errs.
+func (e *Engine) verify(ks []*publicKey, sigs [][]byte, errs []error, check func(i int, m []byte) error) error {
+	_, err := e.public(&call[*publicKey]{keys: ks, errs: errs, output: check,
+		input: func(i int, _ []byte) ([]byte, error) { return sigs[i], nil }})
+	return err
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/gpucrypto/gpucrypto/arith"
+	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/device"
 	"github.com/gpucrypto/gpucrypto/ecdh"
 	"github.com/gpucrypto/gpucrypto/rsa"
@@ -41,25 +42,90 @@ type benchResult struct {
 	// flight: all their elements / wall time.
 	PipeOps  float64 `json:"gpu_pipelined_ops_per_s,omitempty"`
 	Pipeline int     `json:"pipeline,omitempty"`
+	// AutoOps is the end-to-end rate with the engine choosing device or
+	// CPU per call (batch.RouteAuto, the default), after a few calls to
+	// measure both; AutoPath says where its calls ran ("device", "cpu",
+	// or the device's share of the elements).
+	AutoOps  float64 `json:"auto_end_to_end_ops_per_s,omitempty"`
+	AutoPath string  `json:"auto_path,omitempty"`
+}
+
+// routed is an engine whose route can be set and whose work is counted:
+// every package's Engine.
+type routed interface {
+	SetRoute(batch.Route)
+	Stats() batch.Stats
+}
+
+// noAuto is --no-auto: skip the RouteAuto figures (long batches, where
+// only the device figures are wanted).
+var noAuto bool
+
+// autoWarmup is the number of calls a measurement with batch.RouteAuto
+// makes first, so that the engine has measured both paths.
+const autoWarmup = 6
+
+// measureAuto adds to r the end-to-end rate of run (one batch of r.Batch
+// elements) with e choosing device or CPU per call (batch.RouteAuto),
+// and where its calls ran; e is left on batch.RouteDevice.
+func measureAuto(r *benchResult, e routed, dur time.Duration, run func() (time.Duration, error)) error {
+	if noAuto {
+		return nil
+	}
+	e.SetRoute(batch.RouteAuto)
+	defer e.SetRoute(batch.RouteDevice)
+	for range autoWarmup {
+		if _, err := run(); err != nil {
+			return err
+		}
+	}
+	before := e.Stats()
+	a, err := measure(r.Op, r.Bits, r.Batch, dur, run)
+	if err != nil {
+		return err
+	}
+	after := e.Stats()
+	r.AutoOps = a.E2EOps
+	r.AutoPath = pathOf(after.DeviceOps-before.DeviceOps, after.CPUOps-before.CPUOps)
+	return nil
+}
+
+// pathOf says where dev + cpu elements ran: "device", "cpu", or the
+// device's share.
+func pathOf(dev, cpu int64) string {
+	switch {
+	case cpu == 0:
+		return "device"
+	case dev == 0:
+		return "cpu"
+	}
+	return fmt.Sprintf("device %.0f%%", 100*float64(dev)/float64(dev+cpu))
 }
 
 // runInfo is what every bench report says of its run: the device, the
 // code and the host.
 type runInfo struct {
-	Device    string `json:"device"`
-	Backend   string `json:"backend"`
-	Commit    string `json:"commit"`
-	GoVersion string `json:"go"`
-	CPU       string `json:"cpu"`
-	CPUCores  int    `json:"cpu_cores"`
-	Date      string `json:"date"`
+	Device  string `json:"device"`
+	Backend string `json:"backend"`
+	// DeviceType is the device's kind as device.Info.TypeName spells it
+	// (GPU, CPU, ACCEL, OTHER): plots label a CPU device (PoCL) as one.
+	DeviceType string `json:"device_type,omitempty"`
+	Commit     string `json:"commit"`
+	GoVersion  string `json:"go"`
+	CPU        string `json:"cpu"`
+	CPUCores   int    `json:"cpu_cores"`
+	Date       string `json:"date"`
 }
 
-// newRunInfo describes a run on the device of the given name and backend
-// now.
-func newRunInfo(device, backend string) runInfo {
-	return runInfo{Device: device, Backend: backend, Commit: commit(), GoVersion: runtime.Version(),
+// newRunInfo describes a run now on d (nil: none; name and backend then
+// say why).
+func newRunInfo(d *device.Device, name, backend string) runInfo {
+	r := runInfo{Device: name, Backend: backend, Commit: commit(), GoVersion: runtime.Version(),
 		CPU: cpuModel(), CPUCores: runtime.NumCPU(), Date: time.Now().UTC().Format(time.RFC3339)}
+	if d != nil {
+		r.Device, r.Backend, r.DeviceType = d.Name, d.Backend, d.TypeName()
+	}
+	return r
 }
 
 // writeJSON writes v, indented, to the file path (--json-out).
@@ -79,46 +145,72 @@ type benchReport struct {
 }
 
 func cmdBench(args []string) error {
-	fs := flag.NewFlagSet("bench", flag.ExitOnError)
+	// "bench rsa", "bench ecdh", "bench arith": a group of operations;
+	// "bench aes", "bench server", "bench tls": commands of their own
+	sub := ""
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		sub, args = args[0], args[1:]
+	}
+	switch sub {
+	case "help":
+		sub, args = "", []string{"-h"}
+	case "aes":
+		return cmdBenchAES(args)
+	case "server":
+		return cmdBenchServer(args)
+	case "tls":
+		return cmdBenchTLS(args)
+	case "", "arith", "ecdh", "rsa":
+	default:
+		names := make([]string, len(benchSubcommands))
+		for i, s := range benchSubcommands {
+			names[i] = s.name
+		}
+		return fmt.Errorf("bench: unknown subcommand %q (have %s; see \"gpucrypto bench -h\")", sub, strings.Join(names, ", "))
+	}
+	name := benchName(sub)
+	groupOps := benchOpsOf(sub)
+	fs := flag.NewFlagSet(name, flag.ExitOnError)
 	pickDevice := deviceFlags(fs)
-	opsFlag := fs.String("ops", strings.Join(allOps, ","), "operations: "+strings.Join(allOps, ", "))
-	bitsFlag := fs.String("bits", "", "operand sizes in bits of add/sub/mul and modexp (default: all supported)")
-	batchFlag := fs.String("batch", "", "batch sizes (default on a GPU: 262144 for add/sub/mul, 16384,131072,524288 for ecdh, 65536 for modexp and rsa; on a CPU device 4096, and 16 for modexp and rsa)")
-	binvFlag := fs.String("binv", "16", "group sizes K of the *-binv ops (X25519/X448 with one field inversion per K elements; 0: one per element)")
-	pipeFlag := fs.Int("pipeline", 2, "ecdh ops: batches in flight for the pipelined figure (like batch.Options.Pipeline)")
-	allocFlag := fs.Bool("ecdh-alloc", false, "ecdh ops: results in new strings each call (SharedSecrets, PublicKeys) instead of the caller's reused ones (SharedSecretsInto, PublicKeysInto)")
+	opsFlag := fs.String("ops", strings.Join(groupOps, ","), "operations: "+strings.Join(groupOps, ", "))
+	// each subcommand's help shows only the flags that bear on its operations
+	bitsFlag, batchFlag, binvFlag, pipeFlag, allocFlag := new(string), new(string), new(string), new(int), new(bool)
+	*binvFlag, *pipeFlag = "16", 2
+	switch sub {
+	case "arith":
+		fs.StringVar(bitsFlag, "bits", "", "operand sizes in bits (default: all supported)")
+		fs.StringVar(batchFlag, "batch", "", "batch sizes (default: 262144 on a GPU, 4096 on a CPU device)")
+	case "rsa":
+		fs.StringVar(bitsFlag, "bits", "", "modulus sizes in bits of modexp (default: all supported; rsa2048, ... take theirs from the name)")
+		fs.StringVar(batchFlag, "batch", "", "batch sizes (default: 65536 on a GPU, 16 on a CPU device)")
+	case "ecdh":
+		fs.StringVar(batchFlag, "batch", "", "batch sizes (default: 16384,131072,524288 on a GPU, 4096 on a CPU device)")
+	default:
+		fs.StringVar(bitsFlag, "bits", "", "operand sizes in bits of add/sub/mul and modexp (default: all supported)")
+		fs.StringVar(batchFlag, "batch", "", "batch sizes (default on a GPU: 262144 for add/sub/mul, 16384,131072,524288 for ecdh, 65536 for modexp and rsa; on a CPU device 4096, and 16 for modexp and rsa)")
+	}
+	if sub == "" || sub == "ecdh" {
+		fs.StringVar(binvFlag, "binv", *binvFlag, "group sizes K of the *-binv ops (X25519/X448 with one field inversion per K elements; 0: one per element)")
+		fs.IntVar(pipeFlag, "pipeline", *pipeFlag, "ecdh ops: batches in flight for the pipelined figure (like batch.Options.Pipeline)")
+		fs.BoolVar(allocFlag, "ecdh-alloc", false, "ecdh ops: results in new strings each call (SharedSecrets, PublicKeys) instead of the caller's reused ones (SharedSecretsInto, PublicKeysInto)")
+	}
 	seconds := fs.Float64("seconds", 1, "time per measurement (GPU and CPU each)")
+	fs.BoolVar(&noAuto, "no-auto", false, "skip the auto figure (the engine choosing device or CPU per call)")
 	asJSON := fs.Bool("json", false, "print JSON instead of the table")
 	jsonOut := fs.String("json-out", "", "also write the JSON report to this file")
-	if len(args) > 0 && args[0] == "aes" {
-		return cmdBenchAES(args[1:])
+	fs.Usage = benchUsage(fs, sub)
+	parseFlags(fs, args)
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%s: unexpected arguments %q (a subcommand comes first: gpucrypto bench SUBCOMMAND [flags])", name, fs.Args())
 	}
-	if len(args) > 0 && args[0] == "server" {
-		return cmdBenchServer(args[1:])
+	ops := strings.Split(*opsFlag, ",")
+	if err := checkBenchOps(sub, ops); err != nil {
+		return err
 	}
-	if len(args) > 0 && args[0] == "tls" {
-		return cmdBenchTLS(args[1:])
-	}
-	// "bench rsa", "bench ecdh", "bench arith": a group of operations
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		group, ok := opGroups[args[0]]
-		if !ok {
-			return fmt.Errorf("bench: unknown group %q (have aes, arith, ecdh, rsa, server, tls)", args[0])
-		}
-		*opsFlag = strings.Join(group, ",")
-		args = args[1:]
-	}
-	fs.Parse(args)
 
 	d, err := pickDevice()
 	if err != nil {
 		return err
-	}
-	ops := strings.Split(*opsFlag, ",")
-	for _, op := range ops {
-		if !slices.Contains(allOps, op) {
-			return fmt.Errorf("bench: unknown op %q (have %s)", op, strings.Join(allOps, ", "))
-		}
 	}
 	binvGroups, err := binvList(*binvFlag)
 	if err != nil {
@@ -167,6 +259,8 @@ func cmdBench(args []string) error {
 	arithEngine := lazy(func() (*arith.Engine, error) { return arith.NewEngine(d) })
 	ecdhEngine := lazy(func() (*ecdh.Engine, error) { return ecdh.NewEngine(d) })
 	rsaEngine := lazy(func() (*rsa.Engine, error) { return rsa.NewEngine(d) })
+	// the device figures force the device; each bench measures its
+	// RouteAuto figure apart (measureAuto)
 	type benchCase struct {
 		op    string
 		bits  int
@@ -203,7 +297,7 @@ func cmdBench(args []string) error {
 			}
 		}
 	}
-	rep := benchReport{runInfo: newRunInfo(d.Name, d.Backend), Driver: d.DriverVersion, InlinePTX: d.CarryChains}
+	rep := benchReport{runInfo: newRunInfo(d, "", ""), Driver: d.DriverVersion, InlinePTX: d.CarryChains}
 	dur := time.Duration(*seconds * float64(time.Second))
 	for i, bc := range cases {
 		label := bc.op
@@ -250,14 +344,19 @@ func cmdBench(args []string) error {
 	fmt.Printf("device: %s (%s, driver %s, inline PTX %v)\ncommit: %s  %s  CPU: %s, %d threads\n\n",
 		rep.Device, rep.Backend, rep.Driver, rep.InlinePTX, rep.Commit, rep.GoVersion, rep.CPU, rep.CPUCores)
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "op\tbits\tbatch\tdevice kernel ops/s\tdevice end-to-end ops/s\tbatch latency ms\tpipelined ops/s\tCPU ops/s (all cores)\tend-to-end / CPU\t")
+	fmt.Fprintln(tw, "op\tbits\tbatch\tdevice kernel ops/s\tdevice end-to-end ops/s\tbatch latency ms\tpipelined ops/s\tauto ops/s (path)\tCPU ops/s (all cores)\tend-to-end / CPU\tauto / CPU\t")
 	for _, r := range rep.Results {
 		pipe := "-"
 		if r.Pipeline > 0 {
 			pipe = fmt.Sprintf("%s (P=%d)", human(r.PipeOps), r.Pipeline)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%.3f\t%s\t%s\t%.2fx\t\n", ecdhLabel(r), r.Bits, r.Batch, human(r.KernelOps), human(r.E2EOps),
-			r.LatencyMs, pipe, human(r.CPUOps), r.Speedup)
+		auto, autoCPU := "-", "-"
+		if r.AutoOps > 0 {
+			auto = fmt.Sprintf("%s (%s)", human(r.AutoOps), r.AutoPath)
+			autoCPU = fmt.Sprintf("%.2fx", r.AutoOps/r.CPUOps)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%.3f\t%s\t%s\t%s\t%.2fx\t%s\t\n", ecdhLabel(r), r.Bits, r.Batch, human(r.KernelOps), human(r.E2EOps),
+			r.LatencyMs, pipe, auto, human(r.CPUOps), r.Speedup, autoCPU)
 	}
 	return tw.Flush()
 }

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/crypto/xts"
 
 	"github.com/gpucrypto/gpucrypto/aes"
+	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/device"
 )
 
@@ -37,6 +38,11 @@ type aesResult struct {
 	PipeBps  float64 `json:"gpu_pipelined_bits_per_s,omitempty"`
 	Pipeline int     `json:"pipeline,omitempty"`
 	CPUBps   float64 `json:"cpu_bits_per_s,omitempty"` // Go crypto/aes on all cores, same run
+	// AutoBps is the end-to-end rate with the engine choosing device or
+	// CPU per call (batch.RouteAuto, the default); AutoPath where its
+	// calls ran (see benchResult.AutoPath).
+	AutoBps  float64 `json:"auto_end_to_end_bits_per_s,omitempty"`
+	AutoPath string  `json:"auto_path,omitempty"`
 }
 
 type aesReport struct {
@@ -68,9 +74,18 @@ func cmdBenchAES(args []string) error {
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	fill := fs.String("fill", "0x5a", "input of the device-resident shapes: a byte (0x5a, 0) or random")
 	seconds := fs.Float64("seconds", 1, "time per measurement")
+	fs.BoolVar(&noAuto, "no-auto", false, "skip the auto figure (the engine choosing device or CPU per call)")
 	asJSON := fs.Bool("json", false, "print JSON instead of the table")
 	jsonOut := fs.String("json-out", "", "also write the JSON report to this file")
-	fs.Parse(args)
+	fs.Usage = benchUsage(fs, "aes")
+	parseFlags(fs, args)
+	if fs.NArg() > 0 {
+		return fmt.Errorf("bench aes: unexpected arguments %q", fs.Args())
+	}
+	opList := strings.Split(*ops, ",")
+	if err := checkBenchOps("aes", opList); err != nil {
+		return err
+	}
 
 	d, err := pickDevice()
 	if err != nil {
@@ -105,6 +120,7 @@ func cmdBenchAES(args []string) error {
 	if err != nil {
 		return err
 	}
+	e.SetRoute(batch.RouteDevice) // the device figures; autoAES measures the route's choice apart
 	keyBits, err := intList(*keys)
 	if err != nil {
 		return err
@@ -118,8 +134,7 @@ func cmdBenchAES(args []string) error {
 		return err
 	}
 	dur := time.Duration(*seconds * float64(time.Second))
-	rep := aesReport{runInfo: newRunInfo(d.Name, d.Backend), Layout: e.Layout().String(), Group: e.WorkGroup(), Segment: e.Segment()}
-	opList := strings.Split(*ops, ",")
+	rep := aesReport{runInfo: newRunInfo(d, "", ""), Layout: e.Layout().String(), Group: e.WorkGroup(), Segment: e.Segment()}
 	for _, shape := range strings.Split(*shapes, ",") {
 		for _, op := range opList {
 			for _, bits := range keyBits {
@@ -142,8 +157,8 @@ func cmdBenchAES(args []string) error {
 					return fmt.Errorf("bench aes %s %s %d: %w", shape, op, bits, err)
 				}
 				for _, r := range rs {
-					fmt.Fprintf(os.Stderr, "%s %s-%d %d B x %d: kernel %.1f Gbps, end-to-end %.1f Gbps, pipelined %.1f Gbps, CPU %.1f Gbps\n",
-						r.Shape, r.Op, r.KeyBits, r.Bytes, r.Batch, r.KernelBps/1e9, r.E2EBps/1e9, r.PipeBps/1e9, r.CPUBps/1e9)
+					fmt.Fprintf(os.Stderr, "%s %s-%d %d B x %d: kernel %.1f Gbps, end-to-end %.1f Gbps, pipelined %.1f Gbps, auto %.1f Gbps (%s), CPU %.1f Gbps\n",
+						r.Shape, r.Op, r.KeyBits, r.Bytes, r.Batch, r.KernelBps/1e9, r.E2EBps/1e9, r.PipeBps/1e9, r.AutoBps/1e9, r.AutoPath, r.CPUBps/1e9)
 				}
 				rep.Results = append(rep.Results, rs...)
 			}
@@ -160,17 +175,20 @@ func cmdBenchAES(args []string) error {
 	fmt.Printf("device: %s (%s), layout %s, work-group %d, GCM segment %d\ncommit: %s  %s  CPU: %s, %d threads\n\n",
 		rep.Device, rep.Backend, rep.Layout, rep.Group, rep.Segment, rep.Commit, rep.GoVersion, rep.CPU, rep.CPUCores)
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "shape\top\tkey\tmessage bytes\tbatch\tkernel Gbps\tend-to-end Gbps\tend-to-end GB/s\tpipelined GB/s\tCPU GB/s (all cores)\t")
+	fmt.Fprintln(tw, "shape\top\tkey\tmessage bytes\tbatch\tkernel Gbps\tend-to-end Gbps\tend-to-end GB/s\tpipelined GB/s\tauto GB/s (path)\tCPU GB/s (all cores)\t")
 	for _, r := range rep.Results {
-		cpu, pipe := "-", "-"
+		cpu, pipe, auto := "-", "-", "-"
 		if r.CPUBps > 0 {
 			cpu = fmt.Sprintf("%.1f", r.CPUBps/8e9)
 		}
 		if r.Pipeline > 0 {
 			pipe = fmt.Sprintf("%.1f (P=%d)", r.PipeBps/8e9, r.Pipeline)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.1f\t%.1f\t%.1f\t%s\t%s\t\n", r.Shape, r.Op, r.KeyBits, r.Bytes, r.Batch,
-			r.KernelBps/1e9, r.E2EBps/1e9, r.E2EBps/8e9, pipe, cpu)
+		if r.AutoBps > 0 {
+			auto = fmt.Sprintf("%.1f (%s)", r.AutoBps/8e9, r.AutoPath)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.1f\t%.1f\t%.1f\t%s\t%s\t%s\t\n", r.Shape, r.Op, r.KeyBits, r.Bytes, r.Batch,
+			r.KernelBps/1e9, r.E2EBps/1e9, r.E2EBps/8e9, pipe, auto, cpu)
 	}
 	return tw.Flush()
 }
@@ -215,7 +233,7 @@ func timed(e *aes.Engine, dur time.Duration, call func() error) (int, time.Durat
 	if err := call(); err != nil {
 		return 0, 0, 0, err
 	}
-	k0 := e.DeviceTime()
+	k0 := e.Stats().DeviceTime
 	start := time.Now()
 	n := 0
 	for n == 0 || time.Since(start) < dur {
@@ -224,7 +242,33 @@ func timed(e *aes.Engine, dur time.Duration, call func() error) (int, time.Durat
 		}
 		n++
 	}
-	return n, time.Since(start), e.DeviceTime() - k0, nil
+	return n, time.Since(start), e.Stats().DeviceTime - k0, nil
+}
+
+// autoAES adds to r the end-to-end rate of call (bytes of data each) with
+// the engine choosing device or CPU per call (batch.RouteAuto), after
+// autoWarmup calls to measure both, and where its calls ran; the engine
+// is left on batch.RouteDevice.
+func autoAES(r *aesResult, e *aes.Engine, bytes int, dur time.Duration, call func() error) error {
+	if noAuto {
+		return nil
+	}
+	e.SetRoute(batch.RouteAuto)
+	defer e.SetRoute(batch.RouteDevice)
+	for range autoWarmup {
+		if err := call(); err != nil {
+			return err
+		}
+	}
+	before := e.Stats()
+	n, wall, _, err := timed(e, dur, call)
+	if err != nil {
+		return err
+	}
+	after := e.Stats()
+	r.AutoBps = rate(bytes, n, wall)
+	r.AutoPath = pathOf(after.DeviceOps-before.DeviceOps, after.CPUOps-before.CPUOps)
+	return nil
 }
 
 func rate(bytes, calls int, d time.Duration) float64 {
@@ -349,6 +393,9 @@ func benchAESBulk(e *aes.Engine, op string, bits int, sizesMB []int, dur time.Du
 			}
 			r := aesResult{Op: name, Shape: shape, KeyBits: bits, Bytes: size, Batch: 1, Calls: n,
 				KernelBps: rate(size, n, kern), E2EBps: rate(size, n, wall)}
+			if err := autoAES(&r, e, size, dur, call); err != nil {
+				return nil, err
+			}
 			if withCPU {
 				piece := min(size, 1<<20)
 				r.CPUBps = float64(piece) * 8 * allCores(dur, cpuAES(op, std, xtsRaw, piece))
@@ -412,12 +459,16 @@ func benchAESBatch(e *aes.Engine, op string, bits int, sizes []int, perCall, pip
 			msgs[i] = aes.Message{Key: k, Nonce: make([]byte, 12), AAD: make([]byte, 13), Data: make([]byte, size),
 				Out: make([]byte, 0, size+aes.TagSize)}
 		}
-		n, wall, kern, err := timed(e, dur, func() error { _, err := e.Seal(msgs); return err })
+		seal := func() error { _, err := e.Seal(msgs); return err }
+		n, wall, kern, err := timed(e, dur, seal)
 		if err != nil {
 			return nil, err
 		}
 		r := aesResult{Op: "gcm-seal", Shape: "batch", KeyBits: bits, Bytes: size, Batch: count, Calls: n,
 			KernelBps: rate(size*count, n, kern), E2EBps: rate(size*count, n, wall)}
+		if err := autoAES(&r, e, size*count, dur, seal); err != nil {
+			return nil, err
+		}
 		if pipeline > 1 {
 			sets := make([][]aes.Message, pipeline)
 			for p := range sets {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gpucrypto/gpucrypto/arith"
+	"github.com/gpucrypto/gpucrypto/batch"
 )
 
 func benchArith(e *arith.Engine, op arith.Op, bits, n int, dur time.Duration) (benchResult, error) {
@@ -18,14 +19,19 @@ func benchArith(e *arith.Engine, op arith.Op, bits, n int, dur time.Duration) (b
 	for i := range a.Words {
 		a.Words[i], b.Words[i] = rng.Uint32(), rng.Uint32()
 	}
-	r, err := measure(string(op), bits, n, dur, func() (time.Duration, error) {
+	run := func() (time.Duration, error) {
 		res, err := e.Run(op, a, b)
 		if err != nil {
 			return 0, err
 		}
 		return res.Kernel, nil
-	})
+	}
+	e.SetRoute(batch.RouteDevice)
+	r, err := measure(string(op), bits, n, dur, run)
 	if err != nil {
+		return r, err
+	}
+	if err := measureAuto(&r, e, dur, run); err != nil {
 		return r, err
 	}
 	r.CPUOps = cpuArith(op, bits, a, b, dur)
@@ -102,14 +108,19 @@ func benchModExp(e *arith.Engine, bits, n int, dur time.Duration) (benchResult, 
 	job := &arith.ModExpJob{Mont: m, Count: n, EWords: limbs, Mods: []*arith.Constants{c},
 		Base: make([]uint32, m.W*n), Exp: words(limbs * n), Index: make([]uint32, n)}
 	copy(job.Base, words(limbs*n)) // bases below 2^bits: the top word of an n+1-word form stays zero
-	r, err := measure("modexp", bits, n, dur, func() (time.Duration, error) {
+	run := func() (time.Duration, error) {
 		res, err := e.RunModExp(job)
 		if err != nil {
 			return 0, err
 		}
 		return res.Kernel, nil
-	})
+	}
+	e.SetRoute(batch.RouteDevice)
+	r, err := measure("modexp", bits, n, dur, run)
 	if err != nil {
+		return r, err
+	}
+	if err := measureAuto(&r, e, dur, run); err != nil {
 		return r, err
 	}
 	xs := make([]*big.Int, 64)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cloudflare/circl/dh/x448"
 
+	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/ecdh"
 )
 
@@ -20,11 +21,11 @@ func ecdhOp(op string) (c ecdh.Curve, keygen bool, ok bool) {
 	name, keygen := strings.CutSuffix(op, "-keygen")
 	switch name {
 	case "x25519":
-		return ecdh.X25519, keygen, true
+		return ecdh.X25519(), keygen, true
 	case "x448":
-		return ecdh.X448, keygen, true
+		return ecdh.X448(), keygen, true
 	}
-	return 0, false, false
+	return nil, false, false
 }
 
 // benchECDH measures op with batch inversion in groups of group elements
@@ -35,7 +36,7 @@ func ecdhOp(op string) (c ecdh.Curve, keygen bool, ok bool) {
 // call (SharedSecrets, PublicKeys).
 func benchECDH(e *ecdh.Engine, c ecdh.Curve, keygen bool, op string, n, group, pipeline int, alloc bool, dur time.Duration) (benchResult, error) {
 	privs, peers := make([][]byte, n), make([][]byte, n)
-	rng := mrand.New(mrand.NewPCG(uint64(n), uint64(c)))
+	rng := mrand.New(mrand.NewPCG(uint64(n), uint64(c.Size())))
 	for i := range n {
 		privs[i], peers[i] = make([]byte, c.Size()), make([]byte, c.Size())
 		for j := range privs[i] {
@@ -45,7 +46,7 @@ func benchECDH(e *ecdh.Engine, c ecdh.Curve, keygen bool, op string, n, group, p
 	if keygen {
 		peers = nil
 	} else { // real public keys as peers, so no element fails as low-order
-		pubs, err := ecdh.CPU{}.PublicKeys(c, peers[:min(n, 4096)])
+		pubs, err := ecdh.CPUEngine().PublicKeys(c, peers[:min(n, 4096)])
 		if err != nil {
 			return benchResult{}, err
 		}
@@ -65,7 +66,7 @@ func benchECDH(e *ecdh.Engine, c ecdh.Curve, keygen bool, op string, n, group, p
 		outs <- out
 	}
 	run := func() (time.Duration, error) { // the kernel time of one batch (one caller at a time)
-		before := e.DeviceTime()
+		before := e.Stats().DeviceTime
 		var err error
 		out := <-outs
 		switch {
@@ -79,8 +80,10 @@ func benchECDH(e *ecdh.Engine, c ecdh.Curve, keygen bool, op string, n, group, p
 			err = e.SharedSecretsInto(c, privs, peers, out)
 		}
 		outs <- out
-		return e.DeviceTime() - before, err
+		return e.Stats().DeviceTime - before, err
 	}
+	e.SetRoute(batch.RouteDevice)
+	fallbacks := e.Stats().Fallbacks
 	r, err := measure(op, curveBits(c), n, dur, run)
 	if err != nil {
 		return r, err
@@ -90,8 +93,11 @@ func benchECDH(e *ecdh.Engine, c ecdh.Curve, keygen bool, op string, n, group, p
 	}
 	r.Pipeline = pipeline
 	r.IntoCallerBuffers = !alloc
-	if e.Fallbacks() > 0 {
+	if e.Stats().Fallbacks > fallbacks {
 		return benchResult{}, fmt.Errorf("device failed; the batch ran on the CPU")
+	}
+	if err := measureAuto(&r, e, dur, run); err != nil {
+		return r, err
 	}
 	r.BinvGroup = group
 	if group < 0 {
@@ -132,8 +138,8 @@ func binvList(s string) ([]int, error) {
 // each repeating it over up to 256 keys, and only the operation itself is
 // timed. For X25519 shared secrets that is PrivateKey.ECDH on keys that
 // crypto/ecdh parsed beforehand: NewPrivateKey derives the public key with
-// a full scalar multiplication, so ecdh.CPU (the Engine's fallback and the
-// backend without a device), which parses raw keys per element, pays about
+// a full scalar multiplication, so crypto/ecdh on raw keys (as the CPU
+// engine would, were it built on crypto/ecdh), parsing them per element, pays about
 // twice this per shared secret. X25519 public keys time NewPrivateKey,
 // which is exactly that derivation; X448 times circl's Shared and KeyGen
 // (one scalar multiplication each).
@@ -141,7 +147,7 @@ func cpuECDH(c ecdh.Curve, keygen bool, privs [][]byte, dur time.Duration) float
 	privs = privs[:min(len(privs), 256)]
 	var peers [][]byte
 	if !keygen {
-		peers, _ = ecdh.CPU{}.PublicKeys(c, privs)
+		peers, _ = ecdh.CPUEngine().PublicKeys(c, privs)
 	}
 	op, err := cpuOp(c, privs, peers)
 	if err != nil {
@@ -154,7 +160,7 @@ func cpuECDH(c ecdh.Curve, keygen bool, privs [][]byte, dur time.Duration) float
 // secret when peers is not nil, else a public key), with the keys parsed
 // once beforehand.
 func cpuOp(c ecdh.Curve, privs, peers [][]byte) (func(i int), error) {
-	if c == ecdh.X448 {
+	if c == ecdh.X448() {
 		ks, ps := make([]x448.Key, len(privs)), make([]x448.Key, len(peers))
 		for i := range privs {
 			copy(ks[i][:], privs[i])
@@ -191,7 +197,7 @@ func cpuOp(c ecdh.Curve, privs, peers [][]byte) (func(i int), error) {
 }
 
 func curveBits(c ecdh.Curve) int {
-	if c == ecdh.X25519 {
+	if c == ecdh.X25519() {
 		return 255
 	}
 	return 448

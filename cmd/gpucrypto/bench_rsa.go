@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/rsa"
 )
 
@@ -59,12 +60,14 @@ func benchRSA(e *rsa.Engine, op string, bits, n int, dur time.Duration) (benchRe
 		keys[i], digests[i] = k, d[:]
 	}
 	sign := func() (time.Duration, error) {
-		t0 := e.DeviceTime()
+		t0 := e.Stats().DeviceTime
 		if _, err := e.SignPKCS1v15(keys, crypto.SHA256, digests); err != nil {
 			return 0, err
 		}
-		return e.DeviceTime() - t0, nil
+		return e.Stats().DeviceTime - t0, nil
 	}
+	e.SetRoute(batch.RouteDevice)
+	fallbacks := e.Stats().Fallbacks
 	r, err := measure(op, bits, n, dur, sign)
 	if err != nil {
 		return r, err
@@ -73,8 +76,11 @@ func benchRSA(e *rsa.Engine, op string, bits, n int, dur time.Duration) (benchRe
 		return r, err
 	}
 	r.Pipeline = rsaPipeline
-	if e.Fallbacks() > 0 {
+	if e.Stats().Fallbacks > fallbacks {
 		return benchResult{}, fmt.Errorf("device failed; the batch ran on the CPU")
+	}
+	if err := measureAuto(&r, e, dur, sign); err != nil {
+		return r, err
 	}
 	r.CPUOps = allCores(dur, func(i int) { stdrsa.SignPKCS1v15(nil, k, crypto.SHA256, digests[i%n]) })
 	r.Speedup = r.E2EOps / r.CPUOps

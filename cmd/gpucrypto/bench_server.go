@@ -29,9 +29,9 @@ type serverResult struct {
 	P99Ms   float64 `json:"p99_ms"`
 	Count   int     `json:"operations"`
 	Devices int     `json:"devices"`         // engines (one per GPU) behind the Server
-	OnCPU   float64 `json:"on_cpu_fraction"` // of the operations, computed on the CPU path (batch.NewWithCPU)
+	OnCPU   float64 `json:"on_cpu_fraction"` // of the operations, computed on the CPU (the CPU path of batch.NewWithCPU, or batches the engines routed there)
 	// CPUSingleMs is the median latency of one operation alone on the CPU
-	// backend (rsa.CPUEngine, ecdh.CPU), measured in the same run: the
+	// engine (rsa.CPUEngine, ecdh.CPUEngine), measured in the same run: the
 	// reference for a lone caller's latency.
 	CPUSingleMs float64 `json:"cpu_single_ms"`
 }
@@ -49,7 +49,14 @@ func cmdBenchServer(args []string) error {
 	warmup := fs.Float64("warmup", 0.5, "seconds of load before each measurement, not counted (the queue fills, batch sizes settle)")
 	jsonOut := fs.String("json-out", "", "also write the results as JSON to this file")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
-	fs.Parse(args)
+	fs.Usage = benchUsage(fs, "server")
+	parseFlags(fs, args)
+	if fs.NArg() > 0 {
+		return fmt.Errorf("bench server: unexpected arguments %q", fs.Args())
+	}
+	if err := checkBenchOps("server", strings.Split(*opsFlag, ",")); err != nil {
+		return err
+	}
 	if *cpuProfile != "" {
 		stop, err := startCPUProfile(*cpuProfile)
 		if err != nil {
@@ -104,7 +111,7 @@ func cmdBenchServer(args []string) error {
 		err := writeJSON(*jsonOut, struct {
 			runInfo
 			Results []serverResult `json:"results"`
-		}{newRunInfo(d.Name, d.Backend), results})
+		}{newRunInfo(d, "", ""), results})
 		if err != nil {
 			return err
 		}
@@ -148,7 +155,8 @@ func serverDevices(d *device.Device, spec string) ([]*device.Device, []int, erro
 
 // benchServer starts a Server for op over one Engine per device and
 // returns one operation through it, the count of operations computed on
-// its CPU path so far, and the function that closes it.
+// the CPU so far (Server.Stats: its CPU path, and the batches its engines
+// routed there), and the function that closes it.
 func benchServer(op string, devs []*device.Device, opts batch.Options) (call func(context.Context) error, onCPU func() int64, closeServer func(), err error) {
 	switch op {
 	case "rsa2048":
@@ -168,7 +176,10 @@ func benchServer(op string, devs []*device.Device, opts batch.Options) (call fun
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		s := rsa.NewServer(opts, engines...)
+		s, err := rsa.NewServer(opts, engines...)
+		if err != nil {
+			return nil, nil, nil, err
+		}
 		signer, err := s.Signer(key)
 		if err != nil {
 			return nil, nil, nil, err
@@ -178,7 +189,7 @@ func benchServer(op string, devs []*device.Device, opts batch.Options) (call fun
 			_, err := signer.SignContext(ctx, nil, digest[:], crypto.SHA256)
 			return err
 		}
-		return call, s.OnCPU, s.Close, nil
+		return call, func() int64 { return s.Stats().CPUOps }, func() { s.Close() }, nil
 	case "x25519":
 		var backends []ecdh.Backend
 		for _, d := range devs {
@@ -196,10 +207,10 @@ func benchServer(op string, devs []*device.Device, opts batch.Options) (call fun
 		peer := make([]byte, 32)
 		priv[0], peer[0] = 7, 9
 		call = func(ctx context.Context) error {
-			_, err := s.SharedSecret(ctx, ecdh.X25519, priv, peer)
+			_, err := s.SharedSecret(ctx, ecdh.X25519(), priv, peer)
 			return err
 		}
-		return call, s.OnCPU, s.Close, nil
+		return call, func() int64 { return s.Stats().CPUOps }, func() { s.Close() }, nil
 	}
 	return nil, nil, nil, fmt.Errorf("bench server: unknown op %q (have rsa2048, x25519)", op)
 }
@@ -247,7 +258,8 @@ func cpuSingleLatency(op string) (float64, error) {
 		priv, peer := make([]byte, 32), make([]byte, 32)
 		priv[0], peer[0] = 7, 9
 		privs, peers := [][]byte{priv}, [][]byte{peer}
-		one = func() error { _, err := ecdh.CPU{}.SharedSecrets(ecdh.X25519, privs, peers); return err }
+		e := ecdh.CPUEngine()
+		one = func() error { _, err := e.SharedSecrets(ecdh.X25519(), privs, peers); return err }
 	default:
 		return 0, fmt.Errorf("bench server: unknown op %q (have rsa2048, x25519)", op)
 	}

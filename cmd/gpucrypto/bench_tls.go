@@ -22,6 +22,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/gpucrypto/gpucrypto/device"
 	"github.com/gpucrypto/gpucrypto/rsa"
 )
 
@@ -38,7 +39,7 @@ type tlsResult struct {
 	// CPUMs is the process's CPU time (user and system, all threads:
 	// servers, clients, batcher, driver) in the window per handshake.
 	CPUMs float64 `json:"cpu_ms_per_handshake"`
-	// gpu rows: the RSA kernels' time in the window (rsa.Engine.DeviceTime),
+	// gpu rows: the RSA kernels' time in the window (rsa.Server.Stats),
 	// and the fraction of the window's signatures that the rsa.Server
 	// computed on its CPU path (batch.Options.CPUOffload) instead of the
 	// device.
@@ -84,7 +85,8 @@ func cmdBenchTLS(args []string) error {
 	batchOptions := batchFlags(fs, "gpu: ")
 	cpuProfile := fs.String("cpuprofile", "", "write a pprof CPU profile of the gpu-key measurements (warm-ups included) to this file")
 	jsonOut := fs.String("json-out", "", "also write the results as JSON to this file")
-	fs.Parse(args)
+	fs.Usage = benchUsage(fs, "tls")
+	parseFlags(fs, args)
 	if fs.NArg() > 0 {
 		return fmt.Errorf("bench tls: unexpected arguments %q", fs.Args())
 	}
@@ -140,6 +142,7 @@ func cmdBenchTLS(args []string) error {
 	// measurement, so that a device problem shows at once.
 	devName, backend := "none", "--keys without gpu"
 	var (
+		dev    *device.Device
 		engine *rsa.Engine
 		server *rsa.Server
 		signer *rsa.Signer
@@ -149,14 +152,16 @@ func cmdBenchTLS(args []string) error {
 		if err != nil {
 			return err
 		}
-		devName, backend = d.Name, d.Backend
+		dev, devName, backend = d, d.Name, d.Backend
 		if engine, err = rsa.NewEngine(d); err != nil {
 			return err
 		}
 		if err := engine.Warm(*bits); err != nil {
 			return err
 		}
-		server = rsa.NewServer(batchOptions(), engine)
+		if server, err = rsa.NewServer(batchOptions(), engine); err != nil {
+			return err
+		}
 		defer server.Close()
 		if signer, err = server.Signer(key); err != nil {
 			return err
@@ -175,7 +180,7 @@ func cmdBenchTLS(args []string) error {
 		var counters func() (time.Duration, int64)
 		if k == "gpu" {
 			priv = signer
-			counters = func() (time.Duration, int64) { return engine.DeviceTime(), server.OnCPU() }
+			counters = func() (time.Duration, int64) { st := server.Stats(); return st.DeviceTime, st.CPUOps }
 			if *cpuProfile != "" {
 				if stopProfile, err = startCPUProfile(*cpuProfile); err != nil {
 					return err
@@ -190,9 +195,9 @@ func cmdBenchTLS(args []string) error {
 			}
 			srv, cli := tlsConfigs(v, cert, priv, curves)
 			for _, n := range concurrency {
-				var fallbacks int
+				var fallbacks int64
 				if engine != nil {
-					fallbacks = engine.Fallbacks()
+					fallbacks = engine.Stats().Fallbacks
 				}
 				load, err := runHandshakes(srv, cli, n, warm, dur, counters)
 				if err != nil {
@@ -210,7 +215,7 @@ func cmdBenchTLS(args []string) error {
 					onCPU = min(1, float64(load.onCPU)/float64(max(load.completed, 1)))
 					deviceMs := float64(load.device) / 1e6
 					r.OnCPU, r.DeviceMs = &onCPU, &deviceMs
-					if engine.Fallbacks() > fallbacks {
+					if engine.Stats().Fallbacks > fallbacks {
 						return fmt.Errorf("bench tls %s gpu: the device failed; batches were recomputed on the CPU", v)
 					}
 					if load.device <= 0 {
@@ -268,7 +273,7 @@ func cmdBenchTLS(args []string) error {
 			Pipeline int         `json:"pipeline,omitempty"`
 			Offload  int         `json:"cpu_offload,omitempty"`
 			Results  []tlsResult `json:"results"`
-		}{newRunInfo(devName, backend), *bits, *seconds, *warmup,
+		}{newRunInfo(dev, devName, backend), *bits, *seconds, *warmup,
 			opts.MaxBatch, durationOrEmpty(opts.MaxDelay), opts.Pipeline, opts.CPUOffload, results})
 		if err != nil {
 			return err

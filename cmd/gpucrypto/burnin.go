@@ -140,10 +140,15 @@ func burninDevices(fs *flag.FlagSet, pick func() (*device.Device, error)) ([]*de
 		}
 		return []*device.Device{d}, nil
 	}
-	if b := fs.Lookup("backend").Value.String(); b != "" {
-		os.Setenv(device.EnvBackend, b)
+	b := fs.Lookup("backend").Value.String()
+	if err := setBackend(b); err != nil {
+		return nil, err
 	}
-	return device.Devices()
+	devs, err := device.Devices()
+	if err != nil && b != "" {
+		return nil, fmt.Errorf("--backend %s: %w", b, err)
+	}
+	return devs, err
 }
 
 // burninOp is one operation of the burn-in.
@@ -176,9 +181,9 @@ func burninOpNamed(name string) (burninOp, error) {
 	}
 	switch name {
 	case "x25519":
-		return ecdhBurninOp(name, ecdh.X25519, 262144), nil
+		return ecdhBurninOp(name, ecdh.X25519(), 262144), nil
 	case "x448":
-		return ecdhBurninOp(name, ecdh.X448, 65536), nil
+		return ecdhBurninOp(name, ecdh.X448(), 65536), nil
 	}
 	if op, ok := aesBurninOps[name]; ok {
 		return op, nil
@@ -227,10 +232,12 @@ func (r *burninRun) fellBack(err error) {
 }
 
 // burninEngine is what the run needs of an engine: a comparable handle
-// whose device failures it can count.
+// whose device failures it can count and whose calls it keeps on the
+// device.
 type burninEngine interface {
 	comparable
 	OnFallback(func(error))
+	SetRoute(batch.Route)
 }
 
 // lazyEngine returns *slot, made by newEngine on r's device on first use,
@@ -243,6 +250,7 @@ func lazyEngine[E burninEngine](r *burninRun, slot *E, newEngine func(*device.De
 			return none, err
 		}
 		e.OnFallback(r.fellBack)
+		e.SetRoute(batch.RouteDevice) // a burn-in tests the device, whatever the CPU does
 		*slot = e
 	}
 	return *slot, nil

@@ -14,7 +14,7 @@ import (
 // and the shared secrets X(a, B) and X(b, A), which must be equal (a check
 // of every case that needs no CPU: a wrong public key or a wrong secret
 // breaks the equality); a sample of the cases (--cpu-sample) is
-// recomputed entirely on the CPU (ecdh.CPU: circl) and compared, public
+// recomputed entirely on the CPU (ecdh.CPUEngine: circl) and compared, public
 // keys included.
 func ecdhBurninOp(name string, c ecdh.Curve, gpuBatch int) burninOp {
 	return burninOp{name: name, batchGPU: gpuBatch, batchCPU: 256, prepare: func(r *burninRun) (burninCheck, error) {
@@ -115,11 +115,11 @@ func checkECDH(b *burninBatch, e *ecdh.Engine, c ecdh.Curve, buf *ecdhBuffers) {
 // ecdhReference is a case computed on the CPU: A, B, X(a, B) and X(b, A).
 func ecdhReference(c ecdh.Curve, a, b []byte) ([4][]byte, error) {
 	pair := [][]byte{a, b}
-	pubs, err := ecdh.CPU{}.PublicKeys(c, pair)
+	pubs, err := ecdh.CPUEngine().PublicKeys(c, pair)
 	if err != nil {
 		return [4][]byte{}, err
 	}
-	secrets, err := ecdh.CPU{}.SharedSecrets(c, pair, [][]byte{pubs[1], pubs[0]})
+	secrets, err := ecdh.CPUEngine().SharedSecrets(c, pair, [][]byte{pubs[1], pubs[0]})
 	if err != nil {
 		return [4][]byte{}, err
 	}

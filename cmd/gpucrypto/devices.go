@@ -41,8 +41,8 @@ func cmdDevices(args []string) error {
 	asJSON := fs.Bool("json", false, "print JSON")
 	backend := fs.String("backend", "", "list only this driver's devices: opencl or cuda (default: GPUCRYPTO_BACKEND, else every driver built in)")
 	fs.Parse(args)
-	if *backend != "" {
-		os.Setenv(device.EnvBackend, *backend)
+	if err := setBackend(*backend); err != nil {
+		return err
 	}
 
 	devs, err := device.Devices()

@@ -3,9 +3,11 @@ package main
 import (
 	"flag"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/gpucrypto/gpucrypto/aes"
 	"github.com/gpucrypto/gpucrypto/arith"
 	"github.com/gpucrypto/gpucrypto/device"
 	"github.com/gpucrypto/gpucrypto/ecdh"
@@ -20,14 +22,24 @@ var kernelPrograms = []struct {
 	kernels []string
 	defines func(*device.Device) map[string]string
 }{
-	{"x25519.cl", []string{"x25519", "x25519_base_comb", "x25519_xz", "x25519_base_comb_xz", "x25519_invert_batch"}, curveDefines(ecdh.X25519)},
-	{"x448.cl", []string{"x448", "x448_base_comb", "x448_xz", "x448_base_comb_xz", "x448_invert_batch"}, curveDefines(ecdh.X448)},
+	{"x25519.cl", []string{"x25519", "x25519_base_comb", "x25519_xz", "x25519_base_comb_xz", "x25519_invert_batch"}, curveDefines(ecdh.X25519())},
+	{"x448.cl", []string{"x448", "x448_base_comb", "x448_xz", "x448_base_comb_xz", "x448_invert_batch"}, curveDefines(ecdh.X448())},
 	{"arith.cl", []string{"arith_mul_256", "arith_mul_1024", "arith_mul_4096", "arith_add_4096"}, nil},
 }
 
 // curveDefines are the defines of c's program on a device (ecdh.ProgramDefines).
 func curveDefines(c ecdh.Curve) func(*device.Device) map[string]string {
 	return func(d *device.Device) map[string]string { return ecdh.ProgramDefines(d, c) }
+}
+
+// buildKey identifies a program build: its file, defines and kernels.
+// Builds with the same key would print the same rows (the default modexp
+// configuration may also be one of the variants listed, or the
+// one-thread form where that is the default), so kernelinfo keeps the
+// first.
+func buildKey(src device.Source, kernels []string) string {
+	// fmt prints a map's keys in sorted order
+	return fmt.Sprintf("%s %v %v", src.Name, src.Defines, kernels)
 }
 
 // modexpConfigs are the modexp builds kernelinfo reports on: the default
@@ -72,6 +84,58 @@ func modexpConfigs(d *device.Device) []arith.Mont {
 	return out
 }
 
+// kernelBuild is one program kernelinfo builds, and the kernels it reports.
+type kernelBuild struct {
+	title   string
+	kernels []string
+	src     device.Source
+}
+
+// kernelInfoBuilds are the programs kernelinfo builds on d, each once: the
+// curves, arith, the modexp configurations, RSA's programs and the two AES
+// programs. aesErr says why the AES programs are missing (an Engine cannot
+// run on d: too little local memory for the tables, say).
+func kernelInfoBuilds(d *device.Device) (builds []kernelBuild, aesErr error, err error) {
+	for _, kp := range kernelPrograms {
+		var defines map[string]string
+		if kp.defines != nil {
+			defines = kp.defines(d)
+		}
+		builds = append(builds, kernelBuild{kp.file, kp.kernels, kernels.Program(kp.file, defines)})
+	}
+	for _, m := range modexpConfigs(d) {
+		src, err := m.Source(d, m.KernelFile(), nil)
+		if err != nil { // not built on this device (no fp64; see Mont.Buildable)
+			continue
+		}
+		builds = append(builds, kernelBuild{fmt.Sprintf("%s %d-bit %s", m.KernelFile(), 32*m.N, m), []string{"modexp"}, src})
+	}
+	for _, bits := range []int{2048, 4096} {
+		pbs, err := rsa.KernelBuilds(bits)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, pb := range pbs {
+			builds = append(builds, kernelBuild{pb.File + " " + pb.Desc, pb.Kernels, kernels.Program(pb.File, pb.Defines)})
+		}
+	}
+	e, aesErr := aes.NewEngine(d)
+	if aesErr == nil {
+		for _, pb := range e.KernelBuilds() {
+			builds = append(builds, kernelBuild{pb.Source.Name + " " + pb.Desc, pb.Kernels, pb.Source})
+		}
+		e.Close()
+	}
+	seen := map[string]bool{}
+	builds = slices.DeleteFunc(builds, func(b kernelBuild) bool {
+		k := buildKey(b.src, b.kernels)
+		dup := seen[k]
+		seen[k] = true
+		return dup
+	})
+	return builds, aesErr, nil
+}
+
 // cmdKernelInfo builds every kind of program and prints how long that took
 // (GPUCRYPTO_NO_CACHE=1: cold builds) and what the compiler reports about
 // each kernel: registers (CUDA; on NVIDIA's OpenCL from its verbose build
@@ -89,34 +153,9 @@ func cmdKernelInfo(args []string) error {
 		flags = []string{"-cl-nv-verbose"}
 	}
 	fmt.Printf("kernel info on %s (inline PTX: %v)\n", d, d.CarryChains)
-	type build struct {
-		title   string
-		kernels []string
-		src     device.Source
-	}
-	var builds []build
-	for _, kp := range kernelPrograms {
-		var defines map[string]string
-		if kp.defines != nil {
-			defines = kp.defines(d)
-		}
-		builds = append(builds, build{kp.file, kp.kernels, kernels.Program(kp.file, defines)})
-	}
-	for _, m := range modexpConfigs(d) {
-		src, err := m.Source(d, m.KernelFile(), nil)
-		if err != nil { // not built on this device (no fp64; see Mont.Buildable)
-			continue
-		}
-		builds = append(builds, build{fmt.Sprintf("%s %d-bit %s", m.KernelFile(), 32*m.N, m), []string{"modexp"}, src})
-	}
-	for _, bits := range []int{2048, 4096} {
-		pbs, err := rsa.KernelBuilds(bits)
-		if err != nil {
-			return err
-		}
-		for _, pb := range pbs {
-			builds = append(builds, build{pb.File + " " + pb.Desc, pb.Kernels, kernels.Program(pb.File, pb.Defines)})
-		}
+	builds, aesErr, err := kernelInfoBuilds(d)
+	if err != nil {
+		return err
 	}
 	for _, kb := range builds {
 		kb.src.Flags = flags
@@ -146,6 +185,9 @@ func cmdKernelInfo(args []string) error {
 				fmt.Println("  " + strings.TrimSpace(line))
 			}
 		}
+	}
+	if aesErr != nil {
+		fmt.Printf("\n== aes.cl, aes_modes.cl: not built on this device: %v\n", aesErr)
 	}
 	return nil
 }

@@ -4,7 +4,8 @@
 //	gpucrypto devices [--json]
 //	gpucrypto selftest [--device SPEC] [--backend opencl|cuda] [--json]
 //	gpucrypto bench [arith|ecdh|rsa] [--device SPEC] [--backend opencl|cuda] [--ops add,...,x25519,modexp,rsa2048] [--bits 256,...] [--batch N,...] [--seconds S] [--json]
-//	gpucrypto bench aes|server|tls [flags]   (see "gpucrypto bench tls -h", ...)
+//	gpucrypto bench aes|server|tls [flags]
+//	  ("gpucrypto bench -h" lists the subcommands; "gpucrypto bench SUBCOMMAND -h" shows its operations and flags)
 //	gpucrypto burnin [--device SPEC|all] [--backend opencl|cuda] [--ops rsa2048,x25519,aes-gcm,...] [--cases N] [--duration D] [--batch N] [--seed S] [--failures FILE] [--strict]
 //	gpucrypto kernelinfo [--device SPEC] [--backend opencl|cuda]
 //	gpucrypto source FILE [-D NAME[=VALUE]]...
@@ -19,6 +20,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/gpucrypto/gpucrypto/device"
 )
@@ -29,6 +32,7 @@ commands:
   devices    list every device of every backend (OpenCL; CUDA with -tags cuda) and its features
   selftest   run known-answer tests on the chosen device (exit 1 on failure)
   bench      measure throughput on the chosen device and on all CPU cores
+             (subcommands arith, ecdh, rsa, aes, server, tls: "gpucrypto bench -h")
   burnin     random cases of every operation on the device, checked against the CPU (exit 1 on a mismatch)
   kernelinfo compiler facts per kernel: registers, spills, private memory
   source     print the full source of a kernel program, as it is compiled
@@ -78,15 +82,39 @@ func deviceFlags(fs *flag.FlagSet) func() (*device.Device, error) {
 	spec := fs.String("device", "", "device index or name substring (default: GPUCRYPTO_DEVICE, else the best device)")
 	backend := fs.String("backend", "", "driver: opencl or cuda (default: GPUCRYPTO_BACKEND, else CUDA for NVIDIA GPUs where built with -tags cuda)")
 	return func() (*device.Device, error) {
+		if err := setBackend(*backend); err != nil {
+			return nil, err
+		}
 		if *backend != "" {
-			// read once, at the first enumeration: set it before that
-			os.Setenv(device.EnvBackend, *backend)
+			// no device of that driver: the error names the flag
+			if _, err := device.Devices(); err != nil {
+				return nil, fmt.Errorf("--backend %s: %w", *backend, err)
+			}
 		}
 		if *spec != "" {
 			return device.Select(*spec)
 		}
 		return device.Default()
 	}
+}
+
+// setBackend applies --backend (empty: leave GPUCRYPTO_BACKEND as it is).
+// A name that is not a driver built into this binary is an error naming
+// the flag.
+func setBackend(backend string) error {
+	if backend == "" {
+		return nil
+	}
+	have := device.Backends()
+	if !slices.Contains(have, backend) {
+		why := ""
+		if backend == "cuda" {
+			why = " (this binary was built without -tags cuda)"
+		}
+		return fmt.Errorf("--backend %q: no such backend%s; have %s", backend, why, strings.Join(have, ", "))
+	}
+	// read once, at the first enumeration: set it before that
+	return os.Setenv(device.EnvBackend, backend)
 }
 
 func printJSON(v any) error {

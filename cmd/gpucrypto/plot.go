@@ -68,8 +68,35 @@ type plotInput struct {
 	label   string            // series label: commit, else file name
 	Device  string            `json:"device"`
 	Backend string            `json:"backend"`
+	Type    string            `json:"device_type"` // GPU, CPU, ACCEL, OTHER; absent in older files
 	Commit  string            `json:"commit"`
 	Results []json.RawMessage `json:"results"`
+}
+
+// kind is what the plots call the input's device: "GPU", "CPU device" (an
+// OpenCL CPU device such as PoCL's, never to be taken for a GPU),
+// "accelerator" or "device". Files from before device_type was written
+// say only the device's name: PoCL's CPU devices are named "pthread-..."
+// or "cpu-...", the rest were GPUs.
+func (in *plotInput) kind() string {
+	switch strings.ToUpper(in.Type) {
+	case "GPU":
+		return "GPU"
+	case "CPU":
+		return "CPU device"
+	case "ACCEL":
+		return "accelerator"
+	case "":
+		name := strings.ToLower(in.Device)
+		if strings.HasPrefix(name, "pthread-") || strings.HasPrefix(name, "cpu-") {
+			return "CPU device"
+		}
+		if name == "" || name == "none" {
+			return "device"
+		}
+		return "GPU"
+	}
+	return "device"
 }
 
 // plotServerResult holds the fields of serverResult (bench_server.go) that
@@ -253,24 +280,40 @@ func plotShortCommit(c string) string {
 // plotTitle says which device and backend (and, for one file, which
 // commit) the numbers come from.
 func plotTitle(op string, ins []*plotInput) string {
-	var devs, backends []string
+	var devs, kinds, backends []string
 	seen := map[string]bool{}
 	for _, in := range ins {
 		if in.Device != "" && !seen["d"+in.Device] {
 			seen["d"+in.Device] = true
 			devs = append(devs, in.Device)
+			kinds = append(kinds, in.kind())
 		}
 		if in.Backend != "" && !seen["b"+in.Backend] {
 			seen["b"+in.Backend] = true
 			backends = append(backends, in.Backend)
 		}
 	}
+	// a device that is not a GPU says what it is: with one device beside
+	// the backend, with several after each name
+	var notes []string
+	if len(devs) == 1 && kinds[0] != "GPU" {
+		notes = append(notes, kinds[0])
+	} else {
+		for i, k := range kinds {
+			if k != "GPU" {
+				devs[i] += " (" + k + ")"
+			}
+		}
+	}
+	if len(backends) > 0 {
+		notes = append([]string{strings.Join(backends, " / ")}, notes...)
+	}
 	t := op
 	if len(devs) > 0 {
 		t += " on " + strings.Join(devs, " / ")
 	}
-	if len(backends) > 0 {
-		t += " (" + strings.Join(backends, " / ") + ")"
+	if len(notes) > 0 {
+		t += " (" + strings.Join(notes, ", ") + ")"
 	}
 	if len(ins) == 1 && ins[0].Commit != "" {
 		t += ", commit " + plotShortCommit(ins[0].Commit)
@@ -283,6 +326,18 @@ type plotFigure struct {
 	name   string // the op, in the file name
 	title  string
 	panels []*plot.Plot
+	legend []string // the panels' legend entries, in order
+}
+
+// plotLegend is the names of series, for plotFigure.legend.
+func plotLegend(series ...[]plotSeries) []string {
+	var names []string
+	for _, ss := range series {
+		for _, s := range ss {
+			names = append(names, s.name)
+		}
+	}
+	return names
 }
 
 func (f plotFigure) save(path string) error {
@@ -298,6 +353,11 @@ func (f plotFigure) save(path string) error {
 	title := plot.New().Title.TextStyle
 	title.Font.Variant = "Sans"
 	title.Font.Size = vg.Points(14)
+	// a long device name (PoCL's include the CPU's) must not run off the
+	// image: smaller type instead, down to 8 points
+	if tw, room := title.Rectangle(f.title).Size().X, w-vg.Points(24); tw > room {
+		title.Font.Size = max(vg.Points(8), title.Font.Size*room/tw)
+	}
 	dc.FillText(title, vg.Point{X: w / 2, Y: h - vg.Points(6)}, f.title)
 	th := title.Rectangle(f.title).Size().Y + vg.Points(12)
 
@@ -578,7 +638,7 @@ func plotServerFigures(ins []*plotInput) ([]plotFigure, error) {
 					name = append(name, in.label)
 				}
 				if byDevices {
-					name = append(name, plotGPUCount(dev))
+					name = append(name, plotDeviceCount(dev, in.kind()))
 				}
 				var tp, p50, p99 []plotXY
 				for _, r := range rs {
@@ -603,16 +663,18 @@ func plotServerFigures(ins []*plotInput) ([]plotFigure, error) {
 		if err != nil {
 			return nil, fmt.Errorf("plot: %s: %w", op, err)
 		}
-		figs = append(figs, plotFigure{name: op, title: plotTitle(op+" server", ins), panels: []*plot.Plot{pt, pl}})
+		figs = append(figs, plotFigure{name: op, title: plotTitle(op+" server", ins), panels: []*plot.Plot{pt, pl}, legend: plotLegend(tput, lat)})
 	}
 	return figs, nil
 }
 
-func plotGPUCount(n int) string {
+// plotDeviceCount is "1 GPU", "2 GPUs", "1 CPU device", ...: kind as
+// plotInput.kind says it.
+func plotDeviceCount(n int, kind string) string {
 	if n == 1 {
-		return "1 GPU"
+		return "1 " + kind
 	}
-	return fmt.Sprintf("%d GPUs", n)
+	return fmt.Sprintf("%d %ss", n, kind)
 }
 
 func plotJoinLabel(a, b string) string {
@@ -621,6 +683,10 @@ func plotJoinLabel(a, b string) string {
 	}
 	return a + " " + b
 }
+
+// plotHostCPULabel is the legend of the CPU figures of bench: Go's code
+// on every core of the host, beside whatever the device is.
+const plotHostCPULabel = "host CPU, Go (all cores)"
 
 // plotBenchFigures draws, per op, kernel, end-to-end, pipelined and CPU ops/s
 // against the batch size; with several input files the metrics keep their
@@ -675,14 +741,16 @@ func plotBenchFigures(ins []*plotInput) ([]plotFigure, error) {
 			}
 		}
 	}
+	// label: the device's metrics carry its kind (GPU, CPU device, ...);
+	// the last, the Go code on the host's cores, is the same for all
 	metrics := []struct {
-		label string
+		label func(kind string) string
 		value func(plotBenchResult) float64
 	}{
-		{"GPU kernel", func(r plotBenchResult) float64 { return r.KernelOps }},
-		{"GPU end-to-end", func(r plotBenchResult) float64 { return r.E2EOps }},
-		{"GPU pipelined", func(r plotBenchResult) float64 { return r.PipeOps }},
-		{"CPU (all cores)", func(r plotBenchResult) float64 { return r.CPUOps }},
+		{func(k string) string { return k + " kernel" }, func(r plotBenchResult) float64 { return r.KernelOps }},
+		{func(k string) string { return k + " end-to-end" }, func(r plotBenchResult) float64 { return r.E2EOps }},
+		{func(k string) string { return k + " pipelined" }, func(r plotBenchResult) float64 { return r.PipeOps }},
+		{func(string) string { return plotHostCPULabel }, func(r plotBenchResult) float64 { return r.CPUOps }},
 	}
 	var figs []plotFigure
 	for _, n := range names {
@@ -698,7 +766,7 @@ func plotBenchFigures(ins []*plotInput) ([]plotFigure, error) {
 				if len(pts) == 0 {
 					continue // e.g. no pipelined measurement
 				}
-				label := metric.label
+				label := metric.label(in.kind())
 				if len(ins) > 1 {
 					label += " (" + in.label + ")"
 				}
@@ -709,7 +777,7 @@ func plotBenchFigures(ins []*plotInput) ([]plotFigure, error) {
 		if err != nil {
 			return nil, fmt.Errorf("plot: %s: %w", n, err)
 		}
-		figs = append(figs, plotFigure{name: n, title: plotTitle(n, ins), panels: []*plot.Plot{p}})
+		figs = append(figs, plotFigure{name: n, title: plotTitle(n, ins), panels: []*plot.Plot{p}, legend: plotLegend(series)})
 	}
 	return figs, nil
 }

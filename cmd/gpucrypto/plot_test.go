@@ -123,3 +123,92 @@ func TestPlotErrors(t *testing.T) {
 		t.Error("no files: no error")
 	}
 }
+
+// TestPlotDeviceKind: a CPU-type device (PoCL) is labelled a CPU device in
+// the titles and legends, never a GPU; files from before device_type
+// tell PoCL's devices by their names.
+func TestPlotDeviceKind(t *testing.T) {
+	for _, c := range []struct{ typ, name, want string }{
+		{"GPU", "NVIDIA H100 80GB HBM3", "GPU"},
+		{"CPU", "pthread-skylake-avx512-Intel(R) Xeon(R) Processor", "CPU device"},
+		{"CPU", "Intel(R) Xeon(R) Gold", "CPU device"},
+		{"ACCEL", "x", "accelerator"},
+		{"OTHER", "x", "device"},
+		{"", "pthread-haswell-AMD EPYC", "CPU device"},
+		{"", "cpu-x86-64-AMD EPYC", "CPU device"},
+		{"", "NVIDIA H100 80GB HBM3", "GPU"},
+	} {
+		in := &plotInput{Type: c.typ, Device: c.name}
+		if got := in.kind(); got != c.want {
+			t.Errorf("device_type %q, device %q: kind %q, want %q", c.typ, c.name, got, c.want)
+		}
+	}
+
+	// several devices: each that is not a GPU says so after its name
+	title := plotTitle("x25519", []*plotInput{
+		{Device: "pthread-skylake", Type: "CPU", Backend: "opencl"},
+		{Device: "NVIDIA H100", Type: "GPU", Backend: "cuda"},
+	})
+	if want := "x25519 on pthread-skylake (CPU device) / NVIDIA H100 (opencl / cuda)"; title != want {
+		t.Errorf("title %q, want %q", title, want)
+	}
+
+	dir := t.TempDir()
+	cpuBench := strings.NewReplacer(`"device": "Test GPU"`, `"device": "pthread-skylake", "device_type": "CPU"`).Replace(plotBenchJSON)
+	oldCPUServer := strings.NewReplacer(`"device": "Test GPU"`, `"device": "pthread-skylake"`).Replace(plotServerJSON)
+	for _, c := range []struct {
+		name, tmpl string
+		cpu        bool
+	}{
+		{"cpu-bench.json", cpuBench, true},
+		{"old-cpu-server.json", oldCPUServer, true},
+		{"gpu-bench.json", strings.Replace(plotBenchJSON, `"device": "Test GPU"`, `"device": "Test GPU", "device_type": "GPU"`, 1), false},
+		{"gpu-server.json", plotServerJSON, false},
+	} {
+		in, kind, err := readPlotInput(writePlotFixture(t, dir, c.name, c.tmpl, "89f182fbbd83"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ins := []*plotInput{in}
+		plotLabelInputs(ins)
+		var figs []plotFigure
+		if kind == plotKindServer {
+			figs, err = plotServerFigures(ins)
+		} else {
+			figs, err = plotBenchFigures(ins)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range figs {
+			legend := strings.Join(f.legend, "; ")
+			if c.cpu {
+				if !strings.Contains(f.title, "CPU device)") {
+					t.Errorf("%s %s: title %q does not say CPU device", c.name, f.name, f.title)
+				}
+				if strings.Contains(legend, "GPU") {
+					t.Errorf("%s %s: legend %q calls the CPU device a GPU", c.name, f.name, legend)
+				}
+				if kind == plotKindBench && !strings.Contains(legend, "CPU device kernel") {
+					t.Errorf("%s %s: legend %q has no \"CPU device kernel\"", c.name, f.name, legend)
+				}
+			} else {
+				if strings.Contains(f.title, "CPU device") || strings.Contains(legend, "CPU device") {
+					t.Errorf("%s %s: title %q, legend %q: a GPU labelled a CPU device", c.name, f.name, f.title, legend)
+				}
+				if kind == plotKindBench && !strings.Contains(legend, "GPU kernel") {
+					t.Errorf("%s %s: legend %q has no \"GPU kernel\"", c.name, f.name, legend)
+				}
+			}
+			if kind == plotKindServer && f.name == "rsa2048" {
+				want := "2 GPUs"
+				if c.cpu {
+					want = "2 CPU devices"
+				}
+				if !strings.Contains(legend, want) {
+					t.Errorf("%s: legend %q has no %q", c.name, legend, want)
+				}
+			}
+		}
+	}
+}

@@ -4,10 +4,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/gpucrypto/gpucrypto/aes"
 	"time"
 
+	"github.com/gpucrypto/gpucrypto/aes"
 	"github.com/gpucrypto/gpucrypto/arith"
+	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/device"
 	"github.com/gpucrypto/gpucrypto/ecdh"
 	"github.com/gpucrypto/gpucrypto/rsa"
@@ -30,6 +31,8 @@ var selftests = []struct {
 		if err != nil {
 			return err
 		}
+		defer e.Close()
+		e.SetRoute(batch.RouteDevice) // a self-test tests the device
 		return e.SelfTest()
 	}},
 	{"modexp 512-4096", func(d *device.Device) error {
@@ -37,6 +40,8 @@ var selftests = []struct {
 		if err != nil {
 			return err
 		}
+		defer e.Close()
+		e.SetRoute(batch.RouteDevice) // a self-test tests the device
 		return e.SelfTestModExp()
 	}},
 	{"rsa-2048 sign/verify/decrypt", func(d *device.Device) error {
@@ -44,6 +49,8 @@ var selftests = []struct {
 		if err != nil {
 			return err
 		}
+		defer e.Close()
+		e.SetRoute(batch.RouteDevice) // a self-test tests the device
 		return rsa.SelfTest(e)
 	}},
 	{"aes FIPS-197/SP 800-38A/GCM", func(d *device.Device) error {
@@ -51,6 +58,8 @@ var selftests = []struct {
 		if err != nil {
 			return err
 		}
+		defer e.Close()
+		e.SetRoute(batch.RouteDevice) // a self-test tests the device
 		return aes.SelfTest(e)
 	}},
 	{"x25519/x448 RFC 7748 vectors", func(d *device.Device) error {
@@ -58,7 +67,9 @@ var selftests = []struct {
 		if err != nil {
 			return err
 		}
-		var fellBack error // a self-test must run on the device, not the CPU fallback
+		defer e.Close()
+		e.SetRoute(batch.RouteDevice) // a self-test tests the device
+		var fellBack error            // a self-test must run on the device, not the CPU fallback
 		e.OnFallback(func(err error) { fellBack = err })
 		if err := ecdh.SelfTest(e); err != nil {
 			return err

@@ -5,6 +5,7 @@
 package aesvariant
 
 import (
+	"embed"
 	"errors"
 	"fmt"
 	"time"
@@ -100,13 +101,19 @@ func NewManavskiConfig(dev *device.Device, cfg ManavskiConfig) (*Manavski, error
 	return &Manavski{dev: dev, kern: k, tables: tables, local: local}, nil
 }
 
+// kernelFiles holds the baseline's kernel, apart from the library's
+// kernels (it is not constant-time): it builds on their dialect.h.
+//
+//go:embed aes_manavski.cl
+var kernelFiles embed.FS
+
 // manavskiSource is the kernel program of a configuration.
 func manavskiSource(cfg ManavskiConfig) device.Source {
 	shared := "0"
 	if cfg.KeyInShared {
 		shared = "1"
 	}
-	return kernels.Program("aes_manavski.cl", map[string]string{"MANAVSKI_KEY_SHARED": shared})
+	return kernels.ProgramFrom(kernelFiles, "aes_manavski.cl", map[string]string{"MANAVSKI_KEY_SHARED": shared})
 }
 
 // Device is the device the kernel runs on.

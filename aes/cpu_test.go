@@ -1,0 +1,147 @@
+package aes_test
+
+import (
+	"bytes"
+	"context"
+	stdaes "crypto/aes"
+	"crypto/cipher"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/crypto/xts"
+
+	"github.com/gpucrypto/gpucrypto/aes"
+	"github.com/gpucrypto/gpucrypto/batch"
+	"github.com/gpucrypto/gpucrypto/device"
+	"github.com/gpucrypto/gpucrypto/internal/devicetest"
+)
+
+// cpuEngines are the engines that compute on the CPU: the CPU engine, and
+// a device engine routed there.
+func cpuEngines(t *testing.T) map[string]*aes.Engine {
+	dev, err := aes.NewEngine(devicetest.Device(t))
+	require.NoError(t, err)
+	t.Cleanup(func() { dev.Close() })
+	dev.SetRoute(batch.RouteCPU)
+	return map[string]*aes.Engine{"cpu engine": aes.CPUEngine(), "routed to the cpu": dev}
+}
+
+// The CPU path of every mode gives the standard library's results, and
+// Stats count it.
+func TestCPUEngine(t *testing.T) {
+	for name, e := range cpuEngines(t) {
+		t.Run(name, func(t *testing.T) {
+			before := e.Stats()
+			k, block, _ := newKey(t, 16)
+			// ECB and CTR over several pieces, in place and not
+			src := randBytes(3<<16 + 100)
+			ecb := make([]byte, len(src)&^15)
+			require.NoError(t, e.EncryptBlocks(k, ecb, src[:len(ecb)]))
+			for i := 0; i < len(ecb); i += 16 {
+				want := make([]byte, 16)
+				block.Encrypt(want, src[i:i+16])
+				require.Equal(t, want, ecb[i:i+16], "ECB block %d", i/16)
+			}
+			require.NoError(t, e.DecryptBlocks(k, ecb, ecb))
+			require.Equal(t, src[:len(ecb)], ecb)
+			iv := randBytes(16)
+			ctr, want := bytes.Clone(src), make([]byte, len(src))
+			cipher.NewCTR(block, iv).XORKeyStream(want, src)
+			require.NoError(t, e.XORKeyStream(k, iv, ctr, ctr))
+			require.Equal(t, want, ctr)
+
+			// GCM, a message larger than a batch among them
+			aead, err := cipher.NewGCM(block)
+			require.NoError(t, err)
+			var msgs []aes.Message
+			for _, n := range []int{0, 1, 1500, 70000} {
+				msgs = append(msgs, aes.Message{Key: k, Nonce: randBytes(12), AAD: randBytes(n % 17), Data: randBytes(n)})
+			}
+			sealed, err := e.Seal(msgs)
+			require.NoError(t, err)
+			for i, m := range msgs {
+				require.Equal(t, aead.Seal(nil, m.Nonce, m.Data, m.AAD), sealed[i], "seal %d", i)
+				msgs[i].Data = sealed[i]
+			}
+			msgs[1].Data = bytes.Clone(sealed[1])
+			msgs[1].Data[0] ^= 1
+			opened, err := e.Open(msgs)
+			var be *batch.Error
+			require.ErrorAs(t, err, &be)
+			require.ErrorIs(t, be.Errs[1], aes.ErrOpen)
+			require.Nil(t, opened[1])
+			for _, i := range []int{0, 2, 3} {
+				require.NoError(t, be.Errs[i])
+				want, err := aead.Open(nil, msgs[i].Nonce, msgs[i].Data, msgs[i].AAD)
+				require.NoError(t, err)
+				require.Equal(t, len(want), len(opened[i]))
+				require.True(t, bytes.Equal(want, opened[i]), "open %d", i)
+			}
+
+			// CBC and XTS
+			cbc := []aes.CBCMessage{{Key: k, IV: randBytes(16), Data: randBytes(4096)}}
+			enc, err := e.EncryptCBC(cbc)
+			require.NoError(t, err)
+			require.Equal(t, cbcReference(block, cbc[0].IV, cbc[0].Data, false), enc[0])
+			xkRaw := randBytes(32)
+			xk, err := aes.NewXTSKey(xkRaw)
+			require.NoError(t, err)
+			ref, err := xts.NewCipher(stdaes.NewCipher, xkRaw)
+			require.NoError(t, err)
+			sectors := randBytes(4 * 512)
+			got := make([]byte, len(sectors))
+			require.NoError(t, e.EncryptSectors(xk, got, sectors, 512, 7))
+			for s := range 4 {
+				require.Equal(t, xtsReference(ref, uint64(7+s), sectors[512*s:512*s+512], false), got[512*s:512*s+512], "sector %d", s)
+			}
+
+			after := e.Stats()
+			require.Equal(t, before.DeviceOps, after.DeviceOps, "the CPU path ran on the device")
+			require.Greater(t, after.CPUOps, before.CPUOps)
+			require.Greater(t, after.Calls, before.Calls)
+		})
+	}
+}
+
+// A device-resident call on the CPU engine is an error, not a panic;
+// Close makes later calls fail with batch.ErrClosed.
+func TestCPUEngineLifecycle(t *testing.T) {
+	e := aes.CPUEngine()
+	k, _, _ := newKey(t, 16)
+	require.Error(t, e.EncryptBlocksDevice(k, nil, nil, 16))
+	d := devicetest.Device(t)
+	buf, err := d.NewBuffer(64)
+	require.NoError(t, err)
+	defer buf.Release()
+	require.Error(t, e.EncryptBlocksDevice(k, buf, buf, 64))
+	_, err = e.SealDevice(k, make([]byte, 12), nil, buf, buf, 48)
+	require.Error(t, err)
+	require.NoError(t, e.Close())
+	_, err = e.Seal([]aes.Message{{Key: k, Nonce: make([]byte, 12), Data: []byte("x")}})
+	require.ErrorIs(t, err, batch.ErrClosed)
+	require.ErrorIs(t, e.EncryptBlocks(k, make([]byte, 16), make([]byte, 16)), batch.ErrClosed)
+	require.NoError(t, e.Close())
+
+	s, err := aes.NewServer(batch.Options{}, aes.CPUEngine())
+	require.NoError(t, err)
+	aead, err := s.NewGCM(k)
+	require.NoError(t, err)
+	sealed, err := s.Seal(context.Background(), k, nil, make([]byte, 12), []byte("hello"), nil)
+	require.NoError(t, err)
+	require.Equal(t, aead.Seal(nil, make([]byte, 12), []byte("hello"), nil), sealed)
+	require.NoError(t, s.Close())
+	_, err = s.NewGCM(k)
+	require.ErrorIs(t, err, batch.ErrClosed)
+}
+
+// Auto never picks a CPU-type OpenCL device (PoCL); the choice says why.
+func TestAuto(t *testing.T) {
+	e, choice := aes.Auto()
+	defer e.Close()
+	require.NotEmpty(t, choice.Reason)
+	require.Equal(t, choice.Device, e.Device())
+	if d := e.Device(); d != nil && os.Getenv(device.EnvDevice) == "" {
+		require.NotEqual(t, device.TypeCPU, d.Type, "Auto chose a CPU device: %v", choice)
+	}
+}

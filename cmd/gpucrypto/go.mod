@@ -1,0 +1,27 @@
+module github.com/gpucrypto/gpucrypto/cmd/gpucrypto
+
+go 1.24.0
+
+require (
+	github.com/cloudflare/circl v1.6.1
+	github.com/gpucrypto/gpucrypto v0.0.0-00010101000000-000000000000
+	golang.org/x/crypto v0.40.0
+	gonum.org/v1/plot v0.17.0
+)
+
+require (
+	codeberg.org/go-fonts/liberation v0.5.0 // indirect
+	codeberg.org/go-latex/latex v0.2.0 // indirect
+	codeberg.org/go-pdf/fpdf v0.11.1 // indirect
+	filippo.io/bigmod v0.1.0 // indirect
+	git.sr.ht/~sbinet/gg v0.7.0 // indirect
+	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
+	github.com/ebitengine/purego v0.10.0 // indirect
+	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
+	golang.org/x/image v0.30.0 // indirect
+	golang.org/x/sys v0.34.0 // indirect
+	golang.org/x/text v0.28.0 // indirect
+)
+
+// The CLI is built and tested against the library in this working tree.
+replace github.com/gpucrypto/gpucrypto => ../..

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"os"
+	"regexp"
+	"slices"
+	"testing"
+
+	"github.com/gpucrypto/gpucrypto/device"
+)
+
+// kernelDecl matches a kernel's definition in a program's source.
+var kernelDecl = regexp.MustCompile(`KERNEL(?:\s+KERNEL_BOUNDS\([^)]*\))?\s+void\s+(\w+)\s*\(`)
+
+// TestKernelInfoBuilds: kernelinfo builds each program once (no duplicate
+// rows) and covers every kernel of the AES programs.
+func TestKernelInfoBuilds(t *testing.T) {
+	d, err := device.Default()
+	if err != nil {
+		if os.Getenv("GPUCRYPTO_REQUIRE_DEVICE") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	builds, aesErr, err := kernelInfoBuilds(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if aesErr != nil {
+		t.Fatalf("aes.NewEngine on %s: %v", d, aesErr)
+	}
+	titles, keys := map[string]bool{}, map[string]bool{}
+	for _, b := range builds {
+		if titles[b.title] {
+			t.Errorf("program %q listed twice", b.title)
+		}
+		if k := buildKey(b.src, b.kernels); keys[k] {
+			t.Errorf("program %q: the same build as an earlier one", b.title)
+		} else {
+			keys[k] = true
+		}
+		titles[b.title] = true
+	}
+	for _, file := range []string{"aes.cl", "aes_modes.cl"} {
+		i := slices.IndexFunc(builds, func(b kernelBuild) bool { return b.src.Name == file })
+		if i < 0 {
+			t.Errorf("kernelinfo does not build %s", file)
+			continue
+		}
+		text, err := builds[i].src.Text()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var defined []string
+		for _, m := range kernelDecl.FindAllStringSubmatch(text, -1) {
+			defined = append(defined, m[1])
+		}
+		if len(defined) == 0 {
+			t.Fatalf("%s: found no kernel definitions", file)
+		}
+		slices.Sort(defined)
+		listed := slices.Sorted(slices.Values(builds[i].kernels))
+		if !slices.Equal(defined, listed) {
+			t.Errorf("%s: kernelinfo reports %q, the program defines %q", file, listed, defined)
+		}
+	}
+}

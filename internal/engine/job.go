@@ -1,0 +1,368 @@
+package engine
+
+import (
+	"fmt"
+	mrand "math/rand/v2"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gpucrypto/gpucrypto/batch"
+	"github.com/gpucrypto/gpucrypto/device"
+)
+
+// Plan is how the Core cuts and routes one call.
+type Plan struct {
+	// Op and Size name the call's shape: the measured times that choose
+	// between device and CPU are kept per operation ("X25519 shared
+	// secret") and element size (key bits, say), and by batch size.
+	Op   string
+	Size int
+	// N is the number of elements; a Job's ranges are within [0, N).
+	N int
+	// Chunk is the most elements of one device batch (0: N); a larger
+	// call runs as batches of about equal size.
+	Chunk int
+	// Cut, when set, cuts the batches instead of Chunk: the end of the
+	// batch that starts at element lo, for a device part that ends at hi
+	// (elements of different sizes, cut by bytes).
+	Cut func(lo, hi int) int
+	// Depth is the number of device batches of the call in flight at
+	// once (0: 2): while the device computes one, the host packs the next
+	// and unpacks the last.
+	Depth int
+	// Resident: the data lies in device memory, so the call runs on the
+	// device whatever the route, and a device failure is its error (there
+	// is nothing the CPU could compute from).
+	Resident bool
+}
+
+// Job is one call of an algorithm. The Core calls its methods on
+// disjoint ranges of elements, several at once: a Job must be safe for
+// that.
+type Job interface {
+	// Device computes the elements [c.Lo, c.Hi) on the device, writing
+	// their results only once the device has completed them, and checks
+	// those of c.Sample() on the CPU. An error says the device failed, or
+	// returned a result that the check found wrong: the Core then
+	// recomputes the range with CPU, so Device must leave what CPU needs
+	// (the inputs) untouched.
+	Device(c *Chunk) error
+	// CPU computes the elements [lo, hi) on the CPU (on all cores),
+	// overwriting whatever the device wrote there, per-element errors
+	// included.
+	CPU(lo, hi int)
+}
+
+// Preparer is a Job with work to do before its first device batch and
+// after its last, on the calls that run on the device (key tables, say).
+type Preparer interface {
+	// Prepare runs before the device batches of the elements [lo, hi);
+	// an error sends them to the CPU, reported as a fallback.
+	Prepare(lo, hi int) error
+	// Finish runs after them (also when Prepare failed); failed says
+	// that a batch failed.
+	Finish(failed bool)
+}
+
+// Run computes the call p with job: on the CPU or on the device as the
+// route and the measured times say (route.go), in batches on the device,
+// a failed batch recomputed on the CPU. Its error is the call's as a
+// whole (a closed Core, a resident call whose device failed); the
+// elements' own errors are the job's.
+func (c *Core) Run(p Plan, job Job) error {
+	if err := c.begin(); err != nil {
+		return err // a closed Core, even for an empty call
+	}
+	defer c.calls.Done()
+	if p.N <= 0 {
+		return nil
+	}
+	start := time.Now()
+	defer func() { c.stats.call(time.Since(start)) }()
+	if p.Resident {
+		if c.dev == nil {
+			return fmt.Errorf("%s: a device-resident call on the CPU engine", c.name)
+		}
+		return c.runResident(p, job)
+	}
+	choice := c.choose(p)
+	if !choice.device {
+		c.runCPU(p, job, 0, p.N, true)
+		return nil
+	}
+	var wg sync.WaitGroup
+	if choice.cpuPrefix > 0 { // renews the CPU's time while the device runs the rest
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.runCPU(p, job, 0, choice.cpuPrefix, true)
+		}()
+	}
+	c.runDevice(p, job, choice.cpuPrefix, p.N)
+	wg.Wait()
+	return nil
+}
+
+// runCPU computes [lo, hi) on the CPU; measured adds its time to the
+// estimates.
+func (c *Core) runCPU(p Plan, job Job, lo, hi int, measured bool) {
+	start := time.Now()
+	if h := c.hooks.Load(); h != nil && h.BeforeCPU != nil {
+		h.BeforeCPU(lo, hi) // a slow CPU: inside the time measured
+	}
+	job.CPU(lo, hi)
+	if measured {
+		c.times.cpuDone(p, hi-lo, time.Since(start))
+	}
+	c.stats.cpu(hi - lo)
+}
+
+// runDevice computes [lo, hi) on the device in batches, recomputing on
+// the CPU those that fail.
+func (c *Core) runDevice(p Plan, job Job, lo, hi int) {
+	start := time.Now()
+	var failed atomic.Bool
+	prep, _ := job.(Preparer)
+	if prep != nil {
+		if err := prepare(prep, lo, hi); err != nil {
+			prep.Finish(true)
+			c.fellBack(hi-lo, err)
+			c.runCPU(p, job, lo, hi, false)
+			return
+		}
+	}
+	depth := p.Depth
+	if depth <= 0 {
+		depth = 2
+	}
+	inFlight := make(chan struct{}, depth)
+	var wg sync.WaitGroup
+	for _, r := range batches(p, lo, hi) {
+		inFlight <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-inFlight; wg.Done() }()
+			if err := c.runBatch(p, job, r[0], r[1]); err != nil {
+				failed.Store(true)
+				c.fellBack(r[1]-r[0], err)
+				c.runCPU(p, job, r[0], r[1], false)
+			}
+		}()
+	}
+	wg.Wait()
+	if prep != nil {
+		prep.Finish(failed.Load())
+	}
+	if !failed.Load() {
+		c.times.deviceDone(p, hi-lo, time.Since(start))
+	}
+}
+
+// prepare is prep.Prepare(lo, hi), a panic there an error (as in
+// deviceStep).
+func prepare(prep Preparer, lo, hi int) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("preparing the device batches panicked: %v\n%s", p, debug.Stack())
+		}
+	}()
+	return prep.Prepare(lo, hi)
+}
+
+// batches cuts [lo, hi) into the device batches of p, in order.
+func batches(p Plan, lo, hi int) [][2]int {
+	var out [][2]int
+	if p.Cut != nil {
+		for a := lo; a < hi; {
+			b := min(max(p.Cut(a, hi), a+1), hi)
+			out = append(out, [2]int{a, b})
+			a = b
+		}
+		return out
+	}
+	n := hi - lo
+	chunk := n
+	if p.Chunk > 0 {
+		chunk = batch.EvenChunk(n, p.Chunk)
+	}
+	for a := lo; a < hi; a += chunk {
+		out = append(out, [2]int{a, min(a+chunk, hi)})
+	}
+	return out
+}
+
+// runBatch computes one device batch.
+func (c *Core) runBatch(p Plan, job Job, lo, hi int) error {
+	ch := &Chunk{Lo: lo, Hi: hi, core: c}
+	err := c.deviceStep(job, ch)
+	ch.release()
+	if err != nil {
+		return err
+	}
+	c.stats.batch(hi - lo)
+	return nil
+}
+
+// deviceStep is job.Device on ch, or what the hooks put in its place. A
+// panic there (a bug, or a driver that misbehaves) fails the batch as a
+// device fault does: the CPU recomputes it, and the report says why.
+func (c *Core) deviceStep(job Job, ch *Chunk) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("the device step panicked: %v\n%s", p, debug.Stack())
+		}
+	}()
+	if h := c.hooks.Load(); h != nil {
+		if h.BeforeDevice != nil {
+			if err := h.BeforeDevice(ch.Lo, ch.Hi); err != nil {
+				return err
+			}
+		}
+		if h.Device != nil {
+			return h.Device(job, ch)
+		}
+	}
+	return job.Device(ch)
+}
+
+// runResident runs a device-resident call: no route, no fallback.
+func (c *Core) runResident(p Plan, job Job) error {
+	ch := &Chunk{Lo: 0, Hi: p.N, core: c}
+	err := c.deviceStep(job, ch)
+	ch.release()
+	if err != nil {
+		return err
+	}
+	c.stats.batch(p.N)
+	return nil
+}
+
+// Chunk is one device batch of a call: the elements [Lo, Hi), and the
+// means to compute them.
+type Chunk struct {
+	Lo, Hi int
+	core   *Core
+	mems   []staged
+	time   time.Duration // of the kernels run so far
+}
+
+type staged struct {
+	mem  *device.HostMemory
+	used int
+}
+
+// Staging returns n bytes of host memory for the batch, pinned where the
+// driver has it (copies to and from the device run at the bus's speed).
+// Its content is undefined; the Core zeroes it when the batch is done
+// (it may have held secrets) and keeps it for later batches.
+func (c *Chunk) Staging(n int) ([]byte, error) {
+	mem, err := c.core.staging.Get(max(n, 1))
+	if err != nil {
+		return nil, err
+	}
+	c.mems = append(c.mems, staged{mem, n})
+	return mem.Bytes[:n:n], nil
+}
+
+// Words is Staging of n 32-bit words.
+func (c *Chunk) Words(n int) ([]uint32, error) {
+	b, err := c.Staging(4 * n)
+	if err != nil {
+		return nil, err
+	}
+	return device.Uint32s(b, n), nil
+}
+
+// Run runs one set of device commands on the Core's stages with its pool
+// of buffers (device.Stages.Run: the uploads overlap other batches'
+// kernels, secret buffers are zeroed behind their last use) and counts
+// the kernels' device time.
+func (c *Chunk) Run(enqueue func(cmds *device.Commands) error) error {
+	s, err := c.core.Stages()
+	if err != nil {
+		return err
+	}
+	h := c.core.hooks.Load()
+	if h != nil && h.AfterEnqueue != nil {
+		inner := enqueue
+		enqueue = func(cmds *device.Commands) error {
+			if err := inner(cmds); err != nil {
+				return err
+			}
+			return h.AfterEnqueue(c.Lo, c.Hi)
+		}
+	}
+	d, err := s.Run(c.core.pool, enqueue)
+	c.core.stats.deviceTime(d)
+	c.time += d
+	if err == nil && h != nil && h.AfterRun != nil {
+		staging := make([][]byte, len(c.mems))
+		for i, s := range c.mems {
+			staging[i] = s.mem.Bytes[:s.used]
+		}
+		h.AfterRun(c.Lo, c.Hi, staging)
+	}
+	return err
+}
+
+// DeviceTime is the device time of the kernels the batch has run.
+func (c *Chunk) DeviceTime() time.Duration { return c.time }
+
+// Sample is the elements of the batch whose device results the job
+// checks on the CPU (Core.SetResultCheck): the first one and about one in
+// every of the others; none when the check is off.
+func (c *Chunk) Sample() []int {
+	every := c.core.checkEvery.Load()
+	if every <= 0 {
+		return nil
+	}
+	sample := []int{c.Lo}
+	for i := c.Lo + 1; i < c.Hi; i++ {
+		if mrand.Int64N(every) == 0 {
+			sample = append(sample, i)
+		}
+	}
+	return sample
+}
+
+// CheckFailed is the error of a batch whose result check found element
+// i's device result wrong.
+func CheckFailed(i int) error {
+	return fmt.Errorf("the device's result of element %d differs from the CPU's (result check)", i)
+}
+
+// Check runs ok on each element of the sample on all cores and returns
+// CheckFailed for one that fails (nil: none).
+func Check(sample []int, ok func(i int) bool) error {
+	var bad atomic.Int64
+	bad.Store(-1)
+	batch.Parallel(len(sample), 1, func(a, b int) {
+		for _, i := range sample[a:b] {
+			if !ok(i) {
+				bad.Store(int64(i))
+			}
+		}
+	})
+	if i := bad.Load(); i >= 0 {
+		return CheckFailed(int(i))
+	}
+	return nil
+}
+
+// Device is the device the batch runs on.
+func (c *Chunk) Device() *device.Device { return c.core.dev }
+
+// release zeroes the staging memory and gives it back.
+func (c *Chunk) release() {
+	for _, s := range c.mems {
+		b := s.mem.Bytes[:s.used]
+		const piece = 1 << 20
+		batch.Parallel((len(b)+piece-1)/piece, 1, func(lo, hi int) {
+			clear(b[lo*piece : min(hi*piece, len(b))])
+		})
+		c.core.staging.Put(s.mem)
+	}
+	c.mems = nil
+}
