@@ -151,7 +151,7 @@ func (b *Batcher[Q, R]) Do(ctx context.Context, req Q) (R, error) {
 	if err := ctx.Err(); err != nil {
 		return zero, err
 	}
-	defer b.opts.Meter.start()()
+	defer b.opts.Meter.done(b.opts.Meter.start())
 	if o := b.offload; o != nil {
 		if o.take() {
 			// the batched path checks for Close itself; the CPU path here

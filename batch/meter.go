@@ -28,14 +28,20 @@ func (m *Meter) Stats() Stats {
 	}
 }
 
-// start counts a request and returns the function that counts its end.
-func (m *Meter) start() func() {
+// start counts a request and returns its start time, for done.
+func (m *Meter) start() time.Time {
 	if m == nil {
-		return func() {}
+		return time.Time{}
 	}
 	m.requests.Add(1)
-	t := time.Now()
-	return func() { m.latency.Add(time.Since(t)) }
+	return time.Now()
+}
+
+// done counts the end of a request that started at t.
+func (m *Meter) done(t time.Time) {
+	if m != nil {
+		m.latency.Add(time.Since(t))
+	}
 }
 
 // queued adds n requests (negative: removes) to those waiting for a batch.

@@ -392,10 +392,15 @@ func (j *ladderJob) onDevice(ch *engine.Chunk, run func(ch *engine.Chunk, m *mon
 	if j.pack(ch.Lo, ch.Hi, b.scal, b.us) == n {
 		return nil // nothing valid to compute
 	}
+	// the keys are zeroed while the kernels run, the results as unpack
+	// reads them
+	ch.ZeroAfterUpload(device.Uint32Bytes(b.scal))
+	ch.ZeroAfterUpload(device.Uint32Bytes(b.us))
 	if err := run(ch, j.c, b); err != nil {
 		return err
 	}
 	j.unpack(ch.Lo, ch.Hi, b.res)
+	ch.Zeroed(device.Uint32Bytes(b.res))
 	return engine.Check(ch.Sample(), j.check)
 }
 

@@ -134,9 +134,9 @@ func (j *ladderJob) pack(lo, hi int, scal, us []uint32) int {
 
 // unpack copies the results in res (byte strings, element after element,
 // as the device's encoding kernel wrote them) of the elements [lo, hi)
-// into their outputs. Elements that failed in pack are skipped; for
-// shared secrets an all-zero secret is ErrLowOrder (RFC 7748 §6.1) and
-// its output is zeroed.
+// into their outputs, and zeroes res as it goes. Elements that failed in
+// pack are skipped; for shared secrets an all-zero secret is ErrLowOrder
+// (RFC 7748 §6.1) and its output is zeroed.
 func (j *ladderJob) unpack(lo, hi int, res []uint32) {
 	size := j.c.size
 	rb := device.Uint32Bytes(res)
@@ -154,6 +154,7 @@ func (j *ladderJob) unpack(lo, hi int, res []uint32) {
 				copy(j.out[i], v)
 			}
 		}
+		clear(rb[a*size : b*size])
 	})
 }
 

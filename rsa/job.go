@@ -194,6 +194,7 @@ func (j *privateJob) onDevice(ch *engine.Chunk, run func(ch *engine.Chunk, b *pr
 		}
 	}
 	putColumns(b.xs, F, m, func(col int) []byte { return r.in[r.cols[col]] }) // every word is written
+	ch.ZeroAfterUpload(device.Uint32Bytes(b.xs))                              // while the kernels run
 	if err := run(ch, b); err != nil {
 		return err
 	}
@@ -206,6 +207,7 @@ func (j *privateJob) onDevice(ch *engine.Chunk, run func(ch *engine.Chunk, b *pr
 		r.out[k] = c.dst(j.idx[ch.Lo+k], r.y(k))
 		return r.out[k]
 	})
+	ch.Zeroed(device.Uint32Bytes(b.vals)) // by getColumns
 	if err := engine.Check(ch.Sample(), func(jj int) bool {
 		k := jj - ch.Lo
 		return r.out[k] == nil || checkPrivate(c.keys[j.idx[jj]].pub, r.out[k], r.in[k])
@@ -315,6 +317,7 @@ func (j *publicJob) Device(ch *engine.Chunk) error {
 		r.out[k] = j.c.dst(j.idx[ch.Lo+k], r.y(k))
 		return r.out[k]
 	})
+	ch.Zeroed(device.Uint32Bytes(xs)) // by getColumns
 	r.finish(nil)
 	return nil
 }
@@ -353,10 +356,7 @@ func (j *job[K]) newRows(ch *engine.Chunk, prep func(k, i int, v []byte) ([]byte
 	if j.c.output != nil {
 		size *= 2
 	}
-	var err error
-	if r.scratch, err = ch.Staging(size); err != nil {
-		return nil, err
-	}
+	r.scratch = ch.Scratch(size) // host work only: ordinary memory, zeroed after the batch
 	batch.Parallel(n, 256, func(a, b int) {
 		for k := a; k < b; k++ {
 			i := j.idx[ch.Lo+k]

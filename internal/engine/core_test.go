@@ -284,7 +284,8 @@ func TestDevicePanic(t *testing.T) {
 // most half the call.
 func TestCPUPrefix(t *testing.T) {
 	require.Equal(t, 16, cpuPrefix(16, 1000, 0, 0), "unknown times: one round")
-	require.Equal(t, 16*25, cpuPrefix(16, 100000, 1e3, 1e5), "a quarter of the device's 100 µs at 1 µs per round")
+	require.Equal(t, 16*1000, cpuPrefix(16, 1e6, 1e3, 1e9), "a millisecond at 1 µs per round")
+	require.Equal(t, 16*62, cpuPrefix(16, 1e6, 1e3, 1e6), "a sixteenth of the device's millisecond")
 	require.Equal(t, 500, cpuPrefix(16, 1000, 1, 1e9), "at most half")
 	require.Equal(t, 16, cpuPrefix(16, 1000, 1e9, 1), "at least one round")
 }

@@ -2,11 +2,14 @@ package engine
 
 import (
 	"fmt"
+	"math/bits"
 	mrand "math/rand/v2"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/device"
@@ -242,15 +245,23 @@ func (c *Core) runResident(p Plan, job Job) error {
 // Chunk is one device batch of a call: the elements [Lo, Hi), and the
 // means to compute them.
 type Chunk struct {
-	Lo, Hi int
-	core   *Core
-	mems   []staged
-	time   time.Duration // of the kernels run so far
+	Lo, Hi  int
+	core    *Core
+	mems    []*staged
+	scratch [][]byte
+	time    time.Duration // of the kernels run so far
+	// afterUpload are the staging regions to zero once the next Run's
+	// uploads have completed (ZeroAfterUpload)
+	afterUpload [][]byte
 }
 
+// staged is a staging allocation of a batch: the bytes handed out, and
+// the ranges of them already zeroed (by the job, or after the uploads),
+// which release leaves alone.
 type staged struct {
-	mem  *device.HostMemory
-	used int
+	mem   *device.HostMemory
+	used  int
+	clean [][2]int // offsets in mem.Bytes
 }
 
 // Staging returns n bytes of host memory for the batch, pinned where the
@@ -262,8 +273,61 @@ func (c *Chunk) Staging(n int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.mems = append(c.mems, staged{mem, n})
+	c.mems = append(c.mems, &staged{mem: mem, used: n})
 	return mem.Bytes[:n:n], nil
+}
+
+// Zeroed tells the Core that the job has zeroed b, a part of the batch's
+// staging memory, itself (say, while it read the results there): release
+// does not zero it again.
+func (c *Chunk) Zeroed(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	for _, s := range c.mems {
+		base := uintptr(unsafe.Pointer(unsafe.SliceData(s.mem.Bytes)))
+		if start >= base && start+uintptr(len(b)) <= base+uintptr(s.used) {
+			off := int(start - base)
+			s.clean = append(s.clean, [2]int{off, off + len(b)})
+			return
+		}
+	}
+}
+
+// ZeroAfterUpload zeroes b, a part of the batch's staging memory that the
+// next Run uploads (secret inputs), as soon as its uploads have
+// completed, while the kernels still run; release does not zero it again.
+func (c *Chunk) ZeroAfterUpload(b []byte) { c.afterUpload = append(c.afterUpload, b) }
+
+// Scratch returns n bytes of host memory for the batch's host work alone
+// (never copied to or from the device: ordinary memory, which needs no
+// pinning). Its content is undefined; the Core zeroes it when the batch is
+// done and keeps it for later batches.
+func (c *Chunk) Scratch(n int) []byte {
+	b := getScratch(n)
+	c.scratch = append(c.scratch, b)
+	return b
+}
+
+// scratchPools keep scratch memory by size class (a power of two).
+var scratchPools [48]sync.Pool
+
+func getScratch(n int) []byte {
+	k := bits.Len(uint(max(n, 1) - 1))
+	if p, ok := scratchPools[k].Get().(*[]byte); ok {
+		return (*p)[:n]
+	}
+	return make([]byte, n, 1<<k)
+}
+
+// putScratch zeroes b, the bytes handed out (it may have held secrets;
+// those beyond were never written), and keeps it.
+func putScratch(b []byte) {
+	clearParallel(b)
+	b = b[:cap(b)]
+	k := bits.Len(uint(len(b)) - 1)
+	scratchPools[k].Put(&b)
 }
 
 // Words is Staging of n 32-bit words.
@@ -285,14 +349,24 @@ func (c *Chunk) Run(enqueue func(cmds *device.Commands) error) error {
 		return err
 	}
 	h := c.core.hooks.Load()
-	if h != nil && h.AfterEnqueue != nil {
-		inner := enqueue
-		enqueue = func(cmds *device.Commands) error {
-			if err := inner(cmds); err != nil {
-				return err
+	inner, zero := enqueue, c.afterUpload
+	c.afterUpload = nil
+	enqueue = func(cmds *device.Commands) error {
+		if len(zero) > 0 {
+			cmds.Uploaded = func() {
+				for _, b := range zero {
+					clearParallel(b)
+					c.Zeroed(b)
+				}
 			}
+		}
+		if err := inner(cmds); err != nil {
+			return err
+		}
+		if h != nil && h.AfterEnqueue != nil {
 			return h.AfterEnqueue(c.Lo, c.Hi)
 		}
+		return nil
 	}
 	d, err := s.Run(c.core.pool, enqueue)
 	c.core.stats.deviceTime(d)
@@ -354,15 +428,33 @@ func Check(sample []int, ok func(i int) bool) error {
 // Device is the device the batch runs on.
 func (c *Chunk) Device() *device.Device { return c.core.dev }
 
-// release zeroes the staging memory and gives it back.
+// release zeroes the staging (but for the ranges already zeroed) and
+// scratch memory and gives it back.
 func (c *Chunk) release() {
 	for _, s := range c.mems {
-		b := s.mem.Bytes[:s.used]
-		const piece = 1 << 20
-		batch.Parallel((len(b)+piece-1)/piece, 1, func(lo, hi int) {
-			clear(b[lo*piece : min(hi*piece, len(b))])
-		})
+		slices.SortFunc(s.clean, func(a, b [2]int) int { return a[0] - b[0] })
+		at := 0
+		for _, r := range s.clean {
+			if r[0] > at {
+				clearParallel(s.mem.Bytes[at:r[0]])
+			}
+			at = max(at, r[1])
+		}
+		if at < s.used {
+			clearParallel(s.mem.Bytes[at:s.used])
+		}
 		c.core.staging.Put(s.mem)
 	}
-	c.mems = nil
+	for _, b := range c.scratch {
+		putScratch(b)
+	}
+	c.mems, c.scratch = nil, nil
+}
+
+// clearParallel zeroes b, on all cores when it is large.
+func clearParallel(b []byte) {
+	const piece = 1 << 20
+	batch.Parallel((len(b)+piece-1)/piece, 1, func(lo, hi int) {
+		clear(b[lo*piece : min(hi*piece, len(b))])
+	})
 }

@@ -177,17 +177,22 @@ func (e *estimates) choose(p Plan, now time.Time) choice {
 }
 
 // cpuPrefix is how many of a device call's n elements the CPU computes
-// to renew its time: one round (P elements, one per core) while either
-// time is unknown, else as many rounds as take about a quarter of the
-// device's time (cheap elements need many for a measure above the cost
-// of starting the cores), at most half the call.
+// to renew its time: one round (P elements, one per core) while its time
+// is unknown; else as many rounds as take about prefixTime (cheap
+// elements need many for a measure above the cost of starting the cores)
+// but no more than a sixteenth of the device's time (the prefix takes
+// the cores the device's batches need for their host work), and at most
+// half the call.
 func cpuPrefix(P, n int, cpuRound, device float64) int {
 	rounds := 1
-	if cpuRound > 0 && device > 0 {
-		rounds = max(1, int(device/4/cpuRound))
+	if cpuRound > 0 {
+		rounds = int(min(float64(prefixTime), device/16) / cpuRound)
 	}
-	return max(min(rounds*P, n/2), 1)
+	return max(min(max(rounds, 1)*P, n/2), 1)
 }
+
+// prefixTime is about how long a renewal of the CPU's time computes.
+const prefixTime = time.Millisecond
 
 // deviceBelow is the longest device time of a size class below k (a
 // device call takes at least as long as a smaller one), 0 if none is
