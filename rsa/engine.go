@@ -275,16 +275,19 @@ func run[K modulusSized, C comparable](e *Engine, c *call[K], class func(K) C, n
 func groupBySize[C comparable](n int, skip []error, class func(i int) C) [][]int {
 	var groups [][]int
 	pos := map[C]int{}
+	g, last := -1, *new(C) // the group of the element before: batches often repeat a class
 	for i := range n {
 		if skip[i] != nil {
 			continue
 		}
-		c := class(i)
-		g, ok := pos[c]
-		if !ok {
-			g = len(groups)
-			pos[c] = g
-			groups = append(groups, nil)
+		if c := class(i); g < 0 || c != last {
+			var ok bool
+			if g, ok = pos[c]; !ok {
+				g = len(groups)
+				pos[c] = g
+				groups = append(groups, make([]int, 0, n-i))
+			}
+			last = c
 		}
 		groups[g] = append(groups[g], i)
 	}
@@ -369,11 +372,16 @@ func prepareEach[K, V any](keys []*K, errs []error, prepare func(*K) (*V, error)
 		err error
 	}
 	seen := map[*K]res{}
+	var last *K
+	var r res
 	for i, k := range keys {
-		r, ok := seen[k]
-		if !ok {
-			r.v, r.err = prepare(k)
-			seen[k] = r
+		if i == 0 || k != last { // batches often repeat a key
+			var ok bool
+			if r, ok = seen[k]; !ok {
+				r.v, r.err = prepare(k)
+				seen[k] = r
+			}
+			last = k
 		}
 		out[i], errs[i] = r.v, r.err
 	}

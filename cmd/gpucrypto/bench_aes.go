@@ -43,6 +43,9 @@ type aesResult struct {
 	// calls ran (see benchResult.AutoPath).
 	AutoBps  float64 `json:"auto_end_to_end_bits_per_s,omitempty"`
 	AutoPath string  `json:"auto_path,omitempty"`
+	// CPUCallBps is the rate of the same calls on the CPU (batch.RouteCPU:
+	// the CPU engine's code, crypto/aes and crypto/cipher on all cores).
+	CPUCallBps float64 `json:"cpu_engine_call_bits_per_s,omitempty"`
 }
 
 type aesReport struct {
@@ -175,9 +178,9 @@ func cmdBenchAES(args []string) error {
 	fmt.Printf("device: %s (%s), layout %s, work-group %d, GCM segment %d\ncommit: %s  %s  CPU: %s, %d threads\n\n",
 		rep.Device, rep.Backend, rep.Layout, rep.Group, rep.Segment, rep.Commit, rep.GoVersion, rep.CPU, rep.CPUCores)
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "shape\top\tkey\tmessage bytes\tbatch\tkernel Gbps\tend-to-end Gbps\tend-to-end GB/s\tpipelined GB/s\tauto GB/s (path)\tCPU GB/s (all cores)\t")
+	fmt.Fprintln(tw, "shape\top\tkey\tmessage bytes\tbatch\tkernel Gbps\tend-to-end Gbps\tend-to-end GB/s\tpipelined GB/s\tCPU engine GB/s (same call)\tauto GB/s (path)\tCPU GB/s (all cores)\t")
 	for _, r := range rep.Results {
-		cpu, pipe, auto := "-", "-", "-"
+		cpu, pipe, auto, cpuCall := "-", "-", "-", "-"
 		if r.CPUBps > 0 {
 			cpu = fmt.Sprintf("%.1f", r.CPUBps/8e9)
 		}
@@ -186,9 +189,10 @@ func cmdBenchAES(args []string) error {
 		}
 		if r.AutoBps > 0 {
 			auto = fmt.Sprintf("%.1f (%s)", r.AutoBps/8e9, r.AutoPath)
+			cpuCall = fmt.Sprintf("%.1f", r.CPUCallBps/8e9)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.1f\t%.1f\t%.1f\t%s\t%s\t%s\t\n", r.Shape, r.Op, r.KeyBits, r.Bytes, r.Batch,
-			r.KernelBps/1e9, r.E2EBps/1e9, r.E2EBps/8e9, pipe, auto, cpu)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.1f\t%.1f\t%.1f\t%s\t%s\t%s\t%s\t\n", r.Shape, r.Op, r.KeyBits, r.Bytes, r.Batch,
+			r.KernelBps/1e9, r.E2EBps/1e9, r.E2EBps/8e9, pipe, cpuCall, auto, cpu)
 	}
 	return tw.Flush()
 }
@@ -253,15 +257,21 @@ func autoAES(r *aesResult, e *aes.Engine, bytes int, dur time.Duration, call fun
 	if noAuto {
 		return nil
 	}
-	e.SetRoute(batch.RouteAuto)
 	defer e.SetRoute(batch.RouteDevice)
+	e.SetRoute(batch.RouteCPU)
+	n, wall, _, err := timed(e, dur, call)
+	if err != nil {
+		return err
+	}
+	r.CPUCallBps = rate(bytes, n, wall)
+	e.SetRoute(batch.RouteAuto)
 	for range autoWarmup {
 		if err := call(); err != nil {
 			return err
 		}
 	}
 	before := e.Stats()
-	n, wall, _, err := timed(e, dur, call)
+	n, wall, _, err = timed(e, dur, call)
 	if err != nil {
 		return err
 	}

@@ -289,3 +289,38 @@ func TestCPUPrefix(t *testing.T) {
 	require.Equal(t, 500, cpuPrefix(16, 1000, 1, 1e9), "at most half")
 	require.Equal(t, 16, cpuPrefix(16, 1000, 1e9, 1), "at least one round")
 }
+
+// The CPU's time is fitted as a start-up cost plus a cost per round: small
+// calls measured at one round do not make a large call look slower than
+// it is.
+func TestCPUTimeFit(t *testing.T) {
+	var f cpuTime
+	now := time.Now()
+	require.False(t, f.known())
+	f.observe(1, 380, now)
+	require.InDelta(t, 380*16, f.predict(16), 1, "one kind of call: the cost per round alone")
+	for range 8 {
+		f.observe(1, 380, now)
+		f.observe(5, 1220, now)
+	}
+	a, c := f.fit()
+	require.InDelta(t, 170, a, 1)
+	require.InDelta(t, 210, c, 1)
+	require.InDelta(t, 170+210*16, f.predict(16), 5)
+}
+
+// Near a tie the CPU gets the call: the device must be predicted at least
+// a tenth faster.
+func TestDeviceMargin(t *testing.T) {
+	var e estimates
+	e.shapes = map[shapeKey]*shape{}
+	p := Plan{Op: "op", N: 64}
+	now := time.Now()
+	s := e.get(p)
+	s.cpu.observe(rounds(64), 1000, now)
+	s.device[sizeClass(64)].observe(950, now)
+	require.False(t, e.choose(p, now).device, "5% faster: the CPU")
+	s.device[sizeClass(64)] = average{}
+	s.device[sizeClass(64)].observe(800, now)
+	require.True(t, e.choose(p, now).device, "20% faster: the device")
+}

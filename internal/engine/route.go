@@ -12,29 +12,33 @@ import (
 // The choice between device and CPU (batch.RouteAuto) compares two
 // measured times for the call's shape (Plan.Op and Plan.Size):
 //
-//   - the CPU's: its time per round of one element per core, from the
-//     calls it computed (a call of n elements on P cores takes ⌈n/P⌉
-//     rounds: the CPU paths spread elements over the cores);
+//   - the CPU's: a call of n elements on P cores takes r = ⌈n/P⌉ rounds
+//     of one element per core (the CPU paths spread elements over the
+//     cores), and a time a + c·r: c the cost of a round, a what starting
+//     the cores costs, fitted to the calls the CPU computed (cpuTime);
 //   - the device's: its time for a call of about n elements, kept per
 //     batch size class (n in [2^k, 2^(k+1))): a device call costs a
 //     floor of latency (copies, launches, the kernels' length) that small
 //     batches do not amortize, so its time is not proportional to n.
 //
-// Each time is a moving average of the calls measured. A call goes where
-// its predicted time is lower. What is unknown is measured first: a
-// call of at most P elements goes to the CPU (one element per core: the
-// cost of one element), a larger one to the device, with its first P
-// elements computed on the CPU at the same time (their results are the
-// same either way), which measures the CPU at no cost to the call's
-// time. A size class with no device time yet goes to the device unless
-// smaller classes already took more than twice the CPU's time.
+// Each is a moving average of the calls measured. A call goes to the
+// device where its predicted time is below nine tenths of the CPU's
+// (near a tie the CPU wins: it is what the CPU engine would take, and a
+// path that flips with the noise costs more than either). What is unknown
+// is measured first: a call of at most P elements goes to the CPU (one
+// element per core: the cost of one element), a larger one to the
+// device, with its first P elements computed on the CPU at the same time
+// (their results are the same either way), which measures the CPU at no
+// cost to the call's time. A size class with no device time yet goes to
+// the device unless smaller classes already took more than twice the
+// CPU's time.
 //
 // Times grow stale as the load changes: a time not renewed for a while
-// is renewed after a second: the CPU's by computing the first P elements
-// of a device call on it, the device's by sending it one call of the size
-// class. The wait before renewing a device size class that lost doubles
-// each time it loses again, up to a minute, so that a device that always
-// loses (the CPU device of PoCL, say) costs ever less.
+// is renewed after a second: the CPU's by computing the first elements of
+// a device call on it (cpuPrefix), the device's by sending it one call of
+// the size class. The wait before renewing a device size class that lost
+// doubles each time it loses again, up to a minute, so that a device that
+// always loses (the CPU device of PoCL, say) costs ever less.
 
 const (
 	renewFirst = time.Second
@@ -48,11 +52,67 @@ type shapeKey struct {
 	size int
 }
 
+// deviceMargin is how much faster than the CPU the device must be
+// predicted to get a call.
+const deviceMargin = 0.9
+
 // shape is what the Core knows of one shape's times.
 type shape struct {
-	cpu    average              // ns per round of one element per core
+	cpu    cpuTime
 	device [sizeClasses]average // ns per call, by size class of n
 }
+
+// cpuTime is the CPU's time of a call of r rounds, a + c·r, fitted by
+// least squares to the calls measured, each weighing a quarter more than
+// the one before it (moving sums), and when it was last renewed. Guarded
+// by estimates.mu.
+type cpuTime struct {
+	w, r, t, rr, rt float64 // sums of the weights, r, t, r², r·t
+	at              time.Time
+}
+
+// known reports whether a call was measured.
+func (f *cpuTime) known() bool { return f.w > 0 }
+
+// fit returns a and c: the per-round cost alone (a = 0) while the rounds
+// measured are too alike to tell the two apart.
+func (f *cpuTime) fit() (a, c float64) {
+	if f.w == 0 {
+		return 0, 0
+	}
+	den := f.w*f.rr - f.r*f.r
+	if den > 0.01*f.w*f.rr {
+		c = (f.w*f.rt - f.r*f.t) / den
+		a = (f.t - c*f.r) / f.w
+		if c > 0 && a >= 0 {
+			return a, c
+		}
+	}
+	return 0, f.t / f.r
+}
+
+// predict is the time of a call of r rounds (0: unknown).
+func (f *cpuTime) predict(r int) float64 {
+	a, c := f.fit()
+	return a + c*float64(r)
+}
+
+// observe adds a call of r rounds that took ns (a sample above four times
+// the prediction counts as four times it: an outlier must not shut a
+// path for long).
+func (f *cpuTime) observe(r int, ns float64, now time.Time) {
+	if p := f.predict(r); p > 0 {
+		ns = min(ns, 4*p)
+	}
+	const keep = 0.75
+	x := float64(r)
+	f.w, f.r, f.t = keep*f.w+1, keep*f.r+x, keep*f.t+ns
+	f.rr, f.rt = keep*f.rr+x*x, keep*f.rt+x*ns
+	f.at = now
+}
+
+// stale reports whether the CPU's time is due for renewal at now.
+func (f *cpuTime) stale(now time.Time) bool { return now.Sub(f.at) > renewFirst }
 
 // average is a moving average of durations, with the time of its last
 // renewal and the wait before the next. Guarded by estimates.mu.
@@ -148,12 +208,13 @@ func (e *estimates) choose(p Plan, now time.Time) choice {
 	s := e.get(p)
 	k := sizeClass(p.N)
 	dev := &s.device[k]
-	cpuKnown, devKnown := s.cpu.ns > 0, dev.ns > 0
-	cpuTime := s.cpu.ns * float64(rounds(p.N))
+	cpuKnown, devKnown := s.cpu.known(), dev.ns > 0
+	cpuTime := s.cpu.predict(rounds(p.N))
 	prefix := 0
 	if p.N > P && (!cpuKnown || s.cpu.stale(now)) {
-		prefix = cpuPrefix(P, p.N, s.cpu.ns, dev.ns)
-		s.cpu.claim(now, false) // costs the call nothing: no backoff
+		_, c := s.cpu.fit()
+		prefix = cpuPrefix(P, p.N, c, dev.ns)
+		s.cpu.at = now // one caller renews it
 	}
 	switch {
 	case !cpuKnown && p.N <= P:
@@ -165,7 +226,7 @@ func (e *estimates) choose(p Plan, now time.Time) choice {
 			return choice{}
 		}
 		return choice{device: true, cpuPrefix: prefix}
-	case cpuTime < dev.ns:
+	case dev.ns >= deviceMargin*cpuTime:
 		if dev.stale(now) {
 			dev.claim(now, true)
 			return choice{device: true}
@@ -210,7 +271,7 @@ func (e *estimates) cpuDone(p Plan, n int, d time.Duration) {
 	now := time.Now()
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.get(p).cpu.observe(float64(d)/float64(rounds(n)), now)
+	e.get(p).cpu.observe(rounds(n), float64(d), now)
 }
 
 // deviceDone adds a device call of n elements that took d.
@@ -221,7 +282,7 @@ func (e *estimates) deviceDone(p Plan, n int, d time.Duration) {
 	s := e.get(p)
 	dev := &s.device[sizeClass(n)]
 	dev.observe(float64(d), now)
-	if s.cpu.ns == 0 || float64(d) <= s.cpu.ns*float64(rounds(n)) {
+	if !s.cpu.known() || float64(d) < deviceMargin*s.cpu.predict(rounds(n)) {
 		dev.renew = 0 // the device won: renew it at the normal pace when it loses
 	}
 }
