@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"log/slog"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -323,4 +324,25 @@ func TestDeviceMargin(t *testing.T) {
 	s.device[sizeClass(64)] = average{}
 	s.device[sizeClass(64)].observe(800, now)
 	require.True(t, e.choose(p, now).device, "20% faster: the device")
+}
+
+// Where the CPU computed calls of a size class, their time predicts the
+// class's (P elements at once on P threads cost more than the fit from one
+// element alone says).
+func TestCPUClassTime(t *testing.T) {
+	P := runtime.GOMAXPROCS(0)
+	if P < 2 {
+		t.Skip("needs two threads")
+	}
+	var e estimates
+	e.shapes = map[shapeKey]*shape{}
+	now := time.Now()
+	s := e.get(Plan{Op: "op"})
+	s.cpu.observe(1, 6000, now) // one element alone
+	s.cpuClass[sizeClass(1)].observe(6000, now)
+	require.InDelta(t, 6000, s.cpuPredict(P, now), 1, "no call of P elements measured: the fit (one round)")
+	s.cpu.observe(1, 11000, now)
+	s.cpuClass[sizeClass(P)].observe(11000, now)
+	require.InDelta(t, 11000, s.cpuPredict(P, now), 1)
+	require.NotEqual(t, 11000.0, s.cpuPredict(P, now.Add(2*renewMost)), "too old: the fit")
 }

@@ -12,10 +12,12 @@ import (
 // The choice between device and CPU (batch.RouteAuto) compares two
 // measured times for the call's shape (Plan.Op and Plan.Size):
 //
-//   - the CPU's: a call of n elements on P cores takes r = ⌈n/P⌉ rounds
-//     of one element per core (the CPU paths spread elements over the
-//     cores), and a time a + c·r: c the cost of a round, a what starting
-//     the cores costs, fitted to the calls the CPU computed (cpuTime);
+//   - the CPU's: its time for calls of the size class where it computed
+//     some; elsewhere, a call of n elements on P cores takes r = ⌈n/P⌉
+//     rounds of one element per core (the CPU paths spread elements over
+//     the cores), and a time a + c·r: c the cost of a round, a what
+//     starting the cores costs, fitted to the calls the CPU computed
+//     (cpuTime);
 //   - the device's: its time for a call of about n elements, kept per
 //     batch size class (n in [2^k, 2^(k+1))): a device call costs a
 //     floor of latency (copies, launches, the kernels' length) that small
@@ -60,6 +62,21 @@ const deviceMargin = 0.9
 type shape struct {
 	cpu    cpuTime
 	device [sizeClasses]average // ns per call, by size class of n
+	// cpuClass is the CPU's time per call by size class, where the CPU
+	// computed calls of that class: it wins over the fit (elements that
+	// run on every core at once cost more each than one alone, on cores
+	// of two threads or with a clock that drops under load, which the
+	// fit's rounds do not see).
+	cpuClass [sizeClasses]average
+}
+
+// cpuPredict is the CPU's time of a call of n elements: the class's own,
+// measured within renewMost, else the fit's.
+func (s *shape) cpuPredict(n int, now time.Time) float64 {
+	if c := &s.cpuClass[sizeClass(n)]; c.ns > 0 && now.Sub(c.at) < renewMost {
+		return c.ns
+	}
+	return s.cpu.predict(rounds(n))
 }
 
 // cpuTime is the CPU's time of a call of r rounds, a + c·r, fitted by
@@ -209,7 +226,7 @@ func (e *estimates) choose(p Plan, now time.Time) choice {
 	k := sizeClass(p.N)
 	dev := &s.device[k]
 	cpuKnown, devKnown := s.cpu.known(), dev.ns > 0
-	cpuTime := s.cpu.predict(rounds(p.N))
+	cpuTime := s.cpuPredict(p.N, now)
 	prefix := 0
 	if p.N > P && (!cpuKnown || s.cpu.stale(now)) {
 		_, c := s.cpu.fit()
@@ -271,7 +288,9 @@ func (e *estimates) cpuDone(p Plan, n int, d time.Duration) {
 	now := time.Now()
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.get(p).cpu.observe(rounds(n), float64(d), now)
+	s := e.get(p)
+	s.cpu.observe(rounds(n), float64(d), now)
+	s.cpuClass[sizeClass(n)].observe(float64(d), now)
 }
 
 // deviceDone adds a device call of n elements that took d.
@@ -282,7 +301,7 @@ func (e *estimates) deviceDone(p Plan, n int, d time.Duration) {
 	s := e.get(p)
 	dev := &s.device[sizeClass(n)]
 	dev.observe(float64(d), now)
-	if !s.cpu.known() || float64(d) < deviceMargin*s.cpu.predict(rounds(n)) {
+	if !s.cpu.known() || float64(d) < deviceMargin*s.cpuPredict(n, now) {
 		dev.renew = 0 // the device won: renew it at the normal pace when it loses
 	}
 }
