@@ -88,6 +88,11 @@ func benchECDH(e *ecdh.Engine, c ecdh.Curve, keygen bool, op string, n, group, p
 	if err != nil {
 		return r, err
 	}
+	// the auto figure before the pipelined one, whose concurrent calls
+	// leave the engine device times that include waiting for each other
+	if err := measureAuto(&r, e, dur, run); err != nil {
+		return r, err
+	}
 	if r.PipeOps, err = pipelined(pipeline, n, dur, run); err != nil {
 		return r, err
 	}
@@ -95,9 +100,6 @@ func benchECDH(e *ecdh.Engine, c ecdh.Curve, keygen bool, op string, n, group, p
 	r.IntoCallerBuffers = !alloc
 	if e.Stats().Fallbacks > fallbacks {
 		return benchResult{}, fmt.Errorf("device failed; the batch ran on the CPU")
-	}
-	if err := measureAuto(&r, e, dur, run); err != nil {
-		return r, err
 	}
 	r.BinvGroup = group
 	if group < 0 {
