@@ -51,7 +51,10 @@ func TestCPUEngine(t *testing.T) {
 			require.NoError(t, e.XORKeyStream(k, iv, ctr, ctr))
 			require.Equal(t, want, ctr)
 
-			// GCM, a message larger than a batch among them
+			// GCM, messages larger than a batch among them (pieces of a
+			// batch the CPU computes whole)
+			e.SetStageBytes(16 << 10)
+			defer e.SetStageBytes(32 << 20)
 			aead, err := cipher.NewGCM(block)
 			require.NoError(t, err)
 			var msgs []aes.Message

@@ -57,10 +57,13 @@ type gcmUnit struct {
 }
 
 // largeMessage is what the pieces of a large message leave for its tag:
-// the counter block and each piece's GHASH value V of its ciphertext.
+// the counter block and each piece's GHASH value V of its ciphertext; or,
+// when the CPU computed the message whole (whole), nothing: its result and
+// error are final.
 type largeMessage struct {
 	j0    [16]byte
 	parts []fieldElement
+	whole bool
 }
 
 func (e *Engine) newGCMJob(msgs []Message, valid []int, open bool, res *results, errs []error) *gcmJob {
@@ -121,18 +124,32 @@ func (j *gcmJob) Device(ch *engine.Chunk) error {
 }
 
 // CPU implements engine.Job: whole messages with crypto/cipher's GCM
-// (gcmOne), pieces with crypto/aes in counter mode and the host's GHASH
-// (gcmChunkCPU).
+// (gcmOne), a large message whose pieces are all in [lo, hi) too (its
+// first piece computes it, the others nothing), and the pieces of one
+// whose other pieces the device computed with crypto/aes in counter mode
+// and the host's GHASH (gcmChunkCPU).
 func (j *gcmJob) CPU(lo, hi int) {
+	for k := lo; k < hi; k++ { // the large messages whose every piece is here
+		if u := j.units[k]; u.piece == 0 {
+			if lm := j.large[u.msg]; k+len(lm.parts) <= hi {
+				lm.whole = true
+			}
+		}
+	}
 	batch.Parallel(hi-lo, 1, func(a, b int) {
 		for _, u := range j.units[lo+a : lo+b] {
-			if u.piece >= 0 {
+			if lm := j.large[u.msg]; u.piece > 0 && lm.whole {
+				continue // computed whole by its first piece
+			}
+			if u.piece > 0 || (u.piece == 0 && !j.large[u.msg].whole) {
 				off, text, out := j.piece(u)
 				lm := j.large[u.msg]
 				m := &j.msgs[u.msg]
 				lm.parts[u.piece] = gcmChunkCPU(m.Key.cipherBlock(), m.Key.hashPowers[0], lm.j0, off, out, text, j.open)
 				continue
 			}
+			// a whole message (u.piece < 0), or the first piece of a large
+			// one computed whole
 			out, err := gcmOne(&j.msgs[u.msg], j.open, j.res.out[u.msg])
 			j.res.out[u.msg], j.errs[u.msg] = out, err
 		}
@@ -406,6 +423,9 @@ func (j *gcmJob) devicePiece(ch *engine.Chunk, u gcmUnit) error {
 // differ, zeroes the plaintext written and fails the element with ErrOpen.
 func (j *gcmJob) finishLarge() {
 	for i, lm := range j.large {
+		if lm.whole {
+			continue // the CPU computed it whole: result and error are final
+		}
 		m := &j.msgs[i]
 		body := bodyLen(m, j.open, -1)
 		out := j.res.out[i]
