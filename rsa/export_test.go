@@ -139,3 +139,7 @@ func SignLoop(b *testing.B, e *Engine, keys []*stdrsa.PrivateKey, digests [][]by
 // CheckIdleZero returns an error unless every idle buffer of e, host and
 // device, is zero.
 func (e *Engine) CheckIdleZero() error { return e.core.CheckIdleZero() }
+
+// Offloaded is the number of requests s computed on its CPU path instead
+// of batching them (Stats counts them among CPUOps, with the engines').
+func (s *Server) Offloaded() int64 { return s.b.OnCPU() }

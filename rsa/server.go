@@ -89,10 +89,6 @@ func (e *Engine) runRequests(reqs []privateRequest) ([][]byte, error) {
 // allocation (64 KB for RSA-2048): a result kept long keeps no more alive.
 const resultSlab = 256
 
-// OnCPU is the number of operations the server has computed on the CPU
-// instead of batching them (see NewServer).
-func (s *Server) OnCPU() int64 { return s.b.OnCPU() }
-
 // Stats returns the server's counts: its requests (Calls), those waiting
 // now, their latencies, the operations of its CPU path (CPUOps) and those
 // of its engines.

@@ -208,10 +208,10 @@ func TestServerStats(t *testing.T) {
 			require.Positive(t, st.LatencyP50)
 			after := e.Stats()
 			engineOps := after.DeviceOps + after.CPUOps - before.DeviceOps - before.CPUOps
-			require.Equal(t, int64(n), s.OnCPU()+engineOps, "each request computed once")
-			require.Equal(t, after.DeviceOps+after.CPUOps+s.OnCPU(), st.DeviceOps+st.CPUOps, "the engine's and the CPU path's")
+			require.Equal(t, int64(n), s.Offloaded()+engineOps, "each request computed once")
+			require.Equal(t, after.DeviceOps+after.CPUOps+s.Offloaded(), st.DeviceOps+st.CPUOps, "the engine's and the CPU path's")
 			if offload < 0 {
-				require.Zero(t, s.OnCPU())
+				require.Zero(t, s.Offloaded())
 			}
 			require.NoError(t, s.Close())
 		}
@@ -238,7 +238,7 @@ func TestServerOffload(t *testing.T) {
 	require.NoError(t, err, "the first request runs on the CPU")
 	want, _ := stdrsa.SignPKCS1v15(nil, k, crypto.SHA256, d[:])
 	require.Equal(t, want, sig)
-	require.Equal(t, int64(1), s.OnCPU())
+	require.Equal(t, int64(1), s.Offloaded())
 	require.Zero(t, calls.Load())
 	// the next is batched (the batched path is unmeasured): it waits for
 	// the engine
@@ -264,9 +264,9 @@ func TestServerOffload(t *testing.T) {
 				require.NoError(t, stdrsa.VerifyPSS(&k.PublicKey, crypto.SHA256, d[:], pss, nil))
 			}
 			if offload < 0 {
-				require.Zero(t, s.OnCPU())
+				require.Zero(t, s.Offloaded())
 			} else {
-				require.Positive(t, s.OnCPU())
+				require.Positive(t, s.Offloaded())
 			}
 			require.NoError(t, s.Close())
 		}
