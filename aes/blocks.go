@@ -194,31 +194,42 @@ func (j *streamJob) span(lo, hi int) (from, to int) {
 	return lo * j.piece, min(hi*j.piece, len(j.src))
 }
 
-// Device implements engine.Job: the pieces of the batch through the
-// device. When src and dst are both pinned memory (device.Pinned: from
+// stageIO returns where a device batch copies its input src from and its
+// results for dst to. When both are pinned memory (device.Pinned: from
 // Device.HostAlloc) the device copies from and to them directly, without
-// the host copies; from src only when dst is src, so that a copy that
-// fails half-way does not write over input. The result reaches dst only
-// once the device has completed (and the result check passed).
+// the host copies (directOut); from src alone when dst is src, so that a
+// copy that fails half-way does not write over input. Elsewhere both go
+// through ch's staging memory, src copied in. Unless directOut, the caller
+// copies out into dst once the device has completed and the result check
+// passed.
+func stageIO(ch *engine.Chunk, dst, src []byte) (in, out []byte, directOut bool, err error) {
+	directIn := device.Pinned(src) && device.Pinned(dst)
+	if directIn && !inPlace(dst, src) {
+		return src, dst, true, nil
+	}
+	staging, err := ch.Staging(len(src))
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if directIn {
+		return src, staging, false, nil
+	}
+	parallelCopy(staging, src)
+	return staging, staging, false, nil
+}
+
+// Device implements engine.Job: the pieces of the batch through the
+// device (its input and output as stageIO says). The result reaches dst
+// only once the device has completed (and the result check passed).
 func (j *streamJob) Device(ch *engine.Chunk) error {
 	from, to := j.span(ch.Lo, ch.Hi)
 	n := to - from
-	src, dst := j.src[from:to], j.dst[from:to]
-	directIn := device.Pinned(j.src) && device.Pinned(j.dst)
-	directOut := directIn && !inPlace(j.dst, j.src)
-	in, out := src, dst
-	if !directOut {
-		staging, err := ch.Staging(n)
-		if err != nil {
-			return err
-		}
-		out = staging
-		if !directIn {
-			parallelCopy(staging, src)
-			in = staging
-		}
+	dst := j.dst[from:to]
+	in, out, directOut, err := stageIO(ch, dst, j.src[from:to])
+	if err != nil {
+		return err
 	}
-	err := ch.Run(func(cmds *device.Commands) error {
+	err = ch.Run(func(cmds *device.Commands) error {
 		buf, err := cmds.Buffer(n, true)
 		if err != nil {
 			return err

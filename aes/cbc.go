@@ -120,7 +120,7 @@ func (e *Engine) modeBatch(kind modeKind, n int, element func(i int) (data []byt
 		// stage: a piece's IV is the ciphertext block before it.
 		piece := size
 		if kind == modeCBCDecrypt {
-			piece = max(BlockSize, min(modeChunkBytes, e.batchBytes)&^(BlockSize-1))
+			piece = max(BlockSize, e.modeBatchBytes()&^(BlockSize-1))
 		}
 		for lo := 0; lo < size; lo += piece {
 			hi := min(size, lo+piece)
@@ -137,7 +137,7 @@ func (e *Engine) modeBatch(kind modeKind, n int, element func(i int) (data []byt
 		clear(out[j.elem]) // every piece of the element, nil after its first failure
 		errs[j.elem], out[j.elem] = err, nil
 	}
-	if err := e.runModes(kind, keys, jobs, fail); err != nil {
+	if err := e.runModes(keys, jobs, fail); err != nil {
 		return nil, err
 	}
 	return out, batch.Collect(errs)
@@ -304,28 +304,31 @@ func (k *Key) record(dst []uint32, decrypt bool) error {
 // the CPU. A job the CPU cannot do (its key destroyed: not while the call
 // holds it) goes to fail. Its error is the call's as a whole (a closed
 // engine).
-func (e *Engine) runModes(kind modeKind, keys *modeKeys, jobs []modeJob, fail func(j *modeJob, err error)) error {
+func (e *Engine) runModes(keys *modeKeys, jobs []modeJob, fail func(j *modeJob, err error)) error {
 	if len(jobs) == 0 {
 		return nil
 	}
-	j := &modesJob{e: e, kind: kind, keys: keys, jobs: jobs, fail: fail, limit: min(modeChunkBytes, e.batchBytes)}
+	j := &modesJob{e: e, keys: keys, jobs: jobs, fail: fail}
 	total := 0
 	for i := range jobs {
 		total += len(jobs[i].src)
 	}
-	plan := engine.Plan{Op: kind.String(), Size: bits.Len(uint(total / len(jobs))), N: len(jobs), Cut: j.cut, Depth: e.depth}
+	plan := engine.Plan{Op: keys.kind.String(), Size: bits.Len(uint(total / len(jobs))), N: len(jobs), Cut: j.cut, Depth: e.depth}
 	return e.core.Run(plan, j)
 }
 
-// modesJob is the jobs of a CBC or XTS call: its elements.
+// modesJob is the jobs of a CBC or XTS call (of the kind of its keys):
+// its elements.
 type modesJob struct {
-	e     *Engine
-	kind  modeKind
-	keys  *modeKeys
-	jobs  []modeJob
-	fail  func(j *modeJob, err error)
-	limit int // the bytes of one device batch: a job larger goes alone
+	e    *Engine
+	keys *modeKeys
+	jobs []modeJob
+	fail func(j *modeJob, err error)
 }
+
+// modeBatchBytes is the most bytes of one CBC or XTS device batch: a job
+// larger goes alone.
+func (e *Engine) modeBatchBytes() int { return min(modeChunkBytes, e.batchBytes) }
 
 // cut is the end of the batch from job lo: jobs while their packed bytes
 // fit the limit (at least one).
@@ -333,7 +336,7 @@ func (j *modesJob) cut(lo, hi int) int {
 	size, end := 0, lo
 	for end < hi {
 		s := align16(len(j.jobs[end].src))
-		if end > lo && size+s > j.limit {
+		if end > lo && size+s > j.e.modeBatchBytes() {
 			break
 		}
 		size += s
@@ -343,7 +346,16 @@ func (j *modesJob) cut(lo, hi int) int {
 }
 
 // CPU implements engine.Job: the jobs [lo, hi) with crypto/aes (cryptCPU).
-func (j *modesJob) CPU(lo, hi int) { modesCPU(j.kind, j.keys, j.jobs[lo:hi], j.fail) }
+func (j *modesJob) CPU(lo, hi int) {
+	batch.Parallel(hi-lo, 16, func(a, b int) {
+		for k := lo + a; k < lo+b; k++ {
+			job := &j.jobs[k]
+			if err := j.keys.crypt(job, &job.iv, job.dst); err != nil {
+				j.fail(job, err)
+			}
+		}
+	})
+}
 
 // modeRuns is the number of runs (work-items) of a job of n bytes.
 func modeRuns(kind modeKind, n int) int {
@@ -359,7 +371,7 @@ func modeRuns(kind modeKind, n int) int {
 // against crypto/aes, and only then the results copied out. Until then
 // the jobs' dst (and src, when it is dst) are untouched.
 func (j *modesJob) Device(ch *engine.Chunk) error {
-	e, kind := j.e, j.kind
+	e, kind := j.e, j.keys.kind
 	prog, err := e.modesProgram()
 	if err != nil {
 		return err
@@ -480,12 +492,8 @@ func (j *modesJob) Device(ch *engine.Chunk) error {
 		job, ji := &j.jobs[i], i-ch.Lo
 		want := make([]byte, len(job.src))
 		defer clear(want)
-		var tweak *Key
-		if kind.xts() {
-			tweak = j.keys.tweak[job.key]
-		}
 		iv := job.iv
-		if err := cryptCPU(kind, j.keys.data[job.key], tweak, &iv, want, job.src); err != nil {
+		if err := j.keys.crypt(job, &iv, want); err != nil {
 			return true // the key is gone: nothing to compare (not while the call holds it)
 		}
 		return bytes.Equal(want, data[offs[ji]:offs[ji]+len(job.src)])
@@ -517,20 +525,14 @@ func copyJob(dst, src []byte) {
 	copy(dst, src)
 }
 
-// modesCPU computes jobs with crypto/aes (cryptCPU).
-func modesCPU(kind modeKind, keys *modeKeys, jobs []modeJob, fail func(j *modeJob, err error)) {
-	batch.Parallel(len(jobs), 16, func(lo, hi int) {
-		for ji := lo; ji < hi; ji++ {
-			j := &jobs[ji]
-			var tweak *Key
-			if kind.xts() {
-				tweak = keys.tweak[j.key]
-			}
-			if err := cryptCPU(kind, keys.data[j.key], tweak, &j.iv, j.dst, j.src); err != nil {
-				fail(j, err)
-			}
-		}
-	})
+// crypt computes job's src into dst with crypto/aes (cryptCPU), from
+// the chaining value or tweak iv, which it advances.
+func (mk *modeKeys) crypt(job *modeJob, iv *[16]byte, dst []byte) error {
+	var tweak *Key
+	if mk.kind.xts() {
+		tweak = mk.tweak[job.key]
+	}
+	return cryptCPU(mk.kind, mk.data[job.key], tweak, iv, dst, job.src)
 }
 
 // cryptCPU computes src (a CBC message or an XTS data unit, or a piece of

@@ -73,7 +73,7 @@ type gcmPlan struct {
 	keys     []*Key
 	keyWords int      // words per key record
 	messages []uint32 // 16 words per message
-	segments []uint32 // the message of each segment (nil for one message)
+	segments []uint32 // the message of each segment ({0} for one message: the kernel reads no map)
 	nsegs    int
 	levels   [][]uint32 // gcm_reduce units of level 1, 2, ...
 	// single: for a plan of one message, the levels as ranges
@@ -247,6 +247,7 @@ func (e *Engine) planGHASH(msgs []Message, idx []int, open bool, deviceLen, leng
 			}
 		}
 	})
+	p.segments = []uint32{0} // one message: the kernel reads no map
 	if n > 1 {
 		p.segments = make([]uint32, p.nsegs)
 	}
@@ -258,7 +259,7 @@ func (e *Engine) planGHASH(msgs []Message, idx []int, open bool, deviceLen, leng
 			for w := range 4 {
 				d[8+w] = binary.LittleEndian.Uint32(j0[4*w:])
 			}
-			if p.segments != nil {
+			if n > 1 {
 				first := int(d[5])
 				for s := first; s < first+counts[mi]; s++ {
 					p.segments[s] = uint32(mi)

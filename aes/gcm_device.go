@@ -205,10 +205,6 @@ func (e *Engine) gcmResident(k *Key, nonce, aad []byte, dst, src *device.Buffer,
 		return nil, err
 	}
 	defer clear(ekj0)
-	segments := p.segments
-	if segments == nil {
-		segments = []uint32{0} // one message: the kernel reads no map
-	}
 	enqueue := func(cmds *device.Commands) error {
 		daad, err := cmds.Buffer(max(len(aad), 16), true)
 		if err != nil {
@@ -219,7 +215,7 @@ func (e *Engine) gcmResident(k *Key, nonce, aad []byte, dst, src *device.Buffer,
 				return err
 			}
 		}
-		t, err := uploadTables(cmds, p, records, p.messages, segments, p.levels)
+		t, err := uploadTables(cmds, p, records, p.messages, p.segments, p.levels)
 		if err != nil {
 			return err
 		}

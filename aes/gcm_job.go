@@ -138,20 +138,14 @@ func (j *gcmJob) CPU(lo, hi int) {
 	}
 	batch.Parallel(hi-lo, 1, func(a, b int) {
 		for _, u := range j.units[lo+a : lo+b] {
-			if lm := j.large[u.msg]; u.piece > 0 && lm.whole {
-				continue // computed whole by its first piece
-			}
-			if u.piece > 0 || (u.piece == 0 && !j.large[u.msg].whole) {
+			switch lm := j.large[u.msg]; {
+			case u.piece < 0 || (u.piece == 0 && lm.whole):
+				j.res.out[u.msg], j.errs[u.msg] = gcmOne(&j.msgs[u.msg], j.open, j.res.out[u.msg])
+			case !lm.whole:
 				off, text, out := j.piece(u)
-				lm := j.large[u.msg]
 				m := &j.msgs[u.msg]
 				lm.parts[u.piece] = gcmChunkCPU(m.Key.cipherBlock(), m.Key.hashPowers[0], lm.j0, off, out, text, j.open)
-				continue
-			}
-			// a whole message (u.piece < 0), or the first piece of a large
-			// one computed whole
-			out, err := gcmOne(&j.msgs[u.msg], j.open, j.res.out[u.msg])
-			j.res.out[u.msg], j.errs[u.msg] = out, err
+			} // else a later piece of a message its first piece computes whole
 		}
 	})
 }
@@ -179,9 +173,6 @@ func (j *gcmJob) deviceMessages(ch *engine.Chunk) error {
 	p := e.plan(msgs, idx, open, -1)
 	n := len(idx)
 	segments := p.segments
-	if segments == nil {
-		segments = []uint32{0} // one message: the kernel reads no map
-	}
 	// Staging layout: data, AAD, key records, descriptors, segment map,
 	// reduction units, tags (expected or computed), verdicts.
 	sizes := []int{max(p.dataSize, 16), max(p.aadSize, 16), 4 * len(p.keys) * p.keyWords, 4 * len(p.messages), 4 * len(segments)}
@@ -334,29 +325,18 @@ func (j *gcmJob) deviceMessages(ch *engine.Chunk) error {
 // devicePiece is a piece of a large message on the device: encrypted (or
 // decrypted) in counter mode, with the GHASH of its ciphertext, V =
 // Σ X_j·H^(n−j+1) over its n blocks, which finishLarge chains into the
-// tag. Pinned input and output are copied by the device directly; into
-// the staging when in place, so that a copy that fails half-way does not
-// write over input. The piece is checked against the CPU's before it is
-// written (SetResultCheck: it is the first element of its batch).
+// tag, its input and output as stageIO says. The piece is checked against
+// the CPU's before it is written (SetResultCheck: it is the first element
+// of its batch).
 func (j *gcmJob) devicePiece(ch *engine.Chunk, u gcmUnit) error {
 	e := j.e
 	off, text, out := j.piece(u)
 	n := len(text)
 	m := &j.msgs[u.msg]
 	k, lm := m.Key, j.large[u.msg]
-	direct := device.Pinned(text) && device.Pinned(out)
-	directOut := direct && !inPlace(out, text)
-	host, back := text, out
-	if !directOut {
-		staging, err := ch.Staging(n)
-		if err != nil {
-			return err
-		}
-		back = staging
-		if !direct {
-			parallelCopy(staging, text)
-			host = staging
-		}
+	host, back, directOut, err := stageIO(ch, out, text)
+	if err != nil {
+		return err
 	}
 	part := []Message{{Key: k, Nonce: m.Nonce}}
 	p := e.planGHASH(part, []int{0}, j.open, n, 0)
@@ -368,7 +348,7 @@ func (j *gcmJob) devicePiece(ch *engine.Chunk, u gcmUnit) error {
 	records := e.keyRecords(p, nil)
 	defer clear(records)
 	value := make([]uint32, 4)
-	err := ch.Run(func(cmds *device.Commands) error {
+	err = ch.Run(func(cmds *device.Commands) error {
 		buf, err := cmds.Buffer(n, true)
 		if err != nil {
 			return err
@@ -380,7 +360,7 @@ func (j *gcmJob) devicePiece(ch *engine.Chunk, u gcmUnit) error {
 		if err != nil {
 			return err
 		}
-		t, err := uploadTables(cmds, p, records, p.messages, []uint32{0}, p.levels)
+		t, err := uploadTables(cmds, p, records, p.messages, p.segments, p.levels)
 		if err != nil {
 			return err
 		}

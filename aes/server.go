@@ -11,6 +11,7 @@ import (
 	"weak"
 
 	"github.com/gpucrypto/gpucrypto/batch"
+	"github.com/gpucrypto/gpucrypto/internal/engine"
 )
 
 // Server gathers AES-GCM Seal and Open requests from many goroutines (one
@@ -92,13 +93,7 @@ func onCPU(open bool) batch.RunFunc[*request, []byte] {
 // engines' operations.
 func (s *Server) Stats() batch.Stats {
 	st := s.meter.Stats()
-	seen := map[*Engine]bool{}
-	for _, e := range s.engines {
-		if !seen[e] { // an engine given twice (two workers) counts once
-			seen[e] = true
-			st.Add(e.Stats())
-		}
-	}
+	engine.AddDistinct(&st, s.engines)
 	return st
 }
 

@@ -200,7 +200,7 @@ func (e *Engine) sectors(k *XTSKey, dst, src []byte, sectorSize int, firstSector
 	// need not all be described at once. A group fills the device's
 	// batches several times over.
 	sectors := len(src) / sectorSize
-	per := min(1<<20, max(1, 4*e.depth*min(modeChunkBytes, e.batchBytes)/align16(sectorSize)))
+	per := min(1<<20, max(1, 4*e.depth*e.modeBatchBytes()/align16(sectorSize)))
 	all := make([]modeJob, min(per, sectors))
 	for s := 0; s < sectors && first == nil; s += per {
 		jobs := all[:min(per, sectors-s)]
@@ -209,7 +209,7 @@ func (e *Engine) sectors(k *XTSKey, dst, src []byte, sectorSize int, firstSector
 			jobs[i] = modeJob{elem: s + i, key: ki, src: src[lo : lo+sectorSize], dst: dst[lo : lo+sectorSize]}
 			binary.LittleEndian.PutUint64(jobs[i].iv[:], firstSector+uint64(s+i))
 		}
-		if err := e.runModes(kind, keys, jobs, fail); err != nil {
+		if err := e.runModes(keys, jobs, fail); err != nil {
 			return err
 		}
 	}

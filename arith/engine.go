@@ -178,10 +178,10 @@ func (j *opJob) Device(ch *engine.Chunk) error {
 	}
 	lo, hi, count := ch.Lo, ch.Hi, j.a.Count
 	n, L, out := hi-lo, j.a.Limbs, j.res.Out
-	a, b, r := rows(j.a.Words, L, count, lo, hi), rows(j.b.Words, L, count, lo, hi), make([]uint32, out.Limbs*n)
+	a, b, r := rows(j.a.Words, L, count, lo, hi), rows(j.b.Words, L, count, lo, hi), outRows(out.Words, out.Limbs, count, lo, hi)
 	var carry []uint32
 	if j.res.Carry != nil {
-		carry = make([]uint32, n)
+		carry = j.res.Carry[lo:hi]
 	}
 	err = ch.Run(func(cmds *device.Commands) error {
 		da, err := cmds.Upload(a, false)
@@ -219,9 +219,6 @@ func (j *opJob) Device(ch *engine.Chunk) error {
 		return err
 	}
 	putRows(out.Words, r, out.Limbs, count, lo, hi)
-	if carry != nil {
-		copy(j.res.Carry[lo:hi], carry)
-	}
 	return nil
 }
 
@@ -247,10 +244,7 @@ func (j *opJob) CPU(lo, hi int) {
 			default:
 				mulLimbs(z, x, y)
 			}
-			out := j.res.Out
-			for k := range out.Limbs {
-				out.Words[k*count+i] = z[k]
-			}
+			j.res.Out.SetLimbs(i, z[:j.res.Out.Limbs])
 			if j.res.Carry != nil {
 				j.res.Carry[i] = c
 			}
@@ -288,9 +282,23 @@ func rows(src []uint32, L, count, lo, hi int) []uint32 {
 	return dst
 }
 
+// outRows is where a device batch reads its results of the columns
+// [lo, hi) of the limb-major rows dst (L rows of count words): dst itself
+// for the whole batch, else new rows, which putRows copies into dst.
+func outRows(dst []uint32, L, count, lo, hi int) []uint32 {
+	if lo == 0 && hi == count {
+		return dst
+	}
+	return make([]uint32, L*(hi-lo))
+}
+
 // putRows writes the rows of columns [lo, hi) (L rows of hi − lo words)
-// into the limb-major rows dst (L rows of count words).
+// into the limb-major rows dst (L rows of count words); nothing for the
+// whole batch, whose rows outRows gave as dst itself.
 func putRows(dst, src []uint32, L, count, lo, hi int) {
+	if lo == 0 && hi == count {
+		return
+	}
 	n := hi - lo
 	for k := range L {
 		copy(dst[k*count+lo:k*count+hi], src[k*n:(k+1)*n])

@@ -66,45 +66,52 @@ func TestOpsAgainstMathBig(t *testing.T) {
 	require.NoError(t, err)
 	e.SetRoute(batch.RouteDevice) // the kernels under test, whatever the CPU does
 	for _, bits := range arith.Widths() {
-		mod := new(big.Int).Lsh(big.NewInt(1), uint(bits))
 		for _, count := range []int{1, 7, 1000, 65536} {
 			if count == 65536 && bits > 1024 && devicetest.Short(d) {
 				count = 4096 // PoCL on 2 CI cores; GPUCRYPTO_FULL=1 runs all
 			}
 			t.Run(fmt.Sprintf("%d/%d", bits, count), func(t *testing.T) {
 				a, b := operands(bits, count)
-				sum, carry, err := e.Add(bits, a, b)
-				require.NoError(t, err)
-				diff, borrow, err := e.Sub(bits, a, b)
-				require.NoError(t, err)
-				prod, err := e.Mul(bits, a, b)
-				require.NoError(t, err)
-				var want big.Int
-				for i := range a {
-					want.Add(a[i], b[i])
-					wc := uint32(0)
-					if want.Cmp(mod) >= 0 {
-						wc = 1
-						want.Sub(&want, mod)
-					}
-					if want.Cmp(sum[i]) != 0 || carry[i] != wc {
-						t.Fatalf("add %d: %x + %x = %x carry %d; want %x carry %d", i, a[i], b[i], sum[i], carry[i], &want, wc)
-					}
-					want.Sub(a[i], b[i])
-					wb := uint32(0)
-					if want.Sign() < 0 {
-						wb = 1
-						want.Add(&want, mod)
-					}
-					if want.Cmp(diff[i]) != 0 || borrow[i] != wb {
-						t.Fatalf("sub %d: %x - %x = %x borrow %d; want %x borrow %d", i, a[i], b[i], diff[i], borrow[i], &want, wb)
-					}
-					want.Mul(a[i], b[i])
-					if want.Cmp(prod[i]) != 0 {
-						t.Fatalf("mul %d: %x * %x = %x; want %x", i, a[i], b[i], prod[i], &want)
-					}
-				}
+				checkAddSubMul(t, e, bits, a, b)
 			})
+		}
+	}
+}
+
+// checkAddSubMul checks e's Add, Sub and Mul of a and b at width bits
+// against math/big.
+func checkAddSubMul(t *testing.T, e *arith.Engine, bits int, a, b []*big.Int) {
+	t.Helper()
+	mod := new(big.Int).Lsh(big.NewInt(1), uint(bits))
+	sum, carry, err := e.Add(bits, a, b)
+	require.NoError(t, err)
+	diff, borrow, err := e.Sub(bits, a, b)
+	require.NoError(t, err)
+	prod, err := e.Mul(bits, a, b)
+	require.NoError(t, err)
+	var want big.Int
+	for i := range a {
+		want.Add(a[i], b[i])
+		wc := uint32(0)
+		if want.Cmp(mod) >= 0 {
+			wc = 1
+			want.Sub(&want, mod)
+		}
+		if want.Cmp(sum[i]) != 0 || carry[i] != wc {
+			t.Fatalf("add %d: %x + %x = %x carry %d; want %x carry %d", i, a[i], b[i], sum[i], carry[i], &want, wc)
+		}
+		want.Sub(a[i], b[i])
+		wb := uint32(0)
+		if want.Sign() < 0 {
+			wb = 1
+			want.Add(&want, mod)
+		}
+		if want.Cmp(diff[i]) != 0 || borrow[i] != wb {
+			t.Fatalf("sub %d: %x - %x = %x borrow %d; want %x borrow %d", i, a[i], b[i], diff[i], borrow[i], &want, wb)
+		}
+		want.Mul(a[i], b[i])
+		if want.Cmp(prod[i]) != 0 {
+			t.Fatalf("mul %d: %x * %x = %x; want %x", i, a[i], b[i], prod[i], &want)
 		}
 	}
 }
@@ -157,29 +164,8 @@ func TestCPUPath(t *testing.T) {
 	for name, e := range map[string]*arith.Engine{"cpu engine": arith.CPUEngine(), "routed to the cpu": dev} {
 		t.Run(name, func(t *testing.T) {
 			const bits, count = 256, 300
-			mod := new(big.Int).Lsh(big.NewInt(1), bits)
 			a, b := operands(bits, count)
-			sum, carry, err := e.Add(bits, a, b)
-			require.NoError(t, err)
-			diff, borrow, err := e.Sub(bits, a, b)
-			require.NoError(t, err)
-			prod, err := e.Mul(bits, a, b)
-			require.NoError(t, err)
-			for i := range a {
-				bit := func(b bool) uint32 {
-					if b {
-						return 1
-					}
-					return 0
-				}
-				want := new(big.Int).Add(a[i], b[i])
-				require.Equal(t, bit(want.Cmp(mod) >= 0), carry[i], "add %d", i)
-				require.Zero(t, want.Mod(want, mod).Cmp(sum[i]), "add %d", i)
-				want.Sub(a[i], b[i])
-				require.Equal(t, bit(want.Sign() < 0), borrow[i], "sub %d", i)
-				require.Zero(t, want.Mod(want, mod).Cmp(diff[i]), "sub %d", i)
-				require.Zero(t, want.Mul(a[i], b[i]).Cmp(prod[i]), "mul %d", i)
-			}
+			checkAddSubMul(t, e, bits, a, b)
 			m := randOdd(1000)
 			bases, exps, mods := make([]*big.Int, 20), make([]*big.Int, 20), make([]*big.Int, 20)
 			for i := range bases {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -64,6 +65,8 @@ func (e *Engine) RunModExp(job *ModExpJob) (*ModExpResult, error) {
 		}
 	}
 	j := &modexpJob{e: e, job: job, res: &ModExpResult{Out: make([]uint32, W*job.Count)}}
+	j.deviceModuli = sync.OnceValue(func() moduliRows { return newModuliRows(job.Mods, W) })
+	j.cpuModuli = sync.OnceValues(func() ([]*bigmod.Modulus, []*big.Int) { return newCPUModuli(job.Mods, W) })
 	plan := engine.Plan{Op: "modexp", Size: 32 * m.N, N: job.Count, Depth: 1}
 	if dev := e.core.Device(); dev != nil {
 		plan.Chunk = m.ChunkElems(job.Count, 1, TableLimit(dev))
@@ -81,6 +84,41 @@ type modexpJob struct {
 	job    *ModExpJob
 	res    *ModExpResult
 	kernel atomic.Int64 // device time, ns
+	// the moduli as the device batches and the CPU take them, made once
+	// for the call by the first that needs them
+	deviceModuli func() moduliRows
+	cpuModuli    func() ([]*bigmod.Modulus, []*big.Int)
+}
+
+// moduliRows are moduli as the kernel takes them: M, One and R2
+// limb-major (row i holds limb i of every modulus), and N0.
+type moduliRows struct{ mods, ones, r2s, n0s []uint32 }
+
+func newModuliRows(cs []*Constants, W int) moduliRows {
+	K := len(cs)
+	r := moduliRows{make([]uint32, W*K), make([]uint32, W*K), make([]uint32, W*K), make([]uint32, K)}
+	for k, c := range cs {
+		for i := range W {
+			r.mods[i*K+k], r.ones[i*K+k], r.r2s[i*K+k] = c.M[i], c.One[i], c.R2[i]
+		}
+		r.n0s[k] = c.N0
+	}
+	return r
+}
+
+// newCPUModuli returns moduli for filippo.io/bigmod and for math/big.
+func newCPUModuli(cs []*Constants, W int) ([]*bigmod.Modulus, []*big.Int) {
+	moduli := make([]*bigmod.Modulus, len(cs))
+	bigModuli := make([]*big.Int, len(cs))
+	for k, c := range cs {
+		// the moduli are public and odd (NewConstants checked)
+		mod, err := bigmod.NewModulus(LimbsToBytes(c.M, 4*W))
+		if err != nil {
+			panic("arith: a modulus that NewConstants accepted: " + err.Error())
+		}
+		moduli[k], bigModuli[k] = mod, FromLimbs(c.M)
+	}
+	return moduli, bigModuli
 }
 
 // Device implements engine.Job: the elements [lo, hi) through the modexp
@@ -96,14 +134,7 @@ func (j *modexpJob) Device(ch *engine.Chunk) error {
 	if err != nil {
 		return err
 	}
-	mods, ones, r2s := make([]uint32, W*K), make([]uint32, W*K), make([]uint32, W*K)
-	n0s := make([]uint32, K)
-	for k, c := range job.Mods {
-		for i := range W {
-			mods[i*K+k], ones[i*K+k], r2s[i*K+k] = c.M[i], c.One[i], c.R2[i]
-		}
-		n0s[k] = c.N0
-	}
+	mr := j.deviceModuli()
 	base := rows(job.Base, W, count, lo, hi)
 	exp := job.Exp
 	if !job.ExpPerModulus {
@@ -112,8 +143,10 @@ func (j *modexpJob) Device(ch *engine.Chunk) error {
 			defer clear(exp)
 		}
 	}
-	out := make([]uint32, W*n)
-	defer clear(out)
+	out := outRows(j.res.Out, W, count, lo, hi)
+	if n != count {
+		defer clear(out) // a copy of secret results
+	}
 	err = ch.Run(func(cmds *device.Commands) error {
 		a := ModExpArgs{EWords: job.EWords, ExpPerModulus: job.ExpPerModulus, K: K, Count: n}
 		var err error
@@ -121,8 +154,8 @@ func (j *modexpJob) Device(ch *engine.Chunk) error {
 			buf    **device.Buffer
 			words  []uint32
 			secret bool
-		}{{&a.Base, base, false}, {&a.Exp, exp, true}, {&a.Mods, mods, false}, {&a.Ones, ones, false},
-			{&a.R2s, r2s, false}, {&a.N0s, n0s, false}, {&a.Index, job.Index[lo:hi], false}} {
+		}{{&a.Base, base, false}, {&a.Exp, exp, true}, {&a.Mods, mr.mods, false}, {&a.Ones, mr.ones, false},
+			{&a.R2s, mr.r2s, false}, {&a.N0s, mr.n0s, false}, {&a.Index, job.Index[lo:hi], false}} {
 			if *up.buf, err = cmds.Upload(up.words, up.secret); err != nil {
 				return err
 			}
@@ -151,16 +184,7 @@ func (j *modexpJob) Device(ch *engine.Chunk) error {
 func (j *modexpJob) CPU(lo, hi int) {
 	job, m := j.job, j.job.Mont
 	W, count := m.W, job.Count
-	moduli := make([]*bigmod.Modulus, len(job.Mods))
-	bigModuli := make([]*big.Int, len(job.Mods))
-	for k, c := range job.Mods {
-		// the moduli are public and odd (NewConstants checked)
-		mod, err := bigmod.NewModulus(LimbsToBytes(c.M, 4*W))
-		if err != nil {
-			panic("arith: a modulus that NewConstants accepted: " + err.Error())
-		}
-		moduli[k], bigModuli[k] = mod, FromLimbs(c.M)
-	}
+	moduli, bigModuli := j.cpuModuli()
 	batch.Parallel(hi-lo, 1, func(s, t int) {
 		limbs := make([]uint32, max(W, job.EWords))
 		defer clear(limbs)

@@ -1,7 +1,7 @@
 package ecdh
 
 // The RFC 7748 §5 decoding written out plainly: the tests' reference for
-// the masked block decoding of host.go (putKey) and the input of the raw
+// the masked block decoding of putKey (export_test.go) and the input of the raw
 // kernel tests.
 
 // decode reads a little-endian key into limbs as RFC 7748 §5 does: a scalar

@@ -417,9 +417,7 @@ func (j *ladderJob) CPU(lo, hi int) {
 			if err != nil && len(j.out[i]) == j.c.size {
 				clear(j.out[i])
 			}
-			if err != nil || j.errs.list() != nil {
-				j.errs.set(i, err)
-			}
+			j.errs.set(i, err) // nil clears what a failed device batch set
 		}
 	})
 }

@@ -1,6 +1,7 @@
 package ecdh
 
 import (
+	"encoding/binary"
 	"errors"
 
 	"github.com/gpucrypto/gpucrypto/device"
@@ -147,3 +148,16 @@ func Masks(c Curve) (scalar, u [3]uint32) {
 
 // Prefix names c's kernels and kernel file.
 func Prefix(c Curve) string { return c.params().prefix }
+
+// putKey decodes the key k (c.Size() bytes) with m into column i of the
+// limb-major rows dst (row j holds limb j of the n elements). Non-canonical
+// u (≥ p) is kept as it is and reduced by the field code.
+func putKey(k []byte, m keyMask, dst []uint32, i, n int) {
+	L := len(k) / 4
+	_ = dst[(L-1)*n+i]
+	dst[i] = binary.LittleEndian.Uint32(k) & m.and0
+	for j := 1; j < L-1; j++ {
+		dst[j*n+i] = binary.LittleEndian.Uint32(k[4*j:])
+	}
+	dst[(L-1)*n+i] = binary.LittleEndian.Uint32(k[4*(L-1):])&m.andTop | m.orTop
+}

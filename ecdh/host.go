@@ -25,19 +25,6 @@ const hostChunk = 2048
 // 32-bit limbs: first &= and0; last = last&andTop | orTop.
 type keyMask struct{ and0, andTop, orTop uint32 }
 
-// putKey decodes the key k (c.Size() bytes) with m into column i of the
-// limb-major rows dst (row j holds limb j of the n elements). Non-canonical
-// u (≥ p) is kept as it is and reduced by the field code.
-func putKey(k []byte, m keyMask, dst []uint32, i, n int) {
-	L := len(k) / 4
-	_ = dst[(L-1)*n+i]
-	dst[i] = binary.LittleEndian.Uint32(k) & m.and0
-	for j := 1; j < L-1; j++ {
-		dst[j*n+i] = binary.LittleEndian.Uint32(k[4*j:])
-	}
-	dst[(L-1)*n+i] = binary.LittleEndian.Uint32(k[4*(L-1):])&m.andTop | m.orTop
-}
-
 // elemErrs are the errors of a call's elements, written from the cores of
 // parallel passes. The list stays nil while no element has failed, which
 // is the common case.

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gpucrypto/gpucrypto/batch"
+	"github.com/gpucrypto/gpucrypto/internal/engine"
 )
 
 // Server turns single requests from many goroutines into batches for one or
@@ -24,9 +26,7 @@ type Server struct {
 	engines  []Backend
 	meter    batch.Meter
 	cpu      *Engine // the offload's
-
-	mu     sync.Mutex
-	closed bool
+	closed   atomic.Bool
 }
 
 type request struct{ priv, peer []byte }
@@ -102,18 +102,16 @@ func runRequests(be Backend, m *montgomery, op int, reqs []request) ([][]byte, e
 // report Stats) and of its CPU path.
 func (s *Server) Stats() batch.Stats {
 	st := s.meter.Stats() // the CPU path's operations too
-	seen := map[*Engine]bool{}
+	var engines []*Engine
 	for _, be := range s.engines {
-		if e, ok := be.(*Engine); ok {
-			if seen[e] {
-				continue // an engine given twice (two workers) counts once
-			}
-			seen[e] = true
-		}
-		if r, ok := be.(interface{ Stats() batch.Stats }); ok {
-			st.Add(r.Stats())
+		switch b := be.(type) {
+		case *Engine:
+			engines = append(engines, b)
+		case interface{ Stats() batch.Stats }: // another backend's own
+			st.Add(b.Stats())
 		}
 	}
+	engine.AddDistinct(&st, engines)
 	return st
 }
 
@@ -186,13 +184,9 @@ func (s *Server) each(n int, f func(context.Context, int) ([]byte, error)) ([][]
 // serve others) nor does it fail: its error is for the Close of every
 // type being alike. Calling it again does nothing.
 func (s *Server) Close() error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+	if s.closed.Swap(true) {
 		return nil
 	}
-	s.closed = true
-	s.mu.Unlock()
 	for _, ops := range s.batchers {
 		for _, b := range ops {
 			b.Close()

@@ -97,7 +97,7 @@ func (e *Engine) decrypt(keys []*stdrsa.PrivateKey, ciphertexts [][]byte, check 
 	}
 	out := make([][]byte, len(keys))
 	return e.private(&call[*privateKey]{keys: ks, errs: errs, out: out,
-		input: func(i int, _ []byte) ([]byte, error) { return ciphertexts[i], nil },
+		input: inputs(ciphertexts),
 		output: func(i int, em []byte) (err error) {
 			out[i], err = decode(i, em)
 			return err

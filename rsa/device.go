@@ -3,7 +3,6 @@ package rsa
 import (
 	"fmt"
 	"maps"
-	"math/big"
 	"math/bits"
 	"sync/atomic"
 
@@ -52,9 +51,6 @@ var (
 	checkPath string
 	// tableLimit replaces the bound on the modexp tables of a batch.
 	tableLimit uint64
-	// corruptCPU returns the function that corrupts the mod-p half of an
-	// engine's CPU private operations before recombination (nil: none).
-	corruptCPU func(e *Engine) func(mp *big.Int)
 )
 
 // rsaWorkGroup is the work-group size of the rsa.cl kernels.
@@ -492,7 +488,7 @@ func (b *deviceKernels) enqueuePrivate(c *device.Commands, pb *privateBatch) err
 			return err
 		}
 	}
-	m, K, W, F := pb.m, kt.K, mh.W, mf.W
+	m, K, W, F := len(pb.kidx), kt.K, mh.W, mf.W
 	dx, dkidx, tabs, err := uploadInputs(c, pb.xs, pb.kidx, kt)
 	if err != nil {
 		return err

@@ -97,5 +97,5 @@ func (e *Engine) ciphertexts(ks []*publicKey, in [][]byte, errs []error) ([][]by
 		}
 	}()
 	return e.public(&call[*publicKey]{keys: ks, errs: errs, out: make([][]byte, len(in)),
-		input: func(i int, _ []byte) ([]byte, error) { return in[i], nil }})
+		input: inputs(in)})
 }

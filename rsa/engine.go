@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/big"
 	"sync/atomic"
 
 	"github.com/gpucrypto/gpucrypto/batch"
@@ -48,6 +49,10 @@ type Engine struct {
 	core     *engine.Core
 	d        *deviceKernels // nil on a CPU engine
 	blinding atomic.Bool
+	// corrupt, which only the package's tests set (NewFaultyCPUEngine),
+	// alters the mod-p half of the CPU's private operations before
+	// recombination (nil: nothing).
+	corrupt func(mp *big.Int)
 }
 
 // defaultResultCheck is the setting of SetResultCheck of a new device
@@ -158,10 +163,10 @@ func (e *Engine) Blinding() bool { return e.blinding.Load() }
 // A CPU engine has nothing to build.
 func (e *Engine) Warm(keyBits ...int) error {
 	return e.core.Use(func() error {
+		if e.d == nil {
+			return nil
+		}
 		for _, bits := range keyBits {
-			if e.d == nil {
-				break
-			}
 			if err := e.d.warm(bits); err != nil {
 				return err
 			}
@@ -205,6 +210,12 @@ func (c *call[K]) value(i int, x []byte) ([]byte, error) {
 		err = errValueSize
 	}
 	return v, err
+}
+
+// inputs is a call's input where element i's value is the caller's string
+// xs[i] as it is.
+func inputs(xs [][]byte) func(i int, x []byte) ([]byte, error) {
+	return func(i int, _ []byte) ([]byte, error) { return xs[i], nil }
 }
 
 // dst is where element i's result goes: out[i], or the scratch y.
@@ -285,7 +296,11 @@ func groupBySize[C comparable](n int, skip []error, class func(i int) C) [][]int
 			if g, ok = pos[c]; !ok {
 				g = len(groups)
 				pos[c] = g
-				groups = append(groups, make([]int, 0, n-i))
+				size := 0
+				if g == 0 { // room for all that remain: calls of one class are the common case
+					size = n - i
+				}
+				groups = append(groups, make([]int, 0, size))
 			}
 			last = c
 		}

@@ -4,7 +4,6 @@ import (
 	"crypto"
 	stdrsa "crypto/rsa"
 	"math/big"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"weak"
@@ -24,25 +23,12 @@ func (e *Engine) SetFailHook(f func() error) {
 	e.core.SetHooks(&engine.Hooks{BeforeDevice: func(lo, hi int) error { return f() }})
 }
 
-// faultyEngines are the engines of NewFaultyCPUEngine, with their
-// corruption (corruptCPU).
-var faultyEngines sync.Map // *Engine → func(*big.Int)
-
-func init() {
-	corruptCPU = func(e *Engine) func(*big.Int) {
-		if f, ok := faultyEngines.Load(e); ok {
-			return f.(func(*big.Int))
-		}
-		return nil
-	}
-}
-
 // NewFaultyCPUEngine returns a CPU engine whose private operations pass
 // the mod-p half of each CRT computation through corrupt before
 // recombination, to exercise the fault check.
 func NewFaultyCPUEngine(corrupt func(mp *big.Int)) *Engine {
 	e := CPUEngine()
-	faultyEngines.Store(e, corrupt)
+	e.corrupt = corrupt
 	return e
 }
 

@@ -64,7 +64,7 @@ func BenchmarkHostSign2048(b *testing.B) {
 			stubNs.Add(int64(time.Since(t0)))
 			stubCPU.Add(int64(threadCPU() - c0))
 		}()
-		m, F, xs, vals := pb.m, pb.j.mf.W, pb.xs, pb.vals
+		m, F, xs, vals := len(pb.kidx), pb.j.mf.W, pb.xs, pb.vals
 		for col := range m {
 			var lo [8]uint32
 			for j := range lo {

@@ -85,10 +85,9 @@ func (j *job[K]) cpu(lo, hi int, compute func(i int, v, y []byte) error) {
 // within a call (an engine.Job).
 type privateJob struct {
 	job[*privateKey]
-	class   [2]int
-	blind   bool
-	corrupt func(*big.Int) // tests: corruptCPU
-	mh      arith.Mont     // the halves' device form
+	class [2]int
+	blind bool
+	mh    arith.Mont // the halves' device form
 	// tests: fault injection (faults) was on when the job was made; fault
 	// is the job element whose mp rsa_combine corrupts (-1: none)
 	inject bool
@@ -97,9 +96,6 @@ type privateJob struct {
 
 func newPrivateJob(e *Engine, c *call[*privateKey], idx []int, blind bool) *privateJob {
 	j := &privateJob{job: job[*privateKey]{e: e, c: c, idx: idx}, class: c.keys[idx[0]].class(), blind: blind, fault: -1}
-	if corruptCPU != nil {
-		j.corrupt = corruptCPU(e)
-	}
 	if e.d != nil {
 		j.mh, j.mf, j.widthErr = e.d.widths(j.class[0], j.class[1], 2*len(idx)) // two halves per element
 		if faults != nil {
@@ -141,7 +137,6 @@ func (j *privateJob) Device(ch *engine.Chunk) error { return j.onDevice(ch, j.e.
 // check flags ok, and (tests) the column whose mp rsa_combine corrupts.
 type privateBatch struct {
 	j                  *privateJob
-	m                  int
 	xs, kidx, vals, ok []uint32
 	fault              uint32
 }
@@ -154,23 +149,21 @@ type privateBatch struct {
 // and output.
 func (j *privateJob) onDevice(ch *engine.Chunk, run func(ch *engine.Chunk, b *privateBatch) error) error {
 	c, F := j.c, j.mf.W
-	var rinv []*bigmod.Nat // blinding: the factors that unblind the results
-	var plain [][]byte     // blinding: the inputs before it
+	var r *rows[*privateKey]
+	var blind func(k, i int, v []byte) ([]byte, error) // nil: the inputs as they are
+	var unblindResult func(k, i int) error             // nil: the results as they are
 	if j.blind {
-		rinv, plain = make([]*bigmod.Nat, ch.Hi-ch.Lo), make([][]byte, ch.Hi-ch.Lo)
-	}
-	r, err := j.newRows(ch, func(k, i int, v []byte) ([]byte, error) {
-		if !j.blind {
-			return v, nil
+		rinv := make([]*bigmod.Nat, ch.Hi-ch.Lo) // the factors that unblind the results
+		plain := make([][]byte, ch.Hi-ch.Lo)     // the inputs before blinding
+		blind = func(k, i int, v []byte) ([]byte, error) {
+			plain[k] = v
+			b, ri, err := c.keys[i].blind.blind(c.keys[i].pub, v)
+			rinv[k] = ri
+			return b, err
 		}
-		plain[k] = v
-		b, ri, err := c.keys[i].blind.blind(c.keys[i].pub, v)
-		rinv[k] = ri
-		return b, err
-	})
-	if err != nil {
-		return err
+		unblindResult = func(k, i int) error { return unblind(c.keys[i].pub, r.out[k], rinv[k], plain[k]) }
 	}
+	r = j.newRows(ch, blind)
 	if j.blind {
 		defer func() {
 			for _, v := range r.in {
@@ -186,7 +179,7 @@ func (j *privateJob) onDevice(ch *engine.Chunk, run func(ch *engine.Chunk, b *pr
 	if err != nil {
 		return err
 	}
-	b := &privateBatch{j: j, m: m, xs: words[:F*m], vals: words[F*m : 2*F*m], ok: words[2*F*m : 2*F*m+m], kidx: words[2*F*m+m:], fault: 0xffffffff}
+	b := &privateBatch{j: j, xs: words[:F*m], vals: words[F*m : 2*F*m], ok: words[2*F*m : 2*F*m+m], kidx: words[2*F*m+m:], fault: 0xffffffff}
 	for col, k := range r.cols {
 		b.kidx[col] = j.kidx[ch.Lo+k]
 		if int64(ch.Lo+k) == j.fault {
@@ -214,12 +207,7 @@ func (j *privateJob) onDevice(ch *engine.Chunk, run func(ch *engine.Chunk, b *pr
 	}); err != nil {
 		return err
 	}
-	r.finish(func(k, i int) error {
-		if !j.blind {
-			return nil
-		}
-		return unblind(c.keys[i].pub, r.out[k], rinv[k], plain[k])
-	})
+	r.finish(unblindResult)
 	return nil
 }
 
@@ -233,14 +221,14 @@ func (j *privateJob) CPU(lo, hi int) {
 			return err
 		}
 		if !j.blind {
-			return ck.private(v, y, j.corrupt)
+			return ck.private(v, y, j.e.corrupt)
 		}
 		bv, rinv, err := k.blind.blind(k.pub, v)
 		if err != nil {
 			return err
 		}
 		defer clear(bv)
-		if err := ck.private(bv, y, j.corrupt); err != nil {
+		if err := ck.private(bv, y, j.e.corrupt); err != nil {
 			return err
 		}
 		return unblind(k.pub, y, rinv, v)
@@ -295,11 +283,11 @@ func (j *publicJob) Prepare(lo, hi int) error {
 // plaintexts: getColumns zeroes it) and each element's output.
 func (j *publicJob) Device(ch *engine.Chunk) error {
 	F := j.mf.W
-	r, err := j.newRows(ch, nil)
-	if err != nil || len(r.cols) == 0 {
-		return err
-	}
+	r := j.newRows(ch, nil)
 	m := len(r.cols)
+	if m == 0 {
+		return nil
+	}
 	words, err := ch.Words(F*m + m)
 	if err != nil {
 		return err
@@ -349,7 +337,7 @@ type rows[K modulusSized] struct {
 
 // newRows computes the inputs of the elements of ch (call.value, then
 // prep, when set: blinding), setting the errors of those that fail.
-func (j *job[K]) newRows(ch *engine.Chunk, prep func(k, i int, v []byte) ([]byte, error)) (*rows[K], error) {
+func (j *job[K]) newRows(ch *engine.Chunk, prep func(k, i int, v []byte) ([]byte, error)) *rows[K] {
 	n := ch.Hi - ch.Lo
 	r := &rows[K]{j: j, ch: ch, in: make([][]byte, n), out: make([][]byte, n), stride: 4 * j.mf.W}
 	size := n * r.stride
@@ -376,7 +364,7 @@ func (j *job[K]) newRows(ch *engine.Chunk, prep func(k, i int, v []byte) ([]byte
 			r.cols = append(r.cols, k)
 		}
 	}
-	return r, nil
+	return r
 }
 
 // y is element k's scratch result (nil without call.output: none).

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gpucrypto/gpucrypto/device"
+	"github.com/gpucrypto/gpucrypto/internal/engine"
 )
 
 // residentKeys keeps the key tables of recent batches in device memory, so
@@ -26,8 +27,8 @@ type residentKeys struct {
 }
 
 // bufferIdle is how long a resident set of key tables stays on the device
-// without a batch.
-const bufferIdle = 10 * time.Second
+// without a batch: as long as the engine's other buffers.
+const bufferIdle = engine.BufferIdle
 
 // residentDropped (tests), when set, is told the buffers of each set
 // before they are freed, after their zeroing.

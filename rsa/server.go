@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gpucrypto/gpucrypto/batch"
+	"github.com/gpucrypto/gpucrypto/internal/engine"
 )
 
 // Server turns single private-key operations from many goroutines (one per
@@ -94,9 +95,7 @@ const resultSlab = 256
 // of its engines.
 func (s *Server) Stats() batch.Stats {
 	st := s.meter.Stats() // the CPU path's operations too
-	for _, e := range s.engines {
-		st.Add(e.Stats())
-	}
+	engine.AddDistinct(&st, s.engines)
 	return st
 }
 

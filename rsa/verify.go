@@ -83,6 +83,6 @@ func (e *Engine) VerifyPSS(pubs []*stdrsa.PublicKey, hash crypto.Hash, digests, 
 // in the engine's pipeline; the elements' errors are in errs.
 func (e *Engine) verify(ks []*publicKey, sigs [][]byte, errs []error, check func(i int, m []byte) error) error {
 	_, err := e.public(&call[*publicKey]{keys: ks, errs: errs, output: check,
-		input: func(i int, _ []byte) ([]byte, error) { return sigs[i], nil }})
+		input: inputs(sigs)})
 	return err
 }

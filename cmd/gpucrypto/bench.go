@@ -69,37 +69,46 @@ var noAuto bool
 // makes first, so that the engine has measured both paths.
 const autoWarmup = 6
 
-// measureAuto adds to r the end-to-end rate of run (one batch of r.Batch
-// elements) on the CPU (batch.RouteCPU), then with e choosing device or
-// CPU per call (batch.RouteAuto), and where its calls ran; e is left on
-// batch.RouteDevice.
+// measureAuto adds to r the end-to-end rates of run (one batch of r.Batch
+// elements) on the CPU and with e choosing device or CPU per call, and
+// where those calls ran (routeRates).
 func measureAuto(r *benchResult, e routed, dur time.Duration, run func() (time.Duration, error)) error {
+	call := func() error { _, err := run(); return err }
+	rate := func() (float64, error) {
+		m, err := measure(r.Op, r.Bits, r.Batch, dur, run)
+		return m.E2EOps, err
+	}
+	var err error
+	r.CPUCallOps, r.AutoOps, r.AutoPath, err = routeRates(e, call, rate)
+	return err
+}
+
+// routeRates returns the rate of call that rate measures on the CPU
+// (batch.RouteCPU), then with e choosing device or CPU per call
+// (batch.RouteAuto) after autoWarmup calls to measure both, and where
+// those calls ran; e is left on batch.RouteDevice. With --no-auto it
+// measures nothing.
+func routeRates(e routed, call func() error, rate func() (float64, error)) (cpu, auto float64, path string, err error) {
 	if noAuto {
-		return nil
+		return 0, 0, "", nil
 	}
-	e.SetRoute(batch.RouteCPU)
-	c, err := measure(r.Op, r.Bits, r.Batch, dur, run)
-	if err != nil {
-		e.SetRoute(batch.RouteDevice)
-		return err
-	}
-	r.CPUCallOps = c.E2EOps
-	e.SetRoute(batch.RouteAuto)
 	defer e.SetRoute(batch.RouteDevice)
+	e.SetRoute(batch.RouteCPU)
+	if cpu, err = rate(); err != nil {
+		return 0, 0, "", err
+	}
+	e.SetRoute(batch.RouteAuto)
 	for range autoWarmup {
-		if _, err := run(); err != nil {
-			return err
+		if err := call(); err != nil {
+			return 0, 0, "", err
 		}
 	}
 	before := e.Stats()
-	a, err := measure(r.Op, r.Bits, r.Batch, dur, run)
-	if err != nil {
-		return err
+	if auto, err = rate(); err != nil {
+		return 0, 0, "", err
 	}
 	after := e.Stats()
-	r.AutoOps = a.E2EOps
-	r.AutoPath = pathOf(after.DeviceOps-before.DeviceOps, after.CPUOps-before.CPUOps)
-	return nil
+	return cpu, auto, pathOf(after.DeviceOps-before.DeviceOps, after.CPUOps-before.CPUOps), nil
 }
 
 // pathOf says where dev + cpu elements ran: "device", "cpu", or the

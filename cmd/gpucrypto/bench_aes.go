@@ -249,36 +249,17 @@ func timed(e *aes.Engine, dur time.Duration, call func() error) (int, time.Durat
 	return n, time.Since(start), e.Stats().DeviceTime - k0, nil
 }
 
-// autoAES adds to r the end-to-end rate of call (bytes of data each) with
-// the engine choosing device or CPU per call (batch.RouteAuto), after
-// autoWarmup calls to measure both, and where its calls ran; the engine
-// is left on batch.RouteDevice.
+// autoAES adds to r the rates of call (bytes of data each) on the CPU and
+// with the engine choosing device or CPU per call, and where those calls
+// ran (routeRates).
 func autoAES(r *aesResult, e *aes.Engine, bytes int, dur time.Duration, call func() error) error {
-	if noAuto {
-		return nil
+	bps := func() (float64, error) {
+		n, wall, _, err := timed(e, dur, call)
+		return rate(bytes, n, wall), err
 	}
-	defer e.SetRoute(batch.RouteDevice)
-	e.SetRoute(batch.RouteCPU)
-	n, wall, _, err := timed(e, dur, call)
-	if err != nil {
-		return err
-	}
-	r.CPUCallBps = rate(bytes, n, wall)
-	e.SetRoute(batch.RouteAuto)
-	for range autoWarmup {
-		if err := call(); err != nil {
-			return err
-		}
-	}
-	before := e.Stats()
-	n, wall, _, err = timed(e, dur, call)
-	if err != nil {
-		return err
-	}
-	after := e.Stats()
-	r.AutoBps = rate(bytes, n, wall)
-	r.AutoPath = pathOf(after.DeviceOps-before.DeviceOps, after.CPUOps-before.CPUOps)
-	return nil
+	var err error
+	r.CPUCallBps, r.AutoBps, r.AutoPath, err = routeRates(e, call, bps)
+	return err
 }
 
 func rate(bytes, calls int, d time.Duration) float64 {

@@ -33,9 +33,10 @@ import (
 	"github.com/gpucrypto/gpucrypto/device"
 )
 
-// bufferIdle is how long a Core keeps the device buffers and staging
-// memory of its last batches for the next ones.
-const bufferIdle = 10 * time.Second
+// BufferIdle is how long a Core keeps the device buffers and staging
+// memory of its last batches for the next ones (and an engine what else
+// it keeps on the device for later batches: rsa's key tables).
+const BufferIdle = 10 * time.Second
 
 // Core runs the calls of one algorithm's engine on one device, or on the
 // CPU alone. It is safe for concurrent use: concurrent calls overlap on
@@ -68,8 +69,8 @@ type Core struct {
 func New(name string, dev *device.Device) *Core {
 	c := &Core{name: name, dev: dev}
 	if dev != nil {
-		c.pool = dev.NewPool(bufferIdle)
-		c.staging = dev.NewHostPool(bufferIdle)
+		c.pool = dev.NewPool(BufferIdle)
+		c.staging = dev.NewHostPool(BufferIdle)
 		c.stages.make = dev.NewStages
 	}
 	c.times.shapes = map[shapeKey]*shape{}
@@ -256,21 +257,23 @@ func (c *Core) CheckIdleZero() error {
 	if c.dev == nil {
 		return nil
 	}
-	for n, b := range c.staging.IdleContents() {
-		for i, x := range b {
-			if x != 0 {
-				return fmt.Errorf("idle staging memory %d of %d bytes: byte %d is %#x", n, len(b), i, x)
-			}
-		}
+	if err := allZero("staging memory", c.staging.IdleContents()); err != nil {
+		return err
 	}
 	idle, err := c.pool.IdleContents()
 	if err != nil {
 		return err
 	}
-	for n, b := range idle {
+	return allZero("device buffer", idle)
+}
+
+// allZero returns an error naming the first of bufs (what) with a byte
+// that is not zero.
+func allZero(what string, bufs [][]byte) error {
+	for n, b := range bufs {
 		for i, x := range b {
 			if x != 0 {
-				return fmt.Errorf("idle device buffer %d of %d bytes: byte %d is %#x", n, len(b), i, x)
+				return fmt.Errorf("idle %s %d of %d bytes: byte %d is %#x", what, n, len(b), i, x)
 			}
 		}
 	}

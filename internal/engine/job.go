@@ -88,7 +88,7 @@ func (c *Core) Run(p Plan, job Job) error {
 		if c.dev == nil {
 			return fmt.Errorf("%s: a device-resident call on the CPU engine", c.name)
 		}
-		return c.runResident(p, job)
+		return c.runBatch(job, 0, p.N) // one batch: no route, no fallback
 	}
 	choice := c.choose(p)
 	if !choice.device {
@@ -147,7 +147,7 @@ func (c *Core) runDevice(p Plan, job Job, lo, hi int) {
 		wg.Add(1)
 		go func() {
 			defer func() { <-inFlight; wg.Done() }()
-			if err := c.runBatch(p, job, r[0], r[1]); err != nil {
+			if err := c.runBatch(job, r[0], r[1]); err != nil {
 				failed.Store(true)
 				c.fellBack(r[1]-r[0], err)
 				c.runCPU(p, job, r[0], r[1], false)
@@ -197,7 +197,7 @@ func batches(p Plan, lo, hi int) [][2]int {
 }
 
 // runBatch computes one device batch.
-func (c *Core) runBatch(p Plan, job Job, lo, hi int) error {
+func (c *Core) runBatch(job Job, lo, hi int) error {
 	ch := &Chunk{Lo: lo, Hi: hi, core: c}
 	err := c.deviceStep(job, ch)
 	ch.release()
@@ -228,18 +228,6 @@ func (c *Core) deviceStep(job Job, ch *Chunk) (err error) {
 		}
 	}
 	return job.Device(ch)
-}
-
-// runResident runs a device-resident call: no route, no fallback.
-func (c *Core) runResident(p Plan, job Job) error {
-	ch := &Chunk{Lo: 0, Hi: p.N, core: c}
-	err := c.deviceStep(job, ch)
-	ch.release()
-	if err != nil {
-		return err
-	}
-	c.stats.batch(p.N)
-	return nil
 }
 
 // Chunk is one device batch of a call: the elements [Lo, Hi), and the

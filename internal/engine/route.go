@@ -161,14 +161,11 @@ func (a *average) stale(now time.Time) bool {
 	return now.Sub(a.at) > wait
 }
 
-// claim marks a as being renewed (one caller per period); with backoff
-// it doubles the wait before the next renewal (a path that wins resets
-// it).
-func (a *average) claim(now time.Time, backoff bool) {
+// claim marks a as being renewed (one caller per period) and doubles the
+// wait before the next renewal (a path that wins resets it).
+func (a *average) claim(now time.Time) {
 	a.at = now
-	if backoff {
-		a.renew = min(max(2*a.renew, renewFirst), renewMost)
-	}
+	a.renew = min(max(2*a.renew, renewFirst), renewMost)
 }
 
 // estimates are a Core's measured times, by shape.
@@ -245,7 +242,7 @@ func (e *estimates) choose(p Plan, now time.Time) choice {
 		return choice{device: true, cpuPrefix: prefix}
 	case dev.ns >= deviceMargin*cpuTime:
 		if dev.stale(now) {
-			dev.claim(now, true)
+			dev.claim(now)
 			return choice{device: true}
 		}
 		return choice{}

@@ -57,3 +57,18 @@ func (r *recorder) snapshot() batch.Stats {
 	}
 	return s
 }
+
+// AddDistinct adds to s the counts of each of engines once, however often
+// it appears there (a Server given one engine for two workers).
+func AddDistinct[E interface {
+	comparable
+	Stats() batch.Stats
+}](s *batch.Stats, engines []E) {
+	seen := make(map[E]bool, len(engines))
+	for _, e := range engines {
+		if !seen[e] {
+			seen[e] = true
+			s.Add(e.Stats())
+		}
+	}
+}
