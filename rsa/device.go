@@ -349,33 +349,29 @@ func (b *deviceKernels) deviceFormOf(k *privateKey, width string, mh, mf arith.M
 	return d, d.prepareErr
 }
 
-// keyIndex assigns each distinct key of the elements idx a position, in
-// order of first use, with its device form (made by form, once per key),
-// and writes the position of element idx[j]'s key (keys[idx[j]]) into
-// kidx[j]; it returns the forms by position. Batches often repeat one
-// key: consecutive equal keys cost one comparison.
-func keyIndex[K comparable](keys []K, idx []int, kidx []uint32, form func(K) (*deviceForm, error)) ([]*deviceForm, error) {
-	seen := map[K]uint32{}
+// distinctKeys returns the distinct keys of the job elements [lo, hi)
+// of els (keys[els.at(j)]), in order of first use, with their device
+// forms (made by form, once per key). Batches often repeat one key:
+// consecutive equal keys cost one comparison.
+func distinctKeys[K comparable](keys []K, els elements, lo, hi int, form func(K) (*deviceForm, error)) ([]K, []*deviceForm, error) {
+	seen := map[K]bool{}
+	var distinct []K
 	var forms []*deviceForm
 	var last K
-	var pos uint32
-	for j, i := range idx {
-		if k := keys[i]; j == 0 || k != last {
-			p, ok := seen[k]
-			if !ok {
-				f, err := form(k)
-				if err != nil {
-					return nil, err
-				}
-				p = uint32(len(forms))
-				forms = append(forms, f)
-				seen[k] = p
-			}
-			last, pos = k, p
+	for j := lo; j < hi; j++ {
+		k := keys[els.at(j)]
+		if (j > lo && k == last) || seen[k] {
+			last = k
+			continue
 		}
-		kidx[j] = pos
+		f, err := form(k)
+		if err != nil {
+			return nil, nil, err
+		}
+		seen[k] = true
+		distinct, forms, last = append(distinct, k), append(forms, f), k
 	}
-	return forms, nil
+	return distinct, forms, nil
 }
 
 // keyTables are the key tables of a job on the device: K keys
@@ -388,22 +384,17 @@ type keyTables struct {
 	check checkSchedule
 }
 
-// keyTables returns the device tables of the keys forms of a job whose
-// elements use the keys kidx (positions in forms), and the function that
-// ends the job's use of them (failed: a batch failed). The tables come
-// from the resident set of width class width (kidx is then rewritten to the
-// keys' positions in it), else each batch uploads them (and zeroes them
+// keyTables returns the device tables of the keys forms of a job, the
+// position in them of each key (slots, by position in forms; nil: the
+// same position), and the function that ends the job's use of them
+// (failed: a batch failed). The tables come from the resident set of
+// width class width, else each batch uploads them (and zeroes them
 // afterwards). layout lays out the tables of a list of keys.
-func (b *deviceKernels) keyTables(width string, forms []*deviceForm, kidx []uint32, layout func(forms []*deviceForm) [][]uint32) (keyTables, func(failed bool)) {
+func (b *deviceKernels) keyTables(width string, forms []*deviceForm, layout func(forms []*deviceForm) [][]uint32) (keyTables, []uint32, func(failed bool)) {
 	if set, slots := b.resident.acquire(width, forms, layout); set != nil {
-		batch.Parallel(len(kidx), 1<<14, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				kidx[i] = slots[kidx[i]]
-			}
-		})
 		bufs := set.bufs
 		return keyTables{K: set.K(), buffers: func(*device.Commands) ([]*device.Buffer, error) { return bufs, nil }},
-			func(failed bool) { b.resident.release(set, failed) }
+			slots, func(failed bool) { b.resident.release(set, failed) }
 	}
 	host := layout(forms)
 	upload := func(c *device.Commands) ([]*device.Buffer, error) {
@@ -416,7 +407,7 @@ func (b *deviceKernels) keyTables(width string, forms []*deviceForm, kidx []uint
 		}
 		return bufs, nil
 	}
-	return keyTables{K: len(forms), buffers: upload}, func(bool) {
+	return keyTables{K: len(forms), buffers: upload}, nil, func(bool) {
 		for _, t := range host {
 			clear(t)
 		}

@@ -246,30 +246,30 @@ func (c *call[K]) finish(i int, y []byte, err error) {
 // and errors (run).
 func (e *Engine) private(c *call[*privateKey]) ([][]byte, error) {
 	blind := e.blinding.Load()
-	return run(e, c, (*privateKey).class, func(idx []int) (engine.Plan, engine.Job) {
-		j := newPrivateJob(e, c, idx, blind)
+	return run(e, c, (*privateKey).class, func(els elements) (engine.Plan, engine.Job) {
+		j := newPrivateJob(e, c, els, blind)
 		return j.plan(), j
 	})
 }
 
 // public runs the public-key operations of c (run).
 func (e *Engine) public(c *call[*publicKey]) ([][]byte, error) {
-	return run(e, c, func(k *publicKey) int { return k.limbs }, func(idx []int) (engine.Plan, engine.Job) {
-		j := newPublicJob(e, c, idx)
+	return run(e, c, func(k *publicKey) int { return k.limbs }, func(els elements) (engine.Plan, engine.Job) {
+		j := newPublicJob(e, c, els)
 		return j.plan(), j
 	})
 }
 
 // run runs c on e as one job per size class of its keys (class; newJob
-// makes the job of the elements idx) and returns c.out, the failed
+// makes the job of the elements els) and returns c.out, the failed
 // elements' results set to nil, and their errors (nil or a *batch.Error),
 // or the call's error as a whole (a closed engine).
-func run[K modulusSized, C comparable](e *Engine, c *call[K], class func(K) C, newJob func(idx []int) (engine.Plan, engine.Job)) ([][]byte, error) {
+func run[K modulusSized, C comparable](e *Engine, c *call[K], class func(K) C, newJob func(els elements) (engine.Plan, engine.Job)) ([][]byte, error) {
 	if err := e.core.Err(); err != nil { // closed: even a call with no valid element fails
 		return nil, err
 	}
-	for _, idx := range groupBySize(len(c.keys), c.errs, func(i int) C { return class(c.keys[i]) }) {
-		if err := e.core.Run(newJob(idx)); err != nil {
+	for _, els := range groupBySize(len(c.keys), c.errs, func(i int) C { return class(c.keys[i]) }) {
+		if err := e.core.Run(newJob(els)); err != nil {
 			return nil, err
 		}
 	}
@@ -281,10 +281,48 @@ func run[K modulusSized, C comparable](e *Engine, c *call[K], class func(K) C, n
 	return c.out, batch.Collect(c.errs)
 }
 
-// groupBySize returns the indices i < n with skip[i] == nil, grouped by
+// elements are the elements of a call that one job computes: the call's
+// elements idx, or all n of them in order (idx nil; a call of one size
+// class with no element failed before, the common case: a call of a
+// million elements then needs no index of a million entries before its
+// first device batch).
+type elements struct {
+	idx []int
+	n   int
+}
+
+// len is the number of elements.
+func (e elements) len() int {
+	if e.idx == nil {
+		return e.n
+	}
+	return len(e.idx)
+}
+
+// at is the call's element of job element jj.
+func (e elements) at(jj int) int {
+	if e.idx == nil {
+		return jj
+	}
+	return e.idx[jj]
+}
+
+// groupBySize returns the elements i < n with skip[i] == nil, grouped by
 // class(i), groups in order of first appearance.
-func groupBySize[C comparable](n int, skip []error, class func(i int) C) [][]int {
-	var groups [][]int
+func groupBySize[C comparable](n int, skip []error, class func(i int) C) []elements {
+	if n == 0 {
+		return nil
+	}
+	if skip[0] == nil {
+		first, all := class(0), true
+		for i := 1; i < n && all; i++ {
+			all = skip[i] == nil && class(i) == first
+		}
+		if all {
+			return []elements{{n: n}}
+		}
+	}
+	var groups []elements
 	pos := map[C]int{}
 	g, last := -1, *new(C) // the group of the element before: batches often repeat a class
 	for i := range n {
@@ -300,11 +338,11 @@ func groupBySize[C comparable](n int, skip []error, class func(i int) C) [][]int
 				if g == 0 { // room for all that remain: calls of one class are the common case
 					size = n - i
 				}
-				groups = append(groups, make([]int, 0, size))
+				groups = append(groups, elements{idx: make([]int, 0, size)})
 			}
 			last = c
 		}
-		groups[g] = append(groups[g], i)
+		groups[g].idx = append(groups[g].idx, i)
 	}
 	return groups
 }

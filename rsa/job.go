@@ -22,7 +22,7 @@ var pipelineChunk = 1 << 16 // a variable for the tests
 
 const pipelineDepth = 2
 
-// job is what privateJob and publicJob share: the call's elements idx,
+// job is what privateJob and publicJob share: the call's elements els,
 // whose keys have one size class, computed on the device (Prepare,
 // Device, Finish) or on the CPU (CPU), each from its input to its output,
 // so that encoding and decoding run in the pipeline next to the device
@@ -30,28 +30,51 @@ const pipelineDepth = 2
 type job[K modulusSized] struct {
 	e        *Engine
 	c        *call[K]
-	idx      []int      // the call's elements, by job element
+	els      elements   // the call's elements, by job element
 	mf       arith.Mont // the modulus's device form
 	widthErr error
 	// set by Prepare for the device batches
-	kidx    []uint32 // each element's key position in the tables
-	tables  keyTables
-	release func(failed bool)
+	positions map[K]uint32 // each key's position in the tables
+	tables    keyTables
+	release   func(failed bool)
 }
 
 // prepare sets the device keys of the elements [lo, hi): each key's form
-// (form, once per key), each element's key position, and the tables
-// (layout) of width class width, resident or uploaded by each batch.
+// (form, once per key), its position in the tables (layout) of width
+// class width, resident or uploaded by each batch. Each batch looks up
+// its elements' positions itself (keyColumns), in the pipeline.
 func (j *job[K]) prepare(lo, hi int, width string, form func(K) (*deviceForm, error), layout func([]*deviceForm) [][]uint32) ([]*deviceForm, error) {
 	if j.widthErr != nil {
 		return nil, j.widthErr
 	}
-	j.kidx = make([]uint32, len(j.idx))
-	forms, err := keyIndex(j.c.keys, j.idx[lo:hi], j.kidx[lo:hi], form)
-	if err == nil {
-		j.tables, j.release = j.e.d.keyTables(width, forms, j.kidx[lo:hi], layout)
+	keys, forms, err := distinctKeys(j.c.keys, j.els, lo, hi, form)
+	if err != nil {
+		return nil, err
 	}
-	return forms, err
+	var slots []uint32
+	j.tables, slots, j.release = j.e.d.keyTables(width, forms, layout)
+	j.positions = make(map[K]uint32, len(keys))
+	for p, k := range keys {
+		j.positions[k] = uint32(p)
+		if slots != nil {
+			j.positions[k] = slots[p]
+		}
+	}
+	return forms, nil
+}
+
+// keyColumns writes into kidx the table position of the key of each of
+// the batch's columns (r.cols).
+func (r *rows[K]) keyColumns(kidx []uint32) {
+	j := r.j
+	var last K
+	var pos uint32
+	for col, k := range r.cols {
+		if key := j.c.keys[j.els.at(r.ch.Lo+k)]; col == 0 || key != last { // batches often repeat a key
+			last, pos = key, j.positions[key]
+		}
+		kidx[col] = pos
+	}
 }
 
 // Finish implements engine.Preparer: the end of the job's use of its key
@@ -68,7 +91,7 @@ func (j *job[K]) cpu(lo, hi int, compute func(i int, v, y []byte) error) {
 	batch.Parallel(hi-lo, 1, func(a, b int) {
 		var xb, yb [MaxKeyBits / 8]byte
 		for jj := lo + a; jj < lo+b; jj++ {
-			i := j.idx[jj]
+			i := j.els.at(jj)
 			y := j.c.dst(i, yb[:])
 			v, err := j.c.value(i, xb[:])
 			if err == nil {
@@ -94,10 +117,10 @@ type privateJob struct {
 	fault  int64
 }
 
-func newPrivateJob(e *Engine, c *call[*privateKey], idx []int, blind bool) *privateJob {
-	j := &privateJob{job: job[*privateKey]{e: e, c: c, idx: idx}, class: c.keys[idx[0]].class(), blind: blind, fault: -1}
+func newPrivateJob(e *Engine, c *call[*privateKey], els elements, blind bool) *privateJob {
+	j := &privateJob{job: job[*privateKey]{e: e, c: c, els: els}, class: c.keys[els.at(0)].class(), blind: blind, fault: -1}
 	if e.d != nil {
-		j.mh, j.mf, j.widthErr = e.d.widths(j.class[0], j.class[1], 2*len(idx)) // two halves per element
+		j.mh, j.mf, j.widthErr = e.d.widths(j.class[0], j.class[1], 2*els.len()) // two halves per element
 		if faults != nil {
 			j.inject, j.fault = true, faults.Swap(-1)
 		}
@@ -108,7 +131,7 @@ func newPrivateJob(e *Engine, c *call[*privateKey], idx []int, blind bool) *priv
 // plan is the job's engine.Plan: device batches as large as the modexp
 // kernel's tables of both halves allow.
 func (j *privateJob) plan() engine.Plan {
-	p := engine.Plan{Op: "RSA private", Size: 32 * j.class[1], N: len(j.idx), Depth: pipelineDepth}
+	p := engine.Plan{Op: "RSA private", Size: 32 * j.class[1], N: j.els.len(), Depth: pipelineDepth}
 	if j.e.d != nil && j.widthErr == nil {
 		limit := arith.TableLimit(j.e.d.dev)
 		if tableLimit > 0 {
@@ -180,8 +203,8 @@ func (j *privateJob) onDevice(ch *engine.Chunk, run func(ch *engine.Chunk, b *pr
 		return err
 	}
 	b := &privateBatch{j: j, xs: words[:F*m], vals: words[F*m : 2*F*m], ok: words[2*F*m : 2*F*m+m], kidx: words[2*F*m+m:], fault: 0xffffffff}
+	r.keyColumns(b.kidx)
 	for col, k := range r.cols {
-		b.kidx[col] = j.kidx[ch.Lo+k]
 		if int64(ch.Lo+k) == j.fault {
 			b.fault = uint32(col)
 		}
@@ -194,16 +217,16 @@ func (j *privateJob) onDevice(ch *engine.Chunk, run func(ch *engine.Chunk, b *pr
 	getColumns(b.vals, F, m, func(col int) []byte {
 		k := r.cols[col]
 		if b.ok[col] != 1 {
-			c.errs[j.idx[ch.Lo+k]] = ErrFault
+			c.errs[j.els.at(ch.Lo+k)] = ErrFault
 			return nil
 		}
-		r.out[k] = c.dst(j.idx[ch.Lo+k], r.y(k))
+		r.out[k] = c.dst(j.els.at(ch.Lo+k), r.y(k))
 		return r.out[k]
 	})
 	ch.Zeroed(device.Uint32Bytes(b.vals)) // by getColumns
 	if err := engine.Check(ch.Sample(), func(jj int) bool {
 		k := jj - ch.Lo
-		return r.out[k] == nil || checkPrivate(c.keys[j.idx[jj]].pub, r.out[k], r.in[k])
+		return r.out[k] == nil || checkPrivate(c.keys[j.els.at(jj)].pub, r.out[k], r.in[k])
 	}); err != nil {
 		return err
 	}
@@ -242,8 +265,8 @@ type publicJob struct {
 	limbs int
 }
 
-func newPublicJob(e *Engine, c *call[*publicKey], idx []int) *publicJob {
-	j := &publicJob{job: job[*publicKey]{e: e, c: c, idx: idx}, limbs: c.keys[idx[0]].limbs}
+func newPublicJob(e *Engine, c *call[*publicKey], els elements) *publicJob {
+	j := &publicJob{job: job[*publicKey]{e: e, c: c, els: els}, limbs: c.keys[els.at(0)].limbs}
 	if e.d != nil {
 		_, j.mf, j.widthErr = e.d.widths(0, j.limbs, 0)
 	}
@@ -253,7 +276,7 @@ func newPublicJob(e *Engine, c *call[*publicKey], idx []int) *publicJob {
 // plan is the job's engine.Plan: device batches whose values fit half of
 // the device's largest allocation.
 func (j *publicJob) plan() engine.Plan {
-	p := engine.Plan{Op: "RSA public", Size: 32 * j.limbs, N: len(j.idx), Depth: pipelineDepth}
+	p := engine.Plan{Op: "RSA public", Size: 32 * j.limbs, N: j.els.len(), Depth: pipelineDepth}
 	if j.e.d != nil && j.widthErr == nil {
 		p.Chunk = max(1, min(int(j.e.d.dev.MaxAlloc/2/uint64(4*j.mf.W)), pipelineChunk))
 	}
@@ -293,16 +316,14 @@ func (j *publicJob) Device(ch *engine.Chunk) error {
 		return err
 	}
 	xs, kidx := words[:F*m], words[F*m:]
-	for col, k := range r.cols {
-		kidx[col] = j.kidx[ch.Lo+k]
-	}
+	r.keyColumns(kidx)
 	putColumns(xs, F, m, func(col int) []byte { return r.in[r.cols[col]] })
 	if err := ch.Run(func(cmds *device.Commands) error { return j.e.d.enqueuePublic(cmds, j.mf, j.tables, xs, kidx) }); err != nil {
 		return err
 	}
 	getColumns(xs, F, m, func(col int) []byte {
 		k := r.cols[col]
-		r.out[k] = j.c.dst(j.idx[ch.Lo+k], r.y(k))
+		r.out[k] = j.c.dst(j.els.at(ch.Lo+k), r.y(k))
 		return r.out[k]
 	})
 	ch.Zeroed(device.Uint32Bytes(xs)) // by getColumns
@@ -347,7 +368,7 @@ func (j *job[K]) newRows(ch *engine.Chunk, prep func(k, i int, v []byte) ([]byte
 	r.scratch = ch.Scratch(size) // host work only: ordinary memory, zeroed after the batch
 	batch.Parallel(n, 256, func(a, b int) {
 		for k := a; k < b; k++ {
-			i := j.idx[ch.Lo+k]
+			i := j.els.at(ch.Lo + k)
 			v, err := j.c.value(i, r.scratch[k*r.stride:(k+1)*r.stride])
 			if err == nil && prep != nil {
 				v, err = prep(k, i, v)
@@ -384,7 +405,7 @@ func (r *rows[K]) finish(check func(k, i int) error) {
 			if r.out[k] == nil {
 				continue
 			}
-			i := r.j.idx[r.ch.Lo+k]
+			i := r.j.els.at(r.ch.Lo + k)
 			var err error
 			if check != nil {
 				err = check(k, i)

@@ -346,3 +346,27 @@ func TestCPUClassTime(t *testing.T) {
 	require.InDelta(t, 11000, s.cpuPredict(P, now), 1)
 	require.NotEqual(t, 11000.0, s.cpuPredict(P, now.Add(2*renewMost)), "too old: the fit")
 }
+
+// A call of at most P elements has no CPU prefix to renew the CPU's time:
+// once that time is stale, the CPU gets the whole call, so a first time
+// that was too high (a call that prepared its keys) does not keep such
+// calls on a device that is slower.
+func TestCPURenewedWhole(t *testing.T) {
+	P := runtime.GOMAXPROCS(0)
+	var e estimates
+	e.shapes = map[shapeKey]*shape{}
+	p := Plan{Op: "op", N: P}
+	now := time.Now()
+	s := e.get(p)
+	k := sizeClass(P)
+	e.cpuDone(p, P, 30*time.Millisecond) // a first call that prepared its keys
+	s.cpuClass[k].at, s.cpu.at = now, now
+	s.device[k].observe(float64(9*time.Millisecond), now)
+	require.True(t, e.choose(p, now).device, "the CPU's first time: the device")
+	later := now.Add(2 * renewFirst)
+	require.False(t, e.choose(p, later).device, "stale: the CPU renews its time with the call")
+	require.True(t, e.choose(p, later).device, "one caller renews it")
+	e.cpuDone(p, P, 7*time.Millisecond) // the CPU's real time
+	s.device[k].at = later              // (not itself due for renewal)
+	require.False(t, e.choose(p, later).device, "renewed: the CPU wins")
+}

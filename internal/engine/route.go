@@ -37,10 +37,13 @@ import (
 //
 // Times grow stale as the load changes: a time not renewed for a while
 // is renewed after a second: the CPU's by computing the first elements of
-// a device call on it (cpuPrefix), the device's by sending it one call of
-// the size class. The wait before renewing a device size class that lost
-// doubles each time it loses again, up to a minute, so that a device that
-// always loses (the CPU device of PoCL, say) costs ever less.
+// a device call on it (cpuPrefix), or the whole call where it has too few
+// elements for that (at most P), the device's by sending it one call of
+// the size class. The wait before renewing a size class that lost doubles
+// each time it loses again, up to a minute, so that a path that always
+// loses (the CPU device of PoCL, say) costs ever less, and one whose
+// first times were too high (a first call that prepared its keys) is
+// tried again.
 
 const (
 	renewFirst = time.Second
@@ -134,18 +137,22 @@ func (f *cpuTime) stale(now time.Time) bool { return now.Sub(f.at) > renewFirst 
 // average is a moving average of durations, with the time of its last
 // renewal and the wait before the next. Guarded by estimates.mu.
 type average struct {
-	ns    float64 // 0: not measured
-	at    time.Time
-	renew time.Duration // wait from at before renewing (0: renewFirst)
+	ns       float64 // 0: not measured
+	at       time.Time
+	renew    time.Duration // wait from at before renewing (0: renewFirst)
+	renewing bool          // claimed: the next measurement replaces ns
 }
 
 // observe adds a measurement (weight 1/4; one at most four times the
 // average counts as four times: an outlier, a first call that builds a
-// program, must not shut a path for long).
+// program, must not shut a path for long). A renewal's measurement
+// replaces the average: the path lost on the old one, which may be an
+// outlier of the past (a first call that prepared its keys) that a
+// quarter weight would take many renewals, minutes apart, to wash out.
 func (a *average) observe(ns float64, now time.Time) {
 	ns = max(ns, 1)
-	if a.ns == 0 {
-		a.ns = ns
+	if a.ns == 0 || a.renewing {
+		a.ns, a.renewing = ns, false
 	} else {
 		a.ns += (min(ns, 4*a.ns) - a.ns) / 4
 	}
@@ -164,7 +171,7 @@ func (a *average) stale(now time.Time) bool {
 // claim marks a as being renewed (one caller per period) and doubles the
 // wait before the next renewal (a path that wins resets it).
 func (a *average) claim(now time.Time) {
-	a.at = now
+	a.at, a.renewing = now, true
 	a.renew = min(max(2*a.renew, renewFirst), renewMost)
 }
 
@@ -246,6 +253,11 @@ func (e *estimates) choose(p Plan, now time.Time) choice {
 			return choice{device: true}
 		}
 		return choice{}
+	case p.N <= P && s.cpuClass[k].ns > 0 && s.cpuClass[k].stale(now):
+		// too few elements for a prefix: the CPU renews its time with
+		// the whole call, at a pace that slows while it keeps losing
+		s.cpuClass[k].claim(now)
+		return choice{}
 	default:
 		return choice{device: true, cpuPrefix: prefix}
 	}
@@ -287,7 +299,11 @@ func (e *estimates) cpuDone(p Plan, n int, d time.Duration) {
 	defer e.mu.Unlock()
 	s := e.get(p)
 	s.cpu.observe(rounds(n), float64(d), now)
-	s.cpuClass[sizeClass(n)].observe(float64(d), now)
+	class := &s.cpuClass[sizeClass(n)]
+	class.observe(float64(d), now)
+	if dev := s.device[sizeClass(n)].ns; dev == 0 || dev >= deviceMargin*float64(d) {
+		class.renew = 0 // the CPU won: renew it at the normal pace when it loses
+	}
 }
 
 // deviceDone adds a device call of n elements that took d.
