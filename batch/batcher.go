@@ -8,13 +8,18 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/gpucrypto/gpucrypto/internal/latency"
 )
 
 // ErrClosed is the error of a request after Close (of a Batcher, or of
 // an Engine or Server: their errors wrap it).
 var ErrClosed = errors.New("batch: closed")
 
-var errNilContext = errors.New("batch: nil context")
+var (
+	errNilContext = errors.New("batch: nil context")
+	errNilDone    = errors.New("batch: Go without a completion")
+)
 
 // Options configure a Batcher. Zero values pick the defaults.
 type Options struct {
@@ -26,8 +31,13 @@ type Options struct {
 	// to join it while every worker is idle (default 2ms). A worker that is
 	// free while another is busy takes what waits at once: under load the
 	// wait for a free worker gathers the batch, not a timer.
-	MaxDelay  time.Duration
-	QueueSize int // requests that may wait besides the batch being formed; Do blocks beyond (default 4·MaxBatch)
+	MaxDelay time.Duration
+	// QueueSize is about the most requests that may wait for a batch; Do
+	// and Go block beyond, until their context ends (default 4·MaxBatch).
+	// The limit is kept by the shards of the intake, each of which sums
+	// the others only once it holds its share: up to twice QueueSize may
+	// wait.
+	QueueSize int
 	// Pipeline is the number of batches each worker function may run at
 	// once (default 2): while the device computes one batch, the next is
 	// prepared and the previous one finished on the host. Worker functions
@@ -69,7 +79,8 @@ func (o Options) withDefaults() Options {
 
 // RunFunc computes one batch. It returns one result per request, and either
 // nil, a *Error whose Errs has one entry per request (per-element
-// failures), or any other error, which fails the whole batch.
+// failures), or any other error, which fails the whole batch. reqs is the
+// Batcher's, valid during the call only.
 type RunFunc[Q, R any] func(reqs []Q) ([]R, error)
 
 // Batcher gathers single requests from many goroutines into batches and
@@ -80,36 +91,54 @@ type RunFunc[Q, R any] func(reqs []Q) ([]R, error)
 // at most MaxDelay after its oldest request arrived, for more to join.
 // A full queue blocks callers (back-pressure); a caller's context cancels
 // its wait, and cancelled requests are dropped before their batch runs.
+//
+// The requests wait in an intake of several shards, each with its own
+// lock, that a free worker empties into its batch: no channel or lock is
+// crossed by every request, and no goroutine handles the requests one by
+// one (intake.go).
 type Batcher[Q, R any] struct {
 	opts    Options
-	queue   chan *item[Q, R]
-	batches []chan []*item[Q, R] // per RunFunc (engine): its workers take batches there
-	busy    []atomic.Int32       // per RunFunc: its workers running a batch
-	// assigned is per RunFunc the batches handed to its workers and not
-	// finished: counted from the hand-off, so the choice of engine sees a
-	// batch at once (busy, counted from the start, decides when to offer:
-	// counting from the hand-off there made batches smaller, see
-	// docs/BENCHMARKS.md)
-	assigned []atomic.Int32
-	finished chan struct{} // a worker finished a batch (buffered, one slot)
-	mu       sync.RWMutex
-	closed   bool
-	wg       sync.WaitGroup
+	intake  intake[Q, R]
+	engines []engineWorkers
+	idle    atomic.Int32 // workers asleep, waiting to be woken
+	taking  sync.Mutex   // held by the worker deciding on and taking a batch
+	closed  atomic.Bool
+	done    chan struct{} // closed by Close: the workers drain the intake and return
+	wg      sync.WaitGroup
 
 	offload *offload[Q, R] // NewWithCPU; nil: every request is batched
-	items   sync.Pool      // of *item[Q, R], with their channels (putItem)
+	answers sync.Pool      // of chan outcome[R], the blocking callers' (Do)
 }
 
+// engineWorkers are the workers of one RunFunc (engine).
+type engineWorkers struct {
+	busy atomic.Int32  // its workers running a batch
+	wake chan struct{} // a token wakes one of its idle workers
+	_    [64]byte      // apart from the next engine's counters
+}
+
+// item is one request, kept by value in the intake and the batches (no
+// allocation per request). A blocking one (Do) is answered on done; one
+// submitted with Go by complete.
 type item[Q, R any] struct {
-	ctx     context.Context
-	req     Q
-	done    chan outcome[R] // buffered: a worker never blocks on an abandoned request
-	arrived time.Time       // when the collector took it from the queue
+	ctx      context.Context
+	req      Q
+	done     chan outcome[R] // buffered: a worker never blocks on an abandoned request
+	complete Completer[R]
+	start    time.Time // when it was submitted (the Meter's latency)
 }
 
 type outcome[R any] struct {
 	val R
 	err error
+}
+
+// Completer receives the outcome of a request submitted with Batcher.Go.
+type Completer[R any] interface {
+	// Complete is called once, on one of the Batcher's goroutines, with
+	// the request's result or error. It must not block for long: the
+	// other requests of its batch are answered after it.
+	Complete(val R, err error)
 }
 
 // New starts a batcher with Options.Pipeline worker goroutines per RunFunc.
@@ -119,19 +148,16 @@ func New[Q, R any](opts Options, workers ...RunFunc[Q, R]) *Batcher[Q, R] {
 	}
 	opts = opts.withDefaults()
 	b := &Batcher[Q, R]{
-		opts:     opts,
-		queue:    make(chan *item[Q, R], opts.QueueSize),
-		batches:  make([]chan []*item[Q, R], len(workers)),
-		busy:     make([]atomic.Int32, len(workers)),
-		assigned: make([]atomic.Int32, len(workers)),
-		finished: make(chan struct{}, 1),
+		opts:    opts,
+		engines: make([]engineWorkers, len(workers)),
+		done:    make(chan struct{}),
 	}
-	for e := range b.batches {
-		b.batches[e] = make(chan []*item[Q, R])
+	b.intake.init()
+	for e := range b.engines {
+		b.engines[e].wake = make(chan struct{}, opts.Pipeline)
 	}
-	b.items.New = func() any { return &item[Q, R]{done: make(chan outcome[R], 1)} }
-	b.wg.Add(1)
-	go b.collect()
+	b.answers.New = func() any { return make(chan outcome[R], 1) }
+	opts.Meter.addQueue(b.intake.waiting)
 	for e, w := range workers {
 		for range opts.Pipeline {
 			b.wg.Add(1)
@@ -143,6 +169,14 @@ func New[Q, R any](opts Options, workers ...RunFunc[Q, R]) *Batcher[Q, R] {
 
 // Do submits one request and waits for its result. With NewWithCPU it
 // may compute it on the CPU instead, at once (see Options.CPUOffload).
+//
+// While it waits, a context that can end (ctx.Done() not nil) is watched
+// with a select beside the answer's channel. One such context shared by
+// thousands of concurrent callers makes each of them lock its channel,
+// which costs more than the device work: on an H200 host, 16,384 callers
+// of ecdh.Server got 0.87M X25519/s with one shared cancellable context,
+// 2.5-3.0M/s with context.Background() (docs/BENCHMARKS.md). Pass
+// context.Background(), or a context per request.
 func (b *Batcher[Q, R]) Do(ctx context.Context, req Q) (R, error) {
 	var zero R
 	if ctx == nil {
@@ -151,240 +185,249 @@ func (b *Batcher[Q, R]) Do(ctx context.Context, req Q) (R, error) {
 	if err := ctx.Err(); err != nil {
 		return zero, err
 	}
-	defer b.opts.Meter.done(b.opts.Meter.start())
+	start := time.Now()
 	if o := b.offload; o != nil {
-		if o.take() {
-			// the batched path checks for Close itself; the CPU path here
-			b.mu.RLock()
-			closed := b.closed
-			b.mu.RUnlock()
-			if closed {
+		if o.take(start.UnixNano()) {
+			if b.closed.Load() { // the batched path checks for Close itself; the CPU path here
 				o.unreserve()
+				b.opts.Meter.one(start)
 				return zero, ErrClosed
 			}
-			b.opts.Meter.cpu()
-			return o.run(req)
+			val, err := o.run(req)
+			b.opts.Meter.onCPU(start)
+			return val, err
 		}
-		start := time.Now()
-		o.batched.Add(1)
-		val, err := b.batched(ctx, req)
-		o.batched.Add(-1)
-		if err == nil {
+		val, err := b.batched(ctx, req, start)
+		if err == nil && o.batchedWait.due(start) {
 			o.batchedWait.observe(time.Since(start))
 		}
 		return val, err
 	}
-	return b.batched(ctx, req)
+	return b.batched(ctx, req, start)
 }
 
-// batched queues one request for a batch and waits for its result.
-func (b *Batcher[Q, R]) batched(ctx context.Context, req Q) (R, error) {
+// batched queues one request for a batch and waits for its result. (The
+// worker that answers it counts it in the Meter, or submit when it
+// refuses it.)
+//
+// The wait selects on ctx.Done() beside the answer when ctx can end: a
+// context shared by many callers then has every one of them lock its
+// channel, which costs them more than the device work (measured in
+// docs/BENCHMARKS.md). A crypto.Signer's Sign has context.Background(),
+// which never ends: no select.
+func (b *Batcher[Q, R]) batched(ctx context.Context, req Q, start time.Time) (R, error) {
 	var zero R
-	it := b.items.Get().(*item[Q, R])
-	it.ctx, it.req = ctx, req
-	b.mu.RLock()
-	if b.closed {
-		b.mu.RUnlock()
-		b.putItem(it)
-		return zero, ErrClosed
+	done := b.answers.Get().(chan outcome[R])
+	if err := b.submit(ctx, item[Q, R]{ctx: ctx, req: req, start: start, done: done}); err != nil {
+		b.answers.Put(done)
+		return zero, err
 	}
-	b.opts.Meter.queued(1)
-	if ctx.Done() == nil {
-		// a context that never ends: plain channel operations, not
-		// selects, which lock both channels (with tens of thousands of
-		// callers on one queue, that contention shows)
-		b.queue <- it
-		b.mu.RUnlock()
-		o := <-it.done
-		b.putItem(it) // its answer is taken: nothing else refers to it
+	if ctx.Done() == nil { // a context that never ends: no select
+		o := <-done
+		b.answers.Put(done) // its answer is taken: nothing else refers to it
 		return o.val, o.err
 	}
 	select {
-	case b.queue <- it:
-		b.mu.RUnlock()
-	case <-ctx.Done():
-		b.mu.RUnlock()
-		b.opts.Meter.queued(-1)
-		return zero, ctx.Err()
-	}
-	select {
-	case o := <-it.done:
-		b.putItem(it)
+	case o := <-done:
+		b.answers.Put(done)
 		return o.val, o.err
 	case <-ctx.Done():
-		return zero, ctx.Err() // a worker may still answer it: not reused
+		return zero, ctx.Err() // a worker may still answer on it: not reused
 	}
 }
 
-// putItem clears it and keeps it, with its channel, for another request
-// (allocating both per request costs the garbage collector, with tens of
-// thousands of callers, more than the device work). Only an item whose
-// answer has been taken may come back.
-func (b *Batcher[Q, R]) putItem(it *item[Q, R]) {
-	var zero Q
-	it.ctx, it.req, it.arrived = nil, zero, time.Time{}
-	b.items.Put(it)
+// Go submits one request for a batch and returns without waiting for
+// it: done.Complete receives its result, or its error (the context's, if
+// it ends before the request's batch runs). Go itself fails, and done is
+// not called, for a nil context or done, an ended context (also while Go
+// waits for room in a full queue: Options.QueueSize) and a closed
+// Batcher. Requests submitted with Go always go to the workers, never to
+// the CPU path of NewWithCPU: their caller has many at once.
+func (b *Batcher[Q, R]) Go(ctx context.Context, req Q, done Completer[R]) error {
+	if ctx == nil {
+		return errNilContext
+	}
+	if done == nil {
+		return errNilDone
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return b.submit(ctx, item[Q, R]{ctx: ctx, req: req, complete: done, start: time.Now()})
+}
+
+// submit puts it into the intake, waiting while the queue is full; a
+// request it refuses is counted in the Meter.
+func (b *Batcher[Q, R]) submit(ctx context.Context, it item[Q, R]) error {
+	err := b.put(ctx, it)
+	if err != nil {
+		b.opts.Meter.one(it.start)
+	}
+	return err
+}
+
+func (b *Batcher[Q, R]) put(ctx context.Context, it item[Q, R]) error {
+	s := b.intake.pick()
+	for limit := int64(b.opts.QueueSize); b.intake.full(s, limit); {
+		room := b.intake.room.wait()
+		if !b.intake.full(s, limit) {
+			break
+		}
+		select {
+		case <-room:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-b.done:
+			return ErrClosed
+		}
+	}
+	n, err := s.put(it)
+	if err != nil {
+		return err
+	}
+	// The first request of a shard, or a full batch: an idle worker
+	// decides whether a batch goes now. (A worker counts itself idle
+	// before it looks at the shards a last time and sleeps, and this looks
+	// at idle after the put: one of the two sees the other. Under load no
+	// worker sleeps, and the shards are not summed.)
+	if b.idle.Load() > 0 && (n == 1 || b.intake.waiting() >= int64(b.opts.MaxBatch)) {
+		b.wakeOne()
+	}
+	return nil
 }
 
 // Close stops accepting requests, finishes the queued ones and waits for
 // the workers to return.
 func (b *Batcher[Q, R]) Close() {
-	b.mu.Lock()
-	if !b.closed {
-		b.closed = true
-		close(b.queue)
+	if !b.closed.Swap(true) {
+		b.intake.close()
+		close(b.done)
 	}
-	b.mu.Unlock()
 	b.wg.Wait()
 }
 
-// collect moves requests from the queue into pending and offers a batch
-// of them to the workers whenever one may go: at once when MaxBatch wait,
-// when a worker is busy (the device has work, so a free worker should take
-// what waits), or when the oldest has waited MaxDelay. The offer is a send
-// that only a free worker receives, so a batch is cut when a worker takes
-// it, from everything waiting then.
-//
-// With several RunFuncs (engines: one per GPU, say) the offer goes to the
-// engine running the fewest batches, and while several engines are idle
-// each is offered an equal share of what waits, so that one engine does
-// not take every waiting request while another idles.
-func (b *Batcher[Q, R]) collect() {
-	defer b.wg.Done()
-	defer func() {
-		for _, ch := range b.batches {
-			close(ch)
+// running is the number of batches running now.
+func (b *Batcher[Q, R]) running() int32 {
+	var n int32
+	for e := range b.engines {
+		n += b.engines[e].busy.Load()
+	}
+	return n
+}
+
+// wakeOne wakes an idle worker of the engine running the fewest batches
+// (one per device, say: an idle device gets the work first).
+func (b *Batcher[Q, R]) wakeOne() {
+	best := 0
+	for e := 1; e < len(b.engines); e++ {
+		if b.engines[e].busy.Load() < b.engines[best].busy.Load() {
+			best = e
 		}
-	}()
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	var pending []*item[Q, R]
-	due := false  // the oldest pending request has waited MaxDelay
-	next := 0     // where the search for the least busy engine starts (round robin among equals)
-	owed := false // the last offer was a share: the rest goes out at once too
-	for {
-		var out chan []*item[Q, R]
-		var offer []*item[Q, R]
-		target := -1
-		if len(pending) > 0 && (due || owed || len(pending) >= b.opts.MaxBatch || b.anyBusy()) {
-			var idle int
-			target, idle = b.leastBusy(next)
-			if target >= 0 {
-				n := min(len(pending), b.opts.MaxBatch)
-				if idle > 1 {
-					n = min(n, (len(pending)+idle-1)/idle)
-				}
-				out, offer = b.batches[target], pending[:n]
-			}
-		}
-		// The collector holds at most one batch; beyond it requests wait in
-		// the queue, and beyond QueueSize callers block (back-pressure).
-		in := b.queue
-		if len(pending) >= b.opts.MaxBatch {
-			in = nil
-		}
-		select {
-		case it, ok := <-in:
-			if !ok {
-				// closed: everything left goes out, in batches
-				for e := 0; len(pending) > 0; e = (e + 1) % len(b.batches) {
-					n := min(len(pending), b.opts.MaxBatch)
-					b.assigned[e].Add(1)
-					b.opts.Meter.queued(-n)
-					b.batches[e] <- pending[:n]
-					pending = pending[n:]
-				}
-				return
-			}
-			it.arrived = time.Now()
-			if len(pending) == 0 {
-				due = false
-				timer.Reset(b.opts.MaxDelay)
-			}
-			pending = append(pending, it)
-			// take what else waits now, without a trip round the loop each
-			for drained := false; !drained && len(pending) < b.opts.MaxBatch; {
-				select {
-				case more, ok := <-b.queue:
-					if !ok {
-						drained = true // closed: the next receive says so
-						break
-					}
-					more.arrived = it.arrived
-					pending = append(pending, more)
-				default:
-					drained = true
-				}
-			}
-		case out <- offer:
-			b.assigned[target].Add(1)
-			b.opts.Meter.queued(-len(offer))
-			next = (target + 1) % len(b.batches)
-			owed = len(offer) < len(pending) && len(offer) < b.opts.MaxBatch
-			pending = append([]*item[Q, R](nil), pending[len(offer):]...)
-			stopTimer(timer)
-			due = false
-			if len(pending) > 0 {
-				// the next batch's clock starts at its oldest request
-				wait := b.opts.MaxDelay - time.Since(pending[0].arrived)
-				if wait <= 0 {
-					due = true
-				} else {
-					timer.Reset(wait)
-				}
-			}
-		case <-timer.C:
-			due = true
-		case <-b.idle():
-			// a worker finished: look again (busy changed)
-		}
+	}
+	select {
+	case b.engines[best].wake <- struct{}{}:
+	default: // a wake-up is pending there already
 	}
 }
 
-// anyBusy reports whether a worker of any engine is running a batch.
-func (b *Batcher[Q, R]) anyBusy() bool {
-	for e := range b.busy {
-		if b.busy[e].Load() > 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// leastBusy returns the engine with the fewest batches assigned that has a
-// free worker (the first from start among equals; -1 when every worker is
-// busy) and the number of engines with none.
-func (b *Batcher[Q, R]) leastBusy(start int) (engine, idle int) {
-	engine, least := -1, int32(b.opts.Pipeline)
-	for k := range b.assigned {
-		e := (start + k) % len(b.assigned)
-		n := b.assigned[e].Load()
-		if n == 0 {
+// share is how many of the waiting requests the worker of engine e takes
+// now (0: none yet), given how many wait and since when: all of them (up
+// to MaxBatch) while another worker is busy or a batch is full or due;
+// else nothing, and wait says how long until the oldest is due. While
+// several engines are idle each takes an equal share, and an engine
+// running more batches than another one that has a free worker leaves
+// the work to it.
+func (b *Batcher[Q, R]) share(e int, waiting int64, oldest time.Time) (n int, wait time.Duration) {
+	busy, idle, anyBusy, fewer := b.engines[e].busy.Load(), 0, false, false
+	for k := range b.engines {
+		kb := b.engines[k].busy.Load()
+		if kb == 0 {
 			idle++
 		}
-		if n < least {
-			engine, least = e, n
+		anyBusy = anyBusy || kb > 0
+		fewer = fewer || kb < busy
+	}
+	if fewer && !b.closed.Load() {
+		return 0, -1 // an engine with less work takes it
+	}
+	n = int(min(waiting, int64(b.opts.MaxBatch)))
+	if b.closed.Load() {
+		return n, 0
+	}
+	if !anyBusy && n < b.opts.MaxBatch {
+		if wait = b.opts.MaxDelay - time.Since(oldest); wait > 0 {
+			return 0, wait
 		}
 	}
-	return engine, idle
+	if idle > 1 && busy == 0 {
+		n = min(n, int(waiting+int64(idle)-1)/idle)
+	}
+	return n, 0
 }
 
-// idle returns a channel that is ready when a worker has finished a batch
-// since the last call.
-func (b *Batcher[Q, R]) idle() <-chan struct{} { return b.finished }
-
-// dropCancelled answers the requests whose context has ended and returns
-// the others (a new slice: items may be shared with the collector's).
-func dropCancelled[Q, R any](items []*item[Q, R]) []*item[Q, R] {
-	live := make([]*item[Q, R], 0, len(items))
-	for _, it := range items {
-		if err := it.ctx.Err(); err != nil {
-			it.done <- outcome[R]{err: err}
+// work is one worker of engine e: it waits for requests, takes a batch of
+// them from the intake when share says so, and runs it.
+func (b *Batcher[Q, R]) work(e int, run RunFunc[Q, R]) {
+	defer b.wg.Done()
+	w := &b.engines[e]
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	var items []item[Q, R] // the batch, reused
+	var reqs []Q
+	for {
+		// one worker at a time decides and takes: two that saw the same
+		// requests would split them
+		b.taking.Lock()
+		waiting := b.intake.waiting()
+		var n int
+		wait := time.Duration(-1) // -1: until woken
+		if waiting > 0 {
+			n, wait = b.share(e, waiting, b.intake.oldest())
+		}
+		if n > 0 {
+			w.busy.Add(1)
+			items = b.intake.take(items[:0], n)
+		}
+		b.taking.Unlock()
+		if n == 0 {
+			if b.closed.Load() && waiting == 0 {
+				return // closed: no request comes any more
+			}
+			if wait < 0 && waiting > 0 {
+				b.wakeOne() // an engine with less work takes it
+			}
+			b.idle.Add(1)
+			if wait < 0 && waiting == 0 && b.intake.waiting() > 0 {
+				b.idle.Add(-1) // arrived meanwhile (see put)
+				continue
+			}
+			if wait > 0 {
+				timer.Reset(wait)
+			}
+			select {
+			case <-w.wake:
+			case <-timer.C:
+			case <-b.done:
+			}
+			b.idle.Add(-1)
+			if wait > 0 {
+				stopTimer(timer)
+			}
 			continue
 		}
-		live = append(live, it)
+		left := b.intake.waiting()
+		if left > 0 {
+			b.wakeOne() // the rest: another worker (or engine) may take it at once
+		}
+		if o := b.offload; o != nil {
+			o.batched.Store(left + int64(len(items))*int64(b.running()))
+		}
+		if len(items) > 0 {
+			reqs = b.runBatch(run, items, reqs)
+		}
+		w.busy.Add(-1)
+		clear(items) // the items may go back to the pool: no references here
 	}
-	return live
 }
 
 func stopTimer(t *time.Timer) {
@@ -396,61 +439,94 @@ func stopTimer(t *time.Timer) {
 	}
 }
 
-func (b *Batcher[Q, R]) work(engine int, run RunFunc[Q, R]) {
-	defer b.wg.Done()
-	for items := range b.batches[engine] {
-		b.busy[engine].Add(1)
-		b.runBatch(run, items)
-		b.busy[engine].Add(-1)
-		b.assigned[engine].Add(-1)
-		select {
-		case b.finished <- struct{}{}:
-		default: // the collector has a wake-up pending already
-		}
-	}
-}
-
 // runBatch runs one batch and answers each of its requests; those whose
-// context has ended are dropped before it runs.
-func (b *Batcher[Q, R]) runBatch(run RunFunc[Q, R], items []*item[Q, R]) {
-	if items = dropCancelled(items); len(items) == 0 {
-		return
+// context has ended are dropped before it runs. reqs is the worker's
+// buffer for the requests, returned for the next batch.
+func (b *Batcher[Q, R]) runBatch(run RunFunc[Q, R], items []item[Q, R], reqs []Q) []Q {
+	live := items[:0]
+	var lat latency.Histogram
+	var dropped []item[Q, R]
+	for _, it := range items {
+		if it.ctx.Err() != nil {
+			lat.Add(time.Since(it.start))
+			dropped = append(dropped, it)
+			continue
+		}
+		live = append(live, it)
 	}
-	reqs := make([]Q, len(items))
-	for i, it := range items {
-		reqs[i] = it.req
+	b.opts.Meter.answered(len(dropped), &lat) // before the callers learn of it
+	for _, it := range dropped {
+		answerOne(it, outcome[R]{err: it.ctx.Err()})
+	}
+	if len(live) == 0 {
+		return reqs
+	}
+	reqs = reqs[:0]
+	for _, it := range live {
+		reqs = append(reqs, it.req)
 	}
 	vals, err := safeRun(run, reqs)
+	res := results(vals, err, len(live))
 	// answering wakes each caller's goroutine: thousands per batch, on all
 	// cores rather than one after the other
-	Parallel(len(items), 1024, func(lo, hi int) {
+	Parallel(len(live), 1024, func(lo, hi int) {
+		var lat latency.Histogram
+		now := time.Now()
 		for i := lo; i < hi; i++ {
-			items[i].done <- answer(vals, err, i, len(items))
+			lat.Add(now.Sub(live[i].start))
+		}
+		b.opts.Meter.answered(hi-lo, &lat) // before the callers learn of it
+		for i := lo; i < hi; i++ {
+			answerOne(live[i], res.of(i))
 		}
 	})
+	clear(reqs) // the requests may hold keys: no reference kept
+	return reqs
 }
 
-// answer is the outcome of request i of n from a RunFunc's answer.
-func answer[R any](vals []R, err error, i, n int) outcome[R] {
+// answerOne gives it its outcome: on its channel (Do), or to its
+// Completer (Go).
+func answerOne[Q, R any](it item[Q, R], o outcome[R]) {
+	if it.complete != nil {
+		it.complete.Complete(o.val, o.err)
+		return
+	}
+	it.done <- o
+}
+
+// batchResults are a RunFunc's answer for n requests: its results, and
+// its error as a whole (err) or per request (per).
+type batchResults[R any] struct {
+	vals []R
+	err  error
+	per  *Error
+}
+
+// results reads a RunFunc's answer for n requests.
+func results[R any](vals []R, err error, n int) batchResults[R] {
 	var per *Error
 	if errors.As(err, &per) && len(per.Errs) != n {
 		per = nil
 	}
-	var o outcome[R]
 	switch {
 	case err != nil && per == nil:
-		o.err = err
 	case len(vals) != n:
-		o.err = fmt.Errorf("batch: worker returned %d results for %d requests", len(vals), n)
-	case per != nil:
-		o.err = per.Errs[i]
-		if o.err == nil {
-			o.val = vals[i]
-		}
+		err = fmt.Errorf("batch: worker returned %d results for %d requests", len(vals), n)
 	default:
-		o.val = vals[i]
+		err = nil
 	}
-	return o
+	return batchResults[R]{vals: vals, err: err, per: per}
+}
+
+// of is the outcome of request i.
+func (r batchResults[R]) of(i int) outcome[R] {
+	switch {
+	case r.err != nil:
+		return outcome[R]{err: r.err}
+	case r.per != nil && r.per.Errs[i] != nil:
+		return outcome[R]{err: r.per.Errs[i]}
+	}
+	return outcome[R]{val: r.vals[i]}
 }
 
 func safeRun[Q, R any](run RunFunc[Q, R], reqs []Q) (vals []R, err error) {

@@ -86,25 +86,32 @@ func TestPerElementAndBatchErrors(t *testing.T) {
 
 func TestBackPressure(t *testing.T) {
 	gate := make(chan struct{})
-	var started atomic.Int32
-	b := batch.New(batch.Options{MaxBatch: 1, MaxDelay: time.Millisecond, QueueSize: 2}, func(reqs []int) ([]int, error) {
-		started.Add(1)
+	var meter batch.Meter
+	const queue = 16
+	b := batch.New(batch.Options{MaxBatch: 1, MaxDelay: time.Millisecond, QueueSize: queue, Pipeline: 1, Meter: &meter}, func(reqs []int) ([]int, error) {
 		<-gate
 		return reqs, nil
 	})
-	// One batch runs, one waits at the worker hand-off, two sit in the queue:
-	// the next caller blocks until its context ends.
-	for i := range 4 {
-		go b.Do(context.Background(), i)
+	// One batch runs; the queue takes at least QueueSize requests and at
+	// most about twice as many (its shards keep the limit): the other
+	// callers block.
+	var wg sync.WaitGroup
+	for i := range 4 * queue {
+		wg.Add(1)
+		go func() { defer wg.Done(); b.Do(context.Background(), i) }()
 	}
 	time.Sleep(50 * time.Millisecond)
+	depth := meter.Stats().QueueDepth
+	require.GreaterOrEqual(t, depth, int64(queue))
+	require.LessOrEqual(t, depth, int64(2*queue+8), "callers blocked beyond")
+	// a blocked caller's context ends its wait
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 	defer cancel()
 	_, err := b.Do(ctx, 99)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	close(gate)
+	wg.Wait()
 	b.Close()
-	require.EqualValues(t, 4, started.Load())
 }
 
 func TestErrorFormatting(t *testing.T) {
@@ -256,4 +263,106 @@ func TestIdleEnginesShare(t *testing.T) {
 	defer mu.Unlock()
 	require.Equal(t, []int{32}, seen["a"], "engine a's batches")
 	require.Equal(t, []int{32}, seen["b"], "engine b's batches")
+}
+
+// completions is a Completer that sends each outcome on a channel.
+type completions chan [2]any
+
+func (c completions) Complete(v int, err error) { c <- [2]any{v, err} }
+
+// Go submits without waiting; each request's outcome reaches its
+// Completer once, the per-element errors and the context's included.
+func TestGo(t *testing.T) {
+	bad := errors.New("odd")
+	b := batch.New(batch.Options{MaxBatch: 64, MaxDelay: time.Millisecond}, func(reqs []int) ([]int, error) {
+		out := make([]int, len(reqs))
+		errs := make([]error, len(reqs))
+		for i, r := range reqs {
+			out[i] = 2 * r
+			if r%7 == 0 {
+				errs[i] = bad
+			}
+		}
+		return out, batch.Collect(errs)
+	})
+	done := make(completions, 1000)
+	for i := range 1000 {
+		require.NoError(t, b.Go(context.Background(), i+1, done))
+	}
+	got := map[int]bool{}
+	for range 1000 {
+		o := <-done
+		v, err := o[0].(int), o[1]
+		if err != nil {
+			require.ErrorIs(t, err.(error), bad)
+			continue
+		}
+		require.Zero(t, v%2)
+		require.NotZero(t, (v/2)%7)
+		require.False(t, got[v], "answered twice")
+		got[v] = true
+	}
+	require.Len(t, got, 1000-1000/7)
+
+	require.Error(t, b.Go(nil, 1, done)) //nolint:staticcheck // a nil context is an error
+	require.Error(t, b.Go(context.Background(), 1, nil))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	require.ErrorIs(t, b.Go(ctx, 1, done), context.Canceled)
+	b.Close()
+	require.ErrorIs(t, b.Go(context.Background(), 1, done), batch.ErrClosed)
+	require.Empty(t, done, "no completion for a request Go refused")
+}
+
+// A request submitted with Go whose context ends before its batch runs
+// completes with the context's error.
+func TestGoCancelled(t *testing.T) {
+	hold := make(chan struct{})
+	b := batch.New(batch.Options{MaxBatch: 1, MaxDelay: time.Millisecond, Pipeline: 1}, func(reqs []int) ([]int, error) {
+		if reqs[0] == 0 {
+			<-hold
+		}
+		return reqs, nil
+	})
+	defer b.Close()
+	done := make(completions, 2)
+	require.NoError(t, b.Go(context.Background(), 0, done)) // holds the only worker
+	time.Sleep(20 * time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
+	require.NoError(t, b.Go(ctx, 1, done))
+	cancel()
+	close(hold)
+	first, second := <-done, <-done
+	require.Equal(t, [2]any{0, nil}, first)
+	require.ErrorIs(t, second[1].(error), context.Canceled)
+}
+
+// Many callers on several engines: every request is answered with its
+// own result, and Close answers all that were queued.
+func TestManyCallers(t *testing.T) {
+	double := func(reqs []int) ([]int, error) {
+		out := make([]int, len(reqs))
+		for i, r := range reqs {
+			out[i] = 2 * r
+		}
+		return out, nil
+	}
+	b := batch.New(batch.Options{MaxBatch: 256, MaxDelay: 100 * time.Microsecond, QueueSize: 512}, double, double, double)
+	var wg sync.WaitGroup
+	var bad atomic.Int32
+	for g := range 2000 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 20 {
+				v, err := b.Do(context.Background(), 1000*g+i)
+				if err != nil || v != 2*(1000*g+i) {
+					bad.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	b.Close()
+	require.Zero(t, bad.Load())
 }

@@ -25,9 +25,19 @@
 // cancels its wait. NewWithCPU adds a CPU path for single requests: while
 // a batch would make a request wait longer than the CPU takes to compute
 // it, and fewer than Options.CPUOffload requests are on the CPU, Do computes
-// it at once in the caller's goroutine. Close finishes the queued requests;
-// Do then returns ErrClosed. The Servers of packages rsa, ecdh and aes are
-// built on it.
+// it at once in the caller's goroutine. Go is the asynchronous form of Do:
+// it submits a request and returns, and the request's Completer receives
+// its outcome, for a caller that holds many requests at once. Close
+// finishes the queued requests; Do and Go then return ErrClosed. The
+// Servers of packages rsa, ecdh and aes are built on it.
+//
+// Requests wait in shards, each with its own lock and count, that a free
+// worker empties into its batch: no channel, lock or counter is written
+// by every request, no goroutine handles them one by one, and a request
+// costs no allocation (its record is kept by value; the channel a blocking
+// caller waits on is pooled). A context that can end costs a blocking
+// caller a select on its Done channel: one context shared by thousands of
+// callers makes them all lock that channel (see Batcher.Do).
 //
 // # Cutting a call into pieces
 //

@@ -1,6 +1,8 @@
 package batch
 
 import (
+	"math/rand/v2"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -11,48 +13,78 @@ import (
 // many, how many wait for a batch now, how many the CPU path took, and how
 // long each took. A Server shares one among its Batchers and reports it
 // in its Stats. Safe for concurrent use; the zero value is ready.
+//
+// Its counts are kept in shards that callers pick at random, so that
+// requests on many cores do not all update one cache line.
 type Meter struct {
-	requests, onCPU, waiting atomic.Int64
-	latency                  latency.Histogram
+	shards [meterShards]meterShard
+	mu     sync.Mutex
+	queues []func() int64 // the Batchers' waiting requests
 }
+
+const meterShards = 8
+
+type meterShard struct {
+	requests, onCPU atomic.Int64
+	latency         latency.Histogram
+	_               [64]byte
+}
+
+func (m *Meter) shard() *meterShard { return &m.shards[rand.Uint32()%meterShards] }
 
 // Stats returns the Meter's counts: Calls (requests), CPUOps (requests the
 // CPU path computed at once, NewWithCPU), QueueDepth and the latencies.
 func (m *Meter) Stats() Stats {
-	return Stats{
-		Calls:      m.requests.Load(),
-		CPUOps:     m.onCPU.Load(),
-		QueueDepth: max(m.waiting.Load(), 0),
-		LatencyP50: m.latency.Percentile(50),
-		LatencyP99: m.latency.Percentile(99),
+	var st Stats
+	var lat latency.Histogram
+	for i := range m.shards {
+		s := &m.shards[i]
+		st.Calls += s.requests.Load()
+		st.CPUOps += s.onCPU.Load()
+		lat.Merge(&s.latency)
 	}
+	m.mu.Lock()
+	for _, q := range m.queues {
+		st.QueueDepth += max(q(), 0)
+	}
+	m.mu.Unlock()
+	st.LatencyP50, st.LatencyP99 = lat.Percentile(50), lat.Percentile(99)
+	return st
 }
 
-// start counts a request and returns its start time, for done.
-func (m *Meter) start() time.Time {
-	if m == nil {
-		return time.Time{}
-	}
-	m.requests.Add(1)
-	return time.Now()
-}
-
-// done counts the end of a request that started at t.
-func (m *Meter) done(t time.Time) {
+// one counts one request that started at start and ended now (on the
+// CPU path, or refused).
+func (m *Meter) one(start time.Time) {
 	if m != nil {
-		m.latency.Add(time.Since(t))
+		s := m.shard()
+		s.requests.Add(1)
+		s.latency.Add(time.Since(start))
 	}
 }
 
-// queued adds n requests (negative: removes) to those waiting for a batch.
-func (m *Meter) queued(n int) {
+// onCPU counts one request the CPU path computed (one).
+func (m *Meter) onCPU(start time.Time) {
 	if m != nil {
-		m.waiting.Add(int64(n))
+		m.shard().onCPU.Add(1)
+		m.one(start)
 	}
 }
 
-func (m *Meter) cpu() {
+// answered counts n requests answered by a worker, with their latencies
+// lat.
+func (m *Meter) answered(n int, lat *latency.Histogram) {
+	if m != nil && n > 0 {
+		s := m.shard()
+		s.requests.Add(int64(n))
+		s.latency.Merge(lat)
+	}
+}
+
+// addQueue adds a Batcher's count of waiting requests to QueueDepth.
+func (m *Meter) addQueue(waiting func() int64) {
 	if m != nil {
-		m.onCPU.Add(1)
+		m.mu.Lock()
+		m.queues = append(m.queues, waiting)
+		m.mu.Unlock()
 	}
 }

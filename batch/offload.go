@@ -30,7 +30,7 @@ import (
 func NewWithCPU[Q, R any](opts Options, cpu RunFunc[Q, R], workers ...RunFunc[Q, R]) *Batcher[Q, R] {
 	b := New(opts, workers...)
 	if b.opts.CPUOffload > 0 && cpu != nil {
-		b.offload = &offload[Q, R]{cpu: cpu, slots: int32(b.opts.CPUOffload)}
+		b.offload = &offload[Q, R]{cpu: cpu, slots: int32(b.opts.CPUOffload), queued: b.intake.estimate}
 	}
 	return b
 }
@@ -40,23 +40,27 @@ type offload[Q, R any] struct {
 	cpu   RunFunc[Q, R]
 	slots int32 // Options.CPUOffload
 
-	running     atomic.Int32 // requests on the CPU now
-	batched     atomic.Int64 // requests on the batched path now (queued or in a batch)
+	running atomic.Int32 // requests on the CPU now
+	// batched is about how many requests are on the batched path: those
+	// waiting and those of the batches running, as the workers last saw
+	// them (they set it as they take a batch: no count per request);
+	// queued estimates those waiting now
+	batched     atomic.Int64
+	queued      func() int64
 	cpuTime     movingAverage
 	batchedWait movingAverage
 	onCPU       atomic.Int64 // requests computed on the CPU so far
 }
 
-// take decides whether the next request runs on the CPU, and if so
-// reserves a slot for it.
-func (o *offload[Q, R]) take() bool {
-	now := time.Now().UnixNano()
+// take decides whether the next request, arriving at now (Unix ns), runs
+// on the CPU, and if so reserves a slot for it.
+func (o *offload[Q, R]) take(now int64) bool {
 	wait, waitKnown := o.batchedWait.get()
 	cost, costKnown := o.cpuTime.get()
 	if costKnown && (!waitKnown || cost >= wait) && !o.cpuTime.probe(now) {
 		return false // the CPU is slower than the batches, or they are unmeasured
 	}
-	if costKnown && waitKnown && o.batched.Load() >= int64(o.slots)*int64(wait/max(cost, 1)) {
+	if costKnown && waitKnown && max(o.batched.Load(), o.queued()) >= int64(o.slots)*int64(wait/max(cost, 1)) {
 		return false // more wait for batches than the CPU slots could finish in a batch's time: under load
 	}
 	if o.running.Load() < o.slots && waitKnown && o.batchedWait.probe(now) {
@@ -81,7 +85,7 @@ func (o *offload[Q, R]) run(req Q) (R, error) {
 	defer o.unreserve()
 	start := time.Now()
 	vals, err := safeRun(o.cpu, []Q{req})
-	out := answer(vals, err, 0, 1)
+	out := results(vals, err, 1).of(0)
 	if out.err == nil {
 		o.cpuTime.observe(time.Since(start))
 	}
@@ -115,13 +119,28 @@ type movingAverage struct {
 const staleAfter = int64(time.Second)
 
 func (m *movingAverage) observe(d time.Duration) {
+	m.observeAt(d, time.Now().UnixNano())
+}
+
+func (m *movingAverage) observeAt(d time.Duration, now int64) {
 	ns := max(int64(d), 1)
 	if old := m.ns.Load(); old != 0 {
 		ns = old + (min(ns, 4*old)-old)/8
 	}
 	m.ns.Store(max(ns, 1))
-	m.last.Store(time.Now().UnixNano())
+	m.last.Store(now)
 }
+
+// due reports whether a request that started at start should be
+// sampled: when the last observation is older than sampleEvery. Callers
+// on many cores then rarely write the average's cache line (the batched
+// path's wait is about the same for every request of a batch).
+func (m *movingAverage) due(start time.Time) bool {
+	return start.UnixNano()-m.last.Load() >= sampleEvery
+}
+
+// sampleEvery is the least time between samples of a moving average.
+const sampleEvery = int64(100 * time.Microsecond)
 
 // probe reports whether the estimate is older than staleAfter at now; one
 // caller per period gets true (and should renew it).

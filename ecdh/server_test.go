@@ -240,3 +240,52 @@ func TestServerOffload(t *testing.T) {
 	require.EqualValues(t, 1, st.CPUOps)
 	require.Zero(t, st.DeviceOps)
 }
+
+// Server.Go computes what the blocking calls compute, each outcome on the
+// Call's Done; what it refuses never arrives there.
+func TestServerGo(t *testing.T) {
+	s, err := ecdh.NewServer(batch.Options{MaxBatch: 32, MaxDelay: time.Millisecond}, engine(t))
+	require.NoError(t, err)
+	done := make(chan *ecdh.Call, 100)
+	want := map[*ecdh.Call][]byte{}
+	for i := range 100 {
+		c := ecdh.Curves()[i%2]
+		priv, peerPriv := make([]byte, c.Size()), make([]byte, c.Size())
+		rand.Read(priv)
+		rand.Read(peerPriv)
+		call := &ecdh.Call{Curve: c, Priv: priv, Done: done}
+		cpu := ecdh.CPUEngine()
+		if i%3 != 0 { // a shared secret; else the public key
+			peers, err := cpu.PublicKeys(c, [][]byte{peerPriv})
+			require.NoError(t, err)
+			call.Peer = peers[0]
+			w, err := cpu.SharedSecrets(c, [][]byte{priv}, peers)
+			require.NoError(t, err)
+			want[call] = w[0]
+		} else {
+			w, err := cpu.PublicKeys(c, [][]byte{priv})
+			require.NoError(t, err)
+			want[call] = w[0]
+		}
+		require.NoError(t, s.Go(context.Background(), call))
+	}
+	for range 100 {
+		call := <-done
+		require.NoError(t, call.Err)
+		require.Equal(t, want[call], call.Result)
+		delete(want, call)
+	}
+	require.Empty(t, want)
+
+	low := &ecdh.Call{Curve: ecdh.X25519(), Priv: make([]byte, 32), Peer: make([]byte, 32), Done: done}
+	require.NoError(t, s.Go(context.Background(), low))
+	require.ErrorIs(t, (<-done).Err, ecdh.ErrLowOrder)
+
+	require.Error(t, s.Go(context.Background(), &ecdh.Call{Curve: ecdh.X25519(), Priv: make([]byte, 32)}), "no Done")
+	require.Error(t, s.Go(context.Background(), &ecdh.Call{Curve: ecdh.X25519(), Priv: make([]byte, 32), Done: make(chan *ecdh.Call)}), "unbuffered Done")
+	require.Error(t, s.Go(context.Background(), &ecdh.Call{Priv: make([]byte, 32), Done: done}), "nil curve")
+	require.Error(t, s.Go(nil, &ecdh.Call{Curve: ecdh.X25519(), Priv: make([]byte, 32), Done: done})) //nolint:staticcheck // a nil context is an error
+	require.NoError(t, s.Close())
+	require.ErrorIs(t, s.Go(context.Background(), &ecdh.Call{Curve: ecdh.X25519(), Priv: make([]byte, 32), Done: done}), batch.ErrClosed)
+	require.Empty(t, done)
+}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 )
 
 // Signer is a crypto.Signer and crypto.Decrypter for one RSA private key
@@ -40,8 +41,102 @@ func (s *Signer) Sign(random io.Reader, digest []byte, opts crypto.SignerOpts) (
 // SignContext is Sign; ctx bounds the wait for the batch (a nil ctx is
 // an error).
 func (s *Signer) SignContext(ctx context.Context, random io.Reader, digest []byte, opts crypto.SignerOpts) ([]byte, error) {
+	x, err := s.encode(random, digest, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer putEncoded(x)
+	return s.s.private(ctx, s.prepared, x.b)
+}
+
+// Call is one signature submitted with Signer.Go: its inputs (as Sign
+// takes them), and once it is complete its Result (the signature) or
+// Err, after which the Signer's Server sends the Call on Done. A Call may
+// be reused once it has come back on Done.
+type Call struct {
+	Rand   io.Reader // PSS salts (nil: crypto/rand.Reader)
+	Digest []byte
+	Opts   crypto.SignerOpts
+	Result []byte
+	Err    error
+	// Done receives the Call when it is complete. It must be buffered,
+	// with room for every Call in flight on it: a full Done holds up the
+	// answers of the other requests of the Call's batch.
+	Done chan *Call
+
+	encoded *encodedMessage // the request's input while it is in flight
+}
+
+// Go submits call and returns without waiting for it (the asynchronous
+// form of SignContext, for a caller that holds many requests: a signing
+// service that decodes a frame of them): its outcome arrives on
+// call.Done, the context's error included if ctx ends before its batch
+// runs. The message is encoded in Go's goroutine. Go blocks only while
+// the server's queue is full (batch.Options.QueueSize), until ctx ends.
+// Its own error (a nil or unbuffered Done, bad options or digest, a nil
+// or ended context, a closed server) means the Call was not submitted and
+// will not arrive on Done. Calls submitted with Go always go to the
+// engines' batches, never to the CPU path of a lone request.
+func (s *Signer) Go(ctx context.Context, call *Call) error {
+	if call == nil || call.Done == nil || cap(call.Done) == 0 {
+		return errors.New("rsa: Signer.Go needs a Call with a buffered Done channel")
+	}
+	x, err := s.encode(call.Rand, call.Digest, call.Opts)
+	if err != nil {
+		return err
+	}
+	call.Result, call.Err, call.encoded = nil, nil, x
+	if err := s.s.b.Go(ctx, privateRequest{key: s.prepared, in: x.b}, (*pendingCall)(call)); err != nil {
+		call.encoded = nil
+		putEncoded(x)
+		return err
+	}
+	return nil
+}
+
+// pendingCall is a Call as the batcher completes it.
+type pendingCall Call
+
+func (c *pendingCall) Complete(result []byte, err error) {
+	putEncoded(c.encoded) // its batch is done
+	c.Result, c.Err, c.encoded = result, err, nil
+	c.Done <- (*Call)(c)
+}
+
+// encodedMessage is a message encoded for signing, the modulus's size, in
+// memory kept for the next one (encodedPools): a server that signs a
+// million messages a second would otherwise allocate them all.
+type encodedMessage struct{ b []byte }
+
+// encodedPools keep encodedMessages by size in bytes.
+var encodedPools [MaxKeyBits/8 + 1]sync.Pool
+
+func getEncoded(size int) *encodedMessage {
+	if m, ok := encodedPools[size].Get().(*encodedMessage); ok {
+		return m
+	}
+	return &encodedMessage{b: make([]byte, size)}
+}
+
+func putEncoded(m *encodedMessage) {
+	if m != nil {
+		clear(m.b)
+		encodedPools[len(m.b)].Put(m)
+	}
+}
+
+// encode returns the encoded message that signs digest (Sign's
+// arguments), the modulus's size; putEncoded gives it back once the
+// signature is made.
+func (s *Signer) encode(random io.Reader, digest []byte, opts crypto.SignerOpts) (m *encodedMessage, err error) {
 	pub := s.prepared.pub
-	x := make([]byte, modBytes(pub)) // the encoded message
+	buf := getEncoded(modBytes(pub))
+	defer func() {
+		if err != nil {
+			putEncoded(buf)
+		}
+	}()
+	x := buf.b // the encoded message
 	switch o := opts.(type) {
 	case nil:
 		return nil, errors.New("rsa: Sign needs options (a crypto.Hash or *rsa.PSSOptions)")
@@ -74,7 +169,7 @@ func (s *Signer) SignContext(ctx context.Context, random io.Reader, digest []byt
 			return nil, err
 		}
 	}
-	return s.s.private(ctx, s.prepared, x)
+	return buf, nil
 }
 
 // Decrypt is DecryptContext with context.Background(): it decrypts

@@ -270,3 +270,44 @@ func oaepEncryptMGF(t *testing.T, pub *stdrsa.PublicKey, hash, mgf crypto.Hash, 
 	mask(seed, db)
 	return rawEncrypt(pub, append(append([]byte{0}, seed...), db...))
 }
+
+// Signer.Go signs as Sign does, each outcome on the Call's Done; what it
+// refuses never arrives there.
+func TestSignerGo(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *rsa.Engine) {
+		s := testServer(t, e)
+		k := key(t, "rsa2048a")
+		sg, err := s.Signer(k)
+		require.NoError(t, err)
+		done := make(chan *rsa.Call, 40)
+		want := map[*rsa.Call][]byte{}
+		for range 40 {
+			d := randBytes(t, 32)
+			w, err := k.Sign(nil, d, crypto.SHA256)
+			require.NoError(t, err)
+			call := &rsa.Call{Digest: d, Opts: crypto.SHA256, Done: done}
+			want[call] = w
+			require.NoError(t, sg.Go(context.Background(), call))
+		}
+		for range 40 {
+			call := <-done
+			require.NoError(t, call.Err)
+			require.Equal(t, want[call], call.Result)
+			delete(want, call)
+		}
+		pss := &stdrsa.PSSOptions{Hash: crypto.SHA256, SaltLength: stdrsa.PSSSaltLengthEqualsHash}
+		d := randBytes(t, 32)
+		require.NoError(t, sg.Go(context.Background(), &rsa.Call{Digest: d, Opts: pss, Done: done}))
+		call := <-done
+		require.NoError(t, call.Err)
+		require.NoError(t, stdrsa.VerifyPSS(&k.PublicKey, crypto.SHA256, d, call.Result, pss))
+
+		require.Error(t, sg.Go(context.Background(), &rsa.Call{Digest: d, Opts: crypto.SHA256}), "no Done")
+		require.Error(t, sg.Go(context.Background(), &rsa.Call{Digest: d, Opts: crypto.SHA256, Done: make(chan *rsa.Call)}), "unbuffered Done")
+		require.ErrorContains(t, sg.Go(context.Background(), &rsa.Call{Digest: d[:20], Opts: crypto.SHA256, Done: done}), "input must be hashed")
+		require.Error(t, sg.Go(nil, &rsa.Call{Digest: d, Opts: crypto.SHA256, Done: done})) //nolint:staticcheck // a nil context is an error
+		require.NoError(t, s.Close())
+		require.ErrorIs(t, sg.Go(context.Background(), &rsa.Call{Digest: d, Opts: crypto.SHA256, Done: done}), batch.ErrClosed)
+		require.Empty(t, done)
+	})
+}

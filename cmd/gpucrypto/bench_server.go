@@ -20,20 +20,33 @@ import (
 )
 
 // serverResult is one line of `gpucrypto bench server`: callers goroutines
-// each doing one operation at a time through a Server, for a while.
+// each doing one operation at a time through a Server (the blocking
+// form), or as many calls kept in flight by a few goroutines (the
+// asynchronous form), for a while.
 type serverResult struct {
-	Op      string  `json:"op"`
-	Callers int     `json:"callers"`
-	Ops     float64 `json:"ops_per_s"`
-	P50Ms   float64 `json:"p50_ms"`
-	P99Ms   float64 `json:"p99_ms"`
-	Count   int     `json:"operations"`
-	Devices int     `json:"devices"`         // engines (one per GPU) behind the Server
-	OnCPU   float64 `json:"on_cpu_fraction"` // of the operations, computed on the CPU (the CPU path of batch.NewWithCPU, or batches the engines routed there)
+	Op   string `json:"op"`
+	Form string `json:"form"` // "blocking" or "async"
+	// Callers is the number of blocking callers, or of calls in flight
+	// (async).
+	Callers int `json:"callers"`
+	// Submitters is the number of goroutines that submit the async calls.
+	Submitters int     `json:"submitters,omitempty"`
+	Ops        float64 `json:"ops_per_s"`
+	P50Ms      float64 `json:"p50_ms"`
+	P99Ms      float64 `json:"p99_ms"`
+	Count      int     `json:"operations"`
+	Devices    int     `json:"devices"`         // engines (one per GPU) behind the Server
+	OnCPU      float64 `json:"on_cpu_fraction"` // of the operations, computed on the CPU (the CPU path of batch.NewWithCPU, or batches the engines routed there)
 	// CPUSingleMs is the median latency of one operation alone on the CPU
 	// engine (rsa.CPUEngine, ecdh.CPUEngine), measured in the same run: the
 	// reference for a lone caller's latency.
 	CPUSingleMs float64 `json:"cpu_single_ms"`
+	// MeanBatch is the mean size of the device batches of the window.
+	MeanBatch float64 `json:"mean_batch"`
+	// CPUPer1000 is the host CPU time of the whole process (user and
+	// system, the callers' own loop included) per 1,000 operations in the
+	// window, in seconds (0: not measured on this system).
+	CPUPer1000 float64 `json:"cpu_s_per_1000_ops"`
 }
 
 // cmdBenchServer measures the Servers as a server's goroutines meet them:
@@ -42,7 +55,10 @@ func cmdBenchServer(args []string) error {
 	fs := flag.NewFlagSet("bench server", flag.ExitOnError)
 	pickDevice := deviceFlags(fs)
 	opsFlag := fs.String("ops", "rsa2048,x25519", "operations: rsa2048 (Signer.Sign, PKCS #1 v1.5 SHA-256), x25519 (SharedSecret)")
-	callersFlag := fs.String("callers", "1,16,256,2048,16384,65536", "numbers of concurrent callers")
+	callersFlag := fs.String("callers", "1,16,256,2048,16384,65536", "numbers of concurrent callers (blocking), or of calls in flight (async)")
+	formsFlag := fs.String("forms", "blocking,async", "forms of submission: blocking (one goroutine per caller, Signer.SignContext, Server.SharedSecret), async (Signer.Go, Server.Go from --submitters goroutines)")
+	submitters := fs.Int("submitters", 16, "goroutines that submit the async form's calls")
+	sharedContext := fs.Bool("shared-context", false, "blocking callers pass one cancellable context they all share (the load's), instead of context.Background() (what crypto.Signer's Sign passes): every waiting caller then also waits on that context's channel")
 	devicesFlag := fs.String("devices", "1", "numbers of GPUs behind the Server, one Engine each, measured in turn (\"1,2\": one, then two); the devices are the chosen one and others of the same name and backend; \"all\": every such device")
 	batchOptions := batchFlags(fs, "")
 	seconds := fs.Float64("seconds", 2, "time per measurement, after the warm-up")
@@ -76,6 +92,15 @@ func cmdBenchServer(args []string) error {
 	if err != nil {
 		return err
 	}
+	forms := strings.Split(*formsFlag, ",")
+	for _, f := range forms {
+		if f != "blocking" && f != "async" {
+			return fmt.Errorf("bench server: --forms: unknown form %q (have blocking, async)", f)
+		}
+	}
+	if *submitters < 1 {
+		return fmt.Errorf("bench server: --submitters %d: want at least 1", *submitters)
+	}
 	opts := batchOptions()
 	dur := time.Duration(*seconds * float64(time.Second))
 	warm := time.Duration(*warmup * float64(time.Second))
@@ -87,24 +112,26 @@ func cmdBenchServer(args []string) error {
 		}
 		fmt.Fprintf(os.Stderr, "%s: one operation alone on the CPU backend: %.3f ms (median)\n", op, single)
 		for _, nd := range counts {
-			call, onCPU, closeServer, err := benchServer(op, devs[:nd], opts)
+			sv, err := benchServer(op, devs[:nd], opts)
 			if err != nil {
 				return err
 			}
 			// a first call: builds and first batches
-			if err := call(context.Background()); err != nil {
+			if err := sv.call(context.Background()); err != nil {
 				return err
 			}
-			for _, n := range callers {
-				r, err := serveLoad(op, n, warm, dur, call, onCPU)
-				if err != nil {
-					return err
+			for _, form := range forms {
+				for _, n := range callers {
+					r, err := serveLoad(op, form, n, *submitters, *sharedContext, warm, dur, sv)
+					if err != nil {
+						return err
+					}
+					r.Devices, r.CPUSingleMs = nd, single
+					fmt.Fprintf(os.Stderr, "%s, %s, %d device(s), %d callers: %.0f ops/s, p50 %.2f ms, p99 %.2f ms, %.1f%% on the CPU, batches of %.0f, %.4f CPU s per 1000\n", op, form, nd, n, r.Ops, r.P50Ms, r.P99Ms, 100*r.OnCPU, r.MeanBatch, r.CPUPer1000)
+					results = append(results, r)
 				}
-				r.Devices, r.CPUSingleMs = nd, single
-				fmt.Fprintf(os.Stderr, "%s, %d device(s), %d callers: %.0f ops/s, p50 %.2f ms, p99 %.2f ms, %.1f%% on the CPU\n", op, nd, n, r.Ops, r.P50Ms, r.P99Ms, 100*r.OnCPU)
-				results = append(results, r)
 			}
-			closeServer()
+			sv.close()
 		}
 	}
 	if *jsonOut != "" {
@@ -118,9 +145,9 @@ func cmdBenchServer(args []string) error {
 	}
 	fmt.Printf("device: %s (%s)  commit: %s\n\n", d.Name, d.Backend, commit())
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "op\tdevices\tcallers\tops/s\tp50 ms\tp99 ms\ton CPU\tCPU alone ms\t")
+	fmt.Fprintln(tw, "op\tform\tdevices\tcallers\tops/s\tp50 ms\tp99 ms\ton CPU\tmean batch\tCPU s/1000 ops\tCPU alone ms\t")
 	for _, r := range results {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%.2f\t%.2f\t%.1f%%\t%.3f\t\n", r.Op, r.Devices, r.Callers, human(r.Ops), r.P50Ms, r.P99Ms, 100*r.OnCPU, r.CPUSingleMs)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%.2f\t%.2f\t%.1f%%\t%.0f\t%.4f\t%.3f\t\n", r.Op, r.Form, r.Devices, r.Callers, human(r.Ops), r.P50Ms, r.P99Ms, 100*r.OnCPU, r.MeanBatch, r.CPUPer1000, r.CPUSingleMs)
 	}
 	return tw.Flush()
 }
@@ -153,88 +180,130 @@ func serverDevices(d *device.Device, spec string) ([]*device.Device, []int, erro
 	return devs, counts, nil
 }
 
-// benchServer starts a Server for op over one Engine per device and
-// returns one operation through it, the count of operations computed on
-// the CPU so far (Server.Stats: its CPU path, and the batches its engines
-// routed there), and the function that closes it.
-func benchServer(op string, devs []*device.Device, opts batch.Options) (call func(context.Context) error, onCPU func() int64, closeServer func(), err error) {
+// server is a Server of `gpucrypto bench server` for one operation: one
+// blocking operation through it, a submitter of the asynchronous form
+// with a window of calls, the Server's Stats (the operations on its CPU
+// path and those its engines computed, on the device or the CPU), and the
+// function that closes it.
+type server struct {
+	call         func(context.Context) error
+	newSubmitter func(window int) submitter
+	stats        func() batch.Stats
+	close        func()
+}
+
+// benchServer starts a Server for op over one Engine per device.
+func benchServer(op string, devs []*device.Device, opts batch.Options) (server, error) {
 	switch op {
 	case "rsa2048":
 		var engines []*rsa.Engine
 		for _, d := range devs {
 			e, err := rsa.NewEngine(d)
 			if err != nil {
-				return nil, nil, nil, err
+				return server{}, err
 			}
 			// as a server does at start-up: every kernel a batch size may use
 			if err := e.Warm(2048); err != nil {
-				return nil, nil, nil, err
+				return server{}, err
 			}
 			engines = append(engines, e)
 		}
 		key, err := benchKey(2048)
 		if err != nil {
-			return nil, nil, nil, err
+			return server{}, err
 		}
 		s, err := rsa.NewServer(opts, engines...)
 		if err != nil {
-			return nil, nil, nil, err
+			return server{}, err
 		}
 		signer, err := s.Signer(key)
 		if err != nil {
-			return nil, nil, nil, err
+			return server{}, err
 		}
 		digest := sha256.Sum256([]byte("gpucrypto bench server"))
-		call = func(ctx context.Context) error {
-			_, err := signer.SignContext(ctx, nil, digest[:], crypto.SHA256)
-			return err
-		}
-		return call, func() int64 { return s.Stats().CPUOps }, func() { s.Close() }, nil
+		return server{
+			call: func(ctx context.Context) error {
+				_, err := signer.SignContext(ctx, nil, digest[:], crypto.SHA256)
+				return err
+			},
+			newSubmitter: func(window int) submitter { return newRSASubmitter(signer, digest[:], window) },
+			stats:        s.Stats,
+			close:        func() { s.Close() },
+		}, nil
 	case "x25519":
 		var backends []ecdh.Backend
 		for _, d := range devs {
 			e, err := ecdh.NewEngine(d)
 			if err != nil {
-				return nil, nil, nil, err
+				return server{}, err
 			}
 			backends = append(backends, e)
 		}
 		s, err := ecdh.NewServer(opts, backends...)
 		if err != nil {
-			return nil, nil, nil, err
+			return server{}, err
 		}
 		priv := make([]byte, 32)
 		peer := make([]byte, 32)
 		priv[0], peer[0] = 7, 9
-		call = func(ctx context.Context) error {
-			_, err := s.SharedSecret(ctx, ecdh.X25519(), priv, peer)
-			return err
-		}
-		return call, func() int64 { return s.Stats().CPUOps }, func() { s.Close() }, nil
+		return server{
+			call: func(ctx context.Context) error {
+				_, err := s.SharedSecret(ctx, ecdh.X25519(), priv, peer)
+				return err
+			},
+			newSubmitter: func(window int) submitter { return newECDHSubmitter(s, priv, peer, window) },
+			stats:        s.Stats,
+			close:        func() { s.Close() },
+		}, nil
 	}
-	return nil, nil, nil, fmt.Errorf("bench server: unknown op %q (have rsa2048, x25519)", op)
+	return server{}, fmt.Errorf("bench server: unknown op %q (have rsa2048, x25519)", op)
 }
 
-// serveLoad runs n goroutines calling call one operation at a time for
-// warm and then dur (runLoad), and returns the throughput and the latency
-// percentiles of the window, and the fraction of its operations on the CPU
-// path (onCPU: the count so far).
-func serveLoad(op string, n int, warm, dur time.Duration, call func(ctx context.Context) error, onCPU func() int64) (serverResult, error) {
-	var cpu [2]int64
-	w, err := runLoad(n, warm, dur, call, func(start bool) {
+// serveLoad puts the load of form on sv: n blocking callers (runLoad, each
+// call with context.Background() unless sharedContext), or
+// n calls in flight from submitters goroutines (runAsyncLoad), for warm
+// and then dur, and returns the throughput and the latency percentiles of
+// the window, the fraction of its operations on the CPU path, and the
+// process's CPU time per 1,000 of them.
+func serveLoad(op, form string, n, submitters int, sharedContext bool, warm, dur time.Duration, sv server) (serverResult, error) {
+	var st [2]batch.Stats
+	var proc [2]time.Duration
+	procKnown := true
+	edge := func(start bool) {
+		i := 1
 		if start {
-			cpu[0] = onCPU()
-		} else {
-			cpu[1] = onCPU()
+			i = 0
 		}
-	})
+		st[i] = sv.stats()
+		var ok bool
+		proc[i], ok = processCPU()
+		procKnown = procKnown && ok
+	}
+	var w loadWindow
+	var err error
+	if form == "async" {
+		w, err = runAsyncLoad(n, submitters, warm, dur, sv.newSubmitter, edge)
+	} else {
+		submitters = 0
+		call := sv.call
+		if !sharedContext {
+			call = func(context.Context) error { return sv.call(context.Background()) }
+		}
+		w, err = runLoad(n, warm, dur, call, edge)
+	}
 	if err != nil {
 		return serverResult{}, err
 	}
-	r := serverResult{Op: op, Callers: n, Ops: float64(w.completed) / dur.Seconds(),
-		P50Ms: w.percentileMs(0.50), P99Ms: w.percentileMs(0.99), Count: len(w.latencies)}
+	r := serverResult{Op: op, Form: form, Callers: n, Submitters: submitters, Ops: float64(w.completed) / dur.Seconds(),
+		P50Ms: w.percentileMs(0.50), P99Ms: w.percentileMs(0.99), Count: int(w.started)}
 	if w.completed > 0 {
-		r.OnCPU = min(1, float64(cpu[1]-cpu[0])/float64(w.completed))
+		r.OnCPU = min(1, float64(st[1].CPUOps-st[0].CPUOps)/float64(w.completed))
+		if b := st[1].Batches - st[0].Batches; b > 0 {
+			r.MeanBatch = float64(st[1].DeviceOps-st[0].DeviceOps) / float64(b)
+		}
+		if procKnown {
+			r.CPUPer1000 = (proc[1] - proc[0]).Seconds() * 1000 / float64(w.completed)
+		}
 	}
 	return r, nil
 }

@@ -68,3 +68,21 @@ func (h *Histogram) Percentile(p float64) time.Duration {
 	}
 	return upper(buckets - 1)
 }
+
+// Merge adds o's counts to h.
+func (h *Histogram) Merge(o *Histogram) {
+	for i := range o.counts {
+		if n := o.counts[i].Load(); n != 0 {
+			h.counts[i].Add(n)
+		}
+	}
+}
+
+// Count is the number of durations counted.
+func (h *Histogram) Count() int64 {
+	var n int64
+	for i := range h.counts {
+		n += h.counts[i].Load()
+	}
+	return n
+}
