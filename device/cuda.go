@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"os"
 	"regexp"
 	"strconv"
@@ -591,9 +590,9 @@ func (q *cudaQueue) command(op func(s *cuda.Stream) error) (driverEvent, error) 
 		return nil, cudaErr(err)
 	}
 	// Waits end on the end event: a blocking-sync one sleeps instead of
-	// spinning a core once wait stops polling (the Servers spent a fifth
-	// less host CPU per RSA signature, at the same rates:
-	// docs/BENCHMARKS.md).
+	// spinning a core (the Servers spent a fifth less host CPU per RSA
+	// signature, at the same rates: docs/BENCHMARKS.md); Commands.wait
+	// polls it first where batches are short (query).
 	end, err := q.ctx.NewEvent(cuda.EventBlockingSync)
 	if err != nil {
 		start.Destroy()
@@ -734,29 +733,28 @@ func (e *cudaEvent) events() (*cuda.Event, *cuda.Event, error) {
 	return e.start, e.end, nil
 }
 
-// wait waits for the command's end: it polls the event, yielding to
-// other goroutines between polls, for up to pollFor, then sleeps in
-// cuEventSynchronize (a blocking-sync event). A short command (a resident
-// AES call of a gigabyte takes two milliseconds) so ends without the
-// wake-up of a sleeping thread, which cost such a call 8%; a long one (an
-// RSA batch takes tens of milliseconds) costs no core spinning for it.
+// wait sleeps until the command's end (its end event is a blocking-sync
+// one: no core spins); Commands.wait polls first (query) where a batch is
+// short.
 func (e *cudaEvent) wait() error {
 	_, end, err := e.events()
 	if err != nil {
 		return err
 	}
-	for deadline := time.Now().Add(pollFor); time.Now().Before(deadline); {
-		done, err := end.Query()
-		if err != nil || done {
-			return cudaErr(err)
-		}
-		runtime.Gosched()
-	}
 	return cudaErr(end.Synchronize())
 }
 
-// pollFor is how long wait polls before it sleeps.
-const pollFor = 2 * time.Millisecond
+var _ pollingEvent = (*cudaEvent)(nil)
+
+// query reports whether the command has completed, without waiting.
+func (e *cudaEvent) query() (bool, error) {
+	_, end, err := e.events()
+	if err != nil {
+		return false, err
+	}
+	done, err := end.Query()
+	return done, cudaErr(err)
+}
 
 func (e *cudaEvent) duration() (time.Duration, error) {
 	start, end, err := e.events()

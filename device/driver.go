@@ -83,3 +83,11 @@ type driverEvent interface {
 	duration() (time.Duration, error)
 	release() error
 }
+
+// pollingEvent is a driverEvent that says without waiting whether its
+// command has completed (CUDA's cuEventQuery), so that a short wait can
+// poll instead of sleeping (Commands.wait).
+type pollingEvent interface {
+	driverEvent
+	query() (bool, error)
+}

@@ -359,6 +359,25 @@ func (e *Event) Wait() error {
 	return e.err
 }
 
+// poll polls the command for up to budget, yielding to other goroutines
+// between polls, where the driver can tell without waiting whether it has
+// completed (pollingEvent); Wait then returns at once if it has.
+func (e *Event) poll(budget time.Duration) {
+	e.mu.Lock()
+	pe, ok := e.ev.(pollingEvent)
+	done := e.done
+	e.mu.Unlock()
+	if !ok || done {
+		return
+	}
+	for deadline := time.Now().Add(budget); time.Now().Before(deadline); {
+		if finished, err := pe.query(); finished || err != nil {
+			return
+		}
+		runtime.Gosched()
+	}
+}
+
 // Duration is the time the device spent on the command; it waits for it.
 func (e *Event) Duration() (time.Duration, error) {
 	if err := e.Wait(); err != nil {
