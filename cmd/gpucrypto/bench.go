@@ -180,6 +180,8 @@ func cmdBench(args []string) error {
 		return cmdBenchAES(args)
 	case "server":
 		return cmdBenchServer(args)
+	case "tls-server": // the server process of bench tls --deployed (not listed)
+		return cmdBenchTLSServer(args)
 	case "tls":
 		return cmdBenchTLS(args)
 	case "", "arith", "ecdh", "rsa":

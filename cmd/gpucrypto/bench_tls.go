@@ -16,9 +16,9 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -60,7 +60,8 @@ const (
 
 // cmdBenchTLS measures full TLS handshakes per second with crypto/tls,
 // servers and clients in this process over in-memory connections
-// (net.Pipe), without session resumption, with the certificate's RSA key
+// (net.Pipe; --deployed: the server in a process of its own over loopback
+// TCP, bench_tls_deployed.go), without session resumption, with the certificate's RSA key
 // on the CPU (the *rsa.PrivateKey itself, crypto/rsa) and on the device
 // (an rsa.Server Signer as tls.Certificate.PrivateKey): TLS 1.3 (RSA-PSS
 // CertificateVerify) and TLS 1.2 ECDHE-RSA (ServerKeyExchange signature).
@@ -80,7 +81,10 @@ func cmdBenchTLS(args []string) error {
 	warmup := fs.Float64("warmup", 0.5, "seconds of handshakes before each measurement, not counted (goroutines ramp up, batch sizes settle)")
 	bits := fs.Int("bits", 2048, "RSA key size of the server certificate")
 	versionsFlag := fs.String("versions", "1.3,1.2", "TLS versions: 1.3, 1.2 (ECDHE-RSA with AES-128-GCM)")
-	keysFlag := fs.String("keys", "cpu,gpu", "where the certificate key's private operations run: cpu (crypto/rsa), gpu (an rsa.Server Signer on --device)")
+	keysFlag := fs.String("keys", "cpu,gpu", "the certificate's key: cpu (RSA, crypto/rsa), gpu (RSA, an rsa.Server Signer on --device), ed25519 (--deployed only: an Ed25519 certificate, cheap to sign on the CPU: the ceiling of the server's other work)")
+	deployed := fs.Bool("deployed", false, "the server in a process of its own pinned to --server-cpus (GOMAXPROCS to match), the clients in this one on --client-cpus, over loopback TCP (default: both in this process over in-memory connections)")
+	serverCPUsFlag := fs.String("server-cpus", "", "--deployed: the server's CPUs (default: the first half)")
+	clientCPUsFlag := fs.String("client-cpus", "", "--deployed: the clients' CPUs (default: the second half)")
 	curvesFlag := fs.String("curves", "x25519mlkem768,x25519", "key exchange groups in preference order, both sides: x25519mlkem768, x25519, p256, p384, p521 (TLS 1.2 skips x25519mlkem768); the default is Go's")
 	batchOptions := batchFlags(fs, "gpu: ")
 	cpuProfile := fs.String("cpuprofile", "", "write a pprof CPU profile of the gpu-key measurements (warm-ups included) to this file")
@@ -104,8 +108,8 @@ func cmdBenchTLS(args []string) error {
 	}
 	keys := strings.Split(*keysFlag, ",")
 	for _, k := range keys {
-		if k != "cpu" && k != "gpu" {
-			return fmt.Errorf("bench tls: unknown key %q (have cpu, gpu)", k)
+		if k != "cpu" && k != "gpu" && (k != "ed25519" || !*deployed) {
+			return fmt.Errorf("bench tls: unknown key %q (have cpu, gpu; ed25519 with --deployed)", k)
 		}
 	}
 	curves, err := parseCurves(*curvesFlag)
@@ -127,6 +131,20 @@ func cmdBenchTLS(args []string) error {
 	warm := time.Duration(*warmup * float64(time.Second))
 	if dur <= 0 || warm < 0 {
 		return fmt.Errorf("bench tls: --seconds %v --warmup %v: want more than 0 and at least 0", *seconds, *warmup)
+	}
+	if *deployed {
+		setup, err := deployedCPUs(*serverCPUsFlag, *clientCPUsFlag)
+		if err != nil {
+			return err
+		}
+		setup.serverArgs = append([]string{"--bits", strconv.Itoa(*bits), "--curves", *curvesFlag,
+			"--device", fs.Lookup("device").Value.String(), "--backend", fs.Lookup("backend").Value.String()}, batchArgs(batchOptions())...)
+		setup.profile = *cpuProfile
+		results, err := runDeployed(setup, keys, versions, concurrency, curves, warm, dur)
+		if err != nil {
+			return err
+		}
+		return printDeployed(setup, results, groups, *bits, *jsonOut)
 	}
 
 	key, err := benchKey(*bits)
@@ -342,7 +360,7 @@ type benchCert struct {
 	pool *x509.CertPool // the clients' RootCAs: the certificate itself
 }
 
-func benchCertificate(key *stdrsa.PrivateKey) (*benchCert, error) {
+func benchCertificate(key crypto.Signer) (*benchCert, error) {
 	now := time.Now()
 	tmpl := &x509.Certificate{
 		SerialNumber:          big.NewInt(1),
@@ -355,7 +373,7 @@ func benchCertificate(key *stdrsa.PrivateKey) (*benchCert, error) {
 		BasicConstraintsValid: true,
 		IsCA:                  true,
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
 	if err != nil {
 		return nil, err
 	}
@@ -518,7 +536,7 @@ func runHandshakes(srv, cli *tls.Config, n int, warm, dur time.Duration, counter
 		if start {
 			k = 0
 		}
-		s[k].cpu = processCPUTime()
+		s[k].cpu, _ = processCPU()
 		if counters != nil {
 			s[k].device, s[k].onCPU = counters()
 		}
@@ -528,15 +546,6 @@ func runHandshakes(srv, cli *tls.Config, n int, warm, dur time.Duration, counter
 	}
 	return tlsLoad{loadWindow: w, window: dur,
 		cpu: s[1].cpu - s[0].cpu, device: s[1].device - s[0].device, onCPU: s[1].onCPU - s[0].onCPU}, nil
-}
-
-// processCPUTime is the user and system time of the whole process so far.
-func processCPUTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func durationOrEmpty(d time.Duration) string {

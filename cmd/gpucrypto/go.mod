@@ -6,6 +6,7 @@ require (
 	github.com/cloudflare/circl v1.6.1
 	github.com/gpucrypto/gpucrypto v0.0.0-00010101000000-000000000000
 	golang.org/x/crypto v0.40.0
+	golang.org/x/sys v0.34.0
 	gonum.org/v1/plot v0.17.0
 )
 
@@ -19,7 +20,6 @@ require (
 	github.com/ebitengine/purego v0.10.0 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	golang.org/x/image v0.30.0 // indirect
-	golang.org/x/sys v0.34.0 // indirect
 	golang.org/x/text v0.28.0 // indirect
 )
 
