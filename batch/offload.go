@@ -14,6 +14,11 @@ import (
 // batch, and under load, when the CPU slots are taken, requests gather
 // into batches for the device.
 //
+// The CPU path also stays shut while this process keeps nearly all of its
+// GOMAXPROCS cores busy (busy.go): where the host's cores are the
+// server's bottleneck, a request computed on them costs more than its
+// wait for a batch.
+//
 // The rule compares two measured times, each a moving average: the wall
 // time c of one request on the CPU, and the time w a batched request
 // waited from Do to its answer (queueing included, so it grows with the
@@ -65,6 +70,9 @@ func (o *offload[Q, R]) take(now int64) bool {
 	}
 	if o.running.Load() < o.slots && waitKnown && o.batchedWait.probe(now) {
 		return false // renew the batched path's estimate
+	}
+	if waitKnown && host.isBusy(now) {
+		return false // the host's cores are all busy: a request on them costs more than its wait saves
 	}
 	for {
 		n := o.running.Load()

@@ -1,0 +1,37 @@
+package batch
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The host counts as busy while this process keeps its cores busy, and
+// idle after it sleeps.
+func TestHostBusy(t *testing.T) {
+	h := newHostBusy()
+	h.share = 0.2 // other tests and processes may share the machine's cores
+	if !h.usable {
+		t.Skip("no process CPU time on this system")
+	}
+	time.Sleep(3 * time.Duration(busyPeriod))
+	require.False(t, h.isBusy(time.Now().UnixNano()), "asleep")
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for x := 0; !stop.Load(); x++ {
+			}
+		}()
+	}
+	require.Eventually(t, func() bool { return h.isBusy(time.Now().UnixNano()) }, 5*time.Second, time.Millisecond, "every core spinning")
+	stop.Store(true)
+	wg.Wait()
+	require.Eventually(t, func() bool { return !h.isBusy(time.Now().UnixNano()) }, 5*time.Second, 5*time.Millisecond, "idle again")
+}
