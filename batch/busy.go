@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/gpucrypto/gpucrypto/internal/cputime"
 )
 
 // hostBusy tells whether this process keeps its cores busy: its CPU time
@@ -14,15 +16,14 @@ import (
 // terminator: key shares, records, certificates), a signature computed on
 // them costs the server more than the wait for a batch saves (measured in
 // docs/BENCHMARKS.md). The process's CPU time comes from the system
-// (processCPU: getrusage on Unix), sampled at most every busyPeriod by the
+// (cputime.Process: getrusage on Unix), sampled at most every busyPeriod by the
 // caller that finds the sample stale.
 type hostBusy struct {
 	mu     sync.Mutex
-	at     int64         // Unix ns of the last sample
-	cpu    time.Duration // the process's CPU time then
+	at     atomic.Int64  // Unix ns of the last sample (written under mu)
+	cpu    time.Duration // the process's CPU time then (under mu)
 	busy   atomic.Bool   // the last period's verdict
-	stamp  atomic.Int64  // at, for a read without the lock
-	usable bool          // processCPU works here
+	usable bool          // cputime.Process works here
 	share  float64       // busyShare (tests lower it: a shared test machine gives a process less)
 }
 
@@ -36,9 +37,9 @@ const (
 var host = newHostBusy()
 
 func newHostBusy() *hostBusy {
-	cpu, ok := processCPU()
-	h := &hostBusy{usable: ok, cpu: cpu, at: time.Now().UnixNano(), share: busyShare}
-	h.stamp.Store(h.at)
+	cpu, ok := cputime.Process()
+	h := &hostBusy{usable: ok, cpu: cpu, share: busyShare}
+	h.at.Store(time.Now().UnixNano())
 	return h
 }
 
@@ -48,13 +49,13 @@ func (h *hostBusy) isBusy(now int64) bool {
 	if !h.usable {
 		return false
 	}
-	if now-h.stamp.Load() >= busyPeriod && h.mu.TryLock() {
-		if now-h.at >= busyPeriod {
-			cpu, _ := processCPU()
-			share := float64(cpu-h.cpu) / float64(now-h.at) / float64(runtime.GOMAXPROCS(0))
+	if now-h.at.Load() >= busyPeriod && h.mu.TryLock() {
+		if at := h.at.Load(); now-at >= busyPeriod {
+			cpu, _ := cputime.Process()
+			share := float64(cpu-h.cpu) / float64(now-at) / float64(runtime.GOMAXPROCS(0))
 			h.busy.Store(share >= h.share)
-			h.at, h.cpu = now, cpu
-			h.stamp.Store(now)
+			h.cpu = cpu
+			h.at.Store(now)
 		}
 		h.mu.Unlock()
 	}

@@ -22,56 +22,48 @@ type submitter interface {
 	next() (slot int, err error)
 }
 
-// rsaSubmitter submits signatures through Signer.Go.
-type rsaSubmitter struct {
-	signer *rsa.Signer
-	calls  []rsa.Call
-	slots  map[*rsa.Call]int
-	done   chan *rsa.Call
+// callSubmitter is a submitter over a Server's Call type C: a window of
+// Calls, submitted with submitCall and received back on done.
+type callSubmitter[C any] struct {
+	calls      []C
+	slots      map[*C]int
+	done       chan *C
+	submitCall func(ctx context.Context, c *C) error
+	errOf      func(c *C) error
 }
 
-func newRSASubmitter(signer *rsa.Signer, digest []byte, window int) *rsaSubmitter {
-	s := &rsaSubmitter{signer: signer, calls: make([]rsa.Call, window), slots: map[*rsa.Call]int{}, done: make(chan *rsa.Call, window)}
+// newCallSubmitter makes a window of calls, each made by newCall with the
+// window's Done channel.
+func newCallSubmitter[C any](window int, newCall func(done chan *C) C, submitCall func(context.Context, *C) error, errOf func(*C) error) *callSubmitter[C] {
+	s := &callSubmitter[C]{calls: make([]C, window), slots: map[*C]int{}, done: make(chan *C, window), submitCall: submitCall, errOf: errOf}
 	for i := range s.calls {
-		s.calls[i] = rsa.Call{Digest: digest, Opts: crypto.SHA256, Done: s.done}
+		s.calls[i] = newCall(s.done)
 		s.slots[&s.calls[i]] = i
 	}
 	return s
 }
 
-func (s *rsaSubmitter) submit(ctx context.Context, slot int) error {
-	return s.signer.Go(ctx, &s.calls[slot])
+func (s *callSubmitter[C]) submit(ctx context.Context, slot int) error {
+	return s.submitCall(ctx, &s.calls[slot])
 }
 
-func (s *rsaSubmitter) next() (int, error) {
+func (s *callSubmitter[C]) next() (int, error) {
 	c := <-s.done
-	return s.slots[c], c.Err
+	return s.slots[c], s.errOf(c)
 }
 
-// ecdhSubmitter submits shared secrets through Server.Go.
-type ecdhSubmitter struct {
-	server *ecdh.Server
-	calls  []ecdh.Call
-	slots  map[*ecdh.Call]int
-	done   chan *ecdh.Call
+// newRSASubmitter submits signatures of digest through Signer.Go.
+func newRSASubmitter(signer *rsa.Signer, digest []byte, window int) submitter {
+	return newCallSubmitter(window, func(done chan *rsa.Call) rsa.Call {
+		return rsa.Call{Digest: digest, Opts: crypto.SHA256, Done: done}
+	}, signer.Go, func(c *rsa.Call) error { return c.Err })
 }
 
-func newECDHSubmitter(server *ecdh.Server, priv, peer []byte, window int) *ecdhSubmitter {
-	s := &ecdhSubmitter{server: server, calls: make([]ecdh.Call, window), slots: map[*ecdh.Call]int{}, done: make(chan *ecdh.Call, window)}
-	for i := range s.calls {
-		s.calls[i] = ecdh.Call{Curve: ecdh.X25519(), Priv: priv, Peer: peer, Done: s.done}
-		s.slots[&s.calls[i]] = i
-	}
-	return s
-}
-
-func (s *ecdhSubmitter) submit(ctx context.Context, slot int) error {
-	return s.server.Go(ctx, &s.calls[slot])
-}
-
-func (s *ecdhSubmitter) next() (int, error) {
-	c := <-s.done
-	return s.slots[c], c.Err
+// newECDHSubmitter submits X25519 shared secrets through Server.Go.
+func newECDHSubmitter(server *ecdh.Server, priv, peer []byte, window int) submitter {
+	return newCallSubmitter(window, func(done chan *ecdh.Call) ecdh.Call {
+		return ecdh.Call{Curve: ecdh.X25519(), Priv: priv, Peer: peer, Done: done}
+	}, server.Go, func(c *ecdh.Call) error { return c.Err })
 }
 
 // runAsyncLoad keeps n calls in flight from submitters goroutines (n /

@@ -16,6 +16,7 @@ import (
 	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/device"
 	"github.com/gpucrypto/gpucrypto/ecdh"
+	"github.com/gpucrypto/gpucrypto/internal/cputime"
 	"github.com/gpucrypto/gpucrypto/rsa"
 )
 
@@ -276,7 +277,7 @@ func serveLoad(op, form string, n, submitters int, sharedContext bool, warm, dur
 		}
 		st[i] = sv.stats()
 		var ok bool
-		proc[i], ok = processCPU()
+		proc[i], ok = cputime.Process()
 		procKnown = procKnown && ok
 	}
 	var w loadWindow

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/gpucrypto/gpucrypto/device"
+	"github.com/gpucrypto/gpucrypto/internal/cputime"
 	"github.com/gpucrypto/gpucrypto/rsa"
 )
 
@@ -536,7 +537,7 @@ func runHandshakes(srv, cli *tls.Config, n int, warm, dur time.Duration, counter
 		if start {
 			k = 0
 		}
-		s[k].cpu, _ = processCPU()
+		s[k].cpu, _ = cputime.Process()
 		if counters != nil {
 			s[k].device, s[k].onCPU = counters()
 		}

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/gpucrypto/gpucrypto/batch"
+	"github.com/gpucrypto/gpucrypto/internal/cputime"
 	"github.com/gpucrypto/gpucrypto/rsa"
 )
 
@@ -156,7 +157,7 @@ func deployedRun(args []string, key, v string, concurrency []int, curves []tls.C
 			if start {
 				i = 0
 			}
-			clientCPU[i], _ = processCPU()
+			clientCPU[i], _ = cputime.Process()
 			if _, err := io.WriteString(in, "mark\n"); err != nil {
 				markErr = err
 				return
@@ -364,7 +365,7 @@ func cmdBenchTLSServer(args []string) error {
 	}()
 	enc := json.NewEncoder(os.Stdout)
 	mark := func(first bool) error {
-		cpu, _ := processCPU()
+		cpu, _ := cputime.Process()
 		m := serverMark{CPU: int64(cpu), Handshakes: handshakes.Load(), Signatures: signatures(), Failed: failed.Load()}
 		if first {
 			m.Addr, m.Cert = ln.Addr().String(), cert.der

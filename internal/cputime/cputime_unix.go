@@ -1,15 +1,17 @@
 //go:build unix
 
-package main
+// Package cputime reads the CPU time of this process: the Servers' CPU
+// path (batch) and the benchmarks of the command-line tool use it.
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU is the CPU time (user and system) of the process so far;
+// Process is the CPU time (user and system) of this process so far;
 // false where the system does not say.
-func processCPU() (time.Duration, bool) {
+func Process() (time.Duration, bool) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0, false
