@@ -45,8 +45,14 @@ func (s *Signer) SignContext(ctx context.Context, random io.Reader, digest []byt
 	if err != nil {
 		return nil, err
 	}
-	defer putEncoded(x)
-	return s.s.private(ctx, s.prepared, x.b)
+	sig, err := s.s.private(ctx, s.prepared, x.b)
+	if err == nil || ctx == nil || ctx.Err() == nil {
+		// answered (or never queued): no batch reads x any more. A
+		// request abandoned when ctx ended may still be in a batch that
+		// reads it: its x is left to the garbage collector.
+		putEncoded(x)
+	}
+	return sig, err
 }
 
 // Call is one signature submitted with Signer.Go: its inputs (as Sign
