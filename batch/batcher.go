@@ -101,10 +101,13 @@ type Batcher[Q, R any] struct {
 	intake  intake[Q, R]
 	engines []engineWorkers
 	idle    atomic.Int32 // workers asleep, waiting to be woken
-	taking  sync.Mutex   // held by the worker deciding on and taking a batch
-	closed  atomic.Bool
-	done    chan struct{} // closed by Close: the workers drain the intake and return
-	wg      sync.WaitGroup
+	// inBatches is the number of requests in the batches running now (one
+	// add per batch taken and one per batch done)
+	inBatches atomic.Int64
+	taking    sync.Mutex // held by the worker deciding on and taking a batch
+	closed    atomic.Bool
+	done      chan struct{} // closed by Close: the workers drain the intake and return
+	wg        sync.WaitGroup
 
 	offload *offload[Q, R] // NewWithCPU; nil: every request is batched
 	answers sync.Pool      // of chan outcome[R], the blocking callers' (Do)
@@ -306,15 +309,6 @@ func (b *Batcher[Q, R]) Close() {
 	b.wg.Wait()
 }
 
-// running is the number of batches running now.
-func (b *Batcher[Q, R]) running() int32 {
-	var n int32
-	for e := range b.engines {
-		n += b.engines[e].busy.Load()
-	}
-	return n
-}
-
 // wakeOne wakes an idle worker of the engine running the fewest batches
 // (one per device, say: an idle device gets the work first).
 func (b *Batcher[Q, R]) wakeOne() {
@@ -419,12 +413,14 @@ func (b *Batcher[Q, R]) work(e int, run RunFunc[Q, R]) {
 		if left > 0 {
 			b.wakeOne() // the rest: another worker (or engine) may take it at once
 		}
+		running := b.inBatches.Add(int64(len(items)))
 		if o := b.offload; o != nil {
-			o.batched.Store(left + int64(len(items))*int64(b.running()))
+			o.batched.Store(left + running)
 		}
 		if len(items) > 0 {
 			reqs = b.runBatch(run, items, reqs)
 		}
+		b.inBatches.Add(-int64(len(items)))
 		w.busy.Add(-1)
 		clear(items) // the items may go back to the pool: no references here
 	}
