@@ -7,7 +7,8 @@
  *   COMB_KERNEL        the kernel's name
  *   COMB_XZ_KERNEL     the name of the kernel that stops before the
  *                      inversion (for batch_invert.h)
- * and includes, before comb.h, the curve's generated constants
+ * (without COMB_KERNEL, comb.h defines no kernel: Ed25519's kernels call
+ * comb_sum) and includes, before comb.h, the curve's generated constants
  * (comb25519_gen.h or comb448_gen.h: the COMB_* macros, documented there;
  * the curve models in kernels/internal/generate/comb.go).
  *
@@ -180,16 +181,16 @@ DEVICE_FN u32 comb_digit(const u32 *s, const int i)
 	return m - 8u;
 }
 
-/* u(k·B) = X/Y for the scalar k (limb-major with stride count), loosely
- * reduced: the comb, then the conversion from y. */
-DEVICE_FN void comb_xz(u32 *X, u32 *Y, GLOBAL const u32 *k, const u32 count,
+/* (E, F, G, H) = k·B, completed (x = E/G, y = H/F), for the scalar k in
+ * NL private words (the top one masked by COMB_TOP_MASK): the comb. */
+DEVICE_FN void comb_sum(u32 *E, u32 *F, u32 *G, u32 *H, const u32 *k,
 	GLOBAL const u32 *RESTRICT tab)
 {
 	/* s' = s + 0x8888…88 (NL words), carry in s[NL] */
 	u32 s[NL + 1];
 	u64 c = 0;
 	for (int j = 0; j < NL; j++) {
-		u32 w = LIMB(k, j, count);
+		u32 w = k[j];
 		if (j == NL - 1)
 			w &= COMB_TOP_MASK;
 		c += (u64)w + 0x88888888u;
@@ -198,8 +199,7 @@ DEVICE_FN void comb_xz(u32 *X, u32 *Y, GLOBAL const u32 *k, const u32 count,
 	}
 	s[NL] = (u32)c;
 
-	u32 E[NL], F[NL], G[NL], H[NL];  /* the sum, completed */
-	u32 Z[NL], T[NL];
+	u32 X[NL], Y[NL], Z[NL], T[NL];
 	u32 p0[NL], p1[NL], p2[NL];
 	FE(set_small)(E, 0u);            /* the neutral element */
 	FE(set_small)(F, 1u);
@@ -225,6 +225,18 @@ DEVICE_FN void comb_xz(u32 *X, u32 *Y, GLOBAL const u32 *k, const u32 count,
 			comb_madd(E, F, G, H, X, Y, Z, T, p0, p1, p2);
 		}
 	}
+}
+
+/* u(k·B) = X/Y for the scalar k (limb-major with stride count), loosely
+ * reduced: the comb, then the conversion from y. */
+DEVICE_FN void comb_xz(u32 *X, u32 *Y, GLOBAL const u32 *k, const u32 count,
+	GLOBAL const u32 *RESTRICT tab)
+{
+	u32 kw[NL];
+	for (int j = 0; j < NL; j++)
+		kw[j] = LIMB(k, j, count);
+	u32 E[NL], F[NL], G[NL], H[NL];  /* the sum, completed */
+	comb_sum(E, F, G, H, kw, tab);
 
 	/* y = H/F. F − H = 0 only for y = 1, the neutral element (on the curve
 	 * y = 1 forces x = 0), i.e. when the order q of B divides k. No clamped
@@ -241,6 +253,7 @@ DEVICE_FN void comb_xz(u32 *X, u32 *Y, GLOBAL const u32 *k, const u32 count,
 #endif
 }
 
+#if defined(COMB_KERNEL)
 /* out[i] = u(k[i]·B) over limb-major batches of NL limbs: public keys.
  * tab is the comb table (kernels.CombTable). */
 KERNEL void COMB_KERNEL(GLOBAL u32 *RESTRICT out, GLOBAL const u32 *RESTRICT k,
@@ -272,3 +285,4 @@ KERNEL void COMB_XZ_KERNEL(GLOBAL u32 *RESTRICT xz, GLOBAL const u32 *RESTRICT k
 		LIMB(xz + gid, NL + j, count) = Y[j];
 	}
 }
+#endif /* COMB_KERNEL */

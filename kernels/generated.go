@@ -32,6 +32,7 @@ import (
 //	field448_gen.h    the same for fe448_* (14: unrolled; default 2)
 //	comb25519_gen.h   none: the constants of the X25519 comb
 //	comb448_gen.h     none: the constants of the X448 comb
+//	ed25519_gen.h     none: the field constants of Ed25519
 //
 // (MONT_FINAL_SUB and FP64_UNROLL stay conditions for the compiler.) Code
 // that does not exist (a width without Montgomery code, a FIPS product or
@@ -45,6 +46,7 @@ var generated = map[string]func(options) (string, error){
 	"field448_gen.h":   func(d options) (string, error) { return fieldGen(d, generate.Field448) },
 	"comb25519_gen.h":  func(options) (string, error) { return generate.Comb("x25519") },
 	"comb448_gen.h":    func(options) (string, error) { return generate.Comb("x448") },
+	"ed25519_gen.h":    func(options) (string, error) { return generate.Ed25519() },
 }
 
 // options are a program's -D options: NAME → value, "" for a bare -DNAME.

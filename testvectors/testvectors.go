@@ -1,8 +1,10 @@
 // Package testvectors embeds the standard test vectors gpucrypto is checked
-// against (RFC 7748, FIPS-197, SP 800-38A, Wycheproof), so that test
-// binaries are self-contained. PROVENANCE.txt says where each file comes
-// from; the Wycheproof files are under the Apache License 2.0
-// (wycheproof/LICENSE-wycheproof).
+// against (RFC 7748, RFC 8032, FIPS-197, SP 800-38A, Wycheproof, the
+// Ed25519 edge cases of ed25519vectors.json), so that test binaries are
+// self-contained. PROVENANCE.txt says where each file comes from; the
+// Wycheproof files are under the Apache License 2.0
+// (wycheproof/LICENSE-wycheproof), ed25519vectors.json under the BSD
+// licence in LICENSE-ed25519vectors.
 package testvectors
 
 import (
@@ -10,7 +12,7 @@ import (
 	"encoding/json"
 )
 
-//go:embed PROVENANCE.txt rfc7748.json aes_kat.json wycheproof
+//go:embed PROVENANCE.txt rfc7748.json rfc8032.json aes_kat.json ed25519vectors.json LICENSE-ed25519vectors wycheproof
 var FS embed.FS
 
 // RFC7748Curve holds one curve's vectors from RFC 7748 §5.2, §5.2's

@@ -21,6 +21,7 @@ import (
 	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/device"
 	"github.com/gpucrypto/gpucrypto/ecdh"
+	"github.com/gpucrypto/gpucrypto/ed25519"
 	"github.com/gpucrypto/gpucrypto/internal/latency"
 	"github.com/gpucrypto/gpucrypto/rsa"
 )
@@ -184,7 +185,7 @@ func cmdBench(args []string) error {
 		return cmdBenchTLSServer(args)
 	case "tls":
 		return cmdBenchTLS(args)
-	case "", "arith", "ecdh", "rsa":
+	case "", "arith", "ecdh", "rsa", "ed25519":
 	default:
 		names := make([]string, len(benchSubcommands))
 		for i, s := range benchSubcommands {
@@ -209,9 +210,11 @@ func cmdBench(args []string) error {
 		fs.StringVar(batchFlag, "batch", "", "batch sizes (default: 65536 on a GPU, 16 on a CPU device)")
 	case "ecdh":
 		fs.StringVar(batchFlag, "batch", "", "batch sizes (default: 16384,131072,524288 on a GPU, 4096 on a CPU device)")
+	case "ed25519":
+		fs.StringVar(batchFlag, "batch", "", "batch sizes (default: 16384,131072,1048576 on a GPU, 1024 on a CPU device); messages of 64 bytes")
 	default:
 		fs.StringVar(bitsFlag, "bits", "", "operand sizes in bits of add/sub/mul and modexp (default: all supported)")
-		fs.StringVar(batchFlag, "batch", "", "batch sizes (default on a GPU: 262144 for add/sub/mul, 16384,131072,524288 for ecdh, 65536 for modexp and rsa; on a CPU device 4096, and 16 for modexp and rsa)")
+		fs.StringVar(batchFlag, "batch", "", "batch sizes (default on a GPU: 262144 for add/sub/mul, 16384,131072,524288 for ecdh, 16384,131072,1048576 for ed25519, 65536 for modexp and rsa; on a CPU device 4096, 1024 for ed25519, and 16 for modexp and rsa)")
 	}
 	if sub == "" || sub == "ecdh" {
 		fs.StringVar(binvFlag, "binv", *binvFlag, "group sizes K of the *-binv ops (X25519/X448 with one field inversion per K elements; 0: one per element)")
@@ -276,21 +279,22 @@ func cmdBench(args []string) error {
 			}
 		}
 	}
-	batches, ecBatches, rsaBatches := []int{262144}, []int{16384, 131072, 524288}, []int{65536}
+	batches, ecBatches, rsaBatches, edBatches := []int{262144}, []int{16384, 131072, 524288}, []int{65536}, []int{16384, 131072, 1048576}
 	if d.Type != device.TypeGPU {
-		batches, ecBatches, rsaBatches = []int{4096}, []int{4096}, []int{16}
+		batches, ecBatches, rsaBatches, edBatches = []int{4096}, []int{4096}, []int{16}, []int{1024}
 	}
 	if *batchFlag != "" {
 		if batches, err = intList(*batchFlag); err != nil {
 			return err
 		}
-		ecBatches, rsaBatches = batches, batches
+		ecBatches, rsaBatches, edBatches = batches, batches, batches
 	}
 	// Each family's engine is built when its first operation runs: a
 	// bench builds only the kernels its operations need.
 	arithEngine := lazy(func() (*arith.Engine, error) { return arith.NewEngine(d) })
 	ecdhEngine := lazy(func() (*ecdh.Engine, error) { return ecdh.NewEngine(d) })
 	rsaEngine := lazy(func() (*rsa.Engine, error) { return rsa.NewEngine(d) })
+	edEngine := lazy(func() (*ed25519.Engine, error) { return ed25519.NewEngine(d) })
 	// the device figures force the device; each bench measures its
 	// RouteAuto figure apart (measureAuto)
 	type benchCase struct {
@@ -310,6 +314,12 @@ func cmdBench(args []string) error {
 				for _, n := range ecBatches {
 					cases = append(cases, benchCase{op, curveBits(curve), n, k})
 				}
+			}
+			continue
+		}
+		if slices.Contains(ed25519Ops, op) {
+			for _, n := range edBatches {
+				cases = append(cases, benchCase{op, 255, n, 0})
 			}
 			continue
 		}
@@ -342,6 +352,11 @@ func cmdBench(args []string) error {
 			var ec *ecdh.Engine
 			if ec, err = ecdhEngine(); err == nil {
 				r, err = benchECDH(ec, curve, keygen, bc.op, bc.batch, bc.group, *pipeFlag, *allocFlag, dur)
+			}
+		} else if slices.Contains(ed25519Ops, bc.op) {
+			var ee *ed25519.Engine
+			if ee, err = edEngine(); err == nil {
+				r, err = benchEd25519(ee, bc.op, bc.batch, dur)
 			}
 		} else if _, ok := rsaOpBits(bc.op); ok {
 			var re *rsa.Engine
@@ -558,14 +573,15 @@ func progressDone() {
 // x25519-binv and x448-keygen-binv, ... are x25519 and x448-keygen, ...
 // with the final inversion shared by groups of K elements (--binv K,...;
 // ecdh.Engine.SetBatchInversion) instead of one Fermat inversion each.
-var allOps = slices.Concat(opGroups["arith"], opGroups["ecdh"], opGroups["rsa"])
+var allOps = slices.Concat(opGroups["arith"], opGroups["ecdh"], opGroups["rsa"], opGroups["ed25519"])
 
 // opGroups are the operations of "bench arith|ecdh|rsa".
 var opGroups = map[string][]string{
 	"arith": {"add", "sub", "mul"},
 	"ecdh": {"x25519", "x25519-keygen", "x448", "x448-keygen",
 		"x25519-binv", "x25519-keygen-binv", "x448-binv", "x448-keygen-binv"},
-	"rsa": rsaOps,
+	"rsa":     rsaOps,
+	"ed25519": ed25519Ops,
 }
 
 // allCores runs f(0), f(1), ... on every core for dur and returns calls/s.

@@ -24,6 +24,7 @@ var kernelPrograms = []struct {
 }{
 	{"x25519.cl", []string{"x25519", "x25519_base_comb", "x25519_xz", "x25519_base_comb_xz", "x25519_invert_batch"}, curveDefines(ecdh.X25519())},
 	{"x448.cl", []string{"x448", "x448_base_comb", "x448_xz", "x448_base_comb_xz", "x448_invert_batch"}, curveDefines(ecdh.X448())},
+	{"ed25519.cl", []string{"ed25519_public", "ed25519_sign", "ed25519_verify"}, nil},
 	{"arith.cl", []string{"arith_mul_256", "arith_mul_1024", "arith_mul_4096", "arith_add_4096"}, nil},
 }
 
@@ -92,9 +93,10 @@ type kernelBuild struct {
 }
 
 // kernelInfoBuilds are the programs kernelinfo builds on d, each once: the
-// curves, arith, the modexp configurations, RSA's programs and the two AES
-// programs. aesErr says why the AES programs are missing (an Engine cannot
-// run on d: too little local memory for the tables, say).
+// curves (X25519, X448, Ed25519), arith, the modexp configurations, RSA's
+// programs and the two AES programs. aesErr says why the AES programs are
+// missing (an Engine cannot run on d: too little local memory for the
+// tables, say).
 func kernelInfoBuilds(d *device.Device) (builds []kernelBuild, aesErr error, err error) {
 	for _, kp := range kernelPrograms {
 		var defines map[string]string

@@ -11,6 +11,7 @@ import (
 	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/device"
 	"github.com/gpucrypto/gpucrypto/ecdh"
+	"github.com/gpucrypto/gpucrypto/ed25519"
 	"github.com/gpucrypto/gpucrypto/rsa"
 )
 
@@ -72,6 +73,20 @@ var selftests = []struct {
 		var fellBack error            // a self-test must run on the device, not the CPU fallback
 		e.OnFallback(func(err error) { fellBack = err })
 		if err := ecdh.SelfTest(e); err != nil {
+			return err
+		}
+		return fellBack
+	}},
+	{"ed25519 RFC 8032 vectors", func(d *device.Device) error {
+		e, err := ed25519.NewEngine(d)
+		if err != nil {
+			return err
+		}
+		defer e.Close()
+		e.SetRoute(batch.RouteDevice) // a self-test tests the device
+		var fellBack error            // a self-test must run on the device, not the CPU fallback
+		e.OnFallback(func(err error) { fellBack = err })
+		if err := ed25519.SelfTest(e); err != nil {
 			return err
 		}
 		return fellBack

@@ -1,0 +1,99 @@
+package main
+
+import (
+	stded25519 "crypto/ed25519"
+	"encoding/binary"
+	"fmt"
+	"time"
+
+	"github.com/gpucrypto/gpucrypto/batch"
+	"github.com/gpucrypto/gpucrypto/ed25519"
+)
+
+// ed25519Ops are the operations of "bench ed25519": verification,
+// signing, and public keys from seeds (keygen).
+var ed25519Ops = []string{"ed25519-verify", "ed25519-sign", "ed25519-keygen"}
+
+// ed25519MessageBytes is the length of the bench's messages: a digest or
+// a short token, the common case of servers that sign and verify in bulk.
+const ed25519MessageBytes = 64
+
+// ed25519Pipeline is the number of callers of the pipelined figure, as
+// for RSA: the host packs one batch while the device computes another.
+const ed25519Pipeline = 2
+
+// benchEd25519 measures op on batches of n elements: 4,096 distinct keys
+// (cycled) and n distinct messages of ed25519MessageBytes bytes; the CPU
+// figure is crypto/ed25519 on all cores in the same run.
+func benchEd25519(e *ed25519.Engine, op string, n int, dur time.Duration) (benchResult, error) {
+	distinct := min(n, 4096)
+	keys := make([]stded25519.PrivateKey, n)
+	pubs := make([]stded25519.PublicKey, n)
+	seeds := make([][]byte, n)
+	msgs := make([][]byte, n)
+	for i := range n {
+		if i < distinct {
+			seed := make([]byte, ed25519.SeedSize)
+			binary.LittleEndian.PutUint64(seed, uint64(i)+1)
+			keys[i] = stded25519.NewKeyFromSeed(seed)
+			pubs[i] = keys[i].Public().(stded25519.PublicKey)
+		} else {
+			keys[i], pubs[i] = keys[i%distinct], pubs[i%distinct]
+		}
+		seeds[i] = keys[i].Seed()
+		msgs[i] = make([]byte, ed25519MessageBytes)
+		binary.LittleEndian.PutUint64(msgs[i], uint64(i))
+	}
+	sigs := make([][]byte, n)
+	for i := range n {
+		sigs[i] = stded25519.Sign(keys[i], msgs[i])
+	}
+	var call func() error
+	var cpu func(i int)
+	switch op {
+	case "ed25519-verify":
+		call = func() error {
+			ok, err := e.Verify(pubs, msgs, sigs, nil)
+			if err == nil && !ok[0] {
+				err = fmt.Errorf("a valid signature was rejected")
+			}
+			return err
+		}
+		cpu = func(i int) { stded25519.Verify(pubs[i%n], msgs[i%n], sigs[i%n]) }
+	case "ed25519-sign":
+		call = func() error { _, err := e.Sign(keys, msgs, nil); return err }
+		cpu = func(i int) { stded25519.Sign(keys[i%n], msgs[i%n]) }
+	case "ed25519-keygen":
+		call = func() error { _, err := e.NewKeysFromSeeds(seeds); return err }
+		cpu = func(i int) { stded25519.NewKeyFromSeed(seeds[i%n]) }
+	default:
+		return benchResult{}, fmt.Errorf("unknown op %q", op)
+	}
+	run := func() (time.Duration, error) {
+		t0 := e.Stats().DeviceTime
+		if err := call(); err != nil {
+			return 0, err
+		}
+		return e.Stats().DeviceTime - t0, nil
+	}
+	e.SetRoute(batch.RouteDevice)
+	fallbacks := e.Stats().Fallbacks
+	r, err := measure(op, 255, n, dur, run)
+	if err != nil {
+		return r, err
+	}
+	if err := measureAuto(&r, e, dur, run); err != nil {
+		return r, err
+	}
+	if r.PipeOps, err = pipelined(ed25519Pipeline, n, dur, run); err != nil {
+		return r, err
+	}
+	r.Pipeline = ed25519Pipeline
+	if e.Stats().Fallbacks > fallbacks {
+		return benchResult{}, fmt.Errorf("device failed; the batch ran on the CPU")
+	}
+	r.CPUOps = allCores(dur, cpu)
+	r.Speedup = r.E2EOps / r.CPUOps
+	e.ReleaseBuffers()
+	return r, nil
+}

@@ -1,0 +1,24 @@
+//go:build cuda
+
+package ed25519_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpucrypto/gpucrypto/internal/devicetest"
+	"github.com/gpucrypto/gpucrypto/kernels"
+)
+
+// The program compiles as CUDA C through NVRTC (sm_90; no GPU needed)
+// and holds every kernel the Engine launches.
+func TestCUDABuildsTheProgram(t *testing.T) {
+	d := devicetest.CUDACompiler(t)
+	p, err := d.Program(kernels.Program("ed25519.cl", nil))
+	require.NoError(t, err)
+	for _, name := range []string{"ed25519_public", "ed25519_sign", "ed25519_verify"} {
+		_, err := p.Kernel(name)
+		require.NoError(t, err, name)
+	}
+}

@@ -1,0 +1,124 @@
+package ed25519
+
+import (
+	"fmt"
+	"log/slog"
+
+	"github.com/gpucrypto/gpucrypto/batch"
+	"github.com/gpucrypto/gpucrypto/device"
+	"github.com/gpucrypto/gpucrypto/internal/engine"
+	"github.com/gpucrypto/gpucrypto/kernels"
+)
+
+// WorkGroup is the work-group size of the kernels.
+const WorkGroup = 128
+
+// Engine signs and verifies batches of Ed25519 signatures on one device
+// (NewEngine) or on all CPU cores with crypto/ed25519 (CPUEngine). It is
+// safe for concurrent use, and concurrent batches overlap: while the
+// device computes one, the host packs or unpacks others.
+//
+// A device Engine computes each call where it is faster (SetRoute): on
+// the device, or on the CPU cores with crypto/ed25519, as measured for
+// the operation and batch size while the engine runs. When the device
+// fails during a batch, the batch is recomputed on the CPU and the
+// failure reported through OnFallback: results are never wrong and never
+// missing because of a device fault.
+//
+// Signing is constant-time in the seeds, the secret scalars and the
+// nonces (kernels/ed25519.cl says how), and the buffers that held seeds
+// are zeroed after use. Verification handles public values only (keys,
+// signatures, messages) and is variable-time.
+type Engine struct {
+	core  *engine.Core
+	prog  *device.Program // nil on the CPU engine
+	table *device.Buffer  // the base point's comb table (kernels.CombTable)
+}
+
+// NewEngine builds the Ed25519 kernels for dev (nil: device.Default())
+// and uploads the base point's table.
+func NewEngine(dev *device.Device) (*Engine, error) {
+	if dev == nil {
+		var err error
+		if dev, err = device.Default(); err != nil {
+			return nil, err
+		}
+	}
+	prog, err := dev.Program(kernels.Program("ed25519.cl", nil))
+	if err != nil {
+		return nil, fmt.Errorf("ed25519: building the kernels for %s: %w", dev.Name, err)
+	}
+	words, err := kernels.CombTable("x25519") // the same curve and base point
+	if err != nil {
+		return nil, fmt.Errorf("ed25519: %w", err)
+	}
+	table, err := dev.Upload(device.Uint32Bytes(words))
+	if err != nil {
+		return nil, fmt.Errorf("ed25519: uploading the base point's table to %s: %w", dev.Name, err)
+	}
+	e := &Engine{core: engine.New("ed25519", dev), prog: prog, table: table}
+	e.core.OnClose(table.Release)
+	return e, nil
+}
+
+// CPUEngine returns an Engine that computes on all CPU cores with
+// crypto/ed25519. It is the CPU path of every device Engine too.
+func CPUEngine() *Engine { return &Engine{core: engine.New("ed25519", nil)} }
+
+// Auto returns an Engine on the default device (device.Choose: a GPU,
+// or GPUCRYPTO_DEVICE's choice), or CPUEngine() where there is none or its
+// kernels do not build; the Choice says which and why.
+func Auto() (*Engine, device.Choice) { return engine.Auto(NewEngine, CPUEngine) }
+
+// Device is the engine's device (nil for the CPU engine).
+func (e *Engine) Device() *device.Device { return e.core.Device() }
+
+// String names where the engine computes: "device <name>" or "CPU".
+func (e *Engine) String() string { return e.core.String() }
+
+// SetRoute sets where calls run: batch.RouteAuto (the default) picks
+// device or CPU per call by their measured times, RouteDevice and
+// RouteCPU force one. A CPU engine computes on the CPU whatever the route.
+func (e *Engine) SetRoute(r batch.Route) { e.core.SetRoute(r) }
+
+// Stats returns the engine's counts: operations on the device and on the
+// CPU, fallbacks, batches, latency and device time.
+func (e *Engine) Stats() batch.Stats { return e.core.Stats() }
+
+// OnFallback sets the function told about each device batch recomputed on
+// the CPU after a device failure or a failed result check (nil, the
+// default: none).
+func (e *Engine) OnFallback(f func(error)) { e.core.OnFallback(f) }
+
+// SetLogger makes the engine log each fallback on l at level Warn (nil,
+// the default: nothing is logged).
+func (e *Engine) SetLogger(l *slog.Logger) { e.core.SetLogger(l) }
+
+// SetResultCheck makes the engine recompute about one device result in
+// every on the CPU with crypto/ed25519 and compare (0, the default: no
+// check); a mismatch sends the whole batch to the CPU and is reported
+// through OnFallback. The first result of each batch is always checked
+// when the check is on.
+func (e *Engine) SetResultCheck(every int) { e.core.SetResultCheck(every) }
+
+// ReleaseBuffers frees the host and device buffers that e keeps from
+// finished batches (zero where they held secrets).
+func (e *Engine) ReleaseBuffers() { e.core.ReleaseBuffers() }
+
+// Close makes later calls fail with an error wrapping batch.ErrClosed,
+// waits for the running ones, and frees the engine's device memory.
+func (e *Engine) Close() error { return e.core.Close() }
+
+// A call of more than pipelineChunk elements runs on the device as
+// batches of about equal size, pipelineDepth at once, each with at most
+// batchMessageBytes of messages.
+var (
+	pipelineChunk     = 1 << 17 // variables for the tests
+	batchMessageBytes = 64 << 20
+)
+
+const pipelineDepth = 2
+
+// hostChunk is the smallest range of elements a core takes in the
+// host's passes.
+const hostChunk = 1024

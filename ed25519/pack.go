@@ -1,0 +1,115 @@
+package ed25519
+
+import (
+	"encoding/binary"
+
+	"github.com/gpucrypto/gpucrypto/batch"
+	"github.com/gpucrypto/gpucrypto/device"
+	"github.com/gpucrypto/gpucrypto/internal/engine"
+)
+
+// The lengths the kernels read as marks (kernels/ed25519.cl): skip marks
+// an element the host judged or computes itself, hashed one whose
+// challenge k the host computed (a message longer than DeviceMessageMax).
+const (
+	lengthSkip   = 0xffffffff
+	lengthHashed = 0xfffffffe
+)
+
+// putValue writes the 32 bytes v into the limb-major rows words (8 rows
+// of n words) as element k: word j of v at j·n + k.
+func putValue(words []uint32, n, k int, v []byte) {
+	for j := range 8 {
+		words[j*n+k] = binary.LittleEndian.Uint32(v[4*j:])
+	}
+}
+
+// getValue reads element k of the limb-major rows words into the 32
+// bytes v.
+func getValue(v []byte, words []uint32, n, k int) {
+	for j := range 8 {
+		binary.LittleEndian.PutUint32(v[4*j:], words[j*n+k])
+	}
+}
+
+// messageRows are a device batch's messages: their bytes one after the
+// other, and each element's offset and length there (or a mark).
+type messageRows struct {
+	bytes            []byte
+	offsets, lengths []uint32
+}
+
+// packMessages lays out the messages of the batch ch (elements [ch.Lo,
+// ch.Hi)) in staging memory: those whose lengths[k] the caller left
+// below lengthHashed, whose bytes the kernels read; the marks stay.
+func packMessages(ch *engine.Chunk, msgs [][]byte, lengths []uint32) (*messageRows, error) {
+	n := ch.Hi - ch.Lo
+	offsets, err := ch.Words(n)
+	if err != nil {
+		return nil, err
+	}
+	total := 0
+	for k, l := range lengths {
+		offsets[k] = uint32(total)
+		if l < lengthHashed {
+			total += int(l)
+		}
+	}
+	bytes, err := ch.Staging(max(total, 4))
+	if err != nil {
+		return nil, err
+	}
+	batch.Parallel(n, hostChunk, func(a, b int) {
+		for k := a; k < b; k++ {
+			if lengths[k] < lengthHashed {
+				copy(bytes[offsets[k]:], msgs[ch.Lo+k])
+			}
+		}
+	})
+	return &messageRows{bytes: bytes, offsets: offsets, lengths: lengths}, nil
+}
+
+// upload enqueues the messages' three buffers.
+func (m *messageRows) upload(cmds *device.Commands) (bytes, offsets, lengths *device.Buffer, err error) {
+	if bytes, err = cmds.Buffer(len(m.bytes), false); err != nil {
+		return
+	}
+	if err = cmds.Write(bytes, m.bytes); err != nil {
+		return
+	}
+	if offsets, err = cmds.Upload(m.offsets, false); err != nil {
+		return
+	}
+	lengths, err = cmds.Upload(m.lengths, false)
+	return
+}
+
+// uploadDom enqueues the call's dom2 prefix (a buffer of one word when
+// there is none: the kernels do not read it then).
+func uploadDom(cmds *device.Commands, dom []byte) (*device.Buffer, error) {
+	b, err := cmds.Buffer(max(len(dom), 4), false)
+	if err != nil || len(dom) == 0 {
+		return b, err
+	}
+	return b, cmds.Write(b, dom)
+}
+
+// cutByMessages is a Plan.Cut: batches of at most pipelineChunk elements
+// and batchMessageBytes of messages.
+func cutByMessages(msgs [][]byte) func(lo, hi int) int {
+	return func(lo, hi int) int {
+		end, total := lo, 0
+		for end < hi && end-lo < pipelineChunk {
+			l := len(msgs[end])
+			if l > DeviceMessageMax {
+				l = 0 // hashed or signed by the host
+			}
+			if end > lo && total+l > batchMessageBytes {
+				break
+			}
+			total += l
+			end++
+		}
+		return end
+	}
+}

@@ -1,0 +1,167 @@
+package ed25519
+
+import (
+	"crypto/ed25519"
+	"fmt"
+
+	"github.com/gpucrypto/gpucrypto/batch"
+	"github.com/gpucrypto/gpucrypto/device"
+	"github.com/gpucrypto/gpucrypto/internal/engine"
+)
+
+// Verify reports, for each i, whether sigs[i] is a valid signature of
+// msgs[i] by pubs[i]: exactly crypto/ed25519's verdict
+// (VerifyWithOptions with opts; nil opts is plain Ed25519, as Verify), for
+// every input, non-canonical encodings, S ≥ L and small-order points
+// included. An element whose input is malformed in a way crypto/ed25519
+// panics on or refuses outright (a public key not of PublicKeySize bytes,
+// an Ed25519ph message not of 64 bytes) has its error in the returned
+// *batch.Error and the verdict false; a signature of the wrong length is
+// simply invalid. Options that crypto/ed25519 refuses fail the call.
+func (e *Engine) Verify(pubs []ed25519.PublicKey, msgs, sigs [][]byte, opts *ed25519.Options) ([]bool, error) {
+	if len(msgs) != len(pubs) || len(sigs) != len(pubs) {
+		return nil, fmt.Errorf("ed25519: %d public keys, %d messages and %d signatures", len(pubs), len(msgs), len(sigs))
+	}
+	v, err := variantOf(opts)
+	if err != nil {
+		return nil, err
+	}
+	j := &verifyJob{e: e, v: &v, pubs: pubs, msgs: msgs, sigs: sigs, out: make([]bool, len(pubs)), errs: make([]error, len(pubs))}
+	plan := engine.Plan{Op: "Ed25519 verify", N: len(pubs), Cut: cutByMessages(msgs), Depth: pipelineDepth}
+	if err := e.core.Run(plan, j); err != nil {
+		return nil, err
+	}
+	return j.out, batch.Collect(j.errs)
+}
+
+// verifyJob is one call of Verify (an engine.Job).
+type verifyJob struct {
+	e          *Engine
+	v          *variant
+	pubs       []ed25519.PublicKey
+	msgs, sigs [][]byte
+	out        []bool
+	errs       []error
+}
+
+// CPU implements engine.Job: crypto/ed25519 on all cores.
+func (j *verifyJob) CPU(lo, hi int) {
+	batch.Parallel(hi-lo, 64, func(a, b int) {
+		for i := lo + a; i < lo+b; i++ {
+			j.out[i], j.errs[i] = j.v.verifyOne(j.pubs[i], j.msgs[i], j.sigs[i])
+		}
+	})
+}
+
+// check is the result check of element i: crypto/ed25519's verdict.
+func (j *verifyJob) check(i int) bool {
+	ok, err := j.v.verifyOne(j.pubs[i], j.msgs[i], j.sigs[i])
+	return ok == j.out[i] && (err == nil) == (j.errs[i] == nil)
+}
+
+// prejudge settles element i on the host where the inputs alone decide
+// it (crypto/ed25519's checks before any curve arithmetic: lengths, the
+// signature's unused top bits, S < L); it reports whether the device
+// must compute it.
+func (j *verifyJob) prejudge(i int) bool {
+	j.out[i], j.errs[i] = false, nil
+	pub, sig := j.pubs[i], j.sigs[i]
+	if len(pub) != PublicKeySize {
+		j.errs[i] = fmt.Errorf("%w: a public key of %d bytes", ErrKeyLength, len(pub))
+		return false
+	}
+	if err := j.v.checkMessage(j.msgs[i]); err != nil {
+		j.errs[i] = err
+		return false
+	}
+	return len(sig) == SignatureSize && sig[63]&0xe0 == 0 && canonicalScalar(sig[32:])
+}
+
+// Device implements engine.Job: the public keys, signatures and messages
+// (or, for long messages, the challenges k) up, one kernel, the verdicts
+// back.
+func (j *verifyJob) Device(ch *engine.Chunk) error {
+	n := ch.Hi - ch.Lo
+	words, err := ch.Words(8*n + 16*n + 8*n + n + n)
+	if err != nil {
+		return err
+	}
+	pubs, sigs, ks := words[:8*n], words[8*n:24*n], words[24*n:32*n]
+	lengths, verdicts := words[32*n:33*n], words[33*n:]
+	var zero [32]byte
+	batch.Parallel(n, hostChunk, func(a, b int) {
+		for k := a; k < b; k++ {
+			i := ch.Lo + k
+			if !j.prejudge(i) {
+				lengths[k] = lengthSkip
+				putValue(pubs, n, k, zero[:])
+				putValue(sigs, n, k, zero[:])
+				putValue(sigs[8*n:], n, k, zero[:])
+				putValue(ks, n, k, zero[:])
+				continue
+			}
+			pub, sig, msg := j.pubs[i], j.sigs[i], j.msgs[i]
+			putValue(pubs, n, k, pub)
+			putValue(sigs, n, k, sig[:32])
+			putValue(sigs[8*n:], n, k, sig[32:])
+			if len(msg) > DeviceMessageMax {
+				lengths[k] = lengthHashed
+				c := j.v.challenge(sig[:32], pub, msg)
+				putValue(ks, n, k, c[:])
+			} else {
+				lengths[k] = uint32(len(msg))
+				putValue(ks, n, k, zero[:])
+			}
+		}
+	})
+	msgs, err := packMessages(ch, j.msgs[ch.Lo:ch.Hi], lengths)
+	if err != nil {
+		return err
+	}
+	kern, err := j.e.prog.Kernel("ed25519_verify")
+	if err != nil {
+		return err
+	}
+	err = ch.Run(func(cmds *device.Commands) error {
+		dpubs, err := cmds.Upload(pubs, false)
+		if err != nil {
+			return err
+		}
+		dsigs, err := cmds.Upload(sigs, false)
+		if err != nil {
+			return err
+		}
+		dks, err := cmds.Upload(ks, false)
+		if err != nil {
+			return err
+		}
+		dmsgs, doffsets, dlengths, err := msgs.upload(cmds)
+		if err != nil {
+			return err
+		}
+		ddom, err := uploadDom(cmds, j.v.dom)
+		if err != nil {
+			return err
+		}
+		dverdicts, err := cmds.Buffer(4*n, false)
+		if err != nil {
+			return err
+		}
+		if err := cmds.Launch(kern, n, WorkGroup, dverdicts, dpubs, dsigs, dmsgs, doffsets, dlengths,
+			dks, ddom, uint32(len(j.v.dom)), j.e.table, uint32(n)); err != nil {
+			return err
+		}
+		return cmds.Read(dverdicts, device.Uint32Bytes(verdicts))
+	})
+	if err != nil {
+		return err
+	}
+	batch.Parallel(n, hostChunk, func(a, b int) {
+		for k := a; k < b; k++ {
+			if lengths[k] != lengthSkip {
+				j.out[ch.Lo+k] = verdicts[k] == 1
+			}
+		}
+	})
+	return engine.Check(ch.Sample(), j.check)
+}

@@ -1,0 +1,152 @@
+/* ed25519.cl: batched Ed25519 (RFC 8032), one work-item per element,
+ * results byte for byte crypto/ed25519's:
+ *   ed25519_public  public keys from seeds: [s]B with s the clamped first
+ *                   half of SHA-512(seed)
+ *   ed25519_sign    signatures R ‖ S: r = SHA-512(dom ‖ prefix ‖ M) mod L,
+ *                   R = [r]B, k = SHA-512(dom ‖ R ‖ A ‖ M) mod L,
+ *                   S = r + k·s mod L
+ *   ed25519_verify  verdicts: [k](−A) + [S]B encodes to R exactly
+ * Values of 32 bytes (seeds, public keys, R, S) travel as 8 little-endian
+ * words, limb-major (dialect.h's LIMB); signatures as 16 (R, then S).
+ * Messages lie in one byte buffer, element i's at offsets[i], lengths[i]
+ * bytes long; dom is the call's RFC 8032 dom2 prefix (Ed25519ctx,
+ * Ed25519ph; none for Ed25519: domLength 0).
+ * A length of ED25519_SKIP marks an element the kernels leave alone (the
+ * host judged or computes it: a malformed input, a message too long for
+ * the kernels); ED25519_HASHED (verification) one whose k the host
+ * computed and passes in ks.
+ *
+ * Constant time in the secrets (seeds, the scalar s, its prefix, the
+ * nonce r): the hashes branch on lengths only, the comb (comb.h) scans
+ * its table with masks, the inversion's exponent and the scalar
+ * arithmetic (scalar25519.h) are fixed. Verification handles public data
+ * only and is variable-time (ed25519_point.h). */
+#include "fe25519.h"
+#define FE(op) fe25519_##op
+#define NL 8
+#include "comb25519_gen.h"
+#include "comb.h"
+#include "ed25519_point.h"
+#include "sha512.h"
+#include "scalar25519.h"
+
+#define ED25519_SKIP 0xffffffffu
+#define ED25519_HASHED 0xfffffffeu
+
+/* h = SHA-512(seed); s = its first half clamped (RFC 8032 §5.1.5), the
+ * second half (the nonce's prefix) left in h[8..15] */
+DEVICE_FN void ed25519_expand(u32 *s, u32 *h, const u32 *seed)
+{
+	sha512_state st;
+	sha512_init(&st);
+	sha512_update_words(&st, seed, NL);
+	sha512_final(&st, h);
+	for (int w = 0; w < NL; w++)
+		s[w] = h[w];
+	s[0] &= ~7u;
+	s[NL - 1] = (s[NL - 1] & 0x7fffffffu) | 0x40000000u;
+}
+
+/* r = SHA-512(dom ‖ a ‖ b ‖ message) mod L, a and b 8 words each (b
+ * absent when null) */
+DEVICE_FN void ed25519_hash_scalar(u32 *r, GLOBAL const u8 *RESTRICT dom, const u32 domLength,
+	const u32 *a, const u32 *b, GLOBAL const u8 *RESTRICT message, const u32 length)
+{
+	sha512_state st;
+	u32 h[16];
+	sha512_init(&st);
+	if (domLength > 0)
+		sha512_update_global(&st, dom, domLength);
+	sha512_update_words(&st, a, NL);
+	if (b)
+		sha512_update_words(&st, b, NL);
+	sha512_update_global(&st, message, length);
+	sha512_final(&st, h);
+	sc25519_reduce(r, h);
+}
+
+KERNEL void ed25519_public(GLOBAL u32 *RESTRICT pubs, GLOBAL const u32 *RESTRICT seeds,
+	GLOBAL const u32 *RESTRICT tab, const u32 count)
+{
+	const u32 i = GID();
+	if (i >= count) return;
+	u32 seed[NL], s[NL], h[16], enc[NL];
+	u32 E[NL], F[NL], G[NL], H[NL];
+	for (int j = 0; j < NL; j++)
+		seed[j] = LIMB(seeds + i, j, count);
+	ed25519_expand(s, h, seed);
+	comb_sum(E, F, G, H, s, tab);
+	ed_encode(enc, E, F, G, H);
+	for (int j = 0; j < NL; j++)
+		LIMB(pubs + i, j, count) = enc[j];
+}
+
+KERNEL void ed25519_sign(GLOBAL u32 *RESTRICT sigs, GLOBAL const u32 *RESTRICT seeds,
+	GLOBAL const u32 *RESTRICT pubs, GLOBAL const u8 *RESTRICT messages,
+	GLOBAL const u32 *RESTRICT offsets, GLOBAL const u32 *RESTRICT lengths,
+	GLOBAL const u8 *RESTRICT dom, const u32 domLength,
+	GLOBAL const u32 *RESTRICT tab, const u32 count)
+{
+	const u32 i = GID();
+	if (i >= count) return;
+	const u32 length = lengths[i];
+	if (length == ED25519_SKIP) return;
+	GLOBAL const u8 *message = messages + offsets[i];
+	u32 seed[NL], a[NL], s[NL], h[16], r[NL], k[NL], R[NL], S[NL];
+	u32 E[NL], F[NL], G[NL], H[NL];
+	for (int j = 0; j < NL; j++) {
+		seed[j] = LIMB(seeds + i, j, count);
+		a[j] = LIMB(pubs + i, j, count);
+	}
+	ed25519_expand(s, h, seed);
+	ed25519_hash_scalar(r, dom, domLength, h + NL, 0, message, length);
+	comb_sum(E, F, G, H, r, tab);
+	ed_encode(R, E, F, G, H);
+	ed25519_hash_scalar(k, dom, domLength, R, a, message, length);
+	sc25519_muladd(S, k, s, r);
+	for (int j = 0; j < NL; j++) {
+		LIMB(sigs + i, j, count) = R[j];
+		LIMB(sigs + i, NL + j, count) = S[j];
+	}
+}
+
+KERNEL void ed25519_verify(GLOBAL u32 *RESTRICT verdicts, GLOBAL const u32 *RESTRICT pubs,
+	GLOBAL const u32 *RESTRICT sigs, GLOBAL const u8 *RESTRICT messages,
+	GLOBAL const u32 *RESTRICT offsets, GLOBAL const u32 *RESTRICT lengths,
+	GLOBAL const u32 *RESTRICT ks, GLOBAL const u8 *RESTRICT dom, const u32 domLength,
+	GLOBAL const u32 *RESTRICT tab, const u32 count)
+{
+	const u32 i = GID();
+	if (i >= count) return;
+	const u32 length = lengths[i];
+	if (length == ED25519_SKIP) {
+		verdicts[i] = 0;
+		return;
+	}
+	u32 a[NL], R[NL], S[NL], k[NL];
+	for (int j = 0; j < NL; j++) {
+		a[j] = LIMB(pubs + i, j, count);
+		R[j] = LIMB(sigs + i, j, count);
+		S[j] = LIMB(sigs + i, NL + j, count);
+	}
+	if (length == ED25519_HASHED) {
+		for (int j = 0; j < NL; j++)
+			k[j] = LIMB(ks + i, j, count);
+	} else {
+		ed25519_hash_scalar(k, dom, domLength, R, a, messages + offsets[i], length);
+	}
+	u32 X[NL], Y[NL], Z[NL], T[NL];
+	if (!ed_decode(X, Y, Z, T, a)) {
+		verdicts[i] = 0;
+		return;
+	}
+	ed_fe_neg(X, X);                    /* −A */
+	ed_fe_neg(T, T);
+	u32 E[NL], F[NL], G[NL], H[NL], enc[NL];
+	ed_double_scalar(E, F, G, H, k, X, Y, Z, T, S, tab);
+	ed_encode(enc, E, F, G, H);
+	u32 diff = 0;
+	for (int j = 0; j < NL; j++)
+		diff |= enc[j] ^ R[j];
+	verdicts[i] = diff == 0;
+}
