@@ -11,14 +11,17 @@ import (
 	"github.com/gpucrypto/gpucrypto/kernels"
 )
 
-// The program compiles as CUDA C through NVRTC (sm_90; no GPU needed)
-// and holds every kernel the Engine launches.
+// The program compiles as CUDA C through NVRTC (sm_90; no GPU needed) in
+// both forms (32-bit limbs, doubles) and holds every kernel the Engine
+// launches.
 func TestCUDABuildsTheProgram(t *testing.T) {
 	d := devicetest.CUDACompiler(t)
-	p, err := d.Program(kernels.Program("ed25519.cl", nil))
-	require.NoError(t, err)
-	for _, name := range []string{"ed25519_public", "ed25519_sign", "ed25519_verify"} {
-		_, err := p.Kernel(name)
-		require.NoError(t, err, name)
+	for _, defines := range []map[string]string{nil, {"ED25519_FP64": "1"}} {
+		p, err := d.Program(kernels.Program("ed25519.cl", defines))
+		require.NoError(t, err, "%v", defines)
+		for _, name := range []string{"ed25519_public", "ed25519_sign", "ed25519_verify"} {
+			_, err := p.Kernel(name)
+			require.NoError(t, err, "%v: %s", defines, name)
+		}
 	}
 }

@@ -44,7 +44,7 @@ func NewEngine(dev *device.Device) (*Engine, error) {
 			return nil, err
 		}
 	}
-	prog, err := dev.Program(kernels.Program("ed25519.cl", nil))
+	prog, err := dev.Program(kernels.Program("ed25519.cl", ProgramDefines(dev)))
 	if err != nil {
 		return nil, fmt.Errorf("ed25519: building the kernels for %s: %w", dev.Name, err)
 	}
@@ -59,6 +59,26 @@ func NewEngine(dev *device.Device) (*Engine, error) {
 	e := &Engine{core: engine.New("ed25519", dev), prog: prog, table: table}
 	e.core.OnClose(table.Release)
 	return e, nil
+}
+
+// programDefines, when not nil, are the -D options of the engines'
+// program (tests of kernel forms set them; empty: the 32-bit limbs form;
+// nil: ProgramDefines' defaults).
+var programDefines map[string]string
+
+// ProgramDefines are the -D options the program is built with on dev: on
+// GPUs with fast double precision (device.Info.FastFP64) the point
+// additions and doublings run on doubles (ED25519_FP64,
+// kernels/fe25519_fp64.h, as the X25519 ladder does), elsewhere on 32-bit
+// limbs.
+func ProgramDefines(dev *device.Device) map[string]string {
+	if programDefines != nil {
+		return programDefines
+	}
+	if dev.FastFP64 {
+		return map[string]string{"ED25519_FP64": "1"}
+	}
+	return nil
 }
 
 // CPUEngine returns an Engine that computes on all CPU cores with

@@ -12,6 +12,23 @@
  * (comb25519_gen.h or comb448_gen.h: the COMB_* macros, documented there;
  * the curve models in kernels/internal/generate/comb.go).
  *
+ * The point formulas may run on another field than FE (Ed25519 on doubles,
+ * fe25519_fp64.h): the including file then defines
+ *   COMB_FE(op), COMB_FE_T, COMB_FE_N   its function prefix, digit type and
+ *                      digits per element (default FE, u32, NL)
+ *   COMB_FE_IN(r, u)   an element from NL limbs below 2^(32·NL − 1) (the
+ *                      table's entries; default FE(copy))
+ *   COMB_FE_CARRY(a)   what makes a sum or difference of two products a
+ *                      valid second operand of a product and operand of a
+ *                      square (default nothing: FE takes any loosely
+ *                      reduced element). The formulas call it where a
+ *                      product's second operand or a square's operand is a
+ *                      sum or difference, and nowhere a product's first
+ *                      operand is a sum or difference of at most two
+ *                      products (fe51_mul's rules).
+ * The table scan stays on NL 32-bit limbs; COMB_KERNEL and COMB_XZ_KERNEL
+ * need the default field.
+ *
  * The table: the kernels take it as a global buffer argument after k (its
  * words come from kernels.CombTable). The masked scan reads every word of
  * a row in the same order in every work-item, so each load is uniform
@@ -34,12 +51,13 @@
  * about 4M and 1/K of an inversion per key for groups of K keys.
  */
 
-/* r = m ? a : r for a mask m of all ones or zero */
-DEVICE_FN void comb_cmov(u32 *r, const u32 *a, const u32 m)
-{
-	for (int w = 0; w < NL; w++)
-		r[w] ^= m & (r[w] ^ a[w]);
-}
+#ifndef COMB_FE
+#define COMB_FE(op) FE(op)
+#define COMB_FE_T u32
+#define COMB_FE_N NL
+#define COMB_FE_IN(r, u) FE(copy)(r, u)
+#define COMB_FE_CARRY(a)
+#endif
 
 /* (p0, p1, p2) = entry |digit| of table row `row` by a masked scan of all
  * eight entries; the neutral element for absd = 0. */
@@ -70,98 +88,106 @@ DEVICE_FN void comb_select(u32 *p0, u32 *p1, u32 *p2, const u32 row, const u32 a
 }
 
 /* negate the selected point where neg is all ones: x → −x */
-DEVICE_FN void comb_cneg(u32 *p0, u32 *p1, u32 *p2, const u32 neg)
+DEVICE_FN void comb_cneg(COMB_FE_T *p0, COMB_FE_T *p1, COMB_FE_T *p2, const u32 neg)
 {
-	u32 zero[NL], t[NL];
-	FE(set_small)(zero, 0u);
-	FE(sub)(t, zero, p2);
-	comb_cmov(p2, t, neg);
+	COMB_FE_T zero[COMB_FE_N], t[COMB_FE_N];
+	COMB_FE(set_small)(zero, 0u);
+	COMB_FE(sub)(t, zero, p2);
+	COMB_FE(cswap)(neg, p2, t);
 #if COMB_A < 0
-	FE(cswap)(neg, p0, p1);      /* y + x ↔ y − x */
+	COMB_FE(cswap)(neg, p0, p1);      /* y + x ↔ y − x */
 #else
-	FE(sub)(t, zero, p0);
-	comb_cmov(p0, t, neg);
+	COMB_FE(sub)(t, zero, p0);
+	COMB_FE(cswap)(neg, p0, t);
 #endif
 }
 
 /* A completed point (E, F, G, H) is x = E/G, y = H/F. To extended
  * coordinates (X : Y : Z : T), x = X/Z, y = Y/Z, T = XY/Z: 4M. */
-DEVICE_FN void comb_ext(u32 *X, u32 *Y, u32 *Z, u32 *T,
-	const u32 *E, const u32 *F, const u32 *G, const u32 *H)
+DEVICE_FN void comb_ext(COMB_FE_T *X, COMB_FE_T *Y, COMB_FE_T *Z, COMB_FE_T *T,
+	const COMB_FE_T *E, const COMB_FE_T *F, const COMB_FE_T *G, const COMB_FE_T *H)
 {
-	FE(mul)(X, E, F);
-	FE(mul)(Y, G, H);
-	FE(mul)(Z, F, G);
-	FE(mul)(T, E, H);
+	COMB_FE(mul)(X, E, F);
+	COMB_FE(mul)(Y, G, H);
+	COMB_FE(mul)(Z, F, G);
+	COMB_FE(mul)(T, E, H);
 }
 
 /* the same without T, as the input of a doubling: 3M */
-DEVICE_FN void comb_proj(u32 *X, u32 *Y, u32 *Z,
-	const u32 *E, const u32 *F, const u32 *G, const u32 *H)
+DEVICE_FN void comb_proj(COMB_FE_T *X, COMB_FE_T *Y, COMB_FE_T *Z,
+	const COMB_FE_T *E, const COMB_FE_T *F, const COMB_FE_T *G, const COMB_FE_T *H)
 {
-	FE(mul)(X, E, F);
-	FE(mul)(Y, G, H);
-	FE(mul)(Z, F, G);
+	COMB_FE(mul)(X, E, F);
+	COMB_FE(mul)(Y, G, H);
+	COMB_FE(mul)(Z, F, G);
 }
 
 /* (E, F, G, H) = 2·(X : Y : Z): 4S (dbl-2008-hwcd without its products) */
-DEVICE_FN void comb_dbl(u32 *E, u32 *F, u32 *G, u32 *H,
-	const u32 *X, const u32 *Y, const u32 *Z)
+DEVICE_FN void comb_dbl(COMB_FE_T *E, COMB_FE_T *F, COMB_FE_T *G, COMB_FE_T *H,
+	const COMB_FE_T *X, const COMB_FE_T *Y, const COMB_FE_T *Z)
 {
-	u32 A[NL], B[NL], C[NL];
-	FE(sqr)(A, X);
-	FE(sqr)(B, Y);
-	FE(sqr)(C, Z);
-	FE(add)(C, C, C);                /* 2Z² */
-	FE(add)(E, X, Y);
-	FE(sqr)(E, E);                   /* (X + Y)² */
+	COMB_FE_T A[COMB_FE_N], B[COMB_FE_N], C[COMB_FE_N];
+	COMB_FE(sqr)(A, X);
+	COMB_FE(sqr)(B, Y);
+	COMB_FE(sqr)(C, Z);
+	COMB_FE(add)(C, C, C);                /* 2Z² */
+	COMB_FE(add)(E, X, Y);
+	COMB_FE_CARRY(E);
+	COMB_FE(sqr)(E, E);                   /* (X + Y)² */
 #if COMB_A < 0
 	/* G = aX² + Y², and H = X² + Y², F = 2Z² − G: both negated from
-	 * H = aX² − Y², F = G − 2Z², so y = H/F is unchanged */
-	FE(sub)(G, B, A);
-	FE(add)(H, A, B);
-	FE(sub)(F, C, G);
-	FE(sub)(E, E, H);                /* 2XY */
+	 * H = aX² − Y², F = G − 2Z², so y = H/F is unchanged. F, G and H are
+	 * second operands of comb_ext's products, E only a first one. */
+	COMB_FE(sub)(G, B, A);
+	COMB_FE_CARRY(G);
+	COMB_FE(add)(H, A, B);
+	COMB_FE_CARRY(H);
+	COMB_FE(sub)(F, C, G);
+	COMB_FE_CARRY(F);
+	COMB_FE(sub)(E, E, H);                /* 2XY */
 #else
-	FE(add)(G, A, B);                /* X² + Y² */
-	FE(sub)(H, A, B);
-	FE(sub)(F, G, C);
-	FE(sub)(E, E, G);                /* 2XY */
+	COMB_FE(add)(G, A, B);                /* X² + Y² */
+	COMB_FE(sub)(H, A, B);
+	COMB_FE(sub)(F, G, C);
+	COMB_FE(sub)(E, E, G);                /* 2XY */
 #endif
 }
 
 /* (E, F, G, H) = (X : Y : Z : T) + (p0, p1, p2), the table point affine:
  * the unified addition (add-2008-hwcd with Z2 = 1), complete for this
  * model. 3M for a = −1 (add-2008-hwcd-3), 4M for a = 1. */
-DEVICE_FN void comb_madd(u32 *E, u32 *F, u32 *G, u32 *H,
-	const u32 *X, const u32 *Y, const u32 *Z, const u32 *T,
-	const u32 *p0, const u32 *p1, const u32 *p2)
+DEVICE_FN void comb_madd(COMB_FE_T *E, COMB_FE_T *F, COMB_FE_T *G, COMB_FE_T *H,
+	const COMB_FE_T *X, const COMB_FE_T *Y, const COMB_FE_T *Z, const COMB_FE_T *T,
+	const COMB_FE_T *p0, const COMB_FE_T *p1, const COMB_FE_T *p2)
 {
-	u32 A[NL], B[NL], C[NL], D[NL];
-	FE(mul)(C, T, p2);               /* 2d·T·xy or d·T·xy; T and p2 dead */
+	COMB_FE_T A[COMB_FE_N], B[COMB_FE_N], C[COMB_FE_N], D[COMB_FE_N];
+	COMB_FE(mul)(C, T, p2);               /* 2d·T·xy or d·T·xy; T and p2 dead */
 #if COMB_A < 0
 	/* p = (y + x, y − x, 2dxy); every output is twice the a = 1 form's */
-	FE(sub)(A, Y, X);
-	FE(mul)(A, A, p1);               /* (Y − X)(y − x) */
-	FE(add)(B, Y, X);
-	FE(mul)(B, B, p0);               /* (Y + X)(y + x) */
-	FE(add)(D, Z, Z);
-	FE(sub)(E, B, A);                /* 2(X·y + Y·x) */
-	FE(add)(H, B, A);                /* 2(Y·y + X·x) = 2(Y·y − a·X·x) */
-	FE(sub)(F, D, C);
-	FE(add)(G, D, C);
+	COMB_FE(sub)(A, Y, X);
+	COMB_FE(mul)(A, A, p1);               /* (Y − X)(y − x) */
+	COMB_FE(add)(B, Y, X);
+	COMB_FE(mul)(B, B, p0);               /* (Y + X)(y + x) */
+	COMB_FE(add)(D, Z, Z);
+	COMB_FE(sub)(E, B, A);                /* 2(X·y + Y·x) */
+	COMB_FE(add)(H, B, A);                /* 2(Y·y + X·x) = 2(Y·y − a·X·x) */
+	COMB_FE(sub)(F, D, C);
+	COMB_FE(add)(G, D, C);
+	COMB_FE_CARRY(F);
+	COMB_FE_CARRY(G);
+	COMB_FE_CARRY(H);
 #else
 	/* p = (x, y, dxy) */
-	FE(mul)(A, X, p0);               /* X·x */
-	FE(mul)(B, Y, p1);               /* Y·y */
-	FE(add)(D, X, Y);
-	FE(add)(E, p0, p1);
-	FE(mul)(E, D, E);
-	FE(sub)(E, E, A);
-	FE(sub)(E, E, B);                /* X·y + Y·x */
-	FE(sub)(H, B, A);                /* Y·y − a·X·x */
-	FE(sub)(F, Z, C);
-	FE(add)(G, Z, C);
+	COMB_FE(mul)(A, X, p0);               /* X·x */
+	COMB_FE(mul)(B, Y, p1);               /* Y·y */
+	COMB_FE(add)(D, X, Y);
+	COMB_FE(add)(E, p0, p1);
+	COMB_FE(mul)(E, D, E);
+	COMB_FE(sub)(E, E, A);
+	COMB_FE(sub)(E, E, B);                /* X·y + Y·x */
+	COMB_FE(sub)(H, B, A);                /* Y·y − a·X·x */
+	COMB_FE(sub)(F, Z, C);
+	COMB_FE(add)(G, Z, C);
 #endif
 }
 
@@ -183,7 +209,7 @@ DEVICE_FN u32 comb_digit(const u32 *s, const int i)
 
 /* (E, F, G, H) = k·B, completed (x = E/G, y = H/F), for the scalar k in
  * NL private words (the top one masked by COMB_TOP_MASK): the comb. */
-DEVICE_FN void comb_sum(u32 *E, u32 *F, u32 *G, u32 *H, const u32 *k,
+DEVICE_FN void comb_sum(COMB_FE_T *E, COMB_FE_T *F, COMB_FE_T *G, COMB_FE_T *H, const u32 *k,
 	GLOBAL const u32 *RESTRICT tab)
 {
 	/* s' = s + 0x8888…88 (NL words), carry in s[NL] */
@@ -199,12 +225,13 @@ DEVICE_FN void comb_sum(u32 *E, u32 *F, u32 *G, u32 *H, const u32 *k,
 	}
 	s[NL] = (u32)c;
 
-	u32 X[NL], Y[NL], Z[NL], T[NL];
-	u32 p0[NL], p1[NL], p2[NL];
-	FE(set_small)(E, 0u);            /* the neutral element */
-	FE(set_small)(F, 1u);
-	FE(set_small)(G, 1u);
-	FE(set_small)(H, 1u);
+	COMB_FE_T X[COMB_FE_N], Y[COMB_FE_N], Z[COMB_FE_N], T[COMB_FE_N];
+	COMB_FE_T p0[COMB_FE_N], p1[COMB_FE_N], p2[COMB_FE_N];
+	u32 l0[NL], l1[NL], l2[NL];      /* the entry as the table holds it */
+	COMB_FE(set_small)(E, 0u);       /* the neutral element */
+	COMB_FE(set_small)(F, 1u);
+	COMB_FE(set_small)(G, 1u);
+	COMB_FE(set_small)(H, 1u);
 	for (int r = COMB_SPACING - 1; r >= 0; r--) {
 		if (r != COMB_SPACING - 1) {
 			for (int t = 0; t < 4; t++) {
@@ -220,7 +247,10 @@ DEVICE_FN void comb_sum(u32 *E, u32 *F, u32 *G, u32 *H, const u32 *k,
 			comb_ext(X, Y, Z, T, E, F, G, H);
 			const u32 e = comb_digit(s, i);
 			const u32 neg = 0u - (e >> 31);
-			comb_select(p0, p1, p2, (u32)j, (e ^ neg) - neg, tab);
+			comb_select(l0, l1, l2, (u32)j, (e ^ neg) - neg, tab);
+			COMB_FE_IN(p0, l0);
+			COMB_FE_IN(p1, l1);
+			COMB_FE_IN(p2, l2);
 			comb_cneg(p0, p1, p2, neg);
 			comb_madd(E, F, G, H, X, Y, Z, T, p0, p1, p2);
 		}

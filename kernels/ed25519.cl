@@ -24,6 +24,20 @@
 #include "fe25519.h"
 #define FE(op) fe25519_##op
 #define NL 8
+/* ED25519_FP64 (GPUs with fast fp64): the point additions and doublings
+ * on fe25519_fp64.h's doubles, as the X25519 ladder's steps; decoding,
+ * encoding and the inversions stay on fe25519.h */
+#if defined(ED25519_FP64)
+#include "fe25519_fp64.h"
+#define COMB_FE(op) fe51_##op
+#define COMB_FE_T double
+#define COMB_FE_N FE51_N
+#define COMB_FE_IN(r, u) fe51_from_limbs(r, u)
+#define COMB_FE_CARRY(a) fe51_carry(a)
+#define ED_FE_OUT(r, a) fe51_to_limbs(r, a)
+#else
+#define ED_FE_OUT(r, a) FE(copy)(r, a)
+#endif
 #include "comb25519_gen.h"
 #include "comb.h"
 #include "ed25519_point.h"
@@ -71,12 +85,14 @@ KERNEL void ed25519_public(GLOBAL u32 *RESTRICT pubs, GLOBAL const u32 *RESTRICT
 	const u32 i = GID();
 	if (i >= count) return;
 	u32 seed[NL], s[NL], h[16], enc[NL];
-	u32 E[NL], F[NL], G[NL], H[NL];
+	u32 e[NL], f[NL], g[NL], hh[NL];
+	COMB_FE_T E[COMB_FE_N], F[COMB_FE_N], G[COMB_FE_N], H[COMB_FE_N];
 	for (int j = 0; j < NL; j++)
 		seed[j] = LIMB(seeds + i, j, count);
 	ed25519_expand(s, h, seed);
 	comb_sum(E, F, G, H, s, tab);
-	ed_encode(enc, E, F, G, H);
+	ed_completed_out(e, f, g, hh, E, F, G, H);
+	ed_encode(enc, e, f, g, hh);
 	for (int j = 0; j < NL; j++)
 		LIMB(pubs + i, j, count) = enc[j];
 }
@@ -93,7 +109,8 @@ KERNEL void ed25519_sign(GLOBAL u32 *RESTRICT sigs, GLOBAL const u32 *RESTRICT s
 	if (length == ED25519_SKIP) return;
 	GLOBAL const u8 *message = messages + offsets[i];
 	u32 seed[NL], a[NL], s[NL], h[16], r[NL], k[NL], R[NL], S[NL];
-	u32 E[NL], F[NL], G[NL], H[NL];
+	u32 e[NL], f[NL], g[NL], hh[NL];
+	COMB_FE_T E[COMB_FE_N], F[COMB_FE_N], G[COMB_FE_N], H[COMB_FE_N];
 	for (int j = 0; j < NL; j++) {
 		seed[j] = LIMB(seeds + i, j, count);
 		a[j] = LIMB(pubs + i, j, count);
@@ -101,7 +118,8 @@ KERNEL void ed25519_sign(GLOBAL u32 *RESTRICT sigs, GLOBAL const u32 *RESTRICT s
 	ed25519_expand(s, h, seed);
 	ed25519_hash_scalar(r, dom, domLength, h + NL, 0, message, length);
 	comb_sum(E, F, G, H, r, tab);
-	ed_encode(R, E, F, G, H);
+	ed_completed_out(e, f, g, hh, E, F, G, H);
+	ed_encode(R, e, f, g, hh);
 	ed25519_hash_scalar(k, dom, domLength, R, a, message, length);
 	sc25519_muladd(S, k, s, r);
 	for (int j = 0; j < NL; j++) {
@@ -142,9 +160,11 @@ KERNEL void ed25519_verify(GLOBAL u32 *RESTRICT verdicts, GLOBAL const u32 *REST
 	}
 	ed_fe_neg(X, X);                    /* −A */
 	ed_fe_neg(T, T);
-	u32 E[NL], F[NL], G[NL], H[NL], enc[NL];
+	u32 e[NL], f[NL], g[NL], h[NL], enc[NL];
+	COMB_FE_T E[COMB_FE_N], F[COMB_FE_N], G[COMB_FE_N], H[COMB_FE_N];
 	ed_double_scalar(E, F, G, H, k, X, Y, Z, T, S, tab);
-	ed_encode(enc, E, F, G, H);
+	ed_completed_out(e, f, g, h, E, F, G, H);
+	ed_encode(enc, e, f, g, h);
 	u32 diff = 0;
 	for (int j = 0; j < NL; j++)
 		diff |= enc[j] ^ R[j];

@@ -7,6 +7,12 @@
  * comb_ext to extended coordinates (X : Y : Z : T), x = X/Z, y = Y/Z,
  * T = XY/Z, comb_proj without T, comb_dbl and comb_madd.
  *
+ * Two fields: decoding, encoding and their inversions run on FE
+ * (fe25519.h, 32-bit limbs), the additions and doublings on comb.h's
+ * COMB_FE, which is FE or, with ED25519_FP64, fe25519_fp64.h's doubles
+ * (ed25519.cl); ED_FE_OUT(r, a) turns one of its elements back into FE
+ * limbs.
+ *
  * The formulas are complete on this curve (a = −1 a square, d not one:
  * kernels/internal/generate/comb.go), so every point, small-order and
  * mixed-order ones included, adds and doubles without exceptions, and
@@ -142,33 +148,66 @@ DEVICE_FN void ed_encode(u32 *enc, const u32 *E, const u32 *F, const u32 *G, con
 	enc[NL - 1] |= x[0] << 31;
 }
 
-/* The cached form of an extended point, the second operand of
- * ed_add_cached: (Y + X, Y − X, 2d·T, 2Z). */
-DEVICE_FN void ed_cache(u32 *c, const u32 *X, const u32 *Y, const u32 *Z, const u32 *T)
+/* r = a on the point formulas' field (COMB_FE, comb.h: FE itself, or
+ * fe25519_fp64.h's doubles) from a loosely reduced FE element */
+DEVICE_FN void ed_fe_in(COMB_FE_T *r, const u32 *a)
 {
-	const u32 d2[NL] = ED25519_D2;
-	FE(add)(c, Y, X);
-	FE(sub)(c + NL, Y, X);
-	FE(mul)(c + 2 * NL, T, d2);
-	FE(add)(c + 3 * NL, Z, Z);
+	u32 t[NL];
+	FE(copy)(t, a);
+	FE(canon)(t);                       /* below 2^255, as COMB_FE_IN wants */
+	COMB_FE_IN(r, t);
+}
+
+/* the completed point (E, F, G, H) of the formulas' field as FE elements
+ * (E, a difference of products, carried first) */
+DEVICE_FN void ed_completed_out(u32 *e, u32 *f, u32 *g, u32 *h,
+	const COMB_FE_T *E, const COMB_FE_T *F, const COMB_FE_T *G, const COMB_FE_T *H)
+{
+	COMB_FE_T t[COMB_FE_N];
+	COMB_FE(copy)(t, E);
+	COMB_FE_CARRY(t);
+	ED_FE_OUT(e, t);
+	ED_FE_OUT(f, F);
+	ED_FE_OUT(g, G);
+	ED_FE_OUT(h, H);
+}
+
+/* The cached form of an extended point, the second operand of
+ * ed_add_cached: (Y + X, Y − X, 2d·T, 2Z), each carried. */
+DEVICE_FN void ed_cache(COMB_FE_T *c, const COMB_FE_T *X, const COMB_FE_T *Y, const COMB_FE_T *Z,
+	const COMB_FE_T *T, const COMB_FE_T *d2)
+{
+	COMB_FE(add)(c, Y, X);
+	COMB_FE_CARRY(c);
+	COMB_FE(sub)(c + COMB_FE_N, Y, X);
+	COMB_FE_CARRY(c + COMB_FE_N);
+	COMB_FE(mul)(c + 2 * COMB_FE_N, T, d2);
+	COMB_FE(add)(c + 3 * COMB_FE_N, Z, Z);
+	COMB_FE_CARRY(c + 3 * COMB_FE_N);
 }
 
 /* (E, F, G, H) = (X : Y : Z : T) + c, c cached (ed_cache): add-2008-hwcd-3
- * (Hisil et al. 2008), 8M with comb_ext before it; complete here. */
-DEVICE_FN void ed_add_cached(u32 *E, u32 *F, u32 *G, u32 *H,
-	const u32 *X, const u32 *Y, const u32 *Z, const u32 *T, const u32 *c)
+ * (Hisil et al. 2008), 8M with comb_ext before it; complete here. F, G
+ * and H are carried (second operands of comb_ext's products), E is a
+ * difference of two products (a first operand only). */
+DEVICE_FN void ed_add_cached(COMB_FE_T *E, COMB_FE_T *F, COMB_FE_T *G, COMB_FE_T *H,
+	const COMB_FE_T *X, const COMB_FE_T *Y, const COMB_FE_T *Z, const COMB_FE_T *T,
+	const COMB_FE_T *c)
 {
-	u32 A[NL], B[NL], C[NL], D[NL];
-	FE(sub)(A, Y, X);
-	FE(mul)(A, A, c + NL);              /* (Y − X)(y − x) */
-	FE(add)(B, Y, X);
-	FE(mul)(B, B, c);                   /* (Y + X)(y + x) */
-	FE(mul)(C, T, c + 2 * NL);          /* 2d·T·T' */
-	FE(mul)(D, Z, c + 3 * NL);          /* 2Z·Z' */
-	FE(sub)(E, B, A);
-	FE(sub)(F, D, C);
-	FE(add)(G, D, C);
-	FE(add)(H, B, A);
+	COMB_FE_T A[COMB_FE_N], B[COMB_FE_N], C[COMB_FE_N], D[COMB_FE_N];
+	COMB_FE(sub)(A, Y, X);
+	COMB_FE(mul)(A, A, c + COMB_FE_N);          /* (Y − X)(y − x) */
+	COMB_FE(add)(B, Y, X);
+	COMB_FE(mul)(B, B, c);                      /* (Y + X)(y + x) */
+	COMB_FE(mul)(C, T, c + 2 * COMB_FE_N);      /* 2d·T·T' */
+	COMB_FE(mul)(D, Z, c + 3 * COMB_FE_N);      /* 2Z·Z' */
+	COMB_FE(sub)(E, B, A);
+	COMB_FE(sub)(F, D, C);
+	COMB_FE_CARRY(F);
+	COMB_FE(add)(G, D, C);
+	COMB_FE_CARRY(G);
+	COMB_FE(add)(H, B, A);
+	COMB_FE_CARRY(H);
 }
 
 /* digit i (public) of the signed radix-16 form of s' = s + Σ 8·16^i (s
@@ -190,41 +229,46 @@ DEVICE_FN void ed_recode(u32 *r, const u32 *s)
 	}
 }
 
-/* (E, F, G, H) = k·P + s·B for public scalars k, s below 2^253 and the
- * extended point P, B the base point (row 0 of the comb table, tab: its
- * entries n·B for n = 1..8). Straus' interleaving over signed radix-16
- * digits: 252 doublings shared by both sums, 64 additions of a multiple
- * of P from a table in private memory and 64 of a multiple of B.
- * Variable time: the digits index the tables. */
-DEVICE_FN void ed_double_scalar(u32 *E, u32 *F, u32 *G, u32 *H,
+/* (E, F, G, H) = k·P + s·B on the formulas' field, for public scalars k, s
+ * below 2^253 and the extended point P (FE elements), B the base point
+ * (row 0 of the comb table, tab: its entries n·B for n = 1..8). Straus'
+ * interleaving over signed radix-16 digits: 252 doublings shared by both
+ * sums, 64 additions of a multiple of P from a table in private memory
+ * and 64 of a multiple of B. Variable time: the digits index the tables
+ * and decide whether B's is added. */
+DEVICE_FN void ed_double_scalar(COMB_FE_T *E, COMB_FE_T *F, COMB_FE_T *G, COMB_FE_T *H,
 	const u32 *k, const u32 *X0, const u32 *Y0, const u32 *Z0, const u32 *T0,
 	const u32 *s, GLOBAL const u32 *RESTRICT tab)
 {
+	const u32 d2limbs[NL] = ED25519_D2;
+	COMB_FE_T d2[COMB_FE_N];
+	COMB_FE_IN(d2, d2limbs);
 	/* multiples[n] = n·P cached, n = 0..8 (0: the neutral element) */
-	u32 multiples[9][4 * NL];
-	u32 X[NL], Y[NL], Z[NL], T[NL];
-	FE(set_small)(multiples[0], 1u);
-	FE(set_small)(multiples[0] + NL, 1u);
-	FE(set_small)(multiples[0] + 2 * NL, 0u);
-	FE(set_small)(multiples[0] + 3 * NL, 2u);
-	ed_cache(multiples[1], X0, Y0, Z0, T0);
-	FE(copy)(X, X0);
-	FE(copy)(Y, Y0);
-	FE(copy)(Z, Z0);
-	FE(copy)(T, T0);
+	COMB_FE_T multiples[9][4 * COMB_FE_N];
+	COMB_FE_T X[COMB_FE_N], Y[COMB_FE_N], Z[COMB_FE_N], T[COMB_FE_N];
+	COMB_FE(set_small)(multiples[0], 1u);
+	COMB_FE(set_small)(multiples[0] + COMB_FE_N, 1u);
+	COMB_FE(set_small)(multiples[0] + 2 * COMB_FE_N, 0u);
+	COMB_FE(set_small)(multiples[0] + 3 * COMB_FE_N, 2u);
+	ed_fe_in(X, X0);
+	ed_fe_in(Y, Y0);
+	ed_fe_in(Z, Z0);
+	ed_fe_in(T, T0);
+	ed_cache(multiples[1], X, Y, Z, T, d2);
 	for (int n = 2; n <= 8; n++) {
 		ed_add_cached(E, F, G, H, X, Y, Z, T, multiples[1]);
 		comb_ext(X, Y, Z, T, E, F, G, H);
-		ed_cache(multiples[n], X, Y, Z, T);
+		ed_cache(multiples[n], X, Y, Z, T, d2);
 	}
 
-	u32 kr[NL], sr[NL], c[4 * NL], p0[NL], p1[NL], p2[NL];
+	u32 kr[NL], sr[NL], l0[NL], l1[NL], l2[NL];
+	COMB_FE_T c[4 * COMB_FE_N], p0[COMB_FE_N], p1[COMB_FE_N], p2[COMB_FE_N];
 	ed_recode(kr, k);
 	ed_recode(sr, s);
-	FE(set_small)(E, 0u);               /* the neutral element */
-	FE(set_small)(F, 1u);
-	FE(set_small)(G, 1u);
-	FE(set_small)(H, 1u);
+	COMB_FE(set_small)(E, 0u);          /* the neutral element */
+	COMB_FE(set_small)(F, 1u);
+	COMB_FE(set_small)(G, 1u);
+	COMB_FE(set_small)(H, 1u);
 	for (int i = 63; i >= 0; i--) {
 		if (i != 63) {
 			for (int t = 0; t < 4; t++) {
@@ -236,24 +280,27 @@ DEVICE_FN void ed_double_scalar(u32 *E, u32 *F, u32 *G, u32 *H,
 		const i32 e = ed_digit(kr, i);
 		const u32 neg = 0u - (u32)(e < 0);
 		const int abs = e < 0 ? -e : e;
-		for (int w = 0; w < 4 * NL; w++)
+		for (int w = 0; w < 4 * COMB_FE_N; w++)
 			c[w] = multiples[abs][w];
-		FE(cswap)(neg, c, c + NL);
-		ed_fe_neg(p2, c + 2 * NL);
-		ed_fe_cmov(c + 2 * NL, p2, neg);
+		COMB_FE(cswap)(neg, c, c + COMB_FE_N);
+		COMB_FE(set_small)(p0, 0u);
+		COMB_FE(sub)(p2, p0, c + 2 * COMB_FE_N);
+		COMB_FE(cswap)(neg, c + 2 * COMB_FE_N, p2);
 		comb_ext(X, Y, Z, T, E, F, G, H);
 		ed_add_cached(E, F, G, H, X, Y, Z, T, c);
 		/* + f·B from the comb table's row 0; f = 0 adds nothing */
 		const i32 f = ed_digit(sr, i);
 		if (f != 0) {
-			const u32 fneg = 0u - (u32)(f < 0);
 			const u32 off = (u32)((f < 0 ? -f : f) - 1) * COMB_ENTRY_WORDS;
 			for (int w = 0; w < NL; w++) {
-				p0[w] = tab[off + w];
-				p1[w] = tab[off + NL + w];
-				p2[w] = tab[off + 2 * NL + w];
+				l0[w] = tab[off + w];
+				l1[w] = tab[off + NL + w];
+				l2[w] = tab[off + 2 * NL + w];
 			}
-			comb_cneg(p0, p1, p2, fneg);
+			COMB_FE_IN(p0, l0);
+			COMB_FE_IN(p1, l1);
+			COMB_FE_IN(p2, l2);
+			comb_cneg(p0, p1, p2, 0u - (u32)(f < 0));
 			comb_ext(X, Y, Z, T, E, F, G, H);
 			comb_madd(E, F, G, H, X, Y, Z, T, p0, p1, p2);
 		}
