@@ -78,11 +78,6 @@ type Event struct {
 	pin  runtime.Pinner
 	keep []byte
 	done bool
-
-	// the driver's answers to Wait and Duration, under mu: on the heap
-	// with the Event, so that asking allocates nothing (calls.go)
-	status     int32
-	start, end uint64
 }
 
 // newEvent returns an event that keeps host (if any) pinned until done.
@@ -117,14 +112,16 @@ func (e *Event) Wait() error {
 	if e.done {
 		return nil
 	}
-	err := check("clWaitForEvents", e.api.WaitForEvents(1, &e.ev))
+	ev := e.ev
+	err := check("clWaitForEvents", e.api.WaitForEvents(1, &ev))
 	if err == nil {
 		// Every command ends with a status of CL_COMPLETE (0) or a negative
 		// error code; a failed command is reported, not silently accepted.
-		if e2 := check("clGetEventInfo", e.api.GetEventInfo(e.ev, 0x11D3, 4, unsafe.Pointer(&e.status), nil)); e2 != nil {
+		var status int32
+		if e2 := check("clGetEventInfo", e.api.GetEventInfo(ev, 0x11D3, 4, unsafe.Pointer(&status), nil)); e2 != nil {
 			err = e2
-		} else if e.status < 0 {
-			err = &Error{Call: "command execution", Status: e.status}
+		} else if status < 0 {
+			err = &Error{Call: "command execution", Status: status}
 		}
 	}
 	e.done = true
@@ -141,13 +138,14 @@ func (e *Event) Duration() (time.Duration, error) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if err := check("clGetEventProfilingInfo", e.api.GetEventProfiling(e.ev, 0x1282, 8, unsafe.Pointer(&e.start), nil)); err != nil {
+	var start, end uint64
+	if err := check("clGetEventProfilingInfo", e.api.GetEventProfiling(e.ev, 0x1282, 8, unsafe.Pointer(&start), nil)); err != nil {
 		return 0, err
 	}
-	if err := check("clGetEventProfilingInfo", e.api.GetEventProfiling(e.ev, 0x1283, 8, unsafe.Pointer(&e.end), nil)); err != nil {
+	if err := check("clGetEventProfilingInfo", e.api.GetEventProfiling(e.ev, 0x1283, 8, unsafe.Pointer(&end), nil)); err != nil {
 		return 0, err
 	}
-	return time.Duration(e.end - e.start), nil
+	return time.Duration(end - start), nil
 }
 
 // Release waits for the command (so pinned host memory is never freed under

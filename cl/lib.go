@@ -42,32 +42,44 @@ var ErrNoRuntime = errors.New("opencl: no runtime")
 func (e *RuntimeError) Is(target error) bool { return target == ErrNoRuntime }
 
 // api holds the OpenCL entry points bound at run time. Required entries are
-// OpenCL 1.2 core; optional ones stay unbound when the library lacks them.
-// The calls of commands and batches are methods (calls.go) on symbols in
-// sym; the others, run once per device, program or queue, are functions
-// that purego.RegisterFunc made.
+// OpenCL 1.2 core; optional ones stay nil when the library lacks them.
 type api struct {
 	path string
-	sym  symbols
 
-	GetPlatformIDs      func(num uint32, platforms *uintptr, numOut *uint32) int32
-	GetPlatformInfo     func(p uintptr, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) int32
-	GetDeviceIDs        func(p uintptr, typ uint64, num uint32, devices *uintptr, numOut *uint32) int32
-	GetDeviceInfo       func(d uintptr, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) int32
-	CreateContext       func(props unsafe.Pointer, num uint32, devices *uintptr, notify uintptr, user uintptr, errc *int32) uintptr
-	ReleaseContext      func(c uintptr) int32
-	CreateCommandQueue  func(c uintptr, d uintptr, props uint64, errc *int32) uintptr
-	ReleaseCommandQueue func(q uintptr) int32
-	EnqueueCopyBuffer   func(q, src, dst uintptr, srcOff, dstOff, size uintptr, nwait uint32, wait *uintptr, ev *uintptr) int32
-	CreateProgramSource func(c uintptr, count uint32, strs *uintptr, lens *uintptr, errc *int32) uintptr
-	CreateProgramBinary func(c uintptr, num uint32, devices *uintptr, lens *uintptr, bins *uintptr, status *int32, errc *int32) uintptr
-	BuildProgram        func(p uintptr, num uint32, devices *uintptr, options string, notify uintptr, user uintptr) int32
-	GetProgramInfo      func(p uintptr, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) int32
-	GetProgramBuildInfo func(p, d uintptr, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) int32
-	ReleaseProgram      func(p uintptr) int32
-	CreateKernel        func(p uintptr, name string, errc *int32) uintptr
-	ReleaseKernel       func(k uintptr) int32
-	GetKernelWGInfo     func(k, d uintptr, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) int32
+	GetPlatformIDs       func(num uint32, platforms *uintptr, numOut *uint32) int32
+	GetPlatformInfo      func(p uintptr, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) int32
+	GetDeviceIDs         func(p uintptr, typ uint64, num uint32, devices *uintptr, numOut *uint32) int32
+	GetDeviceInfo        func(d uintptr, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) int32
+	CreateContext        func(props unsafe.Pointer, num uint32, devices *uintptr, notify uintptr, user uintptr, errc *int32) uintptr
+	ReleaseContext       func(c uintptr) int32
+	CreateCommandQueue   func(c uintptr, d uintptr, props uint64, errc *int32) uintptr
+	ReleaseCommandQueue  func(q uintptr) int32
+	CreateBuffer         func(c uintptr, flags uint64, size uintptr, host unsafe.Pointer, errc *int32) uintptr
+	ReleaseMemObject     func(m uintptr) int32
+	EnqueueWriteBuffer   func(q, m uintptr, blocking uint32, off, size uintptr, ptr unsafe.Pointer, nwait uint32, wait *uintptr, ev *uintptr) int32
+	EnqueueReadBuffer    func(q, m uintptr, blocking uint32, off, size uintptr, ptr unsafe.Pointer, nwait uint32, wait *uintptr, ev *uintptr) int32
+	EnqueueCopyBuffer    func(q, src, dst uintptr, srcOff, dstOff, size uintptr, nwait uint32, wait *uintptr, ev *uintptr) int32
+	CreateProgramSource  func(c uintptr, count uint32, strs *uintptr, lens *uintptr, errc *int32) uintptr
+	CreateProgramBinary  func(c uintptr, num uint32, devices *uintptr, lens *uintptr, bins *uintptr, status *int32, errc *int32) uintptr
+	BuildProgram         func(p uintptr, num uint32, devices *uintptr, options string, notify uintptr, user uintptr) int32
+	GetProgramInfo       func(p uintptr, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) int32
+	GetProgramBuildInfo  func(p, d uintptr, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) int32
+	ReleaseProgram       func(p uintptr) int32
+	CreateKernel         func(p uintptr, name string, errc *int32) uintptr
+	ReleaseKernel        func(k uintptr) int32
+	SetKernelArg         func(k uintptr, index uint32, size uintptr, value unsafe.Pointer) int32
+	GetKernelWGInfo      func(k, d uintptr, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) int32
+	EnqueueNDRangeKernel func(q, k uintptr, dim uint32, offset, global, local *uintptr, nwait uint32, wait *uintptr, ev *uintptr) int32
+	Finish               func(q uintptr) int32
+	Flush                func(q uintptr) int32
+	WaitForEvents        func(num uint32, events *uintptr) int32
+	GetEventInfo         func(e uintptr, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) int32
+	GetEventProfiling    func(e uintptr, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) int32
+	ReleaseEvent         func(e uintptr) int32
+
+	// Optional (nil when absent: OpenCL 1.1 libraries).
+	EnqueueFillBuffer          func(q, m uintptr, pattern unsafe.Pointer, psize, off, size uintptr, nwait uint32, wait *uintptr, ev *uintptr) int32
+	EnqueueBarrierWithWaitList func(q uintptr, nwait uint32, wait *uintptr, ev *uintptr) int32
 }
 
 var (
@@ -102,8 +114,6 @@ func openLibrary() (*api, error) {
 		return nil, &RuntimeError{Library: path, Reason: "OpenCL library not found; install an ICD loader (ocl-icd-libopencl1) and a driver, or set " + EnvLibrary, Err: lastErr}
 	}
 	a := &api{path: path}
-	// fn is a function for purego.RegisterFunc, or a symbol (*uintptr)
-	// for the calls of calls.go
 	required := []struct {
 		name string
 		fn   any
@@ -116,10 +126,10 @@ func openLibrary() (*api, error) {
 		{"clReleaseContext", &a.ReleaseContext},
 		{"clCreateCommandQueue", &a.CreateCommandQueue},
 		{"clReleaseCommandQueue", &a.ReleaseCommandQueue},
-		{"clCreateBuffer", &a.sym.createBuffer},
-		{"clReleaseMemObject", &a.sym.releaseMemObject},
-		{"clEnqueueWriteBuffer", &a.sym.enqueueWriteBuffer},
-		{"clEnqueueReadBuffer", &a.sym.enqueueReadBuffer},
+		{"clCreateBuffer", &a.CreateBuffer},
+		{"clReleaseMemObject", &a.ReleaseMemObject},
+		{"clEnqueueWriteBuffer", &a.EnqueueWriteBuffer},
+		{"clEnqueueReadBuffer", &a.EnqueueReadBuffer},
 		{"clEnqueueCopyBuffer", &a.EnqueueCopyBuffer},
 		{"clCreateProgramWithSource", &a.CreateProgramSource},
 		{"clCreateProgramWithBinary", &a.CreateProgramBinary},
@@ -129,42 +139,32 @@ func openLibrary() (*api, error) {
 		{"clReleaseProgram", &a.ReleaseProgram},
 		{"clCreateKernel", &a.CreateKernel},
 		{"clReleaseKernel", &a.ReleaseKernel},
-		{"clSetKernelArg", &a.sym.setKernelArg},
+		{"clSetKernelArg", &a.SetKernelArg},
 		{"clGetKernelWorkGroupInfo", &a.GetKernelWGInfo},
-		{"clEnqueueNDRangeKernel", &a.sym.enqueueNDRangeKernel},
-		{"clFinish", &a.sym.finish},
-		{"clFlush", &a.sym.flush},
-		{"clWaitForEvents", &a.sym.waitForEvents},
-		{"clGetEventInfo", &a.sym.getEventInfo},
-		{"clGetEventProfilingInfo", &a.sym.getEventProfilingInfo},
-		{"clReleaseEvent", &a.sym.releaseEvent},
+		{"clEnqueueNDRangeKernel", &a.EnqueueNDRangeKernel},
+		{"clFinish", &a.Finish},
+		{"clFlush", &a.Flush},
+		{"clWaitForEvents", &a.WaitForEvents},
+		{"clGetEventInfo", &a.GetEventInfo},
+		{"clGetEventProfilingInfo", &a.GetEventProfiling},
+		{"clReleaseEvent", &a.ReleaseEvent},
 	}
 	for _, r := range required {
 		sym, err := purego.Dlsym(handle, r.name)
 		if err != nil || sym == 0 {
 			return nil, &RuntimeError{Library: path, Reason: "OpenCL library lacks required symbol " + r.name, Err: err}
 		}
-		bind(r.fn, sym)
+		purego.RegisterFunc(r.fn, sym)
 	}
 	for _, o := range []struct {
 		name string
-		sym  *uintptr
-	}{{"clEnqueueFillBuffer", &a.sym.enqueueFillBuffer}, {"clEnqueueBarrierWithWaitList", &a.sym.enqueueBarrierWithWaitList}} {
+		fn   any
+	}{{"clEnqueueFillBuffer", &a.EnqueueFillBuffer}, {"clEnqueueBarrierWithWaitList", &a.EnqueueBarrierWithWaitList}} {
 		if sym, err := purego.Dlsym(handle, o.name); err == nil && sym != 0 {
-			*o.sym = sym
+			purego.RegisterFunc(o.fn, sym)
 		}
 	}
 	return a, nil
-}
-
-// bind stores sym in fn: a symbol of calls.go (*uintptr), or a function
-// that purego.RegisterFunc makes.
-func bind(fn any, sym uintptr) {
-	if p, ok := fn.(*uintptr); ok {
-		*p = sym
-		return
-	}
-	purego.RegisterFunc(fn, sym)
 }
 
 // Error is a failed OpenCL call: the call's name and its status, plus the
@@ -198,9 +198,6 @@ const (
 // IsDeviceLost reports whether err is an OpenCL status that usually means
 // the device failed or vanished (callers then fall back to the CPU).
 func IsDeviceLost(err error) bool {
-	if err == nil {
-		return false // without errors.As, whose target would cost an allocation per command
-	}
 	var e *Error
 	if !errors.As(err, &e) {
 		return false

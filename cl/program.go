@@ -203,12 +203,6 @@ type Kernel struct {
 	mu   sync.Mutex
 	k    uintptr
 	Name string
-
-	// Launch's values for the driver, under mu: the argument being set
-	// and the global and local work sizes, on the heap with the Kernel so
-	// that passing them allocates nothing (calls.go)
-	arg  uint64
-	work [2]uintptr
 }
 
 // WorkGroupInfo reports the kernel's largest work-group size and its private

@@ -2,7 +2,6 @@ package cl
 
 import (
 	"fmt"
-	"math"
 	"runtime"
 	"sync"
 	"unsafe"
@@ -12,13 +11,8 @@ import (
 // methods are safe for concurrent use.
 type Queue struct {
 	dev *Device
-	mu  sync.Mutex // guards q's release and waits
+	mu  sync.Mutex // keeps a kernel's arguments and its launch together
 	q   uintptr
-
-	// waits is WaitFor's event list for the driver, under mu: reused, and
-	// on the heap with the Queue, so that passing it allocates nothing
-	// (calls.go)
-	waits []uintptr
 }
 
 // Queue returns the device's default queue (created with its context).
@@ -113,7 +107,7 @@ func (q *Queue) Fill(b *Buffer, pattern []byte, off, n int) (*Event, error) {
 	if off%p != 0 || n%p != 0 || n <= 0 {
 		return nil, fmt.Errorf("cl: Fill: offset %d and length %d must be multiples of the pattern length %d, length > 0", off, n, p)
 	}
-	if q.dev.api.sym.enqueueFillBuffer == 0 {
+	if q.dev.api.EnqueueFillBuffer == nil {
 		// OpenCL 1.1 library: write the pattern from the host.
 		buf := make([]byte, n)
 		for i := 0; i < n; i += p {
@@ -138,7 +132,7 @@ func (q *Queue) WaitFor(events ...*Event) error {
 	if len(events) == 0 {
 		return nil
 	}
-	if q.dev.api.sym.enqueueBarrierWithWaitList == 0 {
+	if q.dev.api.EnqueueBarrierWithWaitList == nil {
 		for _, e := range events {
 			if err := e.Wait(); err != nil {
 				return err
@@ -146,13 +140,11 @@ func (q *Queue) WaitFor(events ...*Event) error {
 		}
 		return nil
 	}
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	q.waits = q.waits[:0]
-	for _, e := range events {
-		q.waits = append(q.waits, e.ev)
+	list := make([]uintptr, len(events))
+	for i, e := range events {
+		list[i] = e.ev
 	}
-	return check("clEnqueueBarrierWithWaitList", q.dev.api.EnqueueBarrierWithWaitList(q.q, uint32(len(q.waits)), &q.waits[0], nil))
+	return check("clEnqueueBarrierWithWaitList", q.dev.api.EnqueueBarrierWithWaitList(q.q, uint32(len(list)), &list[0], nil))
 }
 
 // Local asks for n bytes of local (shared) memory as a kernel argument.
@@ -179,46 +171,47 @@ func (q *Queue) Launch(k *Kernel, global, local int, args ...any) (*Event, error
 		return nil, fmt.Errorf("cl: Launch %s: kernel released", k.Name)
 	}
 	a := k.dev.api
+	var keep []*Buffer
 	for i, arg := range args {
-		// the value goes through k.arg (calls.go); a 4-byte one is its
-		// low half (little-endian hosts)
-		size, value := uintptr(8), unsafe.Pointer(&k.arg)
+		var st int32
 		switch v := arg.(type) {
 		case *Buffer:
 			mem, err := v.handle("Launch", 0, 0)
 			if err != nil {
 				return nil, fmt.Errorf("cl: Launch %s: argument %d: %w", k.Name, i, err)
 			}
-			k.arg, size = uint64(mem), unsafe.Sizeof(mem)
+			st = a.SetKernelArg(k.k, uint32(i), unsafe.Sizeof(mem), unsafe.Pointer(&mem))
+			keep = append(keep, v)
 		case Local:
-			size, value = uintptr(v), nil
+			st = a.SetKernelArg(k.k, uint32(i), uintptr(v), nil)
 		case int32:
-			k.arg, size = uint64(uint32(v)), 4
+			st = a.SetKernelArg(k.k, uint32(i), 4, unsafe.Pointer(&v))
 		case uint32:
-			k.arg, size = uint64(v), 4
+			st = a.SetKernelArg(k.k, uint32(i), 4, unsafe.Pointer(&v))
 		case int64:
-			k.arg = uint64(v)
+			st = a.SetKernelArg(k.k, uint32(i), 8, unsafe.Pointer(&v))
 		case uint64:
-			k.arg = v
+			st = a.SetKernelArg(k.k, uint32(i), 8, unsafe.Pointer(&v))
 		case float32:
-			k.arg, size = uint64(math.Float32bits(v)), 4
+			st = a.SetKernelArg(k.k, uint32(i), 4, unsafe.Pointer(&v))
 		case float64:
-			k.arg = math.Float64bits(v)
+			st = a.SetKernelArg(k.k, uint32(i), 8, unsafe.Pointer(&v))
 		default:
 			return nil, fmt.Errorf("cl: Launch %s: argument %d has unsupported type %T", k.Name, i, arg)
 		}
-		if err := check("clSetKernelArg", a.SetKernelArg(k.k, uint32(i), size, value)); err != nil {
+		if err := check("clSetKernelArg", st); err != nil {
 			return nil, fmt.Errorf("%w (kernel %s, argument %d)", err, k.Name, i)
 		}
 	}
-	k.work = [2]uintptr{uintptr(global), uintptr(local)}
+	g := uintptr(global)
+	l := uintptr(local)
 	var lp *uintptr
 	if local > 0 {
-		lp = &k.work[1]
+		lp = &l
 	}
 	ev := newEvent(a, nil)
-	st := a.EnqueueNDRangeKernel(q.q, k.k, 1, nil, &k.work[0], lp, 0, nil, &ev.ev)
-	runtime.KeepAlive(args) // the *Buffer arguments: no finalizer frees one before the launch holds it
+	st := a.EnqueueNDRangeKernel(q.q, k.k, 1, nil, &g, lp, 0, nil, &ev.ev)
+	runtime.KeepAlive(keep)
 	if err := check("clEnqueueNDRangeKernel", st); err != nil {
 		return nil, fmt.Errorf("%w (kernel %s, global %d, local %d)", err, k.Name, global, local)
 	}

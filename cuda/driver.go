@@ -8,6 +8,7 @@ package cuda
 // context per thread.
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -43,11 +44,7 @@ type Driver struct {
 
 // driverAPI holds the entry points. CUresult is a C enum (int); CUdevice an
 // int; handles (CUcontext, CUstream, ...) pointers; CUdeviceptr 64 bits.
-// The calls of commands and batches are methods (calls.go) on symbols in
-// sym; the others, made once per device, stream, module or host
-// allocation, are functions that purego.RegisterFunc made.
 type driverAPI struct {
-	sym                  symbols
 	init                 func(flags uint32) int32
 	driverGetVersion     func(version *int32) int32
 	deviceGetCount       func(count *int32) int32
@@ -57,14 +54,31 @@ type driverAPI struct {
 	deviceTotalMem       func(bytes *uintptr, dev int32) int32
 	primaryCtxRetain     func(ctx *uintptr, dev int32) int32
 	primaryCtxRelease    func(dev int32) int32
+	ctxSetCurrent        func(ctx uintptr) int32
+	memAlloc             func(ptr *uint64, size uintptr) int32
+	memFree              func(ptr uint64) int32
 	memHostAlloc         func(p *unsafe.Pointer, size uintptr, flags uint32) int32
 	memFreeHost          func(p unsafe.Pointer) int32
+	memcpyHtoDAsync      func(dst uint64, src unsafe.Pointer, size uintptr, stream uintptr) int32
+	memcpyDtoHAsync      func(dst unsafe.Pointer, src uint64, size uintptr, stream uintptr) int32
+	memsetD8Async        func(dst uint64, value uint8, count uintptr, stream uintptr) int32
+	memsetD16Async       func(dst uint64, value uint16, count uintptr, stream uintptr) int32
+	memsetD32Async       func(dst uint64, value uint32, count uintptr, stream uintptr) int32
 	streamCreate         func(stream *uintptr, flags uint32) int32
 	streamDestroy        func(stream uintptr) int32
+	streamSynchronize    func(stream uintptr) int32
+	streamWaitEvent      func(stream, event uintptr, flags uint32) int32
+	eventCreate          func(event *uintptr, flags uint32) int32
+	eventDestroy         func(event uintptr) int32
+	eventRecord          func(event, stream uintptr) int32
+	eventSynchronize     func(event uintptr) int32
+	eventQuery           func(event uintptr) int32
+	eventElapsedTime     func(ms *float32, start, end uintptr) int32
 	moduleLoadData       func(module *uintptr, image unsafe.Pointer) int32
 	moduleLoadDataEx     func(module *uintptr, image unsafe.Pointer, numOptions uint32, options, values unsafe.Pointer) int32
 	moduleUnload         func(module uintptr) int32
 	moduleGetFunction    func(fn *uintptr, module uintptr, name *byte) int32
+	launchKernel         func(fn uintptr, gridX, gridY, gridZ, blockX, blockY, blockZ, sharedMem uint32, stream uintptr, params, extra unsafe.Pointer) int32
 	funcGetAttribute     func(value *int32, attr int32, fn uintptr) int32
 	funcSetAttribute     func(fn uintptr, attr int32, value int32) int32
 	getErrorName         func(status int32, name **byte) int32 // optional
@@ -159,7 +173,7 @@ func (d *Driver) bind() string {
 	a := &d.api
 	required := []struct {
 		names []string // the first one present is bound
-		fn    any      // a function for purego.RegisterFunc, or a symbol of calls.go
+		fn    any
 	}{
 		{[]string{"cuInit"}, &a.init},
 		{[]string{"cuDriverGetVersion"}, &a.driverGetVersion},
@@ -170,31 +184,31 @@ func (d *Driver) bind() string {
 		{[]string{"cuDeviceTotalMem_v2"}, &a.deviceTotalMem},
 		{[]string{"cuDevicePrimaryCtxRetain"}, &a.primaryCtxRetain},
 		{[]string{"cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"}, &a.primaryCtxRelease},
-		{[]string{"cuCtxSetCurrent"}, &a.sym.ctxSetCurrent},
-		{[]string{"cuMemAlloc_v2"}, &a.sym.memAlloc},
-		{[]string{"cuMemFree_v2"}, &a.sym.memFree},
+		{[]string{"cuCtxSetCurrent"}, &a.ctxSetCurrent},
+		{[]string{"cuMemAlloc_v2"}, &a.memAlloc},
+		{[]string{"cuMemFree_v2"}, &a.memFree},
 		{[]string{"cuMemHostAlloc"}, &a.memHostAlloc},
 		{[]string{"cuMemFreeHost"}, &a.memFreeHost},
-		{[]string{"cuMemcpyHtoDAsync_v2"}, &a.sym.memcpyHtoDAsync},
-		{[]string{"cuMemcpyDtoHAsync_v2"}, &a.sym.memcpyDtoHAsync},
-		{[]string{"cuMemsetD8Async"}, &a.sym.memsetD8Async},
-		{[]string{"cuMemsetD16Async"}, &a.sym.memsetD16Async},
-		{[]string{"cuMemsetD32Async"}, &a.sym.memsetD32Async},
+		{[]string{"cuMemcpyHtoDAsync_v2"}, &a.memcpyHtoDAsync},
+		{[]string{"cuMemcpyDtoHAsync_v2"}, &a.memcpyDtoHAsync},
+		{[]string{"cuMemsetD8Async"}, &a.memsetD8Async},
+		{[]string{"cuMemsetD16Async"}, &a.memsetD16Async},
+		{[]string{"cuMemsetD32Async"}, &a.memsetD32Async},
 		{[]string{"cuStreamCreate"}, &a.streamCreate},
 		{[]string{"cuStreamDestroy_v2", "cuStreamDestroy"}, &a.streamDestroy},
-		{[]string{"cuStreamSynchronize"}, &a.sym.streamSynchronize},
-		{[]string{"cuStreamWaitEvent"}, &a.sym.streamWaitEvent},
-		{[]string{"cuEventCreate"}, &a.sym.eventCreate},
-		{[]string{"cuEventDestroy_v2", "cuEventDestroy"}, &a.sym.eventDestroy},
-		{[]string{"cuEventRecord"}, &a.sym.eventRecord},
-		{[]string{"cuEventSynchronize"}, &a.sym.eventSynchronize},
-		{[]string{"cuEventQuery"}, &a.sym.eventQuery},
-		{[]string{"cuEventElapsedTime_v2", "cuEventElapsedTime"}, &a.sym.eventElapsedTime},
+		{[]string{"cuStreamSynchronize"}, &a.streamSynchronize},
+		{[]string{"cuStreamWaitEvent"}, &a.streamWaitEvent},
+		{[]string{"cuEventCreate"}, &a.eventCreate},
+		{[]string{"cuEventDestroy_v2", "cuEventDestroy"}, &a.eventDestroy},
+		{[]string{"cuEventRecord"}, &a.eventRecord},
+		{[]string{"cuEventSynchronize"}, &a.eventSynchronize},
+		{[]string{"cuEventQuery"}, &a.eventQuery},
+		{[]string{"cuEventElapsedTime_v2", "cuEventElapsedTime"}, &a.eventElapsedTime},
 		{[]string{"cuModuleLoadData"}, &a.moduleLoadData},
 		{[]string{"cuModuleLoadDataEx"}, &a.moduleLoadDataEx},
 		{[]string{"cuModuleUnload"}, &a.moduleUnload},
 		{[]string{"cuModuleGetFunction"}, &a.moduleGetFunction},
-		{[]string{"cuLaunchKernel"}, &a.sym.launchKernel},
+		{[]string{"cuLaunchKernel"}, &a.launchKernel},
 		{[]string{"cuFuncGetAttribute"}, &a.funcGetAttribute},
 		{[]string{"cuFuncSetAttribute"}, &a.funcSetAttribute},
 	}
@@ -202,12 +216,8 @@ func (d *Driver) bind() string {
 		bound := false
 		for _, name := range r.names {
 			if sym, err := purego.Dlsym(d.handle, name); err == nil && sym != 0 {
-				if p, ok := r.fn.(*uintptr); ok {
-					*p = sym
-				} else {
-					purego.RegisterFunc(r.fn, sym)
-				}
-				if r.fn == any(&a.sym.eventElapsedTime) {
+				purego.RegisterFunc(r.fn, sym)
+				if r.fn == any(&a.eventElapsedTime) {
 					a.eventElapsedTimeName = name
 				}
 				bound = true
@@ -489,13 +499,12 @@ func (c *Context) MemAlloc(size int) (*Memory, error) {
 	if size <= 0 {
 		return nil, fmt.Errorf("cuda: MemAlloc of %d bytes", size)
 	}
-	o := getOut()
-	defer o.free()
-	if err := c.call("cuMemAlloc_v2", func() int32 { return c.drv.api.memAlloc(&o.ptr, uintptr(size)) }); err != nil {
+	var p uint64
+	if err := c.call("cuMemAlloc_v2", func() int32 { return c.drv.api.memAlloc(&p, uintptr(size)) }); err != nil {
 		return nil, err
 	}
 	m := &Memory{ctx: c, size: size}
-	m.ptr.Store(o.ptr)
+	m.ptr.Store(p)
 	return m, nil
 }
 
@@ -803,16 +812,67 @@ func (s *Stream) Launch(f *Function, grid, block Dim3, sharedMem int, args ...an
 	}
 	grid, block = grid.norm(), block.norm()
 
-	p, err := getLaunchParams(f.name, args)
-	if err != nil {
-		return err
+	// kernelParams (void **): the address of each argument's value. The
+	// values live in one Go buffer, each at a multiple of 8 bytes (every
+	// kernel parameter type used here is aligned to at most 8), and both
+	// the buffer and the address array are pinned for the call.
+	values := make([][]byte, len(args))
+	words := 0
+	for i, a := range args {
+		var v []byte
+		switch x := a.(type) {
+		case *Memory:
+			p, err := x.span("Launch", 0, 0)
+			if err != nil {
+				return fmt.Errorf("cuda: Launch %s: argument %d: %w", f.name, i, err)
+			}
+			v = binary.LittleEndian.AppendUint64(nil, p)
+		case uint32:
+			v = binary.LittleEndian.AppendUint32(nil, x)
+		case int32:
+			v = binary.LittleEndian.AppendUint32(nil, uint32(x))
+		case uint64:
+			v = binary.LittleEndian.AppendUint64(nil, x)
+		case int64:
+			v = binary.LittleEndian.AppendUint64(nil, uint64(x))
+		case float32:
+			v = binary.LittleEndian.AppendUint32(nil, math.Float32bits(x))
+		case float64:
+			v = binary.LittleEndian.AppendUint64(nil, math.Float64bits(x))
+		case []byte:
+			if len(x) == 0 {
+				return fmt.Errorf("cuda: Launch %s: argument %d is empty", f.name, i)
+			}
+			v = x
+		default:
+			return fmt.Errorf("cuda: Launch %s: argument %d has unsupported type %T", f.name, i, a)
+		}
+		values[i] = v
+		words += (len(v) + 7) / 8
 	}
-	err = s.ctx.call("cuLaunchKernel", func() int32 {
+	var pin runtime.Pinner
+	defer pin.Unpin()
+	var params unsafe.Pointer
+	if len(args) > 0 {
+		buf := make([]uint64, words)
+		raw := unsafe.Slice((*byte)(unsafe.Pointer(&buf[0])), 8*words)
+		addrs := make([]unsafe.Pointer, len(args))
+		off := 0
+		for i, v := range values {
+			copy(raw[off:], v)
+			addrs[i] = unsafe.Pointer(&raw[off])
+			off += 8 * ((len(v) + 7) / 8)
+		}
+		pin.Pin(&buf[0])
+		pin.Pin(&addrs[0])
+		params = unsafe.Pointer(&addrs[0])
+		defer runtime.KeepAlive(buf)
+		defer runtime.KeepAlive(addrs)
+	}
+	return s.ctx.call("cuLaunchKernel", func() int32 {
 		return s.ctx.drv.api.launchKernel(fh, grid.X, grid.Y, grid.Z, block.X, block.Y, block.Z,
-			uint32(sharedMem), h, p.kernelParams(), nil)
+			uint32(sharedMem), h, params, nil)
 	})
-	p.free() // only now: until the call returns, p keeps the values its kernelParams point at alive
-	return err
 }
 
 // Event creation flags.
@@ -830,13 +890,12 @@ type Event struct {
 
 // NewEvent creates an event.
 func (c *Context) NewEvent(flags uint32) (*Event, error) {
-	o := getOut()
-	defer o.free()
-	if err := c.call("cuEventCreate", func() int32 { return c.drv.api.eventCreate(&o.handle, flags) }); err != nil {
+	var h uintptr
+	if err := c.call("cuEventCreate", func() int32 { return c.drv.api.eventCreate(&h, flags) }); err != nil {
 		return nil, err
 	}
 	e := &Event{ctx: c}
-	e.h.Store(o.handle)
+	e.h.Store(h)
 	return e, nil
 }
 
@@ -867,14 +926,11 @@ func (e *Event) Query() (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	var st int32
-	if err := e.ctx.Do(func() error { st = e.ctx.drv.api.eventQuery(h); return nil }); err != nil {
-		return false, err
+	err = e.ctx.call("cuEventQuery", func() int32 { return e.ctx.drv.api.eventQuery(h) })
+	if HasStatus(err, StatusNotReady) {
+		return false, nil
 	}
-	if st == StatusNotReady {
-		return false, nil // the answer of most polls: no *Error to build, nor its name to ask
-	}
-	return st == 0, e.ctx.drv.check("cuEventQuery", st)
+	return err == nil, err
 }
 
 // Destroy destroys the event. Destroying it again is an error.
@@ -900,13 +956,12 @@ func ElapsedTime(start, end *Event) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	o := getOut()
-	defer o.free()
+	var ms float32
 	c := start.ctx
-	if err := c.call(c.drv.api.eventElapsedTimeName, func() int32 { return c.drv.api.eventElapsedTime(&o.ms, sh, eh) }); err != nil {
+	if err := c.call(c.drv.api.eventElapsedTimeName, func() int32 { return c.drv.api.eventElapsedTime(&ms, sh, eh) }); err != nil {
 		return 0, err
 	}
-	return time.Duration(float64(o.ms) * float64(time.Millisecond)), nil
+	return time.Duration(float64(ms) * float64(time.Millisecond)), nil
 }
 
 // Module is loaded code: a CUBIN (or fatbin) image, or PTX that the driver

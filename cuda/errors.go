@@ -188,18 +188,12 @@ func lostStatus(status int) bool {
 
 // IsLost reports whether err holds an *Error whose Lost is true.
 func IsLost(err error) bool {
-	if err == nil {
-		return false // without errors.As, whose target would cost an allocation per call
-	}
 	var e *Error
 	return errors.As(err, &e) && e.Lost()
 }
 
 // HasStatus reports whether err holds an *Error of the status.
 func HasStatus(err error, status int) bool {
-	if err == nil {
-		return false
-	}
 	var e *Error
 	return errors.As(err, &e) && e.Status == status
 }

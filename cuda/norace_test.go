@@ -1,5 +1,0 @@
-//go:build !race
-
-package cuda
-
-const raceDetector = false
