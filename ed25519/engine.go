@@ -35,8 +35,10 @@ type Engine struct {
 	table *device.Buffer  // the base point's comb table (kernels.CombTable)
 }
 
-// NewEngine builds the Ed25519 kernels for dev (nil: device.Default())
-// and uploads the base point's table.
+// NewEngine builds the Ed25519 kernels for dev (nil: device.Default()),
+// uploads the base point's table and checks the device with SelfTest
+// (RFC 8032's known answers: a few elements, counted in Stats): an
+// engine whose device gets them wrong is an error, never returned.
 func NewEngine(dev *device.Device) (*Engine, error) {
 	if dev == nil {
 		var err error
@@ -58,6 +60,13 @@ func NewEngine(dev *device.Device) (*Engine, error) {
 	}
 	e := &Engine{core: engine.New("ed25519", dev), prog: prog, table: table}
 	e.core.OnClose(table.Release)
+	// Known answers on the device before anyone gets the engine: kernels
+	// that a backend's compiler or driver gets wrong are refused here (Auto
+	// then takes the CPU engine), not discovered in results.
+	if err := SelfTest(e); err != nil {
+		e.Close()
+		return nil, fmt.Errorf("ed25519: the kernels on %s fail RFC 8032's known answers and are not used: %w", dev.Name, err)
+	}
 	return e, nil
 }
 

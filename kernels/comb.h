@@ -257,6 +257,7 @@ DEVICE_FN void comb_sum(COMB_FE_T *E, COMB_FE_T *F, COMB_FE_T *G, COMB_FE_T *H, 
 	}
 }
 
+#if defined(COMB_KERNEL)
 /* u(k·B) = X/Y for the scalar k (limb-major with stride count), loosely
  * reduced: the comb, then the conversion from y. */
 DEVICE_FN void comb_xz(u32 *X, u32 *Y, GLOBAL const u32 *k, const u32 count,
@@ -283,7 +284,6 @@ DEVICE_FN void comb_xz(u32 *X, u32 *Y, GLOBAL const u32 *k, const u32 count,
 #endif
 }
 
-#if defined(COMB_KERNEL)
 /* out[i] = u(k[i]·B) over limb-major batches of NL limbs: public keys.
  * tab is the comb table (kernels.CombTable). */
 KERNEL void COMB_KERNEL(GLOBAL u32 *RESTRICT out, GLOBAL const u32 *RESTRICT k,
