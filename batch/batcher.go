@@ -259,6 +259,48 @@ func (b *Batcher[Q, R]) Go(ctx context.Context, req Q, done Completer[R]) error 
 	return b.submit(ctx, item[Q, R]{ctx: ctx, req: req, complete: done, start: time.Now()})
 }
 
+// GoMany is Go for several requests at once: done[i] receives the
+// outcome of reqs[i]. They enter the intake together, with one clock
+// reading, one check of the queue's limit (Options.QueueSize) and one
+// lock, which costs a caller that holds a frame of requests (a gateway, a
+// queue consumer) a part of what as many calls of Go would. It fails, and
+// submits none of them, where Go would (a nil done among them included),
+// and when the lengths differ.
+func (b *Batcher[Q, R]) GoMany(ctx context.Context, reqs []Q, done []Completer[R]) error {
+	if ctx == nil {
+		return errNilContext
+	}
+	if len(done) != len(reqs) {
+		return fmt.Errorf("batch: GoMany with %d requests and %d completions", len(reqs), len(done))
+	}
+	for _, d := range done {
+		if d == nil {
+			return errNilDone
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if len(reqs) == 0 {
+		return nil
+	}
+	start := time.Now()
+	s := b.intake.pick()
+	err := b.waitRoom(ctx, s)
+	var n int64
+	if err == nil {
+		n, err = s.putMany(ctx, reqs, done, start)
+	}
+	if err != nil {
+		for range reqs {
+			b.opts.Meter.one(start)
+		}
+		return err
+	}
+	b.wakeIfIdle(n-int64(len(reqs)) == 0)
+	return nil
+}
+
 // submit puts it into the intake, waiting while the queue is full; a
 // request it refuses is counted in the Meter.
 func (b *Batcher[Q, R]) submit(ctx context.Context, it item[Q, R]) error {
@@ -271,6 +313,20 @@ func (b *Batcher[Q, R]) submit(ctx context.Context, it item[Q, R]) error {
 
 func (b *Batcher[Q, R]) put(ctx context.Context, it item[Q, R]) error {
 	s := b.intake.pick()
+	if err := b.waitRoom(ctx, s); err != nil {
+		return err
+	}
+	n, err := s.put(it)
+	if err != nil {
+		return err
+	}
+	b.wakeIfIdle(n == 1)
+	return nil
+}
+
+// waitRoom waits while the queue is full for a request to shard s
+// (Options.QueueSize), until ctx ends or the Batcher closes.
+func (b *Batcher[Q, R]) waitRoom(ctx context.Context, s *intakeShard[Q, R]) error {
 	for limit := int64(b.opts.QueueSize); b.intake.full(s, limit); {
 		room := b.intake.room.wait()
 		if !b.intake.full(s, limit) {
@@ -284,19 +340,18 @@ func (b *Batcher[Q, R]) put(ctx context.Context, it item[Q, R]) error {
 			return ErrClosed
 		}
 	}
-	n, err := s.put(it)
-	if err != nil {
-		return err
-	}
-	// The first request of a shard, or a full batch: an idle worker
-	// decides whether a batch goes now. (A worker counts itself idle
-	// before it looks at the shards a last time and sleeps, and this looks
-	// at idle after the put: one of the two sees the other. Under load no
-	// worker sleeps, and the shards are not summed.)
-	if b.idle.Load() > 0 && (n == 1 || b.intake.waiting() >= int64(b.opts.MaxBatch)) {
+	return nil
+}
+
+// wakeIfIdle follows a put: for the first requests of a shard (first), or
+// a full batch, an idle worker decides whether a batch goes now. (A
+// worker counts itself idle before it looks at the shards a last time and
+// sleeps, and this looks at idle after the put: one of the two sees the
+// other. Under load no worker sleeps, and the shards are not summed.)
+func (b *Batcher[Q, R]) wakeIfIdle(first bool) {
+	if b.idle.Load() > 0 && (first || b.intake.waiting() >= int64(b.opts.MaxBatch)) {
 		b.wakeOne()
 	}
-	return nil
 }
 
 // Close stops accepting requests, finishes the queued ones and waits for

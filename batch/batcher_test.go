@@ -314,6 +314,54 @@ func TestGo(t *testing.T) {
 	require.Empty(t, done, "no completion for a request Go refused")
 }
 
+// GoMany submits a frame at once: each request's outcome reaches its own
+// Completer; a refused frame submits none of its requests.
+func TestGoMany(t *testing.T) {
+	b := batch.New(batch.Options{MaxBatch: 64, MaxDelay: time.Millisecond}, func(reqs []int) ([]int, error) {
+		out := make([]int, len(reqs))
+		for i, r := range reqs {
+			out[i] = 2 * r
+		}
+		return out, nil
+	})
+	const frames, frame = 50, 37
+	sinks := make([]completions, frame) // one per position, to check who gets what
+	done := make([]batch.Completer[int], frame)
+	for k := range sinks {
+		sinks[k] = make(completions, frames)
+		done[k] = sinks[k]
+	}
+	for f := range frames {
+		reqs := make([]int, frame)
+		for k := range reqs {
+			reqs[k] = 1000*k + f
+		}
+		require.NoError(t, b.GoMany(context.Background(), reqs, done))
+	}
+	for k := range sinks {
+		got := map[int]bool{}
+		for range frames {
+			o := <-sinks[k]
+			require.Nil(t, o[1])
+			v := o[0].(int)
+			require.Equal(t, k, v/2/1000, "position %d got another's result", k)
+			got[v] = true
+		}
+		require.Len(t, got, frames)
+	}
+	one := completions(make(chan [2]any, 4))
+	require.NoError(t, b.GoMany(context.Background(), nil, nil))
+	require.Error(t, b.GoMany(context.Background(), []int{1, 2}, []batch.Completer[int]{one}))
+	require.Error(t, b.GoMany(context.Background(), []int{1, 2}, []batch.Completer[int]{one, nil}))
+	require.Error(t, b.GoMany(nil, []int{1}, []batch.Completer[int]{one})) //nolint:staticcheck // a nil context is an error
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	require.ErrorIs(t, b.GoMany(ctx, []int{1}, []batch.Completer[int]{one}), context.Canceled)
+	b.Close()
+	require.ErrorIs(t, b.GoMany(context.Background(), []int{1, 2}, []batch.Completer[int]{one, one}), batch.ErrClosed)
+	require.Empty(t, one, "no completion for a frame GoMany refused")
+}
+
 // A request submitted with Go whose context ends before its batch runs
 // completes with the context's error.
 func TestGoCancelled(t *testing.T) {

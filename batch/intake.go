@@ -1,6 +1,7 @@
 package batch
 
 import (
+	"context"
 	"math/rand/v2"
 	"runtime"
 	"sync"
@@ -51,6 +52,26 @@ func (s *intakeShard[Q, R]) put(it item[Q, R]) (int64, error) {
 	if n == 1 {
 		s.oldest.Store(it.start.UnixNano())
 	}
+	s.count.Store(n)
+	s.mu.Unlock()
+	return n, nil
+}
+
+// putMany adds the requests reqs, completed by done, that arrived at
+// start to s, and returns how many wait in s now (ErrClosed after close).
+func (s *intakeShard[Q, R]) putMany(ctx context.Context, reqs []Q, done []Completer[R], start time.Time) (int64, error) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return 0, ErrClosed
+	}
+	if len(s.items) == 0 {
+		s.oldest.Store(start.UnixNano())
+	}
+	for i, req := range reqs {
+		s.items = append(s.items, item[Q, R]{ctx: ctx, req: req, complete: done[i], start: start})
+	}
+	n := int64(len(s.items))
 	s.count.Store(n)
 	s.mu.Unlock()
 	return n, nil

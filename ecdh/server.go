@@ -253,6 +253,58 @@ func (s *Server) Go(ctx context.Context, call *Call) error {
 	return b.Go(ctx, request{priv: call.Priv, peer: call.Peer}, (*pendingCall)(call))
 }
 
+// GoMany is Go for a frame of calls at once (a gateway's or a queue
+// consumer's): they enter the server's queue together, at a part of the
+// host cost of as many calls of Go (batch.Batcher.GoMany). Each call
+// comes back on its own Done as with Go. GoMany fails, and submits none
+// of them, where Go would fail for any one of them; calls of several
+// curves or operations go in run by run, and an error after the first
+// run says which were submitted.
+func (s *Server) GoMany(ctx context.Context, calls []*Call) error {
+	if len(calls) == 0 {
+		return nil
+	}
+	// the calls of one curve and operation in a row go in together
+	type run struct {
+		b      *batch.Batcher[request, []byte]
+		lo, hi int
+	}
+	var runs []run
+	for i, call := range calls {
+		if call == nil || call.Done == nil || cap(call.Done) == 0 {
+			return fmt.Errorf("ecdh: Server.GoMany: call %d has no buffered Done channel", i)
+		}
+		op := opShared
+		if call.Peer == nil {
+			op = opPublic
+		}
+		b, err := s.batcher(call.Curve, op)
+		if err != nil {
+			return fmt.Errorf("ecdh: Server.GoMany: call %d: %w", i, err)
+		}
+		if len(runs) > 0 && runs[len(runs)-1].b == b {
+			runs[len(runs)-1].hi = i + 1
+		} else {
+			runs = append(runs, run{b, i, i + 1})
+		}
+	}
+	reqs := make([]request, len(calls))
+	done := make([]batch.Completer[[]byte], len(calls))
+	for i, call := range calls {
+		call.Result, call.Err = nil, nil
+		reqs[i], done[i] = request{priv: call.Priv, peer: call.Peer}, (*pendingCall)(call)
+	}
+	for k, r := range runs {
+		if err := r.b.GoMany(ctx, reqs[r.lo:r.hi], done[r.lo:r.hi]); err != nil {
+			if k > 0 {
+				return fmt.Errorf("ecdh: Server.GoMany: calls from %d on not submitted (those before are): %w", r.lo, err)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
 // pendingCall is a Call as the batcher completes it.
 type pendingCall Call
 

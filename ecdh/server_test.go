@@ -289,3 +289,58 @@ func TestServerGo(t *testing.T) {
 	require.ErrorIs(t, s.Go(context.Background(), &ecdh.Call{Curve: ecdh.X25519(), Priv: make([]byte, 32), Done: done}), batch.ErrClosed)
 	require.Empty(t, done)
 }
+
+// GoMany submits frames of calls of both curves and operations: each call
+// comes back on its Done with its own result; a refused frame submits
+// none of its calls.
+func TestServerGoMany(t *testing.T) {
+	s, err := ecdh.NewServer(batch.Options{MaxBatch: 32, MaxDelay: time.Millisecond}, engine(t))
+	require.NoError(t, err)
+	done := make(chan *ecdh.Call, 120)
+	want := map[*ecdh.Call][]byte{}
+	cpu := ecdh.CPUEngine()
+	var frame []*ecdh.Call
+	for i := range 120 {
+		c := ecdh.Curves()[(i/7)%2] // runs of one curve, then the other
+		priv, peerPriv := make([]byte, c.Size()), make([]byte, c.Size())
+		rand.Read(priv)
+		rand.Read(peerPriv)
+		call := &ecdh.Call{Curve: c, Priv: priv, Done: done}
+		if i%3 != 0 {
+			peers, err := cpu.PublicKeys(c, [][]byte{peerPriv})
+			require.NoError(t, err)
+			call.Peer = peers[0]
+			w, err := cpu.SharedSecrets(c, [][]byte{priv}, peers)
+			require.NoError(t, err)
+			want[call] = w[0]
+		} else {
+			w, err := cpu.PublicKeys(c, [][]byte{priv})
+			require.NoError(t, err)
+			want[call] = w[0]
+		}
+		frame = append(frame, call)
+		if len(frame) == 40 {
+			require.NoError(t, s.GoMany(context.Background(), frame))
+			frame = nil
+		}
+	}
+	for range 120 {
+		call := <-done
+		require.NoError(t, call.Err)
+		require.Equal(t, want[call], call.Result)
+		delete(want, call)
+	}
+	require.Empty(t, want)
+
+	ok := &ecdh.Call{Curve: ecdh.X25519(), Priv: make([]byte, 32), Done: done}
+	require.NoError(t, s.GoMany(context.Background(), nil))
+	require.Error(t, s.GoMany(context.Background(), []*ecdh.Call{ok, nil}), "a nil call")
+	require.Error(t, s.GoMany(context.Background(), []*ecdh.Call{ok, {Curve: ecdh.X25519(), Priv: make([]byte, 32)}}), "no Done")
+	require.Error(t, s.GoMany(context.Background(), []*ecdh.Call{ok, {Priv: make([]byte, 32), Done: done}}), "nil curve")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	require.ErrorIs(t, s.GoMany(ctx, []*ecdh.Call{ok}), context.Canceled)
+	require.NoError(t, s.Close())
+	require.ErrorIs(t, s.GoMany(context.Background(), []*ecdh.Call{ok}), batch.ErrClosed)
+	require.Empty(t, done, "no call of a refused frame comes back")
+}

@@ -18,9 +18,17 @@ import (
 type submitter interface {
 	// submit submits call slot of the window.
 	submit(ctx context.Context, slot int) error
+	// submitFrame submits the calls of slots together (Server.GoMany);
+	// an error for a Server without that form.
+	submitFrame(ctx context.Context, slots []int) error
 	// next waits for a completed call and returns its slot and error.
 	next() (slot int, err error)
 }
+
+// frameSize is the number of calls that the async-frames form submits at
+// once (Server.GoMany): the frame of a gateway that decodes many requests
+// from one read.
+const frameSize = 64
 
 // callSubmitter is a submitter over a Server's Call type C: a window of
 // Calls, submitted with submitCall and received back on done.
@@ -29,7 +37,11 @@ type callSubmitter[C any] struct {
 	slots      map[*C]int
 	done       chan *C
 	submitCall func(ctx context.Context, c *C) error
-	errOf      func(c *C) error
+	// submitCalls submits a frame of calls (nil: the Server has no such
+	// form)
+	submitCalls func(ctx context.Context, c []*C) error
+	frame       []*C
+	errOf       func(c *C) error
 }
 
 // newCallSubmitter makes a window of calls, each made by newCall with the
@@ -47,6 +59,17 @@ func (s *callSubmitter[C]) submit(ctx context.Context, slot int) error {
 	return s.submitCall(ctx, &s.calls[slot])
 }
 
+func (s *callSubmitter[C]) submitFrame(ctx context.Context, slots []int) error {
+	if s.submitCalls == nil {
+		return fmt.Errorf("no form that submits a frame of calls")
+	}
+	s.frame = s.frame[:0]
+	for _, slot := range slots {
+		s.frame = append(s.frame, &s.calls[slot])
+	}
+	return s.submitCalls(ctx, s.frame)
+}
+
 func (s *callSubmitter[C]) next() (int, error) {
 	c := <-s.done
 	return s.slots[c], s.errOf(c)
@@ -59,11 +82,14 @@ func newRSASubmitter(signer *rsa.Signer, digest []byte, window int) submitter {
 	}, signer.Go, func(c *rsa.Call) error { return c.Err })
 }
 
-// newECDHSubmitter submits X25519 shared secrets through Server.Go.
+// newECDHSubmitter submits X25519 shared secrets through Server.Go, or
+// in frames through Server.GoMany.
 func newECDHSubmitter(server *ecdh.Server, priv, peer []byte, window int) submitter {
-	return newCallSubmitter(window, func(done chan *ecdh.Call) ecdh.Call {
+	s := newCallSubmitter(window, func(done chan *ecdh.Call) ecdh.Call {
 		return ecdh.Call{Curve: ecdh.X25519(), Priv: priv, Peer: peer, Done: done}
 	}, server.Go, func(c *ecdh.Call) error { return c.Err })
+	s.submitCalls = server.GoMany
+	return s
 }
 
 // runAsyncLoad keeps n calls in flight from submitters goroutines (n /
@@ -72,7 +98,7 @@ func newECDHSubmitter(server *ecdh.Server, priv, peer []byte, window int) submit
 // back. It returns the calls completed within the window and their
 // latencies (submission to receipt); edge runs at the window's start and
 // end. The first error is returned.
-func runAsyncLoad(n, submitters int, warm, dur time.Duration, newSubmitter func(window int) submitter, edge func(start bool)) (loadWindow, error) {
+func runAsyncLoad(n, submitters, frame int, warm, dur time.Duration, newSubmitter func(window int) submitter, edge func(start bool)) (loadWindow, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	submitters = max(1, min(submitters, n))
@@ -110,14 +136,38 @@ func runAsyncLoad(n, submitters int, warm, dur time.Duration, newSubmitter func(
 				completed += done
 				mu.Unlock()
 			}()
+			// with frame > 1, calls go in frames of that many (the last
+			// of the window smaller), and completed ones wait until a
+			// frame is full or nothing else is in flight
+			var pending []int
+			flush := func() bool {
+				if len(pending) == 0 {
+					return true
+				}
+				var err error
+				if frame > 1 {
+					err = s.submitFrame(ctx, pending)
+				} else {
+					err = s.submit(ctx, pending[0])
+				}
+				if err != nil {
+					fail(err)
+					pending = pending[:0]
+					return false
+				}
+				inFlight += len(pending)
+				pending = pending[:0]
+				return true
+			}
+			step := max(frame, 1)
 			for slot := range window {
 				sent[slot] = time.Now()
-				if err := s.submit(ctx, slot); err != nil {
-					fail(err)
+				pending = append(pending, slot)
+				if len(pending) == step && !flush() {
 					break
 				}
-				inFlight++
 			}
+			flush()
 			for inFlight > 0 {
 				slot, err := s.next()
 				inFlight--
@@ -136,11 +186,10 @@ func runAsyncLoad(n, submitters int, warm, dur time.Duration, newSubmitter func(
 				}
 				if t1.Before(to) && ctx.Err() == nil {
 					sent[slot] = t1
-					if err := s.submit(ctx, slot); err != nil {
-						fail(err)
-						continue
+					pending = append(pending, slot)
+					if len(pending) == step || inFlight == 0 {
+						flush()
 					}
-					inFlight++
 				}
 			}
 		}()

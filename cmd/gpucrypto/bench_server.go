@@ -26,7 +26,7 @@ import (
 // asynchronous form), for a while.
 type serverResult struct {
 	Op   string `json:"op"`
-	Form string `json:"form"` // "blocking" or "async"
+	Form string `json:"form"` // "blocking", "async" or "async-frames"
 	// Callers is the number of blocking callers, or of calls in flight
 	// (async).
 	Callers int `json:"callers"`
@@ -57,7 +57,7 @@ func cmdBenchServer(args []string) error {
 	pickDevice := deviceFlags(fs)
 	opsFlag := fs.String("ops", "rsa2048,x25519", "operations: rsa2048 (Signer.Sign, PKCS #1 v1.5 SHA-256), x25519 (SharedSecret)")
 	callersFlag := fs.String("callers", "1,16,256,2048,16384,65536", "numbers of concurrent callers (blocking), or of calls in flight (async)")
-	formsFlag := fs.String("forms", "blocking,async", "forms of submission: blocking (one goroutine per caller, Signer.SignContext, Server.SharedSecret), async (Signer.Go, Server.Go from --submitters goroutines)")
+	formsFlag := fs.String("forms", "blocking,async", "forms of submission: blocking (one goroutine per caller, Signer.SignContext, Server.SharedSecret), async (Signer.Go, Server.Go from --submitters goroutines), async-frames (x25519 only: the same in frames of 64 calls, Server.GoMany)")
 	submitters := fs.Int("submitters", 16, "goroutines that submit the async form's calls")
 	sharedContext := fs.Bool("shared-context", false, "blocking callers pass one cancellable context they all share (the load's), instead of context.Background() (what crypto.Signer's Sign passes): every waiting caller then also waits on that context's channel")
 	devicesFlag := fs.String("devices", "1", "numbers of GPUs behind the Server, one Engine each, measured in turn (\"1,2\": one, then two); the devices are the chosen one and others of the same name and backend; \"all\": every such device")
@@ -95,8 +95,8 @@ func cmdBenchServer(args []string) error {
 	}
 	forms := strings.Split(*formsFlag, ",")
 	for _, f := range forms {
-		if f != "blocking" && f != "async" {
-			return fmt.Errorf("bench server: --forms: unknown form %q (have blocking, async)", f)
+		if f != "blocking" && f != "async" && f != "async-frames" {
+			return fmt.Errorf("bench server: --forms: unknown form %q (have blocking, async, async-frames)", f)
 		}
 	}
 	if *submitters < 1 {
@@ -122,6 +122,9 @@ func cmdBenchServer(args []string) error {
 				return err
 			}
 			for _, form := range forms {
+				if form == "async-frames" && op != "x25519" {
+					continue // only ecdh.Server has GoMany
+				}
 				for _, n := range callers {
 					r, err := serveLoad(op, form, n, *submitters, *sharedContext, warm, dur, sv)
 					if err != nil {
@@ -282,8 +285,12 @@ func serveLoad(op, form string, n, submitters int, sharedContext bool, warm, dur
 	}
 	var w loadWindow
 	var err error
-	if form == "async" {
-		w, err = runAsyncLoad(n, submitters, warm, dur, sv.newSubmitter, edge)
+	if form == "async" || form == "async-frames" {
+		frame := 1
+		if form == "async-frames" {
+			frame = frameSize
+		}
+		w, err = runAsyncLoad(n, submitters, frame, warm, dur, sv.newSubmitter, edge)
 	} else {
 		submitters = 0
 		call := sv.call

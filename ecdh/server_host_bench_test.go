@@ -1,0 +1,146 @@
+package ecdh_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gpucrypto/gpucrypto/batch"
+	"github.com/gpucrypto/gpucrypto/ecdh"
+)
+
+// instantBackend answers every request at once with one fixed string: a
+// Backend with no cost of its own, so that a benchmark of a Server over it
+// measures the Server's host cost per request (intake, batching,
+// answers), apart from any engine.
+type instantBackend struct{ out []byte }
+
+func (b instantBackend) PublicKeys(c ecdh.Curve, privs [][]byte) ([][]byte, error) {
+	out := make([][]byte, len(privs))
+	for i := range out {
+		out[i] = b.out
+	}
+	return out, nil
+}
+
+func (b instantBackend) SharedSecrets(c ecdh.Curve, privs, peers [][]byte) ([][]byte, error) {
+	return b.PublicKeys(c, privs)
+}
+
+// BenchmarkServerHost is the host cost per request of ecdh.Server over a
+// backend that costs nothing: async, 16 submitters keeping 4,096 calls in
+// flight each (Server.Go), the same in frames of 64 (Server.GoMany), and
+// blocking, 2,048 goroutines per GOMAXPROCS (SharedSecret).
+func BenchmarkServerHost(b *testing.B) {
+	key := make([]byte, 32)
+	b.Run("async", func(b *testing.B) {
+		s, err := ecdh.NewServer(batch.Options{CPUOffload: -1}, instantBackend{out: key})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+		const submitters, window = 16, 4096
+		per := b.N/submitters + 1
+		var wg sync.WaitGroup
+		b.ResetTimer()
+		for range submitters {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				done := make(chan *ecdh.Call, window)
+				calls := make([]ecdh.Call, window)
+				inFlight := 0
+				for i := range calls {
+					if i >= per {
+						break
+					}
+					calls[i] = ecdh.Call{Curve: ecdh.X25519(), Priv: key, Peer: key, Done: done}
+					if err := s.Go(context.Background(), &calls[i]); err != nil {
+						b.Error(err)
+						return
+					}
+					inFlight++
+				}
+				for sent := inFlight; inFlight > 0; {
+					c := <-done
+					inFlight--
+					if c.Err != nil {
+						b.Error(c.Err)
+						return
+					}
+					if sent < per {
+						if err := s.Go(context.Background(), c); err != nil {
+							b.Error(err)
+							return
+						}
+						sent++
+						inFlight++
+					}
+				}
+			}()
+		}
+		wg.Wait()
+	})
+	b.Run("async-frames", func(b *testing.B) { // GoMany, frames of 64
+		s, err := ecdh.NewServer(batch.Options{CPUOffload: -1}, instantBackend{out: key})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+		const submitters, window, frame = 16, 4096, 64
+		frames := (b.N/submitters)/frame + 1
+		var wg sync.WaitGroup
+		b.ResetTimer()
+		for range submitters {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				done := make(chan *ecdh.Call, window)
+				calls := make([]ecdh.Call, window)
+				free := make([]*ecdh.Call, 0, window)
+				for i := range calls {
+					calls[i] = ecdh.Call{Curve: ecdh.X25519(), Priv: key, Peer: key, Done: done}
+					free = append(free, &calls[i])
+				}
+				sent, inFlight := 0, 0
+				for sent < frames || inFlight > 0 {
+					for sent < frames && len(free) >= frame {
+						f := free[len(free)-frame:]
+						if err := s.GoMany(context.Background(), f); err != nil {
+							b.Error(err)
+							return
+						}
+						free = free[:len(free)-frame]
+						sent++
+						inFlight += frame
+					}
+					c := <-done
+					inFlight--
+					if c.Err != nil {
+						b.Error(c.Err)
+						return
+					}
+					free = append(free, c)
+				}
+			}()
+		}
+		wg.Wait()
+	})
+	b.Run("blocking", func(b *testing.B) {
+		s, err := ecdh.NewServer(batch.Options{CPUOffload: -1, MaxDelay: time.Millisecond}, instantBackend{out: key})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+		b.SetParallelism(2048) // 2,048 goroutines per GOMAXPROCS
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if _, err := s.SharedSecret(context.Background(), ecdh.X25519(), key, key); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	})
+}
