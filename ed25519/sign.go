@@ -96,7 +96,6 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 	}
 	seeds, pubs, lengths, sigs := words[:8*n], words[8*n:16*n], words[16*n:17*n], words[17*n:]
 	var zero [32]byte
-	long := 0
 	batch.Parallel(n, hostChunk, func(a, b int) {
 		for k := a; k < b; k++ {
 			i := ch.Lo + k
@@ -113,9 +112,10 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 			lengths[k] = lengthSkip
 		}
 	})
+	onHost := 0 // malformed elements and long messages
 	for _, l := range lengths {
 		if l == lengthSkip {
-			long++
+			onHost++
 		}
 	}
 	msgs, err := packMessages(ch, j.msgs[ch.Lo:ch.Hi], lengths)
@@ -130,7 +130,7 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 	done := make(chan struct{})
 	go func() { // the host's share: malformed elements and long messages
 		defer close(done)
-		if long == 0 {
+		if onHost == 0 {
 			return
 		}
 		batch.Parallel(n, hostChunk, func(a, b int) {
