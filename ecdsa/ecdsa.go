@@ -1,0 +1,115 @@
+package ecdsa
+
+import (
+	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"errors"
+	"math/big"
+
+	"golang.org/x/crypto/cryptobyte"
+	"golang.org/x/crypto/cryptobyte/asn1"
+)
+
+// ErrNilKey is the error of an element whose public key is nil (crypto/ecdsa
+// panics on it).
+var ErrNilKey = errors.New("ecdsa: nil public key")
+
+// P-256's field prime p and group order n, 32 bytes big-endian.
+var (
+	fieldPrime = mustHex("ffffffff00000001000000000000000000000000ffffffffffffffffffffffff")
+	groupOrder = mustHex("ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551")
+)
+
+func mustHex(s string) []byte {
+	v, ok := new(big.Int).SetString(s, 16)
+	if !ok {
+		panic("ecdsa: bad constant")
+	}
+	return v.FillBytes(make([]byte, 32))
+}
+
+// isP256 reports whether pub is on P-256, the curve the kernels compute.
+func isP256(pub *ecdsa.PublicKey) bool {
+	return pub.Curve != nil && pub.Curve.Params() == elliptic.P256().Params()
+}
+
+// scalar32 is v (big-endian, leading zeros allowed) as 32 bytes, if it is
+// in [1, limit) for limit 32 bytes big-endian; ok false otherwise.
+func scalar32(v, limit []byte) (out [32]byte, ok bool) {
+	v = bytes.TrimLeft(v, "\x00")
+	if len(v) == 0 || len(v) > 32 {
+		return out, false
+	}
+	copy(out[32-len(v):], v)
+	return out, bytes.Compare(out[:], limit) < 0
+}
+
+// coordinate32 is a public key coordinate as 32 bytes, if it is in [0, p)
+// (crypto/ecdsa refuses others: a negative one, or one that does not
+// encode below p).
+func coordinate32(v *big.Int) (out [32]byte, ok bool) {
+	if v == nil || v.Sign() < 0 || v.BitLen() > 256 {
+		return out, false
+	}
+	v.FillBytes(out[:])
+	return out, bytes.Compare(out[:], fieldPrime) < 0
+}
+
+// parseASN1 reads an ASN.1 DER signature as crypto/ecdsa does (a SEQUENCE
+// of two non-negative INTEGERs, nothing after it).
+func parseASN1(sig []byte) (r, s []byte, ok bool) {
+	var inner cryptobyte.String
+	input := cryptobyte.String(sig)
+	if !input.ReadASN1(&inner, asn1.SEQUENCE) || !input.Empty() ||
+		!inner.ReadASN1Integer(&r) || !inner.ReadASN1Integer(&s) || !inner.Empty() {
+		return nil, nil, false
+	}
+	return r, s, true
+}
+
+// parseP1363 splits r ‖ s, 32 bytes each.
+func parseP1363(sig []byte) (r, s []byte, ok bool) {
+	if len(sig) != 64 {
+		return nil, nil, false
+	}
+	return sig[:32], sig[32:], true
+}
+
+// hashInteger is the hash's leftmost 256 bits as 32 bytes big-endian, as
+// crypto/ecdsa takes them for P-256 (a shorter hash as it is; the kernel
+// reduces modulo n).
+func hashInteger(hash []byte) (out [32]byte) {
+	if len(hash) > 32 {
+		hash = hash[:32]
+	}
+	copy(out[32-len(hash):], hash)
+	return out
+}
+
+// verifyCPU is crypto/ecdsa's verdict on one element (sig in form).
+func verifyCPU(pub *ecdsa.PublicKey, hash, sig []byte, form Form) (bool, error) {
+	if pub == nil {
+		return false, ErrNilKey
+	}
+	if form == P1363 {
+		r, s, ok := parseP1363(sig)
+		if !ok {
+			return false, nil
+		}
+		return ecdsa.Verify(pub, hash, new(big.Int).SetBytes(r), new(big.Int).SetBytes(s)), nil
+	}
+	return ecdsa.VerifyASN1(pub, hash, sig), nil
+}
+
+// Form is how signatures are encoded.
+type Form int
+
+const (
+	// ASN1 is ASN.1 DER, SEQUENCE { r INTEGER, s INTEGER }: what
+	// ecdsa.SignASN1 gives and ecdsa.VerifyASN1 takes.
+	ASN1 Form = iota
+	// P1363 is IEEE P1363's r ‖ s, 32 bytes each for P-256 (JOSE's ES256,
+	// WebAuthn's raw form); the verdict is ecdsa.Verify's on those r and s.
+	P1363
+)

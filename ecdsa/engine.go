@@ -1,0 +1,113 @@
+package ecdsa
+
+import (
+	"fmt"
+	"log/slog"
+
+	"github.com/gpucrypto/gpucrypto/batch"
+	"github.com/gpucrypto/gpucrypto/device"
+	"github.com/gpucrypto/gpucrypto/internal/engine"
+	"github.com/gpucrypto/gpucrypto/kernels"
+)
+
+// WorkGroup is the work-group size of the kernels.
+const WorkGroup = 128
+
+// Engine verifies batches of ECDSA signatures on one device (NewEngine) or
+// on all CPU cores with crypto/ecdsa (CPUEngine). It is safe for
+// concurrent use, and concurrent batches overlap.
+//
+// A device Engine computes each call where it is faster (SetRoute), as
+// measured while it runs; a batch whose device fails is recomputed on the
+// CPU and the failure reported through OnFallback. Verification handles
+// public values only (keys, signatures, hashes) and is variable-time.
+type Engine struct {
+	core  *engine.Core
+	prog  *device.Program // nil on the CPU engine
+	table *device.Buffer  // the base point's multiples (kernels.P256BaseTable)
+}
+
+// NewEngine builds the kernels for dev (nil: device.Default()), uploads
+// the base point's table and checks the device with SelfTest (known
+// answers: a few elements, counted in Stats): an engine whose device gets
+// them wrong is an error, never returned.
+func NewEngine(dev *device.Device) (*Engine, error) {
+	if dev == nil {
+		var err error
+		if dev, err = device.Default(); err != nil {
+			return nil, err
+		}
+	}
+	prog, err := dev.Program(kernels.Program("ecdsa.cl", nil))
+	if err != nil {
+		return nil, fmt.Errorf("ecdsa: building the kernels for %s: %w", dev.Name, err)
+	}
+	table, err := dev.Upload(device.Uint32Bytes(kernels.P256BaseTable()))
+	if err != nil {
+		return nil, fmt.Errorf("ecdsa: uploading the base point's table to %s: %w", dev.Name, err)
+	}
+	e := &Engine{core: engine.New("ecdsa", dev), prog: prog, table: table}
+	e.core.OnClose(table.Release)
+	if err := SelfTest(e); err != nil {
+		e.Close()
+		return nil, fmt.Errorf("ecdsa: the kernels on %s fail the known answers and are not used: %w", dev.Name, err)
+	}
+	return e, nil
+}
+
+// CPUEngine returns an Engine that verifies on all CPU cores with
+// crypto/ecdsa. It is the CPU path of every device Engine too.
+func CPUEngine() *Engine { return &Engine{core: engine.New("ecdsa", nil)} }
+
+// Auto returns an Engine on the default device (device.Choose: a GPU,
+// or GPUCRYPTO_DEVICE's choice), or CPUEngine() where there is none or its
+// kernels do not build; the Choice says which and why.
+func Auto() (*Engine, device.Choice) { return engine.Auto(NewEngine, CPUEngine) }
+
+// Device is the engine's device (nil for the CPU engine).
+func (e *Engine) Device() *device.Device { return e.core.Device() }
+
+// String names where the engine computes: "device <name>" or "CPU".
+func (e *Engine) String() string { return e.core.String() }
+
+// SetRoute sets where calls run: batch.RouteAuto (the default) picks
+// device or CPU per call by their measured times, RouteDevice and
+// RouteCPU force one. A CPU engine computes on the CPU whatever the route.
+func (e *Engine) SetRoute(r batch.Route) { e.core.SetRoute(r) }
+
+// Stats returns the engine's counts: operations on the device and on the
+// CPU, fallbacks, batches, latency and device time.
+func (e *Engine) Stats() batch.Stats { return e.core.Stats() }
+
+// OnFallback sets the function told about each device batch recomputed on
+// the CPU after a device failure or a failed result check (nil, the
+// default: none).
+func (e *Engine) OnFallback(f func(error)) { e.core.OnFallback(f) }
+
+// SetLogger makes the engine log each fallback on l at level Warn (nil,
+// the default: nothing is logged).
+func (e *Engine) SetLogger(l *slog.Logger) { e.core.SetLogger(l) }
+
+// SetResultCheck makes the engine recompute about one device verdict in
+// every on the CPU with crypto/ecdsa and compare (0, the default: no
+// check); a mismatch sends the whole batch to the CPU and is reported
+// through OnFallback.
+func (e *Engine) SetResultCheck(every int) { e.core.SetResultCheck(every) }
+
+// ReleaseBuffers frees the host and device buffers that e keeps from
+// finished batches.
+func (e *Engine) ReleaseBuffers() { e.core.ReleaseBuffers() }
+
+// Close makes later calls fail with an error wrapping batch.ErrClosed,
+// waits for the running ones, and frees the engine's device memory.
+func (e *Engine) Close() error { return e.core.Close() }
+
+// A call of more than pipelineChunk elements runs on the device as
+// batches of about equal size, pipelineDepth at once.
+var pipelineChunk = 1 << 17 // a variable for the tests
+
+const pipelineDepth = 2
+
+// hostChunk is the smallest range of elements a core takes in the
+// host's passes.
+const hostChunk = 1024

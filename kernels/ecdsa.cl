@@ -1,0 +1,161 @@
+/* ecdsa.cl: batched ECDSA verification over P-256 (FIPS 186-5 §6.4.2),
+ * one work-item per signature, verdicts exactly crypto/ecdsa's: for the
+ * public key Q = (x, y), the signature (r, s) and the hash's integer e,
+ *   w = s^−1, u1 = e·w, u2 = r·w (mod n), R = u1·G + u2·Q,
+ * valid when R is not the point at infinity and R's x ≡ r (mod n).
+ * The host has parsed the signature and checked 1 ≤ r, s < n and x, y < p
+ * (and truncated the hash); the kernel checks that Q is on the curve.
+ *
+ * Values travel as 8 little-endian words, limb-major (dialect.h's LIMB),
+ * in plain form; the kernel moves them into Montgomery form (p256.h).
+ * Verification handles public values only and is variable-time: the
+ * digits of u1 and u2 index the tables and decide the additions.
+ */
+#include "p256_point.h"
+
+/* digit i (public) of the signed radix-16 form of u' = u + Σ 8·16^i over
+ * 65 digits (u < 2^256, so u' may carry into a 65th digit, 0 or 1):
+ * nibble i − 8 in [−8, 7], digit 64 the carry */
+DEVICE_FN int ecdsa_digit(const u32 *recoded, const int i)
+{
+	if (i == 64)
+		return (int)recoded[8];
+	return (int)((recoded[i >> 3] >> ((i & 7) << 2)) & 15u) - 8;
+}
+
+DEVICE_FN void ecdsa_recode(u32 *r, const u32 *u)
+{
+	u64 c = 0;
+	for (int j = 0; j < 8; j++) {
+		c += (u64)u[j] + 0x88888888u;
+		r[j] = (u32)c;
+		c >>= 32;
+	}
+	r[8] = (u32)c;
+}
+
+/* all ones when (x, y), Montgomery form, is on y² = x³ − 3x + b */
+DEVICE_FN u32 ecdsa_on_curve(const u32 *x, const u32 *y)
+{
+	const u32 b[8] = P256_B_MONT;
+	u32 lhs[8], rhs[8], t[8];
+	p256_sqr(lhs, y);
+	p256_sqr(rhs, x);
+	p256_mul(rhs, rhs, x);
+	p256_add(t, x, x);
+	p256_add(t, t, x);
+	p256_sub(rhs, rhs, t);
+	p256_add(rhs, rhs, b);
+	return p256_equal(lhs, rhs);
+}
+
+KERNEL void ecdsa_p256_verify(GLOBAL u32 *RESTRICT verdicts, GLOBAL const u32 *RESTRICT keys,
+	GLOBAL const u32 *RESTRICT sigs, GLOBAL const u32 *RESTRICT hashes,
+	GLOBAL const u32 *RESTRICT table, const u32 count)
+{
+	const u32 i = GID();
+	if (i >= count) return;
+	u32 qx[8], qy[8], r[8], s[8], e[8];
+	for (int j = 0; j < 8; j++) {
+		qx[j] = LIMB(keys + i, j, count);
+		qy[j] = LIMB(keys + i, 8 + j, count);
+		r[j] = LIMB(sigs + i, j, count);
+		s[j] = LIMB(sigs + i, 8 + j, count);
+		e[j] = LIMB(hashes + i, j, count);
+	}
+	u32 X[8], Y[8], Z[8];
+	p256_to_mont(X, qx);
+	p256_to_mont(Y, qy);
+	if (!ecdsa_on_curve(X, Y)) {
+		verdicts[i] = 0;
+		return;
+	}
+	p256_set_one(Z);
+
+	/* u1 = e·s^−1, u2 = r·s^−1 (mod n), plain */
+	u32 w[8], u1[8], u2[8], t[8];
+	p256n_to_mont(w, s);
+	p256n_invert(w, w);
+	p256n_to_mont(t, e);                /* reduces e mod n */
+	p256n_mul(u1, t, w);
+	p256n_from_mont(u1, u1);
+	p256n_to_mont(t, r);
+	p256n_mul(u2, t, w);
+	p256n_from_mont(u2, u2);
+
+	/* multiples[n] = n·Q, n = 1..8 */
+	u32 multiples[8][24];
+	for (int j = 0; j < 8; j++) {
+		multiples[0][j] = X[j];
+		multiples[0][8 + j] = Y[j];
+		multiples[0][16 + j] = Z[j];
+	}
+	for (int n = 1; n < 8; n++)
+		p256_point_add(multiples[n], multiples[n] + 8, multiples[n] + 16,
+			multiples[n - 1], multiples[n - 1] + 8, multiples[n - 1] + 16, X, Y, Z);
+
+	/* R = u1·G + u2·Q, Straus' interleaving over signed radix-16 digits */
+	u32 d1[9], d2[9], RX[8], RY[8], RZ[8], PX[8], PY[8], PZ[8];
+	ecdsa_recode(d1, u1);
+	ecdsa_recode(d2, u2);
+	p256_point_infinity(RX, RY, RZ);
+	p256_set_one(PZ);
+	for (int k = 64; k >= 0; k--) {
+		if (k != 64)
+			for (int dbl = 0; dbl < 4; dbl++)
+				p256_point_double(RX, RY, RZ, RX, RY, RZ);
+		const int a = ecdsa_digit(d1, k);
+		if (a != 0) {
+			const u32 off = (u32)((a < 0 ? -a : a) - 1) * 16u;
+			for (int j = 0; j < 8; j++) {
+				PX[j] = table[off + j];
+				PY[j] = table[off + 8 + j];
+			}
+			if (a < 0)
+				p256_neg(PY, PY);
+			p256_point_add(RX, RY, RZ, RX, RY, RZ, PX, PY, PZ);
+		}
+		const int c = ecdsa_digit(d2, k);
+		if (c != 0) {
+			const int n = (c < 0 ? -c : c) - 1;
+			for (int j = 0; j < 8; j++)
+				PY[j] = multiples[n][8 + j];
+			if (c < 0)
+				p256_neg(PY, PY);
+			p256_point_add(RX, RY, RZ, RX, RY, RZ, multiples[n], PY, multiples[n] + 16);
+		}
+	}
+
+	/* x(R) = RX/RZ ≡ r (mod n): x(R) < p < 2n, so x(R) is r or r + n;
+	 * compared projectively, RX = x·RZ, with no inversion */
+	u32 valid = ~p256_is_zero(RZ);
+	u32 rz[8], cand[8];
+	p256_to_mont(cand, r);              /* r < n < p */
+	p256_mul(rz, cand, RZ);
+	u32 hit = p256_equal(rz, RX);
+	/* r + n, when below p */
+	const u32 order[8] = P256_ORDER;
+	const u32 field[8] = P256_FIELD_MODULUS;
+	u32 rn[8];
+	u64 carry = 0;
+	for (int j = 0; j < 8; j++) {
+		carry += (u64)r[j] + order[j];
+		rn[j] = (u32)carry;
+		carry >>= 32;
+	}
+	u32 below = carry == 0;
+	for (int j = 7; j >= 0 && below; j--) {
+		if (rn[j] != field[j]) {
+			below = rn[j] < field[j];
+			break;
+		}
+		if (j == 0)
+			below = 0;                  /* r + n == p */
+	}
+	if (below) {
+		p256_to_mont(cand, rn);
+		p256_mul(rz, cand, RZ);
+		hit |= p256_equal(rz, RX);
+	}
+	verdicts[i] = (valid & hit) & 1u;
+}

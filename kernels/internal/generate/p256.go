@@ -1,0 +1,64 @@
+package generate
+
+import (
+	"math/big"
+	"sync"
+)
+
+// The P-256 base point's multiples for the verification kernel
+// (kernels/ecdsa.cl): n·G for n = 1..8 in affine coordinates, each
+// coordinate in the Montgomery form of kernels/p256.h (x·2^256 mod p), 8
+// little-endian words; entry n starts at word (n − 1)·16, x then y.
+
+var p256 = func() (c struct{ p, gx, gy *big.Int }) {
+	hex := func(s string) *big.Int { v, _ := new(big.Int).SetString(s, 16); return v }
+	c.p = hex("ffffffff00000001000000000000000000000000ffffffffffffffffffffffff")
+	c.gx = hex("6b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296")
+	c.gy = hex("4fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5")
+	return
+}()
+
+// p256Add is the affine sum of two points of P-256 (a = −3) that are not
+// each other's negatives: enough for the small multiples of G.
+func p256Add(x1, y1, x2, y2 *big.Int) (*big.Int, *big.Int) {
+	p := p256.p
+	var l *big.Int
+	if x1.Cmp(x2) == 0 {
+		num := new(big.Int).Mul(x1, x1)
+		num.Mul(num, big.NewInt(3)).Sub(num, big.NewInt(3))
+		l = num.Mul(num, new(big.Int).ModInverse(new(big.Int).Lsh(y1, 1), p))
+	} else {
+		num := new(big.Int).Sub(y2, y1)
+		den := new(big.Int).Sub(x2, x1)
+		l = num.Mul(num, new(big.Int).ModInverse(den.Mod(den, p), p))
+	}
+	l.Mod(l, p)
+	x := new(big.Int).Mul(l, l)
+	x.Sub(x, x1).Sub(x, x2).Mod(x, p)
+	y := new(big.Int).Sub(x1, x)
+	y.Mul(y, l).Sub(y, y1).Mod(y, p)
+	return x, y
+}
+
+var p256BaseWords = sync.OnceValue(func() []uint32 {
+	var out []uint32
+	mont := func(v *big.Int) {
+		m := new(big.Int).Lsh(v, 256)
+		m.Mod(m, p256.p)
+		for w := range 8 {
+			out = append(out, uint32(new(big.Int).Rsh(m, uint(32*w)).Uint64()))
+		}
+	}
+	x, y := p256.gx, p256.gy
+	for n := 1; n <= 8; n++ {
+		mont(x)
+		mont(y)
+		x, y = p256Add(x, y, p256.gx, p256.gy)
+	}
+	return out
+})
+
+// P256BaseTableWords returns the table of kernels/ecdsa.cl (the base
+// point's multiples 1..8, documented above). The caller must not modify
+// it.
+func P256BaseTableWords() []uint32 { return p256BaseWords() }

@@ -1,0 +1,31 @@
+package generate
+
+import (
+	"crypto/elliptic"
+	"math/big"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The base point's table: entry n, out of Montgomery form, is n·G as
+// crypto/elliptic computes it.
+func TestP256BaseTable(t *testing.T) {
+	w := P256BaseTableWords()
+	require.Len(t, w, 8*16)
+	inv := new(big.Int).ModInverse(new(big.Int).Lsh(big.NewInt(1), 256), p256.p)
+	value := func(words []uint32) *big.Int {
+		v := new(big.Int)
+		for i := 7; i >= 0; i-- {
+			v.Lsh(v, 32).Or(v, big.NewInt(int64(words[i])))
+		}
+		v.Mul(v, inv)
+		return v.Mod(v, p256.p)
+	}
+	for n := 1; n <= 8; n++ {
+		x, y := elliptic.P256().ScalarBaseMult(big.NewInt(int64(n)).Bytes())
+		e := w[(n-1)*16:]
+		require.Equal(t, x, value(e[:8]), "x of %d·G", n)
+		require.Equal(t, y, value(e[8:16]), "y of %d·G", n)
+	}
+}

@@ -1,0 +1,13 @@
+package kernels
+
+import (
+	"slices"
+
+	"github.com/gpucrypto/gpucrypto/kernels/internal/generate"
+)
+
+// P256BaseTable returns the words of the P-256 base point's multiples
+// n·G, n = 1..8, which the verification kernel (ecdsa.cl) takes as a
+// global buffer: affine, in the Montgomery form of p256.h, x then y, 16
+// words per entry.
+func P256BaseTable() []uint32 { return slices.Clone(generate.P256BaseTableWords()) }
