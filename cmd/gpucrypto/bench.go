@@ -21,6 +21,7 @@ import (
 	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/device"
 	"github.com/gpucrypto/gpucrypto/ecdh"
+	"github.com/gpucrypto/gpucrypto/ecdsa"
 	"github.com/gpucrypto/gpucrypto/ed25519"
 	"github.com/gpucrypto/gpucrypto/internal/latency"
 	"github.com/gpucrypto/gpucrypto/rsa"
@@ -185,7 +186,7 @@ func cmdBench(args []string) error {
 		return cmdBenchTLSServer(args)
 	case "tls":
 		return cmdBenchTLS(args)
-	case "", "arith", "ecdh", "rsa", "ed25519":
+	case "", "arith", "ecdh", "rsa", "ed25519", "ecdsa":
 	default:
 		names := make([]string, len(benchSubcommands))
 		for i, s := range benchSubcommands {
@@ -212,6 +213,8 @@ func cmdBench(args []string) error {
 		fs.StringVar(batchFlag, "batch", "", "batch sizes (default: 16384,131072,524288 on a GPU, 4096 on a CPU device)")
 	case "ed25519":
 		fs.StringVar(batchFlag, "batch", "", "batch sizes (default: 16384,131072,1048576 on a GPU, 1024 on a CPU device); messages of 64 bytes")
+	case "ecdsa":
+		fs.StringVar(batchFlag, "batch", "", "batch sizes (default: 16384,131072,1048576 on a GPU, 1024 on a CPU device); SHA-256 hashes")
 	default:
 		fs.StringVar(bitsFlag, "bits", "", "operand sizes in bits of add/sub/mul and modexp (default: all supported)")
 		fs.StringVar(batchFlag, "batch", "", "batch sizes (default on a GPU: 262144 for add/sub/mul, 16384,131072,524288 for ecdh, 16384,131072,1048576 for ed25519, 65536 for modexp and rsa; on a CPU device 4096, 1024 for ed25519, and 16 for modexp and rsa)")
@@ -295,6 +298,7 @@ func cmdBench(args []string) error {
 	ecdhEngine := lazy(func() (*ecdh.Engine, error) { return ecdh.NewEngine(d) })
 	rsaEngine := lazy(func() (*rsa.Engine, error) { return rsa.NewEngine(d) })
 	edEngine := lazy(func() (*ed25519.Engine, error) { return ed25519.NewEngine(d) })
+	ecdsaEngine := lazy(func() (*ecdsa.Engine, error) { return ecdsa.NewEngine(d) })
 	// the device figures force the device; each bench measures its
 	// RouteAuto figure apart (measureAuto)
 	type benchCase struct {
@@ -320,6 +324,12 @@ func cmdBench(args []string) error {
 		if slices.Contains(ed25519Ops, op) {
 			for _, n := range edBatches {
 				cases = append(cases, benchCase{op, 255, n, 0})
+			}
+			continue
+		}
+		if slices.Contains(ecdsaOps, op) {
+			for _, n := range edBatches {
+				cases = append(cases, benchCase{op, 256, n, 0})
 			}
 			continue
 		}
@@ -352,6 +362,11 @@ func cmdBench(args []string) error {
 			var ec *ecdh.Engine
 			if ec, err = ecdhEngine(); err == nil {
 				r, err = benchECDH(ec, curve, keygen, bc.op, bc.batch, bc.group, *pipeFlag, *allocFlag, dur)
+			}
+		} else if slices.Contains(ecdsaOps, bc.op) {
+			var ee *ecdsa.Engine
+			if ee, err = ecdsaEngine(); err == nil {
+				r, err = benchECDSA(ee, bc.op, bc.batch, dur)
 			}
 		} else if slices.Contains(ed25519Ops, bc.op) {
 			var ee *ed25519.Engine
@@ -573,7 +588,7 @@ func progressDone() {
 // x25519-binv and x448-keygen-binv, ... are x25519 and x448-keygen, ...
 // with the final inversion shared by groups of K elements (--binv K,...;
 // ecdh.Engine.SetBatchInversion) instead of one Fermat inversion each.
-var allOps = slices.Concat(opGroups["arith"], opGroups["ecdh"], opGroups["rsa"], opGroups["ed25519"])
+var allOps = slices.Concat(opGroups["arith"], opGroups["ecdh"], opGroups["rsa"], opGroups["ed25519"], opGroups["ecdsa"])
 
 // opGroups are the operations of "bench arith|ecdh|rsa".
 var opGroups = map[string][]string{
@@ -582,6 +597,7 @@ var opGroups = map[string][]string{
 		"x25519-binv", "x25519-keygen-binv", "x448-binv", "x448-keygen-binv"},
 	"rsa":     rsaOps,
 	"ed25519": ed25519Ops,
+	"ecdsa":   ecdsaOps,
 }
 
 // allCores runs f(0), f(1), ... on every core for dur and returns calls/s.

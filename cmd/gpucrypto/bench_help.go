@@ -17,20 +17,21 @@ var benchSubcommands = []struct{ name, what string }{
 	{"ecdh", "X25519 and X448 shared secrets and public keys (keygen)"},
 	{"rsa", "modexp (512-4096 bits), RSA-2048/3072/4096 signatures vs crypto/rsa"},
 	{"ed25519", "Ed25519 verification, signing and public keys vs crypto/ed25519"},
+	{"ecdsa", "ECDSA P-256 verification vs crypto/ecdsa"},
 	{"aes", "AES CTR/GCM/XTS/CBC/ECB: device-resident, bulk and batched calls"},
 	{"server", "rsa.Server, ecdh.Server: ops/s, p50, p99 against concurrent callers"},
 	{"tls", "crypto/tls handshakes/s, certificate key on the CPU and on the GPU"},
 }
 
 // aesModes and serverOps are the operations (--ops) of "bench aes" and
-// "bench server"; opGroups holds those of arith, ecdh, rsa and ed25519.
+// "bench server"; opGroups holds those of arith, ecdh, rsa, ed25519 and ecdsa.
 var (
 	aesModes  = []string{"ctr", "gcm", "xts", "cbc", "ecb"}
 	serverOps = []string{"rsa2048", "x25519"}
 )
 
 // benchOpsOf are the operations of a bench subcommand ("": plain "bench",
-// which runs arith, ecdh, rsa and ed25519 together; nil: none, as for tls).
+// which runs arith, ecdh, rsa, ed25519 and ecdsa together; nil: none, as for tls).
 func benchOpsOf(sub string) []string {
 	switch sub {
 	case "":
@@ -85,7 +86,7 @@ func benchUsage(fs *flag.FlagSet, sub string) func() {
 			fmt.Fprint(w, `usage: gpucrypto bench [SUBCOMMAND] [flags]
 
 Measures throughput on the chosen device and, in the same run, on all CPU
-cores. Without a subcommand it runs the operations of arith, ecdh, rsa and ed25519.
+cores. Without a subcommand it runs the operations of arith, ecdh, rsa, ed25519 and ecdsa.
 
 subcommands:
 `)

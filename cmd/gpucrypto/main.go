@@ -32,7 +32,7 @@ commands:
   devices    list every device of every backend (OpenCL; CUDA with -tags cuda) and its features
   selftest   run known-answer tests on the chosen device (exit 1 on failure)
   bench      measure throughput on the chosen device and on all CPU cores
-             (subcommands arith, ecdh, rsa, ed25519, aes, server, tls: "gpucrypto bench -h")
+             (subcommands arith, ecdh, rsa, ed25519, ecdsa, aes, server, tls: "gpucrypto bench -h")
   burnin     random cases of every operation on the device, checked against the CPU (exit 1 on a mismatch)
   kernelinfo compiler facts per kernel: registers, spills, private memory
   source     print the full source of a kernel program, as it is compiled

@@ -11,6 +11,7 @@ import (
 	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/device"
 	"github.com/gpucrypto/gpucrypto/ecdh"
+	"github.com/gpucrypto/gpucrypto/ecdsa"
 	"github.com/gpucrypto/gpucrypto/ed25519"
 	"github.com/gpucrypto/gpucrypto/rsa"
 )
@@ -87,6 +88,19 @@ var selftests = []struct {
 		var fellBack error            // a self-test must run on the device, not the CPU fallback
 		e.OnFallback(func(err error) { fellBack = err })
 		if err := ed25519.SelfTest(e); err != nil {
+			return err
+		}
+		return fellBack
+	}},
+	{"ecdsa P-256 verification", func(d *device.Device) error {
+		e, err := ecdsa.NewEngine(d) // checks the device with known answers itself
+		if err != nil {
+			return err
+		}
+		defer e.Close()
+		var fellBack error
+		e.OnFallback(func(err error) { fellBack = err })
+		if err := ecdsa.SelfTest(e); err != nil {
 			return err
 		}
 		return fellBack

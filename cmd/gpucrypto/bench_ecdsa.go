@@ -1,0 +1,88 @@
+package main
+
+import (
+	stdecdsa "crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"time"
+
+	"github.com/gpucrypto/gpucrypto/batch"
+	"github.com/gpucrypto/gpucrypto/ecdsa"
+)
+
+// ecdsaOps are the operations of "bench ecdsa": P-256 verification of
+// ASN.1 DER signatures.
+var ecdsaOps = []string{"ecdsa-p256-verify"}
+
+// benchECDSA measures verification on batches of n elements: 256
+// distinct keys (cycled), n distinct SHA-256 hashes, crypto/ecdsa's
+// signatures of them (512 signed, cycled: signing a million on the CPU
+// would take most of a minute); the CPU figure is crypto/ecdsa on all
+// cores in the same run.
+func benchECDSA(e *ecdsa.Engine, op string, n int, dur time.Duration) (benchResult, error) {
+	const distinctKeys, distinctSigs = 256, 512
+	keys := make([]*stdecdsa.PrivateKey, distinctKeys)
+	for i := range keys {
+		k, err := stdecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		if err != nil {
+			return benchResult{}, err
+		}
+		keys[i] = k
+	}
+	type signed struct {
+		pub       *stdecdsa.PublicKey
+		hash, sig []byte
+	}
+	sigs := make([]signed, distinctSigs)
+	for i := range sigs {
+		var m [8]byte
+		binary.LittleEndian.PutUint64(m[:], uint64(i))
+		h := sha256.Sum256(m[:])
+		k := keys[i%distinctKeys]
+		sig, err := stdecdsa.SignASN1(rand.Reader, k, h[:])
+		if err != nil {
+			return benchResult{}, err
+		}
+		sigs[i] = signed{&k.PublicKey, h[:], sig}
+	}
+	pubs := make([]*stdecdsa.PublicKey, n)
+	hashes, ders := make([][]byte, n), make([][]byte, n)
+	for i := range n {
+		s := sigs[i%distinctSigs]
+		pubs[i], hashes[i], ders[i] = s.pub, s.hash, s.sig
+	}
+	run := func() (time.Duration, error) {
+		t0 := e.Stats().DeviceTime
+		ok, err := e.VerifyASN1(pubs, hashes, ders)
+		if err == nil && (!ok[0] || !ok[n-1]) {
+			err = fmt.Errorf("a valid signature was rejected")
+		}
+		return e.Stats().DeviceTime - t0, err
+	}
+	e.SetRoute(batch.RouteDevice)
+	fallbacks := e.Stats().Fallbacks
+	r, err := measure(op, 256, n, dur, run)
+	if err != nil {
+		return r, err
+	}
+	if err := measureAuto(&r, e, dur, run); err != nil {
+		return r, err
+	}
+	if r.PipeOps, err = pipelined(ed25519Pipeline, n, dur, run); err != nil {
+		return r, err
+	}
+	r.Pipeline = ed25519Pipeline
+	if e.Stats().Fallbacks > fallbacks {
+		return benchResult{}, fmt.Errorf("device failed; the batch ran on the CPU")
+	}
+	r.CPUOps = allCores(dur, func(i int) {
+		s := sigs[i%distinctSigs]
+		stdecdsa.VerifyASN1(s.pub, s.hash, s.sig)
+	})
+	r.Speedup = r.E2EOps / r.CPUOps
+	e.ReleaseBuffers()
+	return r, nil
+}
