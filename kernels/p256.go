@@ -11,3 +11,8 @@ import (
 // global buffer: affine, in the Montgomery form of p256.h, x then y, 16
 // words per entry.
 func P256BaseTable() []uint32 { return slices.Clone(generate.P256BaseTableWords()) }
+
+// P256CombTable returns the words of the fixed-base comb of p256_comb.h
+// (k·G in constant time): row i, i = 0..64, holds n·16^i·G for n = 1..8,
+// affine, in the Montgomery form of p256.h, x then y.
+func P256CombTable() []uint32 { return slices.Clone(generate.P256CombTableWords()) }

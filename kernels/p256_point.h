@@ -11,8 +11,9 @@
  * branch on exceptional cases: constant time wherever the scalar is
  * secret, and exactly the group law wherever inputs are hostile.
  *
- * Cost: an addition 12M + 2 products by b, a doubling 8M + 3S (counted
- * as products: the field has no separate squaring cost here).
+ * Cost: an addition 12M + 2 products by b, a mixed addition (affine
+ * second point) 11M + 2, a doubling 8M + 3S (counted as products: the
+ * field has no separate squaring cost here).
  */
 #pragma once
 #include "p256.h"
@@ -72,6 +73,61 @@ DEVICE_FN void p256_point_add(u32 *X3, u32 *Y3, u32 *Z3,
 	p256_mul(z3, t4, z3);
 	p256_mul(t1, t3, t0);
 	p256_add(Z3, z3, t1);
+}
+
+/* (X3 : Y3 : Z3) = (X1 : Y1 : Z1) + (x2, y2), the second point affine
+ * (never the point at infinity): RCB Algorithm 5, 11M + 2 products by b;
+ * where skip is all ones the result is (X1 : Y1 : Z1) instead, chosen by
+ * mask after the same work (a comb digit 0, in constant time). The outputs
+ * may alias the first point. */
+DEVICE_FN void p256_point_add_affine(u32 *X3, u32 *Y3, u32 *Z3,
+	const u32 *X1, const u32 *Y1, const u32 *Z1,
+	const u32 *x2, const u32 *y2, const u32 skip)
+{
+	const u32 b[8] = P256_B_MONT;
+	u32 t0[8], t1[8], t2[8], t3[8], t4[8], x3[8], y3[8], z3[8];
+	p256_mul(t0, X1, x2);
+	p256_mul(t1, Y1, y2);
+	p256_add(t3, x2, y2);
+	p256_add(t4, X1, Y1);
+	p256_mul(t3, t3, t4);
+	p256_add(t4, t0, t1);
+	p256_sub(t3, t3, t4);
+	p256_mul(t4, y2, Z1);
+	p256_add(t4, t4, Y1);
+	p256_mul(y3, x2, Z1);
+	p256_add(y3, y3, X1);
+	p256_mul(z3, b, Z1);
+	p256_sub(x3, y3, z3);
+	p256_add(z3, x3, x3);
+	p256_add(x3, x3, z3);
+	p256_sub(z3, t1, x3);
+	p256_add(x3, t1, x3);
+	p256_mul(y3, b, y3);
+	p256_add(t1, Z1, Z1);
+	p256_add(t2, t1, Z1);
+	p256_sub(y3, y3, t2);
+	p256_sub(y3, y3, t0);
+	p256_add(t1, y3, y3);
+	p256_add(y3, t1, y3);
+	p256_add(t1, t0, t0);
+	p256_add(t0, t1, t0);
+	p256_sub(t0, t0, t2);
+	p256_mul(t1, t4, y3);
+	p256_mul(t2, t0, y3);
+	p256_mul(y3, x3, z3);
+	p256_add(y3, y3, t2);
+	p256_mul(x3, t3, x3);
+	p256_sub(x3, x3, t1);
+	p256_mul(z3, t4, z3);
+	p256_mul(t1, t3, t0);
+	p256_add(z3, z3, t1);
+	/* keep the first point where skip is set: X3 = skip ? X1 : x3 */
+	for (int w = 0; w < 8; w++) {
+		X3[w] = (X1[w] & skip) | (x3[w] & ~skip);
+		Y3[w] = (Y1[w] & skip) | (y3[w] & ~skip);
+		Z3[w] = (Z1[w] & skip) | (z3[w] & ~skip);
+	}
 }
 
 /* (X3 : Y3 : Z3) = 2·(X : Y : Z): RCB Algorithm 6. The outputs may alias

@@ -193,6 +193,34 @@ func TestP256Points(t *testing.T) {
 	}
 }
 
+// The constant-time comb (p256_comb.h) against math/big: k·G for the
+// edges 0, 1, n − 1, n, n + 1, 2^256 − 1, small k, and random k.
+func TestP256BaseMult(t *testing.T) {
+	d := devicetest.Device(t)
+	r := rand.New(rand.NewPCG(13, 14))
+	n := curveP256.n
+	ks := []*big.Int{big.NewInt(0), big.NewInt(1), big.NewInt(2), big.NewInt(8), big.NewInt(9), big.NewInt(16),
+		new(big.Int).Sub(n, big.NewInt(1)), n, new(big.Int).Add(n, big.NewInt(1)),
+		new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(1)),
+		new(big.Int).Lsh(big.NewInt(1), 255)}
+	for range 40 {
+		b := make([]byte, 32)
+		for i := range b {
+			b[i] = byte(r.Uint32())
+		}
+		ks = append(ks, new(big.Int).SetBytes(b))
+	}
+	var kin []uint32
+	for _, k := range ks {
+		kin = words(kin, k)
+	}
+	out := runPointKernel(t, d, "p256_point_test_base_mult", len(ks), 17, kin, kernels.P256CombTable())
+	g := affine{curveP256.gx, curveP256.gy}
+	for i, k := range ks {
+		require.Equal(t, p256Mul(k, g), pointOf(out[17*i:17*i+17]), "k·G %d (k = %x)", i, k)
+	}
+}
+
 // P256_B_MONT in p256_point.h is b·2^256 mod p.
 func TestP256PointConstants(t *testing.T) {
 	src, err := kernels.Source("p256_point.h", nil)
@@ -219,7 +247,7 @@ func TestP256PointCUDABuild(t *testing.T) {
 	require.NoError(t, err)
 	p, err := d.Program(kernels.ProgramFrom(sub, "p256_point_test.cl", nil))
 	require.NoError(t, err)
-	for _, name := range []string{"p256_point_test_add", "p256_point_test_mul"} {
+	for _, name := range []string{"p256_point_test_add", "p256_point_test_mul", "p256_point_test_base_mult"} {
 		_, err := p.Kernel(name)
 		require.NoError(t, err, name)
 	}

@@ -1,7 +1,7 @@
 /* p256_point_test.cl: kernels over p256_point.h for kernels/p256_point_test.go.
  * Points travel as affine (x, y) in plain form, 8 words each, element after
  * element, with a flag word: 1 for the point at infinity. */
-#include "p256_point.h"
+#include "p256_comb.h"
 
 DEVICE_FN void load_point(u32 *X, u32 *Y, u32 *Z, GLOBAL const u32 *in)
 {
@@ -66,5 +66,18 @@ KERNEL void p256_point_test_mul(GLOBAL u32 *RESTRICT out, GLOBAL const u32 *REST
 		const u32 m = 0u - ((k[8 * i + (bit >> 5)] >> (bit & 31)) & 1u);
 		p256_point_cmov(X, Y, Z, TX, TY, TZ, m);
 	}
+	store_point(out + 17 * i, X, Y, Z);
+}
+
+/* out[i] = k[i]·G by the constant-time comb (p256_comb.h) */
+KERNEL void p256_point_test_base_mult(GLOBAL u32 *RESTRICT out, GLOBAL const u32 *RESTRICT k,
+	GLOBAL const u32 *RESTRICT table, const u32 count)
+{
+	const u32 i = GID();
+	if (i >= count) return;
+	u32 s[8], X[8], Y[8], Z[8];
+	for (int w = 0; w < 8; w++)
+		s[w] = k[8 * i + w];
+	p256_base_mult(X, Y, Z, s, table);
 	store_point(out + 17 * i, X, Y, Z);
 }

@@ -62,3 +62,34 @@ var p256BaseWords = sync.OnceValue(func() []uint32 {
 // point's multiples 1..8, documented above). The caller must not modify
 // it.
 func P256BaseTableWords() []uint32 { return p256BaseWords() }
+
+// p256CombWords is the table of kernels/p256_comb.h: row i (i = 0..64)
+// holds n·16^i·G for n = 1..8, affine, each coordinate in Montgomery form
+// (8 words), x then y.
+var p256CombWords = sync.OnceValue(func() []uint32 {
+	var out []uint32
+	mont := func(v *big.Int) {
+		m := new(big.Int).Lsh(v, 256)
+		m.Mod(m, p256.p)
+		for w := range 8 {
+			out = append(out, uint32(new(big.Int).Rsh(m, uint(32*w)).Uint64()))
+		}
+	}
+	rx, ry := p256.gx, p256.gy // 16^i·G
+	for range 65 {
+		x, y := rx, ry
+		for n := 1; n <= 8; n++ {
+			mont(x)
+			mont(y)
+			x, y = p256Add(x, y, rx, ry)
+		}
+		for range 4 {
+			rx, ry = p256Add(rx, ry, rx, ry)
+		}
+	}
+	return out
+})
+
+// P256CombTableWords returns the table of kernels/p256_comb.h (documented
+// above). The caller must not modify it.
+func P256CombTableWords() []uint32 { return p256CombWords() }

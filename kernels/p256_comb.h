@@ -1,0 +1,70 @@
+/* p256_comb.h: k·G on P-256 for a secret scalar k (ECDSA's nonce, a
+ * public key from its private key), in constant time: a comb without
+ * doublings over the signed radix-16 digits of k.
+ *
+ * With k' = k + Σ 8·16^i (a plain addition over 256 bits, its carry a 65th
+ * digit), digit i < 64 is nibble i of k' minus 8, in [−8, 7], and digit 64
+ * the carry, 0 or 1; k = Σ d_i·16^i. The table (kernels.P256CombTable)
+ * holds row i = the multiples n·16^i·G for n = 1..8, affine, in the
+ * Montgomery form of p256.h (x then y, 8 words each), so that
+ * k·G = Σ_i d_i·T[i][|d_i|]: 65 mixed additions (p256_point_add_affine),
+ * no doubling. 65 rows of 8 entries: 33,280 bytes.
+ *
+ * Constant time: every entry of a row is read for every digit (a masked
+ * scan: the loads are the same in every work-item, so they are uniform
+ * across a warp), negation is a masked select, and a zero digit adds a
+ * dummy entry whose sum the mask discards; loop bounds, branches and
+ * memory indices depend on the digit's position only, never its value.
+ */
+#pragma once
+#include "p256_point.h"
+
+#define P256_COMB_ROWS 65
+#define P256_COMB_ENTRY_WORDS 16
+
+/* (x, y) = entry |d| of row `row` by a masked scan of its eight entries;
+ * zeros for absd = 0 */
+DEVICE_FN void p256_comb_select(u32 *x, u32 *y, const u32 row, const u32 absd,
+	GLOBAL const u32 *RESTRICT table)
+{
+	for (int w = 0; w < 8; w++)
+		x[w] = y[w] = 0;
+	const u32 base = row * 8u * P256_COMB_ENTRY_WORDS;
+	for (u32 n = 1; n <= 8; n++) {
+		const u32 d = absd ^ n;
+		const u32 m = ((d | (0u - d)) >> 31) - 1u;   /* all ones iff absd == n */
+		const u32 off = base + (n - 1u) * P256_COMB_ENTRY_WORDS;
+		for (int w = 0; w < 8; w++) {
+			x[w] |= m & table[off + w];
+			y[w] |= m & table[off + 8 + w];
+		}
+	}
+}
+
+/* (X : Y : Z) = k·G for k in 8 little-endian words (any value below
+ * 2^256), Montgomery coordinates; the point at infinity for k ≡ 0 mod n */
+DEVICE_FN void p256_base_mult(u32 *X, u32 *Y, u32 *Z, const u32 *k,
+	GLOBAL const u32 *RESTRICT table)
+{
+	u32 s[9];
+	u64 c = 0;
+	for (int j = 0; j < 8; j++) {
+		c += (u64)k[j] + 0x88888888u;
+		s[j] = (u32)c;
+		c >>= 32;
+	}
+	s[8] = (u32)c;
+	p256_point_infinity(X, Y, Z);
+	u32 x[8], y[8], negY[8];
+	for (int i = 0; i < P256_COMB_ROWS; i++) {
+		/* the digit in two's complement: nibble − 8, or the carry */
+		const u32 d = i == 64 ? s[8] : ((s[i >> 3] >> ((i & 7) << 2)) & 15u) - 8u;
+		const u32 neg = 0u - (d >> 31);
+		const u32 absd = (d ^ neg) - neg;
+		p256_comb_select(x, y, (u32)i, absd, table);
+		p256_neg(negY, y);
+		p256_cmov(y, negY, neg);
+		const u32 zero = ((absd | (0u - absd)) >> 31) - 1u;   /* all ones iff absd == 0 */
+		p256_point_add_affine(X, Y, Z, X, Y, Z, x, y, zero);
+	}
+}
