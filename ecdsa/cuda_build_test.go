@@ -12,11 +12,13 @@ import (
 )
 
 // The program compiles as CUDA C through NVRTC (sm_90; no GPU needed)
-// and holds the kernel the Engine launches.
+// and holds the kernels the Engine launches.
 func TestCUDABuildsTheProgram(t *testing.T) {
 	d := devicetest.CUDACompiler(t)
 	p, err := d.Program(kernels.Program("ecdsa.cl", nil))
 	require.NoError(t, err)
-	_, err = p.Kernel("ecdsa_p256_verify")
-	require.NoError(t, err)
+	for _, name := range []string{"ecdsa_p256_verify", "ecdsa_p256_sign"} {
+		_, err = p.Kernel(name)
+		require.NoError(t, err, name)
+	}
 }

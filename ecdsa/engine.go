@@ -25,6 +25,7 @@ type Engine struct {
 	core  *engine.Core
 	prog  *device.Program // nil on the CPU engine
 	table *device.Buffer  // the base point's multiples (kernels.P256BaseTable)
+	comb  *device.Buffer  // the constant-time comb's table (kernels.P256CombTable)
 }
 
 // NewEngine builds the kernels for dev (nil: device.Default()), uploads
@@ -46,8 +47,19 @@ func NewEngine(dev *device.Device) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ecdsa: uploading the base point's table to %s: %w", dev.Name, err)
 	}
-	e := &Engine{core: engine.New("ecdsa", dev), prog: prog, table: table}
-	e.core.OnClose(table.Release)
+	comb, err := dev.Upload(device.Uint32Bytes(kernels.P256CombTable()))
+	if err != nil {
+		table.Release()
+		return nil, fmt.Errorf("ecdsa: uploading the comb's table to %s: %w", dev.Name, err)
+	}
+	e := &Engine{core: engine.New("ecdsa", dev), prog: prog, table: table, comb: comb}
+	e.core.OnClose(func() error {
+		err := table.Release()
+		if err2 := comb.Release(); err == nil {
+			err = err2
+		}
+		return err
+	})
 	if err := SelfTest(e); err != nil {
 		e.Close()
 		return nil, fmt.Errorf("ecdsa: the kernels on %s fail the known answers and are not used: %w", dev.Name, err)
@@ -107,6 +119,11 @@ func (e *Engine) Close() error { return e.core.Close() }
 var pipelineChunk = 1 << 17 // a variable for the tests
 
 const pipelineDepth = 2
+
+// planFor is the plan of a call of op on n elements.
+func planFor(op string, n int) engine.Plan {
+	return engine.Plan{Op: op, N: n, Chunk: pipelineChunk, Depth: pipelineDepth}
+}
 
 // hostChunk is the smallest range of elements a core takes in the
 // host's passes.

@@ -6,16 +6,19 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/sha512"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"math/big"
 
 	"github.com/gpucrypto/gpucrypto/batch"
 )
 
-// SelfTest checks e with answers known by construction: signatures that
-// crypto/ecdsa makes with a fresh key over hashes of 32, 64 and 20 bytes
-// must verify, in both forms, and copies with one bit changed in r, in s
-// or in the hash must not. A device engine must answer from the device:
+// SelfTest checks e with known answers: signatures that crypto/ecdsa
+// makes with a fresh key over hashes of 32, 64 and 20 bytes must verify,
+// in both forms, and copies with one bit changed in r, in s or in the
+// hash must not; and signatures with RFC 6979's deterministic nonces must
+// be the RFC's. A device engine must answer from the device:
 // while the self-test runs, e's calls are routed to the device (SetRoute:
 // call it before e serves others), and a CPU fallback is an error.
 func SelfTest(e *Engine) error {
@@ -68,8 +71,49 @@ func SelfTest(e *Engine) error {
 			}
 		}
 	}
+	if err := selfTestSign(e); err != nil {
+		return err
+	}
 	if e.Stats().Fallbacks != before {
 		return errors.New("ecdsa: self-test: the device failed and the CPU answered")
+	}
+	return nil
+}
+
+// selfTestSign signs RFC 6979 §A.2.5's P-256 SHA-256 messages ("sample",
+// "test", and one whose nonce generation loops) with the RFC's key and
+// deterministic nonces, which must give the RFC's (r, s) byte for byte.
+func selfTestSign(e *Engine) error {
+	hexInt := func(s string) *big.Int { v, _ := new(big.Int).SetString(s, 16); return v }
+	key := &ecdsa.PrivateKey{
+		PublicKey: ecdsa.PublicKey{Curve: elliptic.P256(),
+			X: hexInt("60fed4ba255a9d31c961eb74c6356d68c049b8923b61fa6ce669622e60f29fb6"),
+			Y: hexInt("7903fe1008b8bc99a41ae9e95628bc64f2f1b20c2d7e9f5177a3c294d4462299")},
+		D: hexInt("c9afa9d845ba75166b5c215767b1d6934e50c3db36e89b127b8a622b120f6721"),
+	}
+	cases := []struct{ msg, rs string }{
+		{"wv[vnX", "efd9073b652e76da1b5a019c0e4a2e3fa529b035a6abb91ef67f0ed7a1f212343db4706c9d9f4a4fe13bb5e08ef0fab53a57dbab2061c83a35fa411c68d2ba33"},
+		{"sample", "efd48b2aacb6a8fd1140dd9cd45e81d69d2c877b56aaf991c34d0ea84eaf3716f7cb1c942d657c41d436c7a1b6e29f65f3e900dbb9aff4064dc4ab2f843acda8"},
+		{"test", "f1abb023518351cd71d881567b1ea663ed3efcf6c5132b354f28d3b0b7d38367019f4113742a2b14bd25926b49c649155f267e60d3814b4c0cc84250e46f0083"},
+	}
+	keys := make([]*ecdsa.PrivateKey, len(cases))
+	hashes := make([][]byte, len(cases))
+	for i, c := range cases {
+		h := sha256.Sum256([]byte(c.msg))
+		keys[i], hashes[i] = key, h[:]
+	}
+	j := &signJob{e: e, form: P1363, keys: keys, hashes: hashes, random: make([]byte, 32*len(keys)),
+		out: make([][]byte, len(keys)), errs: make([]error, len(keys)), deterministic: true}
+	if err := e.core.Run(planFor("ECDSA P-256 sign", len(keys)), j); err != nil {
+		return fmt.Errorf("ecdsa: self-test signatures: %w", err)
+	}
+	for i, c := range cases {
+		if j.errs[i] != nil {
+			return fmt.Errorf("ecdsa: self-test RFC 6979 %q: %w", c.msg, j.errs[i])
+		}
+		if got := hex.EncodeToString(j.out[i]); got != c.rs {
+			return fmt.Errorf("ecdsa: self-test RFC 6979 %q: signature %s, want %s", c.msg, got, c.rs)
+		}
 	}
 	return nil
 }

@@ -33,8 +33,7 @@ func (e *Engine) verify(pubs []*ecdsa.PublicKey, hashes, sigs [][]byte, form For
 		return nil, fmt.Errorf("ecdsa: %d public keys, %d hashes and %d signatures", len(pubs), len(hashes), len(sigs))
 	}
 	j := &verifyJob{e: e, form: form, pubs: pubs, hashes: hashes, sigs: sigs, out: make([]bool, len(pubs)), errs: make([]error, len(pubs))}
-	plan := engine.Plan{Op: "ECDSA P-256 verify", N: len(pubs), Chunk: pipelineChunk, Depth: pipelineDepth}
-	if err := e.core.Run(plan, j); err != nil {
+	if err := e.core.Run(planFor("ECDSA P-256 verify", len(pubs)), j); err != nil {
 		return nil, err
 	}
 	return j.out, batch.Collect(j.errs)

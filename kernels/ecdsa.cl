@@ -1,5 +1,15 @@
-/* ecdsa.cl: batched ECDSA verification over P-256 (FIPS 186-5 §6.4.2),
- * one work-item per signature, verdicts exactly crypto/ecdsa's: for the
+/* ecdsa.cl: batched ECDSA over P-256, one work-item per signature.
+ *
+ * ecdsa_p256_sign (FIPS 186-5 §6.4.1): for the nonce k and the private
+ * key d (secret; the host derives k as crypto/ecdsa does and checks
+ * 1 ≤ k, d < n) and the hash's integer e, R = k·G by the constant-time
+ * comb of p256_comb.h, r = x(R) mod n, s = k^−1·(e + r·d) mod n. Constant
+ * time in k and d: masked table scans, Fermat inversions with a fixed
+ * exponent, Montgomery arithmetic without data-dependent branches. The
+ * host refuses r = 0 or s = 0 (probability about 2^−256).
+ *
+ * ecdsa_p256_verify (FIPS 186-5 §6.4.2): verdicts exactly crypto/ecdsa's:
+ * for the
  * public key Q = (x, y), the signature (r, s) and the hash's integer e,
  *   w = s^−1, u1 = e·w, u2 = r·w (mod n), R = u1·G + u2·Q,
  * valid when R is not the point at infinity and R's x ≡ r (mod n).
@@ -11,7 +21,7 @@
  * Verification handles public values only and is variable-time: the
  * digits of u1 and u2 index the tables and decide the additions.
  */
-#include "p256_point.h"
+#include "p256_comb.h"
 
 /* digit i (public) of the signed radix-16 form of u' = u + Σ 8·16^i over
  * 65 digits (u < 2^256, so u' may carry into a 65th digit, 0 or 1):
@@ -158,4 +168,53 @@ KERNEL void ecdsa_p256_verify(GLOBAL u32 *RESTRICT verdicts, GLOBAL const u32 *R
 		hit |= p256_equal(rz, RX);
 	}
 	verdicts[i] = (valid & hit) & 1u;
+}
+
+/* sigs[i] = (r, s), 16 words limb-major; (0, 0) where the public key
+ * (keys, x then y: crypto/ecdsa checks it before it signs) is not on the
+ * curve, which the host then hands to crypto/ecdsa for its error */
+KERNEL void ecdsa_p256_sign(GLOBAL u32 *RESTRICT sigs, GLOBAL const u32 *RESTRICT keys,
+	GLOBAL const u32 *RESTRICT secrets, GLOBAL const u32 *RESTRICT hashes,
+	GLOBAL const u32 *RESTRICT comb, const u32 count)
+{
+	const u32 i = GID();
+	if (i >= count) return;
+	u32 k[8], d[8], e[8], qx[8], qy[8];
+	for (int j = 0; j < 8; j++) {
+		k[j] = LIMB(secrets + i, j, count);
+		d[j] = LIMB(secrets + i, 8 + j, count);
+		e[j] = LIMB(hashes + i, j, count);
+		qx[j] = LIMB(keys + i, j, count);
+		qy[j] = LIMB(keys + i, 8 + j, count);
+	}
+	p256_to_mont(qx, qx);
+	p256_to_mont(qy, qy);
+	const u32 onCurve = ecdsa_on_curve(qx, qy);   /* public: may branch */
+	if (!onCurve) {
+		for (int j = 0; j < 16; j++)
+			LIMB(sigs + i, j, count) = 0;
+		return;
+	}
+	/* R = k·G; x(R) = X/Z */
+	u32 X[8], Y[8], Z[8], x[8];
+	p256_base_mult(X, Y, Z, k, comb);
+	p256_invert(Z, Z);
+	p256_mul(x, X, Z);
+	p256_from_mont(x, x);
+	/* r = x mod n; s = k^−1·(e + r·d) mod n, in n's Montgomery form */
+	u32 r[8], rm[8], t[8], u[8];
+	p256n_to_mont(rm, x);               /* reduces x mod n */
+	p256n_from_mont(r, rm);
+	p256n_to_mont(t, d);
+	p256n_mul(t, rm, t);                /* r·d */
+	p256n_to_mont(u, e);                /* e mod n */
+	p256n_add(t, t, u);
+	p256n_to_mont(u, k);
+	p256n_invert(u, u);                 /* k^−1 */
+	p256n_mul(t, t, u);
+	p256n_from_mont(t, t);
+	for (int j = 0; j < 8; j++) {
+		LIMB(sigs + i, j, count) = r[j];
+		LIMB(sigs + i, 8 + j, count) = t[j];
+	}
 }

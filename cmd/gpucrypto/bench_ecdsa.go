@@ -14,10 +14,11 @@ import (
 )
 
 // ecdsaOps are the operations of "bench ecdsa": P-256 verification of
-// ASN.1 DER signatures.
-var ecdsaOps = []string{"ecdsa-p256-verify"}
+// ASN.1 DER signatures, and signing.
+var ecdsaOps = []string{"ecdsa-p256-verify", "ecdsa-p256-sign"}
 
-// benchECDSA measures verification on batches of n elements: 256
+// benchECDSA measures op (verification or signing) on batches of n
+// elements: 256
 // distinct keys (cycled), n distinct SHA-256 hashes, crypto/ecdsa's
 // signatures of them (512 signed, cycled: signing a million on the CPU
 // would take most of a minute); the CPU figure is crypto/ecdsa on all
@@ -54,11 +55,25 @@ func benchECDSA(e *ecdsa.Engine, op string, n int, dur time.Duration) (benchResu
 		s := sigs[i%distinctSigs]
 		pubs[i], hashes[i], ders[i] = s.pub, s.hash, s.sig
 	}
+	privs := make([]*stdecdsa.PrivateKey, n)
+	for i := range privs {
+		privs[i] = keys[i%distinctKeys]
+	}
 	run := func() (time.Duration, error) {
 		t0 := e.Stats().DeviceTime
-		ok, err := e.VerifyASN1(pubs, hashes, ders)
-		if err == nil && (!ok[0] || !ok[n-1]) {
-			err = fmt.Errorf("a valid signature was rejected")
+		var err error
+		if op == "ecdsa-p256-sign" {
+			var sigs [][]byte
+			sigs, err = e.SignASN1(nil, privs, hashes)
+			if err == nil && !stdecdsa.VerifyASN1(&privs[n-1].PublicKey, hashes[n-1], sigs[n-1]) {
+				err = fmt.Errorf("a signature does not verify under crypto/ecdsa")
+			}
+		} else {
+			var ok []bool
+			ok, err = e.VerifyASN1(pubs, hashes, ders)
+			if err == nil && (!ok[0] || !ok[n-1]) {
+				err = fmt.Errorf("a valid signature was rejected")
+			}
 		}
 		return e.Stats().DeviceTime - t0, err
 	}
@@ -80,6 +95,10 @@ func benchECDSA(e *ecdsa.Engine, op string, n int, dur time.Duration) (benchResu
 	}
 	r.CPUOps = allCores(dur, func(i int) {
 		s := sigs[i%distinctSigs]
+		if op == "ecdsa-p256-sign" {
+			stdecdsa.SignASN1(rand.Reader, keys[i%distinctKeys], s.hash)
+			return
+		}
 		stdecdsa.VerifyASN1(s.pub, s.hash, s.sig)
 	})
 	r.Speedup = r.E2EOps / r.CPUOps

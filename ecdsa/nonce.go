@@ -1,0 +1,142 @@
+package ecdsa
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"crypto/sha512"
+	"hash"
+)
+
+// The nonces of signatures over P-256, as crypto/ecdsa makes them (Go 1.24
+// and later): "hedged" signatures (draft-irtf-cfrg-det-sigs-with-noise,
+// §4), an HMAC_DRBG with SHA-512 (NIST SP 800-90A; crypto/ecdsa uses
+// SHA-512 whatever the hash signed) seeded with 32 random bytes Z as its
+// entropy and, as its personalization string, the private key d and
+// bits2octets(hash), each block-aligned; candidates of 32 bytes are drawn
+// until one is in [1, n). A poor random source then still gives a nonce
+// that depends on the key and the message, never a repeated one for
+// different messages. The same DRBG with the digest's hash, d as the
+// entropy and bits2octets(hash) as the nonce is RFC 6979's deterministic
+// ECDSA (the tests and the self-test check it against RFC 6979's vectors).
+
+// drbg is HMAC_DRBG over a hash function.
+type drbg struct {
+	newHash func() hash.Hash
+	key, v  []byte
+}
+
+// newDRBG instantiates it with entropy, nonce and the personalization
+// parts, each part preceded by zeros up to a multiple of the hash's block
+// size of what was written before it.
+func newDRBG(newHash func() hash.Hash, entropy, nonce []byte, personalization ...[]byte) *drbg {
+	size := newHash().Size()
+	d := &drbg{newHash: newHash, key: make([]byte, size), v: make([]byte, size)}
+	for i := range d.v {
+		d.v[i] = 1
+	}
+	for _, round := range []byte{0, 1} {
+		h := hmac.New(newHash, d.key)
+		h.Write(d.v)
+		h.Write([]byte{round})
+		h.Write(entropy)
+		h.Write(nonce)
+		written := len(d.v) + 1 + len(entropy) + len(nonce)
+		for _, part := range personalization {
+			padToBlock(h, written)
+			h.Write(part)
+			written = len(part)
+		}
+		d.key = h.Sum(d.key[:0])
+		h = hmac.New(newHash, d.key)
+		h.Write(d.v)
+		d.v = h.Sum(d.v[:0])
+	}
+	return d
+}
+
+// padToBlock writes zeros up to the next multiple of the block size after
+// written bytes.
+func padToBlock(h hash.Hash, written int) {
+	if rem := written % h.BlockSize(); rem != 0 {
+		h.Write(make([]byte, h.BlockSize()-rem))
+	}
+}
+
+// generate fills out (at most a few blocks) and updates the state.
+func (d *drbg) generate(out []byte) {
+	h := hmac.New(d.newHash, d.key)
+	for n := 0; n < len(out); {
+		h.Reset()
+		h.Write(d.v)
+		d.v = h.Sum(d.v[:0])
+		n += copy(out[n:], d.v)
+	}
+	h.Reset()
+	h.Write(d.v)
+	h.Write([]byte{0})
+	d.key = h.Sum(d.key[:0])
+	h = hmac.New(d.newHash, d.key)
+	h.Write(d.v)
+	d.v = h.Sum(d.v[:0])
+}
+
+// nonce draws from d until a candidate is in [1, n): the nonce, 32 bytes
+// big-endian.
+func (d *drbg) nonce() [32]byte {
+	var k [32]byte
+	for {
+		d.generate(k[:])
+		if _, ok := scalar32(k[:], groupOrder); ok {
+			return k
+		}
+	}
+}
+
+// bits2octets is the hash's integer reduced modulo n, 32 bytes big-endian
+// (RFC 6979 §2.3.4).
+func bits2octets(hash []byte) [32]byte {
+	e := hashInteger(hash)
+	if _, below := scalar32(e[:], groupOrder); below || isZero(e[:]) {
+		return e
+	}
+	return subtractOrder(e)
+}
+
+func isZero(b []byte) bool {
+	for _, x := range b {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// subtractOrder is e − n for n ≤ e < 2^256 (< 2n).
+func subtractOrder(e [32]byte) [32]byte {
+	var out [32]byte
+	borrow := 0
+	for i := 31; i >= 0; i-- {
+		v := int(e[i]) - int(groupOrder[i]) - borrow
+		borrow = 0
+		if v < 0 {
+			v += 256
+			borrow = 1
+		}
+		out[i] = byte(v)
+	}
+	return out
+}
+
+// hedgedNonce is crypto/ecdsa's nonce for the private key d (32 bytes),
+// the hash and the random bytes z (32).
+func hedgedNonce(d, hash, z []byte) [32]byte {
+	b := bits2octets(hash)
+	return newDRBG(sha512.New, z, nil, d, b[:]).nonce()
+}
+
+// deterministicNonce is RFC 6979's nonce for the private key d (32 bytes)
+// and a SHA-256 hash.
+func deterministicNonce(d, hash []byte) [32]byte {
+	b := bits2octets(hash)
+	return newDRBG(sha256.New, d, b[:]).nonce()
+}

@@ -1,0 +1,238 @@
+package ecdsa
+
+import (
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/rand"
+	"fmt"
+	"io"
+	"math/big"
+
+	"github.com/gpucrypto/gpucrypto/batch"
+	"github.com/gpucrypto/gpucrypto/device"
+	"github.com/gpucrypto/gpucrypto/internal/engine"
+)
+
+// SignASN1 signs hashes[i] with keys[i] as crypto/ecdsa.SignASN1 does and
+// returns ASN.1 DER signatures: nonces "hedged" as crypto/ecdsa makes
+// them (nonce.go: 32 random bytes from rand, nil for crypto/rand.Reader,
+// mixed with the key and the hash by HMAC_DRBG), so a signature leaks
+// nothing even when rand is poor, and every signature verifies under
+// crypto/ecdsa. (Go 1.26's crypto/ecdsa reads crypto/rand whatever reader
+// it is given, unless GODEBUG=cryptocustomrand=1; this reads the one it is
+// given, for the elements the device signs.) An element whose key crypto/ecdsa refuses (a nil key, a
+// scalar not in [1, n), a public point off the curve) has crypto/ecdsa's
+// error in the returned *batch.Error and a nil signature; keys on curves
+// other than P-256 are signed by crypto/ecdsa on the CPU. The device
+// computes in constant time in the nonces and keys (kernels/ecdsa.cl),
+// and the buffers that held them are zeroed.
+func (e *Engine) SignASN1(rand io.Reader, keys []*ecdsa.PrivateKey, hashes [][]byte) ([][]byte, error) {
+	return e.sign(rand, keys, hashes, ASN1)
+}
+
+// SignP1363 is SignASN1 with signatures in IEEE P1363's form, r ‖ s (32
+// bytes each for P-256).
+func (e *Engine) SignP1363(rand io.Reader, keys []*ecdsa.PrivateKey, hashes [][]byte) ([][]byte, error) {
+	return e.sign(rand, keys, hashes, P1363)
+}
+
+func (e *Engine) sign(random io.Reader, keys []*ecdsa.PrivateKey, hashes [][]byte, form Form) ([][]byte, error) {
+	if len(hashes) != len(keys) {
+		return nil, fmt.Errorf("ecdsa: %d private keys but %d hashes", len(keys), len(hashes))
+	}
+	if random == nil {
+		random = rand.Reader
+	}
+	// the random bytes of every element at once: one read, not one per
+	// element
+	z := make([]byte, 32*len(keys))
+	if _, err := io.ReadFull(random, z); err != nil {
+		return nil, fmt.Errorf("ecdsa: reading randomness: %w", err)
+	}
+	defer clear(z)
+	j := &signJob{e: e, form: form, keys: keys, hashes: hashes, random: z, out: make([][]byte, len(keys)), errs: make([]error, len(keys))}
+	if err := e.core.Run(planFor("ECDSA P-256 sign", len(keys)), j); err != nil {
+		return nil, err
+	}
+	return j.out, batch.Collect(j.errs)
+}
+
+// signJob is one call of SignASN1 or SignP1363 (an engine.Job). random
+// holds 32 random bytes per element. With deterministic (the self-test's
+// known answers) the nonces are RFC 6979's for SHA-256 hashes instead of
+// hedged ones, on the device and on the CPU (crypto/ecdsa's
+// PrivateKey.Sign with a nil source).
+type signJob struct {
+	e      *Engine
+	form   Form
+	keys   []*ecdsa.PrivateKey
+	hashes [][]byte
+	random []byte
+	// deterministic: RFC 6979's nonces (hashes of 32 bytes, SHA-256)
+	deterministic bool
+	out           [][]byte
+	errs          []error
+}
+
+// signCPU signs element i with crypto/ecdsa (with crypto/rand's bytes,
+// whatever the call's source: Go 1.26's crypto/ecdsa uses them for any
+// reader unless GODEBUG=cryptocustomrand=1).
+func (j *signJob) signCPU(i int) {
+	j.out[i], j.errs[i] = nil, nil
+	key := j.keys[i]
+	if key == nil {
+		j.errs[i] = ErrNilKey
+		return
+	}
+	var der []byte
+	var err error
+	if j.deterministic {
+		der, err = key.Sign(nil, j.hashes[i], crypto.SHA256)
+	} else {
+		der, err = ecdsa.SignASN1(rand.Reader, key, j.hashes[i])
+	}
+	if err != nil {
+		j.errs[i] = err
+		return
+	}
+	if j.form == P1363 {
+		r, s, _ := parseASN1(der)
+		size := (key.Curve.Params().N.BitLen() + 7) / 8
+		out := make([]byte, 2*size)
+		new(big.Int).SetBytes(r).FillBytes(out[:size])
+		new(big.Int).SetBytes(s).FillBytes(out[size:])
+		der = out
+	}
+	j.out[i] = der
+}
+
+// CPU implements engine.Job: crypto/ecdsa on all cores.
+func (j *signJob) CPU(lo, hi int) {
+	batch.Parallel(hi-lo, 16, func(a, b int) {
+		for i := lo + a; i < lo+b; i++ {
+			j.signCPU(i)
+		}
+	})
+}
+
+// check is the result check of element i: the signature verifies under
+// crypto/ecdsa (signatures are randomized: there is no other to compare).
+// An element's error came from crypto/ecdsa on the host, not the device.
+func (j *signJob) check(i int) bool {
+	if j.errs[i] != nil {
+		return true
+	}
+	ok, err := verifyCPU(&j.keys[i].PublicKey, j.hashes[i], j.out[i], j.form)
+	return err == nil && ok
+}
+
+// secretInputs are element i's inputs for the kernel, or ok false where
+// the host signs it (a nil key, another curve, a scalar or coordinate
+// crypto/ecdsa refuses: it then gives its own error).
+func (j *signJob) secretInputs(i int) (k, d, x, y, e [32]byte, ok bool) {
+	key := j.keys[i]
+	if key == nil || !isP256(&key.PublicKey) || key.D == nil || key.D.Sign() <= 0 || key.D.BitLen() > 256 {
+		return
+	}
+	key.D.FillBytes(d[:])
+	var okD, okX, okY bool
+	_, okD = scalar32(d[:], groupOrder)
+	x, okX = coordinate32(key.X)
+	y, okY = coordinate32(key.Y)
+	if !okD || !okX || !okY {
+		clear(d[:])
+		return
+	}
+	if j.deterministic {
+		k = deterministicNonce(d[:], j.hashes[i])
+	} else {
+		k = hedgedNonce(d[:], j.hashes[i], j.random[32*i:32*i+32])
+	}
+	return k, d, x, y, hashInteger(j.hashes[i]), true
+}
+
+// Device implements engine.Job: keys, nonces and hashes up (the secret
+// ones zeroed behind their upload), one kernel, (r, s) back; elements the
+// kernel cannot sign (see secretInputs, and a key off the curve, for which
+// it answers zeros) are signed on the CPU.
+func (j *signJob) Device(ch *engine.Chunk) error {
+	n := ch.Hi - ch.Lo
+	words, err := ch.Words(16*n + 16*n + 8*n + 16*n)
+	if err != nil {
+		return err
+	}
+	secrets, keys, hashes, sigs := words[:16*n], words[16*n:32*n], words[32*n:40*n], words[40*n:]
+	onDevice := make([]bool, n)
+	batch.Parallel(n, hostChunk, func(a, b int) {
+		for k := a; k < b; k++ {
+			nonce, d, x, y, e, ok := j.secretInputs(ch.Lo + k)
+			onDevice[k] = ok
+			putRow(secrets, n, k, &nonce)
+			putRow(secrets[8*n:], n, k, &d)
+			putRow(keys, n, k, &x)
+			putRow(keys[8*n:], n, k, &y)
+			putRow(hashes, n, k, &e)
+			clear(nonce[:])
+			clear(d[:])
+		}
+	})
+	kern, err := j.e.prog.Kernel("ecdsa_p256_sign")
+	if err != nil {
+		return err
+	}
+	ch.ZeroAfterUpload(device.Uint32Bytes(secrets))
+	err = ch.Run(func(cmds *device.Commands) error {
+		dsecrets, err := cmds.Upload(secrets, true)
+		if err != nil {
+			return err
+		}
+		dkeys, err := cmds.Upload(keys, false)
+		if err != nil {
+			return err
+		}
+		dhashes, err := cmds.Upload(hashes, false)
+		if err != nil {
+			return err
+		}
+		dsigs, err := cmds.Buffer(4*16*n, false)
+		if err != nil {
+			return err
+		}
+		if err := cmds.Launch(kern, n, WorkGroup, dsigs, dkeys, dsecrets, dhashes, j.e.comb, uint32(n)); err != nil {
+			return err
+		}
+		return cmds.Read(dsigs, device.Uint32Bytes(sigs))
+	})
+	if err != nil {
+		return err
+	}
+	batch.Parallel(n, hostChunk, func(a, b int) {
+		for k := a; k < b; k++ {
+			i := ch.Lo + k
+			var r, s [32]byte
+			getRow(&r, sigs, n, k)
+			getRow(&s, sigs[8*n:], n, k)
+			if !onDevice[k] || isZero(r[:]) || isZero(s[:]) {
+				j.signCPU(i) // crypto/ecdsa's own answer and error
+				continue
+			}
+			j.errs[i] = nil
+			if j.form == P1363 {
+				j.out[i] = append(r[:], s[:]...)
+			} else {
+				j.out[i] = encodeASN1(append(r[:], s[:]...))
+			}
+		}
+	})
+	return engine.Check(ch.Sample(), j.check)
+}
+
+// getRow reads element k of the limb-major rows words into the 32
+// big-endian bytes v (the inverse of putRow).
+func getRow(v *[32]byte, words []uint32, n, k int) {
+	for w := range 8 {
+		x := words[w*n+k]
+		o := 32 - 4*(w+1)
+		v[o], v[o+1], v[o+2], v[o+3] = byte(x>>24), byte(x>>16), byte(x>>8), byte(x)
+	}
+}

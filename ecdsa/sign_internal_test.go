@@ -1,0 +1,66 @@
+package ecdsa
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/sha256"
+	"encoding/hex"
+	"math/big"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpucrypto/gpucrypto/batch"
+	"github.com/gpucrypto/gpucrypto/internal/devicetest"
+)
+
+// RFC 6979 §A.2.5's P-256 SHA-256 vectors ("sample", "test") and one whose
+// nonce generation loops (crypto/ecdsa's tests found it): the DRBG in its
+// deterministic form gives RFC 6979's nonce, and the device's signature
+// with that nonce is the RFC's (r, s) byte for byte.
+func TestRFC6979(t *testing.T) {
+	e, err := NewEngine(devicetest.Device(t))
+	require.NoError(t, err)
+	defer e.Close()
+	e.SetRoute(batch.RouteDevice)
+	hexInt := func(s string) *big.Int { v, _ := new(big.Int).SetString(s, 16); return v }
+	key := &ecdsa.PrivateKey{
+		PublicKey: ecdsa.PublicKey{Curve: elliptic.P256(),
+			X: hexInt("60FED4BA255A9D31C961EB74C6356D68C049B8923B61FA6CE669622E60F29FB6"),
+			Y: hexInt("7903FE1008B8BC99A41AE9E95628BC64F2F1B20C2D7E9F5177A3C294D4462299")},
+		D: hexInt("C9AFA9D845BA75166B5C215767B1D6934E50C3DB36E89B127B8A622B120F6721"),
+	}
+	cases := []struct{ msg, r, s string }{
+		{"wv[vnX", "EFD9073B652E76DA1B5A019C0E4A2E3FA529B035A6ABB91EF67F0ED7A1F21234", "3DB4706C9D9F4A4FE13BB5E08EF0FAB53A57DBAB2061C83A35FA411C68D2BA33"},
+		{"sample", "EFD48B2AACB6A8FD1140DD9CD45E81D69D2C877B56AAF991C34D0EA84EAF3716", "F7CB1C942D657C41D436C7A1B6E29F65F3E900DBB9AFF4064DC4AB2F843ACDA8"},
+		{"test", "F1ABB023518351CD71D881567B1EA663ED3EFCF6C5132B354F28D3B0B7D38367", "019F4113742A2B14BD25926B49C649155F267E60D3814B4C0CC84250E46F0083"},
+	}
+	var keys []*ecdsa.PrivateKey
+	var hashes [][]byte
+	for _, c := range cases {
+		h := sha256.Sum256([]byte(c.msg))
+		keys, hashes = append(keys, key), append(hashes, h[:])
+	}
+	j := &signJob{e: e, form: P1363, keys: keys, hashes: hashes, random: make([]byte, 32*len(keys)),
+		out: make([][]byte, len(keys)), errs: make([]error, len(keys)), deterministic: true}
+	before := e.Stats().DeviceOps
+	require.NoError(t, e.core.Run(planFor("ECDSA P-256 sign", len(keys)), j))
+	require.Greater(t, e.Stats().DeviceOps, before, "signed on the device")
+	for i, c := range cases {
+		require.NoError(t, j.errs[i])
+		require.Equal(t, strings.ToLower(c.r+c.s), hex.EncodeToString(j.out[i]), c.msg)
+	}
+}
+
+// bits2octets reduces a hash at or above n.
+func TestBits2Octets(t *testing.T) {
+	n := groupOrder
+	require.Equal(t, [32]byte{}, bits2octets(n))
+	above := append([]byte(nil), n...)
+	above[31]++
+	one := [32]byte{31: 1}
+	require.Equal(t, one, bits2octets(above))
+	short := []byte{1, 2, 3}
+	require.Equal(t, [32]byte{29: 1, 30: 2, 31: 3}, bits2octets(short))
+}

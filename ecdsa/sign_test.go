@@ -1,0 +1,97 @@
+package ecdsa_test
+
+import (
+	"bytes"
+	stdecdsa "crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/sha256"
+	"math/big"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpucrypto/gpucrypto/batch"
+	"github.com/gpucrypto/gpucrypto/ecdsa"
+)
+
+// zeroReader is the poorest random source: zeros.
+type zeroReader struct{}
+
+func (zeroReader) Read(p []byte) (int, error) { clear(p); return len(p), nil }
+
+// Signatures of the device verify under crypto/ecdsa in both forms, for
+// hashes of several lengths; with a source of zeros the nonces still
+// differ between messages (hedged: the key and the hash are mixed in).
+func TestSign(t *testing.T) {
+	e := deviceEngine(t)
+	var keys []*stdecdsa.PrivateKey
+	var hashes [][]byte
+	for i := range 60 {
+		key, err := stdecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		require.NoError(t, err)
+		h := make([]byte, []int{32, 64, 20, 0}[i%4])
+		rand.Read(h)
+		keys, hashes = append(keys, key), append(hashes, h)
+	}
+	der, err := e.SignASN1(nil, keys, hashes)
+	require.NoError(t, err)
+	rs, err := e.SignP1363(zeroReader{}, keys, hashes)
+	require.NoError(t, err)
+	seen := map[string]bool{}
+	for i := range keys {
+		require.True(t, stdecdsa.VerifyASN1(&keys[i].PublicKey, hashes[i], der[i]), "DER %d", i)
+		require.Len(t, rs[i], 64)
+		r, s := new(big.Int).SetBytes(rs[i][:32]), new(big.Int).SetBytes(rs[i][32:])
+		require.True(t, stdecdsa.Verify(&keys[i].PublicKey, hashes[i], r, s), "P1363 %d", i)
+		require.False(t, seen[string(rs[i][:32])], "r repeated with a source of zeros")
+		seen[string(rs[i][:32])] = true
+	}
+	// the same key and hash twice with zeros: deterministic then, the same
+	// signature
+	twice, err := e.SignP1363(zeroReader{}, []*stdecdsa.PrivateKey{keys[0], keys[0]}, [][]byte{hashes[0], hashes[0]})
+	require.NoError(t, err)
+	require.Equal(t, twice[0], twice[1])
+	require.Equal(t, rs[0], twice[0])
+}
+
+// Keys crypto/ecdsa refuses fail their element with its error; other
+// curves are signed on the CPU; the rest are signed.
+func TestSignBadKeys(t *testing.T) {
+	good, err := stdecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	p384, err := stdecdsa.GenerateKey(elliptic.P384(), rand.Reader)
+	require.NoError(t, err)
+	n := elliptic.P256().Params().N
+	zeroD := &stdecdsa.PrivateKey{PublicKey: good.PublicKey, D: big.NewInt(0)}
+	bigD := &stdecdsa.PrivateKey{PublicKey: good.PublicKey, D: new(big.Int).Set(n)}
+	offCurve := &stdecdsa.PrivateKey{PublicKey: stdecdsa.PublicKey{Curve: elliptic.P256(), X: good.X, Y: new(big.Int).Add(good.Y, big.NewInt(1))}, D: good.D}
+	h := sha256.Sum256([]byte("m"))
+	for name, e := range engines(t) {
+		t.Run(name, func(t *testing.T) {
+			keys := []*stdecdsa.PrivateKey{good, nil, zeroD, bigD, offCurve, p384}
+			hashes := make([][]byte, len(keys))
+			for i := range hashes {
+				hashes[i] = h[:]
+			}
+			sigs, err := e.SignASN1(nil, keys, hashes)
+			var be *batch.Error
+			require.ErrorAs(t, err, &be)
+			require.True(t, stdecdsa.VerifyASN1(&good.PublicKey, h[:], sigs[0]))
+			require.ErrorIs(t, be.Errs[1], ecdsa.ErrNilKey)
+			for _, i := range []int{2, 3, 4} {
+				_, want := stdecdsa.SignASN1(rand.Reader, keys[i], h[:])
+				require.Error(t, want, "crypto/ecdsa refuses key %d", i)
+				require.Error(t, be.Errs[i], "key %d", i)
+				require.Equal(t, want.Error(), be.Errs[i].Error(), "key %d", i)
+				require.Nil(t, sigs[i])
+			}
+			require.NoError(t, be.Errs[5])
+			require.True(t, stdecdsa.VerifyASN1(&p384.PublicKey, h[:], sigs[5]))
+			_, err = e.SignASN1(nil, keys, nil)
+			require.Error(t, err)
+			_, err = e.SignASN1(bytes.NewReader(nil), []*stdecdsa.PrivateKey{good}, [][]byte{h[:]})
+			require.Error(t, err, "a source that runs dry")
+		})
+	}
+}
