@@ -1,0 +1,44 @@
+package ecdsa_test
+
+import (
+	stdecdsa "crypto/ecdsa"
+	"crypto/sha256"
+	"crypto/elliptic"
+	"math/big"
+	"testing"
+
+	"github.com/gpucrypto/gpucrypto/testvectors"
+)
+
+// FuzzVerifyASN1: any signature and hash bytes, and any key coordinates
+// (key: x then y, half each), through the device Engine. Never panics; the verdict is crypto/ecdsa's.
+func FuzzVerifyASN1(f *testing.F) {
+	groups, err := testvectors.WycheproofECDSA("ecdsa_secp256r1_sha256_test.json")
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, g := range groups[:8] {
+		for _, c := range g.Tests[:min(4, len(g.Tests))] {
+			point := unhex(f, g.PublicKey)
+			h := sha256.Sum256(unhex(f, c.Msg))
+			f.Add(point[1:], unhex(f, c.Sig), h[:])
+		}
+	}
+	e := deviceEngine(f)
+	f.Fuzz(func(t *testing.T, key, sig, hash []byte) {
+		x, y := new(big.Int), new(big.Int)
+		if len(key) > 0 {
+			half := len(key) / 2
+			x.SetBytes(key[:half])
+			y.SetBytes(key[half:])
+		}
+		pub := &stdecdsa.PublicKey{Curve: elliptic.P256(), X: x, Y: y}
+		got, err := e.VerifyASN1([]*stdecdsa.PublicKey{pub}, [][]byte{hash}, [][]byte{sig})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := stdecdsa.VerifyASN1(pub, hash, sig); got[0] != want {
+			t.Fatalf("verdict %v, crypto/ecdsa %v", got[0], want)
+		}
+	})
+}
