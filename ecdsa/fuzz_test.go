@@ -2,8 +2,8 @@ package ecdsa_test
 
 import (
 	stdecdsa "crypto/ecdsa"
-	"crypto/sha256"
 	"crypto/elliptic"
+	"crypto/sha256"
 	"math/big"
 	"testing"
 
