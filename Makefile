@@ -65,7 +65,7 @@ test: deps nvrtc
 	@# every kernel program compiled as CUDA C by NVRTC (no GPU needed; a missing NVRTC fails)
 	GPUCRYPTO_NVRTC_DIR=$(NVRTC_DIR)/lib GPUCRYPTO_REQUIRE_NVRTC=1 $(GO) test -tags cuda -timeout 20m -run 'CUDA|NVRTC' ./cuda ./device ./kernels ./arith ./ecdh ./rsa ./aes ./ed25519 ./ecdsa ./internal/aesvariant
 	@# the concurrent parts again under the race detector
-	GPUCRYPTO_REQUIRE_DEVICE=1 $(GO) test -race -timeout 10m -run 'Server|Fallback|Flush|BackPressure|Errors|Concurrent|Signer|Blinding|Pipeline|Pool|Queues|Resident' ./batch ./ecdh ./device ./rsa ./ed25519
+	GPUCRYPTO_REQUIRE_DEVICE=1 $(GO) test -race -timeout 10m -run 'Server|Fallback|Flush|BackPressure|Errors|Concurrent|Signer|Blinding|Pipeline|Pool|Queues|Resident' ./batch ./ecdh ./device ./rsa ./ed25519 ./ecdsa
 	@# every fuzz target briefly (make fuzz: for longer)
 	$(MAKE) fuzz FUZZTIME=$(FUZZTIME_TEST)
 

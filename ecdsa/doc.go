@@ -7,5 +7,7 @@
 // Keys are crypto/ecdsa's; signatures are ASN.1 DER (as ecdsa.SignASN1
 // gives them and VerifyASN1 takes them) or IEEE P1363's r ‖ s (JOSE's
 // ES256). Keys on other curves are handled by crypto/ecdsa on the CPU.
-// ECDH over P-256 and a Server are not here yet.
+// A Server batches single requests from many goroutines and gives
+// crypto.Signer values for crypto/tls and crypto/x509. ECDH over P-256 is
+// not here yet.
 package ecdsa

@@ -40,14 +40,11 @@ func (e *Engine) sign(random io.Reader, keys []*ecdsa.PrivateKey, hashes [][]byt
 	if len(hashes) != len(keys) {
 		return nil, fmt.Errorf("ecdsa: %d private keys but %d hashes", len(keys), len(hashes))
 	}
-	if random == nil {
-		random = rand.Reader
-	}
 	// the random bytes of every element at once: one read, not one per
 	// element
 	z := make([]byte, 32*len(keys))
-	if _, err := io.ReadFull(random, z); err != nil {
-		return nil, fmt.Errorf("ecdsa: reading randomness: %w", err)
+	if err := readRandom(random, z); err != nil {
+		return nil, err
 	}
 	defer clear(z)
 	j := &signJob{e: e, form: form, keys: keys, hashes: hashes, random: z, out: make([][]byte, len(keys)), errs: make([]error, len(keys))}
@@ -73,6 +70,9 @@ type signJob struct {
 	out           [][]byte
 	errs          []error
 }
+
+// cryptoRand is the source of a nil reader.
+var cryptoRand io.Reader = rand.Reader
 
 // signCPU signs element i with crypto/ecdsa (with crypto/rand's bytes,
 // whatever the call's source: Go 1.26's crypto/ecdsa uses them for any

@@ -1,0 +1,211 @@
+package ecdsa
+
+import (
+	"context"
+	"crypto"
+	"crypto/ecdsa"
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+
+	"github.com/gpucrypto/gpucrypto/batch"
+	"github.com/gpucrypto/gpucrypto/internal/engine"
+)
+
+// Server turns single signing and verification requests from many
+// goroutines into batches for one or more engines (an Engine per device,
+// or a CPU engine); each engine gets its own workers, and a batch goes to
+// whichever is free.
+//
+// While few requests wait, they are computed on the CPU instead, with
+// crypto/ecdsa, in the caller's goroutine, so a lone request does not
+// wait for a device batch (batch.NewWithCPU says when,
+// batch.Options.CPUOffload how many at once; negative: never). A Server
+// whose engines all compute on the CPU batches everything.
+type Server struct {
+	sign    *batch.Batcher[signRequest, []byte]
+	verify  *batch.Batcher[verifyRequest, bool]
+	engines []*Engine
+	meter   batch.Meter
+	cpu     *Engine // the offload's
+	closed  atomic.Bool
+}
+
+// signRequest is one signature: hedged from random (32 bytes read for
+// it), or with RFC 6979's nonce where deterministic.
+type signRequest struct {
+	key           *ecdsa.PrivateKey
+	hash          []byte
+	random        [32]byte
+	deterministic bool
+}
+
+type verifyRequest struct {
+	pub       *ecdsa.PublicKey
+	hash, sig []byte
+}
+
+// NewServer starts a Server over engines with the given batching
+// options. It fails without an engine or with a nil one.
+func NewServer(opts batch.Options, engines ...*Engine) (*Server, error) {
+	if len(engines) == 0 {
+		return nil, errors.New("ecdsa: NewServer needs at least one engine")
+	}
+	s := &Server{engines: engines, cpu: CPUEngine()}
+	allCPU := true
+	for i, e := range engines {
+		if e == nil {
+			return nil, fmt.Errorf("ecdsa: NewServer: engine %d is nil", i)
+		}
+		if e.Device() != nil {
+			allCPU = false
+		}
+	}
+	opts.Meter = &s.meter
+	var signers []batch.RunFunc[signRequest, []byte]
+	var verifiers []batch.RunFunc[verifyRequest, bool]
+	for _, e := range engines {
+		signers = append(signers, func(reqs []signRequest) ([][]byte, error) { return signRequests(e, reqs) })
+		verifiers = append(verifiers, func(reqs []verifyRequest) ([]bool, error) { return verifyRequests(e, reqs) })
+	}
+	var signCPU batch.RunFunc[signRequest, []byte]
+	var verifyCPU batch.RunFunc[verifyRequest, bool]
+	if !allCPU {
+		signCPU = func(reqs []signRequest) ([][]byte, error) { return signRequests(s.cpu, reqs) }
+		verifyCPU = func(reqs []verifyRequest) ([]bool, error) { return verifyRequests(s.cpu, reqs) }
+	}
+	s.sign = batch.NewWithCPU(opts, signCPU, signers...)
+	s.verify = batch.NewWithCPU(opts, verifyCPU, verifiers...)
+	return s, nil
+}
+
+// signRequests signs a batch of a Server's requests on e: one call per
+// kind of nonce (hedged, deterministic), in DER.
+func signRequests(e *Engine, reqs []signRequest) ([][]byte, error) {
+	out := make([][]byte, len(reqs))
+	errs := make([]error, len(reqs))
+	for _, deterministic := range []bool{false, true} {
+		var idx []int
+		for i, r := range reqs {
+			if r.deterministic == deterministic {
+				idx = append(idx, i)
+			}
+		}
+		if len(idx) == 0 {
+			continue
+		}
+		j := &signJob{e: e, form: ASN1, deterministic: deterministic, keys: make([]*ecdsa.PrivateKey, len(idx)),
+			hashes: make([][]byte, len(idx)), random: make([]byte, 32*len(idx)),
+			out: make([][]byte, len(idx)), errs: make([]error, len(idx))}
+		for k, i := range idx {
+			j.keys[k], j.hashes[k] = reqs[i].key, reqs[i].hash
+			copy(j.random[32*k:], reqs[i].random[:])
+		}
+		err := e.core.Run(planFor("ECDSA P-256 sign", len(idx)), j)
+		clear(j.random)
+		for k, i := range idx {
+			out[i], errs[i] = j.out[k], j.errs[k]
+			if err != nil {
+				out[i], errs[i] = nil, err
+			}
+		}
+	}
+	return out, batch.Collect(errs)
+}
+
+// verifyRequests verifies a batch of a Server's requests on e.
+func verifyRequests(e *Engine, reqs []verifyRequest) ([]bool, error) {
+	pubs := make([]*ecdsa.PublicKey, len(reqs))
+	hashes := make([][]byte, len(reqs))
+	sigs := make([][]byte, len(reqs))
+	for i, r := range reqs {
+		pubs[i], hashes[i], sigs[i] = r.pub, r.hash, r.sig
+	}
+	return e.VerifyASN1(pubs, hashes, sigs)
+}
+
+// SignASN1 computes one DER signature of hash, batched with other
+// callers' requests (Engine.SignASN1: nonces hedged from 32 bytes of rand,
+// nil for crypto/rand.Reader).
+func (s *Server) SignASN1(ctx context.Context, rand io.Reader, key *ecdsa.PrivateKey, hash []byte) ([]byte, error) {
+	r := signRequest{key: key, hash: hash}
+	if err := readRandom(rand, r.random[:]); err != nil {
+		return nil, err
+	}
+	defer clear(r.random[:])
+	return s.sign.Do(ctx, r)
+}
+
+// VerifyASN1 checks one DER signature, batched with other callers'
+// requests: crypto/ecdsa.VerifyASN1's verdict; an error only for a nil
+// key or a request that was not computed.
+func (s *Server) VerifyASN1(ctx context.Context, pub *ecdsa.PublicKey, hash, sig []byte) (bool, error) {
+	return s.verify.Do(ctx, verifyRequest{pub: pub, hash: hash, sig: sig})
+}
+
+func readRandom(rand io.Reader, b []byte) error {
+	if rand == nil {
+		rand = cryptoRand
+	}
+	if _, err := io.ReadFull(rand, b); err != nil {
+		return fmt.Errorf("ecdsa: reading randomness: %w", err)
+	}
+	return nil
+}
+
+// Signer returns a crypto.Signer for key whose signatures the server
+// computes (crypto/tls and crypto/x509 accept it for ECDSA certificates).
+// It fails for a nil key and on a closed server.
+func (s *Server) Signer(key *ecdsa.PrivateKey) (*Signer, error) {
+	if key == nil {
+		return nil, ErrNilKey
+	}
+	if s.closed.Load() {
+		return nil, fmt.Errorf("ecdsa: Signer: %w", batch.ErrClosed)
+	}
+	return &Signer{s: s, key: key}, nil
+}
+
+// Signer is a crypto.Signer over a Server.
+type Signer struct {
+	s   *Server
+	key *ecdsa.PrivateKey
+}
+
+// Public returns the key's *ecdsa.PublicKey.
+func (g *Signer) Public() crypto.PublicKey { return &g.key.PublicKey }
+
+// Sign signs digest as ecdsa.PrivateKey.Sign does: a DER signature, with
+// a nonce hedged from rand, or, for a nil rand, RFC 6979's deterministic
+// nonce (computed on the device for SHA-256 digests, by crypto/ecdsa
+// otherwise, which also checks that the digest's length is the hash's).
+func (g *Signer) Sign(rand io.Reader, digest []byte, opts crypto.SignerOpts) ([]byte, error) {
+	if rand != nil {
+		return g.s.SignASN1(context.Background(), rand, g.key, digest)
+	}
+	if opts == nil || opts.HashFunc() != crypto.SHA256 || len(digest) != 32 || !isP256(&g.key.PublicKey) {
+		return g.key.Sign(nil, digest, opts)
+	}
+	return g.s.sign.Do(context.Background(), signRequest{key: g.key, hash: digest, deterministic: true})
+}
+
+// Stats returns the server's counts: its requests, those waiting now,
+// their latencies, and the operations of its engines and of its CPU path.
+func (s *Server) Stats() batch.Stats {
+	st := s.meter.Stats()
+	engine.AddDistinct(&st, s.engines)
+	return st
+}
+
+// Close stops the server after finishing queued requests; later requests
+// fail with batch.ErrClosed. It does not close the engines (they may
+// serve others). Calling it again does nothing.
+func (s *Server) Close() error {
+	if s.closed.Swap(true) {
+		return nil
+	}
+	s.sign.Close()
+	s.verify.Close()
+	return s.cpu.Close()
+}

@@ -1,0 +1,146 @@
+package ecdsa_test
+
+import (
+	"context"
+	"crypto"
+	stdecdsa "crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"errors"
+	"io"
+	"math/big"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpucrypto/gpucrypto/batch"
+	"github.com/gpucrypto/gpucrypto/ecdsa"
+)
+
+// Many goroutines sign and verify through one Server: every signature
+// verifies under crypto/ecdsa, corrupted ones do not; the deterministic
+// Signer gives crypto/ecdsa's PrivateKey.Sign(nil, ...) byte for byte.
+func TestServerConcurrentCallers(t *testing.T) {
+	s, err := ecdsa.NewServer(batch.Options{MaxBatch: 64, MaxDelay: time.Millisecond, CPUOffload: -1}, deviceEngine(t))
+	require.NoError(t, err)
+	defer s.Close()
+	key, err := stdecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	signer, err := s.Signer(key)
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	for g := range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 4 {
+				h := sha256.Sum256([]byte{byte(g), byte(i)})
+				sig, err := s.SignASN1(context.Background(), nil, key, h[:])
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				ok, err := s.VerifyASN1(context.Background(), &key.PublicKey, h[:], sig)
+				if err != nil || !ok || !stdecdsa.VerifyASN1(&key.PublicKey, h[:], sig) {
+					t.Errorf("a signature of the server: %v, %v", ok, err)
+				}
+				h[0] ^= 1
+				if ok, err := s.VerifyASN1(context.Background(), &key.PublicKey, h[:], sig); err != nil || ok {
+					t.Errorf("a signature of another hash: %v, %v", ok, err)
+				}
+				h[0] ^= 1
+				det, err := signer.Sign(nil, h[:], crypto.SHA256)
+				want, _ := key.Sign(nil, h[:], crypto.SHA256)
+				if err != nil || string(det) != string(want) {
+					t.Errorf("deterministic signature %x, crypto/ecdsa %x (%v)", det, want, err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	require.Positive(t, s.Stats().DeviceOps)
+}
+
+func TestServerErrors(t *testing.T) {
+	s, err := ecdsa.NewServer(batch.Options{MaxDelay: time.Millisecond}, ecdsa.CPUEngine())
+	require.NoError(t, err)
+	h := sha256.Sum256(nil)
+	_, err = s.SignASN1(context.Background(), nil, nil, h[:])
+	require.ErrorIs(t, err, ecdsa.ErrNilKey)
+	_, err = s.VerifyASN1(context.Background(), nil, h[:], nil)
+	require.ErrorIs(t, err, ecdsa.ErrNilKey)
+	_, err = s.Signer(nil)
+	require.ErrorIs(t, err, ecdsa.ErrNilKey)
+	_, err = s.SignASN1(context.Background(), eofReader{}, &stdecdsa.PrivateKey{}, h[:])
+	require.Error(t, err, "a source that fails")
+	_, err = ecdsa.NewServer(batch.Options{})
+	require.Error(t, err)
+	_, err = ecdsa.NewServer(batch.Options{}, nil)
+	require.Error(t, err)
+	require.NoError(t, s.Close())
+	require.NoError(t, s.Close())
+	_, err = s.VerifyASN1(context.Background(), nil, h[:], nil)
+	require.True(t, errors.Is(err, batch.ErrClosed), "%v", err)
+	_, err = s.Signer(&stdecdsa.PrivateKey{})
+	require.True(t, errors.Is(err, batch.ErrClosed), "%v", err)
+}
+
+type eofReader struct{}
+
+func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
+
+// A Signer serves a crypto/tls server with an ECDSA P-256 certificate,
+// TLS 1.2 and 1.3, and crypto/x509 accepts it.
+func TestSignerTLS(t *testing.T) {
+	s, err := ecdsa.NewServer(batch.Options{MaxDelay: time.Millisecond}, deviceEngine(t))
+	require.NoError(t, err)
+	defer s.Close()
+	key, err := stdecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	signer, err := s.Signer(key)
+	require.NoError(t, err)
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test"}, DNSNames: []string{"test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, signer.Public(), signer)
+	require.NoError(t, err)
+	cert, err := x509.ParseCertificate(der)
+	require.NoError(t, err)
+	require.NoError(t, cert.CheckSignature(cert.SignatureAlgorithm, cert.RawTBSCertificate, cert.Signature))
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: signer}}})
+	require.NoError(t, err)
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				if err := c.(*tls.Conn).Handshake(); err == nil {
+					_, _ = c.Write([]byte("ok"))
+				}
+			}()
+		}
+	}()
+	for _, v := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
+		c, err := tls.Dial("tcp", ln.Addr().String(), &tls.Config{RootCAs: pool, ServerName: "test", MinVersion: v, MaxVersion: v})
+		require.NoError(t, err, "TLS version %x", v)
+		buf := make([]byte, 2)
+		_, err = io.ReadFull(c, buf)
+		require.NoError(t, err, "TLS version %x", v)
+		require.Equal(t, "ok", string(buf))
+		c.Close()
+	}
+}
