@@ -6,7 +6,7 @@
 //
 // Keys are crypto/ecdsa's; signatures are ASN.1 DER (as ecdsa.SignASN1
 // gives them and VerifyASN1 takes them) or IEEE P1363's r ‖ s (JOSE's
-// ES256). Keys on other curves are handled by crypto/ecdsa on the CPU.
+// ES256). Keys on other curves fail their element (ErrCurve).
 // A Server batches single requests from many goroutines and gives
 // crypto.Signer values for crypto/tls and crypto/x509. ECDH over P-256 is
 // not here yet.

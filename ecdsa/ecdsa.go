@@ -5,15 +5,33 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"errors"
+	"fmt"
 	"math/big"
 
 	"golang.org/x/crypto/cryptobyte"
 	"golang.org/x/crypto/cryptobyte/asn1"
 )
 
-// ErrNilKey is the error of an element whose public key is nil (crypto/ecdsa
-// panics on it).
-var ErrNilKey = errors.New("ecdsa: nil public key")
+// Errors of single elements (in a *batch.Error).
+var (
+	// ErrNilKey: a nil key (crypto/ecdsa panics on it).
+	ErrNilKey = errors.New("ecdsa: nil key")
+	// ErrCurve: a key on a curve other than P-256 (or none), the one
+	// curve of this package's kernels.
+	ErrCurve = errors.New("ecdsa: not a P-256 key")
+)
+
+// checkCurve is the error of a key that is not on P-256.
+func checkCurve(pub *ecdsa.PublicKey) error {
+	if !isP256(pub) {
+		name := "no curve"
+		if pub.Curve != nil {
+			name = pub.Curve.Params().Name
+		}
+		return fmt.Errorf("%w: %s", ErrCurve, name)
+	}
+	return nil
+}
 
 // P-256's field prime p and group order n, 32 bytes big-endian.
 var (
@@ -91,6 +109,9 @@ func hashInteger(hash []byte) (out [32]byte) {
 func verifyCPU(pub *ecdsa.PublicKey, hash, sig []byte, form Form) (bool, error) {
 	if pub == nil {
 		return false, ErrNilKey
+	}
+	if err := checkCurve(pub); err != nil {
+		return false, err
 	}
 	if form == P1363 {
 		r, s, ok := parseP1363(sig)

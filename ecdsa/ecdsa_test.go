@@ -97,7 +97,7 @@ func TestWycheproof(t *testing.T) {
 
 // Random keys and hashes of several lengths, crypto/ecdsa's signatures,
 // and corrupted ones: the device's verdicts are crypto/ecdsa's, also for
-// a key on P-384 (verified on the CPU) and keys off the curve.
+// keys off the curve; a key on P-384 fails its element (ErrCurve).
 func TestDifferential(t *testing.T) {
 	r := mrand.New(mrand.NewPCG(1, 2))
 	e := deviceEngine(t)
@@ -135,9 +135,16 @@ func TestDifferential(t *testing.T) {
 		pubs, hashes, sigs = append(pubs, pub), append(hashes, h), append(sigs, sig)
 	}
 	got, err := e.VerifyASN1(pubs, hashes, sigs)
-	require.NoError(t, err)
+	var be *batch.Error
+	require.ErrorAs(t, err, &be)
+	require.ErrorIs(t, be.Errs[7], ecdsa.ErrCurve)
+	require.False(t, got[7])
 	valid := 0
 	for i := range got {
+		if i == 7 {
+			continue
+		}
+		require.NoError(t, be.Errs[i])
 		require.Equal(t, stdecdsa.VerifyASN1(pubs[i], hashes[i], sigs[i]), got[i], "element %d", i)
 		if got[i] {
 			valid++

@@ -180,11 +180,15 @@ func (g *Signer) Public() crypto.PublicKey { return &g.key.PublicKey }
 // a nonce hedged from rand, or, for a nil rand, RFC 6979's deterministic
 // nonce (computed on the device for SHA-256 digests, by crypto/ecdsa
 // otherwise, which also checks that the digest's length is the hash's).
+// A key on another curve than P-256 is an error (ErrCurve).
 func (g *Signer) Sign(rand io.Reader, digest []byte, opts crypto.SignerOpts) ([]byte, error) {
 	if rand != nil {
 		return g.s.SignASN1(context.Background(), rand, g.key, digest)
 	}
-	if opts == nil || opts.HashFunc() != crypto.SHA256 || len(digest) != 32 || !isP256(&g.key.PublicKey) {
+	if err := checkCurve(&g.key.PublicKey); err != nil {
+		return nil, err
+	}
+	if opts == nil || opts.HashFunc() != crypto.SHA256 || len(digest) != 32 {
 		return g.key.Sign(nil, digest, opts)
 	}
 	return g.s.sign.Do(context.Background(), signRequest{key: g.key, hash: digest, deterministic: true})

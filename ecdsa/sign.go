@@ -84,6 +84,10 @@ func (j *signJob) signCPU(i int) {
 		j.errs[i] = ErrNilKey
 		return
 	}
+	if err := checkCurve(&key.PublicKey); err != nil {
+		j.errs[i] = err
+		return
+	}
 	var der []byte
 	var err error
 	if j.deterministic {
@@ -127,8 +131,8 @@ func (j *signJob) check(i int) bool {
 }
 
 // secretInputs are element i's inputs for the kernel, or ok false where
-// the host signs it (a nil key, another curve, a scalar or coordinate
-// crypto/ecdsa refuses: it then gives its own error).
+// the host answers it (a nil key, another curve: an error; a scalar or
+// coordinate crypto/ecdsa refuses: its own error).
 func (j *signJob) secretInputs(i int) (k, d, x, y, e [32]byte, ok bool) {
 	key := j.keys[i]
 	if key == nil || !isP256(&key.PublicKey) || key.D == nil || key.D.Sign() <= 0 || key.D.BitLen() > 256 {

@@ -14,9 +14,9 @@ import (
 // signature of hashes[i] by pubs[i]: exactly crypto/ecdsa.VerifyASN1's
 // verdict, for every input (malformed or non-minimal DER, r or s out of
 // range, keys off the curve or with coordinates not below p, a sum at the
-// point at infinity). A nil key fails its element (ErrNilKey, in a
-// *batch.Error; crypto/ecdsa panics). Keys on curves other than P-256 are
-// verified by crypto/ecdsa on the CPU.
+// point at infinity). A nil key (ErrNilKey; crypto/ecdsa panics) and a key
+// on another curve than P-256 (ErrCurve) fail their element, in a
+// *batch.Error, with the verdict false.
 func (e *Engine) VerifyASN1(pubs []*ecdsa.PublicKey, hashes, sigs [][]byte) ([]bool, error) {
 	return e.verify(pubs, hashes, sigs, ASN1)
 }
@@ -71,11 +71,11 @@ type element struct {
 	device        bool // false: out and errs hold the verdict already
 }
 
-// prepare settles element i on the host where crypto/ecdsa's checks
-// before any curve arithmetic decide it (a nil key, a signature that does
-// not parse, r or s out of [1, n), a coordinate not in [0, p)), or
-// computes it on the CPU (a curve other than P-256); else it returns the
-// kernel's inputs.
+// prepare settles element i on the host where its inputs alone decide it
+// (a nil key or one on another curve: an error; crypto/ecdsa's checks
+// before any curve arithmetic: a signature that does not parse, r or s
+// out of [1, n), a coordinate not in [0, p)); else it returns the kernel's
+// inputs.
 func (j *verifyJob) prepare(i int) (el element) {
 	j.out[i], j.errs[i] = false, nil
 	pub := j.pubs[i]
@@ -84,7 +84,7 @@ func (j *verifyJob) prepare(i int) (el element) {
 		j.errs[i] = ErrNilKey
 		return
 	case !isP256(pub):
-		j.out[i], j.errs[i] = verifyCPU(pub, j.hashes[i], j.sigs[i], j.form)
+		j.errs[i] = checkCurve(pub)
 		return
 	}
 	var r, s []byte
