@@ -20,6 +20,7 @@ import (
 	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/device"
 	"github.com/gpucrypto/gpucrypto/ecdh"
+	"github.com/gpucrypto/gpucrypto/ecdsa"
 	"github.com/gpucrypto/gpucrypto/ed25519"
 	"github.com/gpucrypto/gpucrypto/rsa"
 )
@@ -56,10 +57,10 @@ func burnin(args []string, stdout, stderr io.Writer) error {
 	opsFlag := fs.String("ops", strings.Join(burninOpNames(), ","), "operations: "+strings.Join(burninOpNames(), ", ")+" (rsaNNNN: any size from 1024 to 4096)")
 	fs.Int64Var(&o.cases, "cases", 0, "cases per operation (0: until --duration is up)")
 	fs.DurationVar(&o.duration, "duration", 0, "the whole run, shared equally by the operations (default 1m when --cases is not given)")
-	fs.IntVar(&o.batch, "batch", 0, "cases per device call (default per operation: on a GPU 262144 for x25519, 131072 for ed25519, 65536 for x448 and rsa2048, 16384 for aes-gcm/cbc/xts; far fewer on a CPU device)")
+	fs.IntVar(&o.batch, "batch", 0, "cases per device call (default per operation: on a GPU 262144 for x25519, 131072 for ed25519 and ecdsa, 65536 for x448 and rsa2048, 16384 for aes-gcm/cbc/xts; far fewer on a CPU device)")
 	fs.IntVar(&o.workers, "workers", 2, "batches in flight per operation (the host checks one while the device computes another)")
 	fs.Uint64Var(&o.seed, "seed", 0, "seed of the random cases (0: a random seed, printed)")
-	fs.IntVar(&o.cpuSample, "cpu-sample", 1000, "recompute the first case of each batch and about 1 in N others entirely on the CPU (x25519/x448, ed25519; rsa signatures)")
+	fs.IntVar(&o.cpuSample, "cpu-sample", 1000, "recompute the first case of each batch and about 1 in N others entirely on the CPU (x25519/x448, ed25519, ecdsa; rsa signatures)")
 	fs.StringVar(&o.failures, "failures", "burnin-failures.jsonl", "file for the failing cases, one JSON object a line (written only if one fails)")
 	fs.BoolVar(&o.strict, "strict", false, "fail on device failures that fell back to the CPU too, not only on wrong results")
 	fs.IntVar(&o.rsaKeys, "rsa-keys", 4, "RSA keys per size, generated at the start (not timed)")
@@ -169,7 +170,7 @@ type burninCheck func(b *burninBatch)
 
 // burninOpNames are the operations of --ops, in the default order.
 func burninOpNames() []string {
-	return []string{"rsa2048", "rsa3072", "rsa4096", "x25519", "x448", "ed25519", "aes-gcm", "aes-cbc", "aes-xts", "aes-ctr", "aes-ecb"}
+	return []string{"rsa2048", "rsa3072", "rsa4096", "x25519", "x448", "ed25519", "ecdsa", "aes-gcm", "aes-cbc", "aes-xts", "aes-ctr", "aes-ecb"}
 }
 
 // burninOpNamed is the operation of an --ops name.
@@ -187,6 +188,8 @@ func burninOpNamed(name string) (burninOp, error) {
 		return ecdhBurninOp(name, ecdh.X448(), 65536), nil
 	case "ed25519":
 		return ed25519BurninOp(name, 131072), nil
+	case "ecdsa":
+		return ecdsaBurninOp(name, 131072), nil
 	}
 	if op, ok := aesBurninOps[name]; ok {
 		return op, nil
@@ -204,6 +207,7 @@ type burninRun struct {
 
 	ecdh    *ecdh.Engine
 	ed25519 *ed25519.Engine
+	ecdsa   *ecdsa.Engine
 	rsa     *rsa.Engine
 	aes     *aes.Engine
 
@@ -264,6 +268,9 @@ func lazyEngine[E burninEngine](r *burninRun, slot *E, newEngine func(*device.De
 func (r *burninRun) ecdhEngine() (*ecdh.Engine, error) { return lazyEngine(r, &r.ecdh, ecdh.NewEngine) }
 func (r *burninRun) rsaEngine() (*rsa.Engine, error)   { return lazyEngine(r, &r.rsa, rsa.NewEngine) }
 func (r *burninRun) aesEngine() (*aes.Engine, error)   { return lazyEngine(r, &r.aes, aes.NewEngine) }
+func (r *burninRun) ecdsaEngine() (*ecdsa.Engine, error) {
+	return lazyEngine(r, &r.ecdsa, ecdsa.NewEngine)
+}
 func (r *burninRun) ed25519Engine() (*ed25519.Engine, error) {
 	return lazyEngine(r, &r.ed25519, ed25519.NewEngine)
 }

@@ -57,7 +57,7 @@ func reportRow(report, op string) []string {
 // outputs, and inputs that reproduce it.
 func TestBurninCatchesWrongResults(t *testing.T) {
 	d := devicetest.Device(t)
-	ops := []string{"rsa1024", "x25519", "x448", "ed25519", "aes-gcm", "aes-cbc", "aes-xts", "aes-ctr", "aes-ecb"}
+	ops := []string{"rsa1024", "x25519", "x448", "ed25519", "ecdsa", "aes-gcm", "aes-cbc", "aes-xts", "aes-ctr", "aes-ecb"}
 	burninTamper = func(op string, results [][]byte) {
 		if len(results[0]) > 0 {
 			results[0][len(results[0])/2] ^= 0x10

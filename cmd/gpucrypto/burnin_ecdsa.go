@@ -1,0 +1,224 @@
+package main
+
+import (
+	"bytes"
+	stdecdh "crypto/ecdh"
+	stdecdsa "crypto/ecdsa"
+	"crypto/elliptic"
+	"fmt"
+	"math/big"
+	mrand "math/rand/v2"
+	"sync/atomic"
+
+	"github.com/gpucrypto/gpucrypto/batch"
+	"github.com/gpucrypto/gpucrypto/ecdsa"
+)
+
+// ecdsaTamperEvery: the first signature of each batch and about one in
+// this many others are verified on the device a second time with one bit
+// changed, and must be refused.
+const ecdsaTamperEvery = 8
+
+// ecdsaOddHashEvery: about one hash in this many is not SHA-256's size
+// but 20 bytes (shorter than the group order) or 64 (truncated to its
+// leftmost 256 bits).
+const ecdsaOddHashEvery = 16
+
+// ecdsaKeyCount is the number of P-256 keys of the burn-in, made once per
+// run and operation from --seed (generating one per case would bound the
+// rate by the host).
+const ecdsaKeyCount = 64
+
+// ecdsaBurninOp checks ECDSA over P-256 on the device. A case is one of
+// ecdsaKeyCount keys (derived from --seed) and a random hash (32 bytes;
+// about one in ecdsaOddHashEvery 20 or 64): the device signs it
+// (SignASN1, hedged nonces from the batch's random stream) and verifies
+// the signature (VerifyASN1), which must be valid (a check of every case
+// that needs no CPU: a wrong signature fails it); the first case of each
+// batch and about one in ecdsaTamperEvery are verified again with one bit
+// of the signature changed, which must be refused. A sample (--cpu-sample)
+// is checked with crypto/ecdsa: the device's signature must verify, and
+// crypto/ecdsa's verdict on the corrupted copy must be the device's.
+// (Signatures are randomized: there is no CPU signature to compare byte
+// for byte.)
+func ecdsaBurninOp(name string, gpuBatch int) burninOp {
+	return burninOp{name: name, batchGPU: gpuBatch, batchCPU: 256, prepare: func(r *burninRun) (burninCheck, error) {
+		e, err := r.ecdsaEngine()
+		if err != nil {
+			return nil, err
+		}
+		keys, err := ecdsaKeys(r.batchSeed(name+" keys", 0), ecdsaKeyCount)
+		if err != nil {
+			return nil, err
+		}
+		return func(b *burninBatch) { checkECDSA(b, e, keys) }, nil
+	}}
+}
+
+// ecdsaKey is a key of the burn-in and its public point, uncompressed
+// (04 ‖ X ‖ Y: what a failure record shows of it).
+type ecdsaKey struct {
+	priv  *stdecdsa.PrivateKey
+	point []byte
+}
+
+// ecdsaKeys derives count P-256 keys from seed: scalars are 32 bytes of a
+// ChaCha8 stream, taken by crypto/ecdh (which refuses 0 and those not
+// below the group order: the next 32 bytes are taken then), and its
+// public point gives the crypto/ecdsa key's X and Y. (crypto/ecdsa's
+// GenerateKey reads crypto/rand whatever reader it is given.)
+func ecdsaKeys(seed [32]byte, count int) ([]ecdsaKey, error) {
+	stream := mrand.NewChaCha8(seed)
+	keys := make([]ecdsaKey, count)
+	for i := range keys {
+		var scalar [32]byte
+		var k *stdecdh.PrivateKey
+		for tries := 0; k == nil; tries++ {
+			if tries == 8 {
+				return nil, fmt.Errorf("ecdsa keys: no valid scalar in %d tries", tries)
+			}
+			stream.Read(scalar[:])
+			k, _ = stdecdh.P256().NewPrivateKey(scalar[:])
+		}
+		point := k.PublicKey().Bytes() // 04 ‖ X ‖ Y
+		keys[i] = ecdsaKey{point: point, priv: &stdecdsa.PrivateKey{
+			PublicKey: stdecdsa.PublicKey{Curve: elliptic.P256(), X: new(big.Int).SetBytes(point[1:33]), Y: new(big.Int).SetBytes(point[33:65])},
+			D:         new(big.Int).SetBytes(scalar[:]),
+		}}
+		clear(scalar[:])
+	}
+	return keys, nil
+}
+
+// ecdsaHashLength is a random hash length: 32 bytes, about one in
+// ecdsaOddHashEvery 20 or 64.
+func (b *burninBatch) ecdsaHashLength() int {
+	if b.rng.IntN(ecdsaOddHashEvery) == 0 {
+		return []int{20, 64}[b.rng.IntN(2)]
+	}
+	return 32
+}
+
+func checkECDSA(b *burninBatch, e *ecdsa.Engine, pool []ecdsaKey) {
+	n := b.n
+	keys := make([]*ecdsaKey, n)
+	privs := make([]*stdecdsa.PrivateKey, n)
+	hashes := make([][]byte, n)
+	lengths := make([]int, n)
+	total := 0
+	for i := range n {
+		keys[i] = &pool[b.rng.IntN(len(pool))]
+		privs[i] = keys[i].priv
+		lengths[i] = b.ecdsaHashLength()
+		total += lengths[i]
+	}
+	slab := b.bytes(total)
+	for i, off := 0, 0; i < n; i++ {
+		hashes[i] = slab[off : off+lengths[i] : off+lengths[i]]
+		off += lengths[i]
+	}
+	// the nonces' random bytes: a stream from the batch's seed, so that a
+	// run's signatures depend on --seed only
+	sigs, err := e.SignASN1(mrand.NewChaCha8([32]byte(b.bytes(32))), privs, hashes)
+	signErrs, ok := elementErrors(err, n)
+	if !ok {
+		b.failAll("SignASN1", err)
+		return
+	}
+	b.tamper(sigs)
+	// the device's verification: every signature, then a corrupted copy of
+	// some (tampered[i]: the index of case i's copy in the call, or -1)
+	pubs := make([]*stdecdsa.PublicKey, n, n+n/ecdsaTamperEvery+8)
+	vhashes := append(make([][]byte, 0, cap(pubs)), hashes...)
+	vsigs := make([][]byte, n, cap(pubs))
+	tampered := make([]int, n)
+	for i := range n {
+		tampered[i] = -1
+		pubs[i] = &privs[i].PublicKey
+		vsigs[i] = sigs[i]
+		if len(vsigs[i]) == 0 {
+			vsigs[i] = make([]byte, 72) // verified too, for the shape; refused
+		}
+		if i == 0 || b.rng.IntN(ecdsaTamperEvery) == 0 {
+			s := bytes.Clone(vsigs[i])
+			s[b.rng.IntN(len(s))] ^= 1 << b.rng.IntN(8)
+			tampered[i] = len(vsigs)
+			pubs, vhashes, vsigs = append(pubs, pubs[i]), append(vhashes, hashes[i]), append(vsigs, s)
+		}
+	}
+	verdicts, err := e.VerifyASN1(pubs, vhashes, vsigs)
+	verifyErrs, ok := elementErrors(err, len(pubs))
+	if !ok {
+		b.failAll("VerifyASN1", err)
+		return
+	}
+	sample := make([]bool, n)
+	for i := range n {
+		sample[i] = b.sampled(i)
+	}
+	var cpuChecked atomic.Int64
+	batch.Parallel(n, 64, func(lo, hi int) {
+		checked := int64(0)
+		for i := lo; i < hi; i++ {
+			t := tampered[i]
+			what, derr := "", error(nil)
+			switch {
+			case signErrs[i] != nil:
+				what, derr = "the device failed the signature", signErrs[i]
+			case verifyErrs[i] != nil || (t >= 0 && verifyErrs[t] != nil):
+				what, derr = "the device failed the verification", verifyErrs[i]
+				if derr == nil {
+					derr = verifyErrs[t]
+				}
+			case !verdicts[i]:
+				what = "the device refused its own signature"
+			case t >= 0 && verdicts[t]:
+				what = "the device accepted a corrupted signature"
+			case sample[i]:
+				checked++
+				switch {
+				case !stdecdsa.VerifyASN1(pubs[i], hashes[i], sigs[i]):
+					what = "the device's signature does not verify on the CPU"
+				case t >= 0 && stdecdsa.VerifyASN1(pubs[i], hashes[i], vsigs[t]) != verdicts[t]:
+					what = "the CPU accepts the corrupted signature that the device refused"
+				}
+			}
+			if what != "" {
+				b.fail(i, what, ecdsaInput(keys[i], hashes[i], vsigs, t),
+					ecdsaOutput(sigs[i], verdicts, i, t), ecdsaReference(pubs[i], hashes[i], sigs[i], vsigs, t), derr)
+			}
+		}
+		cpuChecked.Add(checked)
+	})
+	b.stats.cpuChecked.Add(cpuChecked.Load())
+}
+
+// ecdsaInput is a case's inputs for the failures file: the key's public
+// point (never its scalar: the keys come from --seed), the hash and the
+// corrupted signature verified, if any.
+func ecdsaInput(key *ecdsaKey, hash []byte, vsigs [][]byte, t int) map[string]string {
+	if t < 0 {
+		return hexMap("public key", key.point, "hash", hash)
+	}
+	return hexMap("public key", key.point, "hash", hash, "corrupted signature", vsigs[t])
+}
+
+// ecdsaOutput is the device's results of case i: its signature and its
+// verdicts on it and on the corrupted copy.
+func ecdsaOutput(sig []byte, verdicts []bool, i, t int) map[string]string {
+	m := hexMap("signature", sig, "valid", verdicts[i])
+	if t >= 0 {
+		m["corrupted valid"] = fmt.Sprint(verdicts[t])
+	}
+	return m
+}
+
+// ecdsaReference is crypto/ecdsa's verdicts on the device's signature of
+// a case and on its corrupted copy, as ecdsaOutput.
+func ecdsaReference(pub *stdecdsa.PublicKey, hash, sig []byte, vsigs [][]byte, t int) map[string]string {
+	m := hexMap("valid", stdecdsa.VerifyASN1(pub, hash, sig))
+	if t >= 0 {
+		m["corrupted valid"] = fmt.Sprint(stdecdsa.VerifyASN1(pub, hash, vsigs[t]))
+	}
+	return m
+}
