@@ -19,7 +19,33 @@ var (
 	// ErrCurve: a key on a curve other than P-256 (or none), the one
 	// curve of this package's kernels.
 	ErrCurve = errors.New("ecdsa: not a P-256 key")
+	// ErrIncompleteKey: a key whose coordinates (or, for signing, scalar)
+	// are nil (crypto/ecdsa panics on it).
+	ErrIncompleteKey = errors.New("ecdsa: key with nil coordinates or scalar")
 )
+
+// checkPublic is the error of a public key this package cannot use: nil,
+// on another curve, or with nil coordinates.
+func checkPublic(pub *ecdsa.PublicKey) error {
+	switch {
+	case pub == nil:
+		return ErrNilKey
+	case pub.X == nil || pub.Y == nil:
+		return ErrIncompleteKey
+	}
+	return checkCurve(pub)
+}
+
+// checkPrivate is checkPublic for a private key, its scalar included.
+func checkPrivate(key *ecdsa.PrivateKey) error {
+	switch {
+	case key == nil:
+		return ErrNilKey
+	case key.D == nil:
+		return ErrIncompleteKey
+	}
+	return checkPublic(&key.PublicKey)
+}
 
 // checkCurve is the error of a key that is not on P-256.
 func checkCurve(pub *ecdsa.PublicKey) error {
@@ -107,10 +133,7 @@ func hashInteger(hash []byte) (out [32]byte) {
 
 // verifyCPU is crypto/ecdsa's verdict on one element (sig in form).
 func verifyCPU(pub *ecdsa.PublicKey, hash, sig []byte, form Form) (bool, error) {
-	if pub == nil {
-		return false, ErrNilKey
-	}
-	if err := checkCurve(pub); err != nil {
+	if err := checkPublic(pub); err != nil {
 		return false, err
 	}
 	if form == P1363 {

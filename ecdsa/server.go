@@ -185,7 +185,7 @@ func (g *Signer) Sign(rand io.Reader, digest []byte, opts crypto.SignerOpts) ([]
 	if rand != nil {
 		return g.s.SignASN1(context.Background(), rand, g.key, digest)
 	}
-	if err := checkCurve(&g.key.PublicKey); err != nil {
+	if err := checkPrivate(g.key); err != nil {
 		return nil, err
 	}
 	if opts == nil || opts.HashFunc() != crypto.SHA256 || len(digest) != 32 {

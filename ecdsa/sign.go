@@ -80,11 +80,7 @@ var cryptoRand io.Reader = rand.Reader
 func (j *signJob) signCPU(i int) {
 	j.out[i], j.errs[i] = nil, nil
 	key := j.keys[i]
-	if key == nil {
-		j.errs[i] = ErrNilKey
-		return
-	}
-	if err := checkCurve(&key.PublicKey); err != nil {
+	if err := checkPrivate(key); err != nil {
 		j.errs[i] = err
 		return
 	}
@@ -135,7 +131,7 @@ func (j *signJob) check(i int) bool {
 // coordinate crypto/ecdsa refuses: its own error).
 func (j *signJob) secretInputs(i int) (k, d, x, y, e [32]byte, ok bool) {
 	key := j.keys[i]
-	if key == nil || !isP256(&key.PublicKey) || key.D == nil || key.D.Sign() <= 0 || key.D.BitLen() > 256 {
+	if checkPrivate(key) != nil || key.D.Sign() <= 0 || key.D.BitLen() > 256 {
 		return
 	}
 	key.D.FillBytes(d[:])

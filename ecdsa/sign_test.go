@@ -69,7 +69,9 @@ func TestSignBadKeys(t *testing.T) {
 	h := sha256.Sum256([]byte("m"))
 	for name, e := range engines(t) {
 		t.Run(name, func(t *testing.T) {
-			keys := []*stdecdsa.PrivateKey{good, nil, zeroD, bigD, offCurve, p384}
+			noD := &stdecdsa.PrivateKey{PublicKey: good.PublicKey}
+			noY := &stdecdsa.PrivateKey{PublicKey: stdecdsa.PublicKey{Curve: elliptic.P256(), X: good.X}, D: good.D}
+			keys := []*stdecdsa.PrivateKey{good, nil, zeroD, bigD, offCurve, p384, noD, noY}
 			hashes := make([][]byte, len(keys))
 			for i := range hashes {
 				hashes[i] = h[:]
@@ -88,6 +90,13 @@ func TestSignBadKeys(t *testing.T) {
 			}
 			require.ErrorIs(t, be.Errs[5], ecdsa.ErrCurve)
 			require.Nil(t, sigs[5])
+			require.ErrorIs(t, be.Errs[6], ecdsa.ErrIncompleteKey)
+			require.ErrorIs(t, be.Errs[7], ecdsa.ErrIncompleteKey)
+			ok, err := e.VerifyASN1([]*stdecdsa.PublicKey{&noY.PublicKey, {Curve: elliptic.P256()}}, [][]byte{h[:], h[:]}, [][]byte{sigs[0], sigs[0]})
+			require.ErrorAs(t, err, &be)
+			require.Equal(t, []bool{false, false}, ok)
+			require.ErrorIs(t, be.Errs[0], ecdsa.ErrIncompleteKey)
+			require.ErrorIs(t, be.Errs[1], ecdsa.ErrIncompleteKey)
 			_, err = e.SignASN1(nil, keys, nil)
 			require.Error(t, err)
 			_, err = e.SignASN1(bytes.NewReader(nil), []*stdecdsa.PrivateKey{good}, [][]byte{h[:]})

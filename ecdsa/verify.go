@@ -79,12 +79,8 @@ type element struct {
 func (j *verifyJob) prepare(i int) (el element) {
 	j.out[i], j.errs[i] = false, nil
 	pub := j.pubs[i]
-	switch {
-	case pub == nil:
-		j.errs[i] = ErrNilKey
-		return
-	case !isP256(pub):
-		j.errs[i] = checkCurve(pub)
+	if err := checkPublic(pub); err != nil {
+		j.errs[i] = err
 		return
 	}
 	var r, s []byte
