@@ -1,7 +1,6 @@
 package ed25519
 
 import (
-	"bytes"
 	stded25519 "crypto/ed25519"
 	"crypto/sha512"
 	"embed"
@@ -75,24 +74,7 @@ func scalarPowerOfTwo(n uint) *big.Int { return new(big.Int).Lsh(big.NewInt(1), 
 // of in (element-major) and returns outBytes bytes per element.
 func runScalarKernel(t *testing.T, name string, in []byte, count, outBytes int) []byte {
 	t.Helper()
-	dev := devicetest.Device(t)
-	prog, err := dev.Program(scalarTestProgram())
-	require.NoError(t, err)
-	kern, err := prog.Kernel(name)
-	require.NoError(t, err)
-	input, err := dev.Upload(in)
-	require.NoError(t, err)
-	defer input.Release()
-	// all ones, so that a result the kernel never wrote cannot pass for 0
-	output, err := dev.Upload(bytes.Repeat([]byte{0xff}, count*outBytes))
-	require.NoError(t, err)
-	defer output.Release()
-	ev, err := kern.Launch(count, 0, output, input, uint32(count))
-	require.NoError(t, err)
-	require.NoError(t, ev.Release()) // waits
-	out := make([]byte, count*outBytes)
-	require.NoError(t, output.Read(0, out))
-	return out
+	return devicetest.RunKernel(t, devicetest.Device(t), scalarTestProgram(), name, count, count*outBytes, in, uint32(count))
 }
 
 // scalarDeviceReduce is x mod L for each x (< 2^512) on the device.

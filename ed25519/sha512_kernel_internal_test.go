@@ -99,12 +99,6 @@ func randomSHA512Case(rng *rand.Rand, nwords, nbytes int) sha512Case {
 // digests.
 func runSHA512Cases(t *testing.T, cases []sha512Case) [][]byte {
 	t.Helper()
-	dev := devicetest.Device(t)
-	prog, err := dev.Program(sha512TestProgram())
-	require.NoError(t, err)
-	kern, err := prog.Kernel("sha512_test")
-	require.NoError(t, err)
-
 	jobs := make([]uint32, 0, 8*len(cases))
 	words := []uint32{0} // never empty: a buffer has at least one byte
 	var data []byte
@@ -124,25 +118,8 @@ func runSHA512Cases(t *testing.T, cases []sha512Case) [][]byte {
 	}
 	data = append(data, 0xa5) // never empty either
 
-	jobBuffer, err := dev.Upload(device.Uint32Bytes(jobs))
-	require.NoError(t, err)
-	defer jobBuffer.Release()
-	wordBuffer, err := dev.Upload(device.Uint32Bytes(words))
-	require.NoError(t, err)
-	defer wordBuffer.Release()
-	dataBuffer, err := dev.Upload(data)
-	require.NoError(t, err)
-	defer dataBuffer.Release()
-	// all ones, so that a digest the kernel never wrote cannot pass
-	output, err := dev.Upload(bytes.Repeat([]byte{0xff}, sha512.Size*len(cases)))
-	require.NoError(t, err)
-	defer output.Release()
-
-	ev, err := kern.Launch(len(cases), 0, output, jobBuffer, wordBuffer, dataBuffer, uint32(len(cases)))
-	require.NoError(t, err)
-	require.NoError(t, ev.Release()) // waits
-	out := make([]byte, sha512.Size*len(cases))
-	require.NoError(t, output.Read(0, out))
+	out := devicetest.RunKernel(t, devicetest.Device(t), sha512TestProgram(), "sha512_test", len(cases), sha512.Size*len(cases),
+		device.Uint32Bytes(jobs), device.Uint32Bytes(words), data, uint32(len(cases)))
 	digests := make([][]byte, len(cases))
 	for i := range digests {
 		digests[i] = out[sha512.Size*i : sha512.Size*(i+1)]
@@ -231,10 +208,6 @@ func TestSHA512KernelKnownAnswers(t *testing.T) {
 // words, then the message), for messages of 0 to 300 bytes.
 func TestSHA512KernelWords16(t *testing.T) {
 	dev := devicetest.Device(t)
-	prog, err := dev.Program(sha512TestProgram())
-	require.NoError(t, err)
-	kern, err := prog.Kernel("sha512_test_words16")
-	require.NoError(t, err)
 	rng := rand.New(rand.NewPCG(3, 512))
 	const count = 301
 	words := make([]uint32, 16*count)
@@ -250,23 +223,8 @@ func TestSHA512KernelWords16(t *testing.T) {
 			data = append(data, byte(rng.Uint32()))
 		}
 	}
-	wordBuffer, err := dev.Upload(device.Uint32Bytes(words))
-	require.NoError(t, err)
-	defer wordBuffer.Release()
-	offsetBuffer, err := dev.Upload(device.Uint32Bytes(offsets))
-	require.NoError(t, err)
-	defer offsetBuffer.Release()
-	dataBuffer, err := dev.Upload(data)
-	require.NoError(t, err)
-	defer dataBuffer.Release()
-	output, err := dev.Upload(bytes.Repeat([]byte{0xff}, sha512.Size*count))
-	require.NoError(t, err)
-	defer output.Release()
-	ev, err := kern.Launch(count, 0, output, wordBuffer, offsetBuffer, dataBuffer, uint32(count))
-	require.NoError(t, err)
-	require.NoError(t, ev.Release()) // waits
-	out := make([]byte, sha512.Size*count)
-	require.NoError(t, output.Read(0, out))
+	out := devicetest.RunKernel(t, dev, sha512TestProgram(), "sha512_test_words16", count, sha512.Size*count,
+		device.Uint32Bytes(words), device.Uint32Bytes(offsets), data, uint32(count))
 	for n := range count {
 		message := device.Uint32Bytes(words[16*n : 16*(n+1)]) // little-endian, as the device stores them
 		message = append(bytes.Clone(message), data[offsets[2*n]:offsets[2*n]+offsets[2*n+1]]...)

@@ -26,31 +26,15 @@ var stepsTestKernels embed.FS
 func runSteps(t *testing.T, d *device.Device, defines map[string]string, name string, in []uint32, count, outWords int, table bool) []uint32 {
 	sub, err := fs.Sub(stepsTestKernels, "testdata/kernels")
 	require.NoError(t, err)
-	p, err := d.Program(kernels.ProgramFrom(sub, "steps_test.cl", defines))
-	require.NoError(t, err)
-	k, err := p.Kernel(name)
-	require.NoError(t, err)
-	din, err := d.Upload(device.Uint32Bytes(in))
-	require.NoError(t, err)
-	defer din.Release()
-	out := make([]uint32, outWords*count)
-	dout, err := d.Upload(device.Uint32Bytes(out))
-	require.NoError(t, err)
-	defer dout.Release()
-	args := []any{dout, din}
+	args := []any{device.Uint32Bytes(in)}
 	if table {
 		words, err := kernels.CombTable("x25519")
 		require.NoError(t, err)
-		tab, err := d.Upload(device.Uint32Bytes(words))
-		require.NoError(t, err)
-		defer tab.Release()
-		args = append(args, tab)
+		args = append(args, device.Uint32Bytes(words))
 	}
-	ev, err := k.Launch(count, 1, append(args, uint32(count))...)
-	require.NoError(t, err)
-	require.NoError(t, ev.Release())
-	require.NoError(t, dout.Read(0, device.Uint32Bytes(out)))
-	return out
+	out := devicetest.RunKernel(t, d, kernels.ProgramFrom(sub, "steps_test.cl", defines), name, count, 4*outWords*count,
+		append(args, uint32(count))...)
+	return device.Uint32s(out, outWords*count)
 }
 
 // limbMajor packs 32-byte values as 8 limb-major rows.

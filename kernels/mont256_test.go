@@ -1,7 +1,6 @@
 package kernels_test
 
 import (
-	"bytes"
 	"crypto/elliptic"
 	"embed"
 	"encoding/binary"
@@ -181,29 +180,14 @@ func mont256Expected(m *big.Int, in mont256Input) [mont256Slots]*big.Int {
 // element's slots.
 func runMont256(t *testing.T, modulus mont256Modulus, ins []mont256Input) [][mont256Slots]*big.Int {
 	t.Helper()
-	dev := devicetest.Device(t)
-	prog, err := dev.Program(mont256TestProgram())
-	require.NoError(t, err)
-	kern, err := prog.Kernel(mont256TestKernelName)
-	require.NoError(t, err)
 	var in []byte
 	for _, e := range ins {
 		require.True(t, e.a.Cmp(modulus.m) < 0 && e.b.Cmp(modulus.m) < 0 && e.x.Cmp(mont256R) < 0, "the test's inputs")
 		in = mont256Words(mont256Words(mont256Words(in, e.a), e.b), e.x)
 	}
-	input, err := dev.Upload(in)
-	require.NoError(t, err)
-	defer input.Release()
 	const elementBytes = 32 * mont256Slots
-	// all ones, so that a slot the kernel never wrote cannot pass for 0
-	output, err := dev.Upload(bytes.Repeat([]byte{0xff}, len(ins)*elementBytes))
-	require.NoError(t, err)
-	defer output.Release()
-	ev, err := kern.Launch(len(ins), 0, output, input, uint32(len(ins)), modulus.argument)
-	require.NoError(t, err)
-	require.NoError(t, ev.Release()) // waits
-	out := make([]byte, len(ins)*elementBytes)
-	require.NoError(t, output.Read(0, out))
+	out := devicetest.RunKernel(t, devicetest.Device(t), mont256TestProgram(), mont256TestKernelName, len(ins), len(ins)*elementBytes,
+		in, uint32(len(ins)), modulus.argument)
 	results := make([][mont256Slots]*big.Int, len(ins))
 	for i := range results {
 		for k := range mont256Slots {

@@ -118,26 +118,13 @@ func runPointKernel(t *testing.T, d *device.Device, name string, count, outWords
 	t.Helper()
 	sub, err := fs.Sub(p256PointTestKernels, "testdata")
 	require.NoError(t, err)
-	prog, err := d.Program(kernels.ProgramFrom(sub, "p256_point_test.cl", nil))
-	require.NoError(t, err)
-	k, err := prog.Kernel(name)
-	require.NoError(t, err)
-	out := make([]uint32, outWords*count)
-	dout, err := d.Upload(device.Uint32Bytes(out))
-	require.NoError(t, err)
-	defer dout.Release()
-	args := []any{dout}
+	args := make([]any, 0, len(in)+1)
 	for _, w := range in {
-		b, err := d.Upload(device.Uint32Bytes(w))
-		require.NoError(t, err)
-		defer b.Release()
-		args = append(args, b)
+		args = append(args, device.Uint32Bytes(w))
 	}
-	ev, err := k.Launch(count, 1, append(args, uint32(count))...)
-	require.NoError(t, err)
-	require.NoError(t, ev.Release())
-	require.NoError(t, dout.Read(0, device.Uint32Bytes(out)))
-	return out
+	out := devicetest.RunKernel(t, d, kernels.ProgramFrom(sub, "p256_point_test.cl", nil), name, count, 4*outWords*count,
+		append(args, uint32(count))...)
+	return device.Uint32s(out, outWords*count)
 }
 
 // The complete formulas on the device against math/big: sums of random
