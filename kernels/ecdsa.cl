@@ -22,27 +22,7 @@
  * digits of u1 and u2 index the tables and decide the additions.
  */
 #include "p256_comb.h"
-
-/* digit i (public) of the signed radix-16 form of u' = u + Σ 8·16^i over
- * 65 digits (u < 2^256, so u' may carry into a 65th digit, 0 or 1):
- * nibble i − 8 in [−8, 7], digit 64 the carry */
-DEVICE_FN int ecdsa_digit(const u32 *recoded, const int i)
-{
-	if (i == 64)
-		return (int)recoded[8];
-	return (int)((recoded[i >> 3] >> ((i & 7) << 2)) & 15u) - 8;
-}
-
-DEVICE_FN void ecdsa_recode(u32 *r, const u32 *u)
-{
-	u64 c = 0;
-	for (int j = 0; j < 8; j++) {
-		c += (u64)u[j] + 0x88888888u;
-		r[j] = (u32)c;
-		c >>= 32;
-	}
-	r[8] = (u32)c;
-}
+#include "radix16.h"
 
 /* all ones when (x, y), Montgomery form, is on y² = x³ − 3x + b */
 DEVICE_FN u32 ecdsa_on_curve(const u32 *x, const u32 *y)
@@ -106,15 +86,15 @@ KERNEL void ecdsa_p256_verify(GLOBAL u32 *RESTRICT verdicts, GLOBAL const u32 *R
 
 	/* R = u1·G + u2·Q, Straus' interleaving over signed radix-16 digits */
 	u32 d1[9], d2[9], RX[8], RY[8], RZ[8], PX[8], PY[8], PZ[8];
-	ecdsa_recode(d1, u1);
-	ecdsa_recode(d2, u2);
+	radix16_recode(d1, u1);
+	radix16_recode(d2, u2);
 	p256_point_infinity(RX, RY, RZ);
 	p256_set_one(PZ);
 	for (int k = 64; k >= 0; k--) {
 		if (k != 64)
 			for (int dbl = 0; dbl < 4; dbl++)
 				p256_point_double(RX, RY, RZ, RX, RY, RZ);
-		const int a = ecdsa_digit(d1, k);
+		const int a = radix16_digit(d1, k);
 		if (a != 0) {
 			const u32 off = (u32)((a < 0 ? -a : a) - 1) * 16u;
 			for (int j = 0; j < 8; j++) {
@@ -125,7 +105,7 @@ KERNEL void ecdsa_p256_verify(GLOBAL u32 *RESTRICT verdicts, GLOBAL const u32 *R
 				p256_neg(PY, PY);
 			p256_point_add(RX, RY, RZ, RX, RY, RZ, PX, PY, PZ);
 		}
-		const int c = ecdsa_digit(d2, k);
+		const int c = radix16_digit(d2, k);
 		if (c != 0) {
 			const int n = (c < 0 ? -c : c) - 1;
 			for (int j = 0; j < 8; j++)

@@ -26,6 +26,7 @@
  */
 #pragma once
 #include "ed25519_gen.h"
+#include "radix16.h"
 
 /* r = z^((p − 5)/8) = z^(2^252 − 3): the square-root exponent, with
  * fe25519_invert's chain up to 2^250 − 1. */
@@ -210,25 +211,6 @@ DEVICE_FN void ed_add_cached(COMB_FE_T *E, COMB_FE_T *F, COMB_FE_T *G, COMB_FE_T
 	COMB_FE_CARRY(H);
 }
 
-/* digit i (public) of the signed radix-16 form of s' = s + Σ 8·16^i (s
- * below 2^253, so s' has no carry out of 256 bits): nibble i − 8, in
- * [−8, 7], as a signed value */
-DEVICE_FN i32 ed_digit(const u32 *s, const int i)
-{
-	return (i32)((s[i >> 3] >> ((i & 7) << 2)) & 15u) - 8;
-}
-
-/* s' = s + 0x8888…88 for ed_digit */
-DEVICE_FN void ed_recode(u32 *r, const u32 *s)
-{
-	u64 c = 0;
-	for (int j = 0; j < NL; j++) {
-		c += (u64)s[j] + 0x88888888u;
-		r[j] = (u32)c;
-		c >>= 32;
-	}
-}
-
 /* (E, F, G, H) = k·P + s·B on the formulas' field, for public scalars k, s
  * below 2^253 and the extended point P (FE elements), B the base point
  * (row 0 of the comb table, tab: its entries n·B for n = 1..8). Straus'
@@ -261,10 +243,10 @@ DEVICE_FN void ed_double_scalar(COMB_FE_T *E, COMB_FE_T *F, COMB_FE_T *G, COMB_F
 		ed_cache(multiples[n], X, Y, Z, T, d2);
 	}
 
-	u32 kr[NL], sr[NL], l0[NL], l1[NL], l2[NL];
+	u32 kr[9], sr[9], l0[NL], l1[NL], l2[NL];
 	COMB_FE_T c[4 * COMB_FE_N], p0[COMB_FE_N], p1[COMB_FE_N], p2[COMB_FE_N];
-	ed_recode(kr, k);
-	ed_recode(sr, s);
+	radix16_recode(kr, k);             /* k, s < 2^253: digit 64 is 0 */
+	radix16_recode(sr, s);
 	COMB_FE(set_small)(E, 0u);          /* the neutral element */
 	COMB_FE(set_small)(F, 1u);
 	COMB_FE(set_small)(G, 1u);
@@ -277,7 +259,7 @@ DEVICE_FN void ed_double_scalar(COMB_FE_T *E, COMB_FE_T *F, COMB_FE_T *G, COMB_F
 			}
 		}
 		/* + e·P: the cached entry, negated (y + x ↔ y − x, T → −T) for e < 0 */
-		const i32 e = ed_digit(kr, i);
+		const i32 e = radix16_digit(kr, i);
 		const u32 neg = 0u - (u32)(e < 0);
 		const int abs = e < 0 ? -e : e;
 		for (int w = 0; w < 4 * COMB_FE_N; w++)
@@ -289,7 +271,7 @@ DEVICE_FN void ed_double_scalar(COMB_FE_T *E, COMB_FE_T *F, COMB_FE_T *G, COMB_F
 		comb_ext(X, Y, Z, T, E, F, G, H);
 		ed_add_cached(E, F, G, H, X, Y, Z, T, c);
 		/* + f·B from the comb table's row 0; f = 0 adds nothing */
-		const i32 f = ed_digit(sr, i);
+		const i32 f = radix16_digit(sr, i);
 		if (f != 0) {
 			const u32 off = (u32)((f < 0 ? -f : f) - 1) * COMB_ENTRY_WORDS;
 			for (int w = 0; w < NL; w++) {

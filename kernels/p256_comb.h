@@ -2,9 +2,8 @@
  * public key from its private key), in constant time: a comb without
  * doublings over the signed radix-16 digits of k.
  *
- * With k' = k + Σ 8·16^i (a plain addition over 256 bits, its carry a 65th
- * digit), digit i < 64 is nibble i of k' minus 8, in [−8, 7], and digit 64
- * the carry, 0 or 1; k = Σ d_i·16^i. The table (kernels.P256CombTable)
+ * k = Σ d_i·16^i over the 65 signed digits of radix16.h. The table
+ * (kernels.P256CombTable)
  * holds row i = the multiples n·16^i·G for n = 1..8, affine, in the
  * Montgomery form of p256.h (x then y, 8 words each), so that
  * k·G = Σ_i d_i·T[i][|d_i|]: 65 mixed additions (p256_point_add_affine),
@@ -18,6 +17,7 @@
  */
 #pragma once
 #include "p256_point.h"
+#include "radix16.h"
 
 #define P256_COMB_ROWS 65
 #define P256_COMB_ENTRY_WORDS 16
@@ -47,18 +47,11 @@ DEVICE_FN void p256_base_mult(u32 *X, u32 *Y, u32 *Z, const u32 *k,
 	GLOBAL const u32 *RESTRICT table)
 {
 	u32 s[9];
-	u64 c = 0;
-	for (int j = 0; j < 8; j++) {
-		c += (u64)k[j] + 0x88888888u;
-		s[j] = (u32)c;
-		c >>= 32;
-	}
-	s[8] = (u32)c;
+	radix16_recode(s, k);
 	p256_point_infinity(X, Y, Z);
 	u32 x[8], y[8], negY[8];
 	for (int i = 0; i < P256_COMB_ROWS; i++) {
-		/* the digit in two's complement: nibble − 8, or the carry */
-		const u32 d = i == 64 ? s[8] : ((s[i >> 3] >> ((i & 7) << 2)) & 15u) - 8u;
+		const u32 d = (u32)radix16_digit(s, i);   /* two's complement */
 		const u32 neg = 0u - (d >> 31);
 		const u32 absd = (d ^ neg) - neg;
 		p256_comb_select(x, y, (u32)i, absd, table);
