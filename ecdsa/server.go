@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto"
 	"crypto/ecdsa"
-	"errors"
 	"fmt"
 	"io"
 	"sync/atomic"
@@ -49,34 +48,13 @@ type verifyRequest struct {
 // NewServer starts a Server over engines with the given batching
 // options. It fails without an engine or with a nil one.
 func NewServer(opts batch.Options, engines ...*Engine) (*Server, error) {
-	if len(engines) == 0 {
-		return nil, errors.New("ecdsa: NewServer needs at least one engine")
+	if err := engine.CheckEngines("ecdsa", engines); err != nil {
+		return nil, err
 	}
 	s := &Server{engines: engines, cpu: CPUEngine()}
-	allCPU := true
-	for i, e := range engines {
-		if e == nil {
-			return nil, fmt.Errorf("ecdsa: NewServer: engine %d is nil", i)
-		}
-		if e.Device() != nil {
-			allCPU = false
-		}
-	}
 	opts.Meter = &s.meter
-	var signers []batch.RunFunc[signRequest, []byte]
-	var verifiers []batch.RunFunc[verifyRequest, bool]
-	for _, e := range engines {
-		signers = append(signers, func(reqs []signRequest) ([][]byte, error) { return signRequests(e, reqs) })
-		verifiers = append(verifiers, func(reqs []verifyRequest) ([]bool, error) { return verifyRequests(e, reqs) })
-	}
-	var signCPU batch.RunFunc[signRequest, []byte]
-	var verifyCPU batch.RunFunc[verifyRequest, bool]
-	if !allCPU {
-		signCPU = func(reqs []signRequest) ([][]byte, error) { return signRequests(s.cpu, reqs) }
-		verifyCPU = func(reqs []verifyRequest) ([]bool, error) { return verifyRequests(s.cpu, reqs) }
-	}
-	s.sign = batch.NewWithCPU(opts, signCPU, signers...)
-	s.verify = batch.NewWithCPU(opts, verifyCPU, verifiers...)
+	s.sign = engine.NewBatcher(opts, engines, s.cpu, signRequests)
+	s.verify = engine.NewBatcher(opts, engines, s.cpu, verifyRequests)
 	return s, nil
 }
 
