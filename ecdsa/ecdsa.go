@@ -112,6 +112,24 @@ func parseASN1(sig []byte) (r, s []byte, ok bool) {
 	return r, s, true
 }
 
+// encodeASN1 is the DER signature of r ‖ s (32 bytes each).
+func encodeASN1(rs []byte) []byte {
+	var b []byte
+	integer := func(v []byte) {
+		for len(v) > 1 && v[0] == 0 {
+			v = v[1:]
+		}
+		if v[0]&0x80 != 0 {
+			v = append([]byte{0}, v...)
+		}
+		b = append(b, 2, byte(len(v)))
+		b = append(b, v...)
+	}
+	integer(rs[:32])
+	integer(rs[32:])
+	return append([]byte{0x30, byte(len(b))}, b...)
+}
+
 // parseP1363 splits r ‖ s, 32 bytes each.
 func parseP1363(sig []byte) (r, s []byte, ok bool) {
 	if len(sig) != 64 {

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"crypto/sha512"
 	"hash"
+	"math/big"
 )
 
 // The nonces of signatures over P-256, as crypto/ecdsa makes them (Go 1.24
@@ -94,38 +95,15 @@ func (d *drbg) nonce() [32]byte {
 
 // bits2octets is the hash's integer reduced modulo n, 32 bytes big-endian
 // (RFC 6979 §2.3.4).
-func bits2octets(hash []byte) [32]byte {
+func bits2octets(hash []byte) (out [32]byte) {
 	e := hashInteger(hash)
-	if _, below := scalar32(e[:], groupOrder); below || isZero(e[:]) {
-		return e
-	}
-	return subtractOrder(e)
-}
-
-func isZero(b []byte) bool {
-	for _, x := range b {
-		if x != 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// subtractOrder is e − n for n ≤ e < 2^256 (< 2n).
-func subtractOrder(e [32]byte) [32]byte {
-	var out [32]byte
-	borrow := 0
-	for i := 31; i >= 0; i-- {
-		v := int(e[i]) - int(groupOrder[i]) - borrow
-		borrow = 0
-		if v < 0 {
-			v += 256
-			borrow = 1
-		}
-		out[i] = byte(v)
-	}
+	v := new(big.Int).SetBytes(e[:])
+	v.Mod(v, orderInt).FillBytes(out[:])
 	return out
 }
+
+// orderInt is n.
+var orderInt = new(big.Int).SetBytes(groupOrder)
 
 // hedgedNonce is crypto/ecdsa's nonce for the private key d (32 bytes),
 // the hash and the random bytes z (32).

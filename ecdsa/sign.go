@@ -131,7 +131,7 @@ func (j *signJob) check(i int) bool {
 // coordinate crypto/ecdsa refuses: its own error).
 func (j *signJob) secretInputs(i int) (k, d, x, y, e [32]byte, ok bool) {
 	key := j.keys[i]
-	if checkPrivate(key) != nil || key.D.Sign() <= 0 || key.D.BitLen() > 256 {
+	if checkPrivate(key) != nil || key.D.Sign() < 0 || key.D.BitLen() > 256 {
 		return
 	}
 	key.D.FillBytes(d[:])
@@ -212,7 +212,7 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 			var r, s [32]byte
 			getRow(&r, sigs, n, k)
 			getRow(&s, sigs[8*n:], n, k)
-			if !onDevice[k] || isZero(r[:]) || isZero(s[:]) {
+			if !onDevice[k] || r == [32]byte{} || s == [32]byte{} {
 				j.signCPU(i) // crypto/ecdsa's own answer and error
 				continue
 			}

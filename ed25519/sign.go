@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/ed25519"
 	"fmt"
+	"slices"
 
 	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/device"
@@ -112,12 +113,7 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 			lengths[k] = lengthSkip
 		}
 	})
-	onHost := 0 // malformed elements and long messages
-	for _, l := range lengths {
-		if l == lengthSkip {
-			onHost++
-		}
-	}
+	onHost := slices.Contains(lengths, lengthSkip) // malformed elements and long messages
 	msgs, err := packMessages(ch, j.msgs[ch.Lo:ch.Hi], lengths)
 	if err != nil {
 		return err
@@ -130,7 +126,7 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 	done := make(chan struct{})
 	go func() { // the host's share: malformed elements and long messages
 		defer close(done)
-		if onHost == 0 {
+		if !onHost {
 			return
 		}
 		batch.Parallel(n, hostChunk, func(a, b int) {
