@@ -64,6 +64,44 @@ type routed interface {
 	Stats() batch.Stats
 }
 
+// signaturePipeline is the number of callers of the pipelined figure of
+// the signature engines (bench ed25519, bench ecdsa), as for RSA: the host
+// packs one batch while the device computes another.
+const signaturePipeline = 2
+
+// measureEngine measures run, a call of op on batches of n on e: the
+// device figures, the auto figure, the pipelined one, and cpu (one
+// operation i) on all cores in the same run; a fallback to the CPU fails
+// it. The engine's buffers are released afterwards (the next measurement
+// may use other sizes).
+func measureEngine(e interface {
+	routed
+	ReleaseBuffers()
+}, op string, bits, n int, dur time.Duration, run func() (time.Duration, error), cpu func(i int)) (benchResult, error) {
+	e.SetRoute(batch.RouteDevice)
+	fallbacks := e.Stats().Fallbacks
+	r, err := measure(op, bits, n, dur, run)
+	if err != nil {
+		return r, err
+	}
+	// the auto figure before the pipelined one, whose concurrent calls
+	// leave the engine device times that include waiting for each other
+	if err := measureAuto(&r, e, dur, run); err != nil {
+		return r, err
+	}
+	if r.PipeOps, err = pipelined(signaturePipeline, n, dur, run); err != nil {
+		return r, err
+	}
+	r.Pipeline = signaturePipeline
+	if e.Stats().Fallbacks > fallbacks {
+		return benchResult{}, fmt.Errorf("device failed; the batch ran on the CPU")
+	}
+	r.CPUOps = allCores(dur, cpu)
+	r.Speedup = r.E2EOps / r.CPUOps
+	e.ReleaseBuffers()
+	return r, nil
+}
+
 // noAuto is --no-auto: skip the RouteAuto figures (long batches, where
 // only the device figures are wanted).
 var noAuto bool

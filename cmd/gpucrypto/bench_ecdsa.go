@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/ecdsa"
 )
 
@@ -77,23 +76,7 @@ func benchECDSA(e *ecdsa.Engine, op string, n int, dur time.Duration) (benchResu
 		}
 		return e.Stats().DeviceTime - t0, err
 	}
-	e.SetRoute(batch.RouteDevice)
-	fallbacks := e.Stats().Fallbacks
-	r, err := measure(op, 256, n, dur, run)
-	if err != nil {
-		return r, err
-	}
-	if err := measureAuto(&r, e, dur, run); err != nil {
-		return r, err
-	}
-	if r.PipeOps, err = pipelined(ed25519Pipeline, n, dur, run); err != nil {
-		return r, err
-	}
-	r.Pipeline = ed25519Pipeline
-	if e.Stats().Fallbacks > fallbacks {
-		return benchResult{}, fmt.Errorf("device failed; the batch ran on the CPU")
-	}
-	r.CPUOps = allCores(dur, func(i int) {
+	return measureEngine(e, op, 256, n, dur, run, func(i int) {
 		s := sigs[i%distinctSigs]
 		if op == "ecdsa-p256-sign" {
 			stdecdsa.SignASN1(rand.Reader, keys[i%distinctKeys], s.hash)
@@ -101,7 +84,4 @@ func benchECDSA(e *ecdsa.Engine, op string, n int, dur time.Duration) (benchResu
 		}
 		stdecdsa.VerifyASN1(s.pub, s.hash, s.sig)
 	})
-	r.Speedup = r.E2EOps / r.CPUOps
-	e.ReleaseBuffers()
-	return r, nil
 }

@@ -18,10 +18,6 @@ var ed25519Ops = []string{"ed25519-verify", "ed25519-sign", "ed25519-keygen"}
 // a short token, the common case of servers that sign and verify in bulk.
 const ed25519MessageBytes = 64
 
-// ed25519Pipeline is the number of callers of the pipelined figure, as
-// for RSA: the host packs one batch while the device computes another.
-const ed25519Pipeline = 2
-
 // benchEd25519 measures op on batches of n elements: 4,096 distinct keys
 // (cycled) and n distinct messages of ed25519MessageBytes bytes; the CPU
 // figure is crypto/ed25519 on all cores in the same run.
@@ -80,23 +76,5 @@ func benchEd25519(e *ed25519.Engine, op string, n int, dur time.Duration) (bench
 		}
 		return e.Stats().DeviceTime - t0, nil
 	}
-	fallbacks := e.Stats().Fallbacks
-	r, err := measure(op, 255, n, dur, run)
-	if err != nil {
-		return r, err
-	}
-	if err := measureAuto(&r, e, dur, run); err != nil {
-		return r, err
-	}
-	if r.PipeOps, err = pipelined(ed25519Pipeline, n, dur, run); err != nil {
-		return r, err
-	}
-	r.Pipeline = ed25519Pipeline
-	if e.Stats().Fallbacks > fallbacks {
-		return benchResult{}, fmt.Errorf("device failed; the batch ran on the CPU")
-	}
-	r.CPUOps = allCores(dur, cpu)
-	r.Speedup = r.E2EOps / r.CPUOps
-	e.ReleaseBuffers()
-	return r, nil
+	return measureEngine(e, op, 255, n, dur, run, cpu)
 }
