@@ -556,3 +556,23 @@ func hexMap(kv ...any) map[string]string {
 	}
 	return m
 }
+
+// signatureVerdict judges case i of a signature burn-in from the device's
+// answers alone: its signing error, and the verification of its own
+// signature (element i) and of a corrupted copy (element t, −1 for none)
+// with their errors; what is empty where they are right.
+func signatureVerdict(signErr error, verifyErrs []error, verdicts []bool, i, t int) (what string, err error) {
+	switch {
+	case signErr != nil:
+		return "the device failed the signature", signErr
+	case verifyErrs[i] != nil:
+		return "the device failed the verification", verifyErrs[i]
+	case t >= 0 && verifyErrs[t] != nil:
+		return "the device failed the verification", verifyErrs[t]
+	case !verdicts[i]:
+		return "the device refused its own signature", nil
+	case t >= 0 && verdicts[t]:
+		return "the device accepted a corrupted signature", nil
+	}
+	return "", nil
+}

@@ -161,20 +161,8 @@ func checkECDSA(b *burninBatch, e *ecdsa.Engine, pool []ecdsaKey) {
 		checked := int64(0)
 		for i := lo; i < hi; i++ {
 			t := tampered[i]
-			what, derr := "", error(nil)
-			switch {
-			case signErrs[i] != nil:
-				what, derr = "the device failed the signature", signErrs[i]
-			case verifyErrs[i] != nil || (t >= 0 && verifyErrs[t] != nil):
-				what, derr = "the device failed the verification", verifyErrs[i]
-				if derr == nil {
-					derr = verifyErrs[t]
-				}
-			case !verdicts[i]:
-				what = "the device refused its own signature"
-			case t >= 0 && verdicts[t]:
-				what = "the device accepted a corrupted signature"
-			case sample[i]:
+			what, derr := signatureVerdict(signErrs[i], verifyErrs, verdicts, i, t)
+			if what == "" && sample[i] {
 				checked++
 				switch {
 				case !stdecdsa.VerifyASN1(pubs[i], hashes[i], sigs[i]):

@@ -117,22 +117,11 @@ func checkEd25519(b *burninBatch, e *ed25519.Engine) {
 		checked := int64(0)
 		for i := lo; i < hi; i++ {
 			t := tampered[i]
-			what, derr := "", error(nil)
-			switch {
-			case keyErrs[i] != nil:
-				what, derr = "the device failed the public key", keyErrs[i]
-			case signErrs[i] != nil:
-				what, derr = "the device failed the signature", signErrs[i]
-			case verifyErrs[i] != nil || (t >= 0 && verifyErrs[t] != nil):
-				what, derr = "the device failed the verification", verifyErrs[i]
-				if derr == nil {
-					derr = verifyErrs[t]
-				}
-			case !verdicts[i]:
-				what = "the device refused its own signature"
-			case t >= 0 && verdicts[t]:
-				what = "the device accepted a corrupted signature"
-			case sample[i]:
+			what, derr := "the device failed the public key", keyErrs[i]
+			if derr == nil {
+				what, derr = signatureVerdict(signErrs[i], verifyErrs, verdicts, i, t)
+			}
+			if what == "" && sample[i] {
 				checked++
 				key := stded25519.NewKeyFromSeed(seeds[i])
 				switch {
