@@ -102,16 +102,15 @@ func selfTestSign(e *Engine) error {
 		h := sha256.Sum256([]byte(c.msg))
 		keys[i], hashes[i] = key, h[:]
 	}
-	j := &signJob{e: e, form: P1363, keys: keys, hashes: hashes, random: make([]byte, 32*len(keys)),
-		out: make([][]byte, len(keys)), errs: make([]error, len(keys)), deterministic: true}
-	if err := e.core.Run(planFor("ECDSA P-256 sign", len(keys)), j); err != nil {
+	sigs, errs, err := e.signBatch(P1363, true, keys, hashes, make([]byte, 32*len(keys)))
+	if err != nil {
 		return fmt.Errorf("ecdsa: self-test signatures: %w", err)
 	}
 	for i, c := range cases {
-		if j.errs[i] != nil {
-			return fmt.Errorf("ecdsa: self-test RFC 6979 %q: %w", c.msg, j.errs[i])
+		if errs[i] != nil {
+			return fmt.Errorf("ecdsa: self-test RFC 6979 %q: %w", c.msg, errs[i])
 		}
-		if got := hex.EncodeToString(j.out[i]); got != c.rs {
+		if got := hex.EncodeToString(sigs[i]); got != c.rs {
 			return fmt.Errorf("ecdsa: self-test RFC 6979 %q: signature %s, want %s", c.msg, got, c.rs)
 		}
 	}

@@ -73,17 +73,17 @@ func signRequests(e *Engine, reqs []signRequest) ([][]byte, error) {
 		if len(idx) == 0 {
 			continue
 		}
-		j := &signJob{e: e, form: ASN1, deterministic: deterministic, keys: make([]*ecdsa.PrivateKey, len(idx)),
-			hashes: make([][]byte, len(idx)), random: make([]byte, 32*len(idx)),
-			out: make([][]byte, len(idx)), errs: make([]error, len(idx))}
+		keys := make([]*ecdsa.PrivateKey, len(idx))
+		hashes := make([][]byte, len(idx))
+		random := make([]byte, 32*len(idx))
 		for k, i := range idx {
-			j.keys[k], j.hashes[k] = reqs[i].key, reqs[i].hash
-			copy(j.random[32*k:], reqs[i].random[:])
+			keys[k], hashes[k] = reqs[i].key, reqs[i].hash
+			copy(random[32*k:], reqs[i].random[:])
 		}
-		err := e.core.Run(planFor("ECDSA P-256 sign", len(idx)), j)
-		clear(j.random)
+		sigs, sigErrs, err := e.signBatch(ASN1, deterministic, keys, hashes, random)
+		clear(random)
 		for k, i := range idx {
-			out[i], errs[i] = j.out[k], j.errs[k]
+			out[i], errs[i] = sigs[k], sigErrs[k]
 			if err != nil {
 				out[i], errs[i] = nil, err
 			}

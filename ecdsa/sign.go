@@ -47,11 +47,21 @@ func (e *Engine) sign(random io.Reader, keys []*ecdsa.PrivateKey, hashes [][]byt
 		return nil, err
 	}
 	defer clear(z)
-	j := &signJob{e: e, form: form, keys: keys, hashes: hashes, random: z, out: make([][]byte, len(keys)), errs: make([]error, len(keys))}
-	if err := e.core.Run(planFor("ECDSA P-256 sign", len(keys)), j); err != nil {
+	out, errs, err := e.signBatch(form, false, keys, hashes, z)
+	if err != nil {
 		return nil, err
 	}
-	return j.out, batch.Collect(j.errs)
+	return out, batch.Collect(errs)
+}
+
+// signBatch signs hashes[i] with keys[i] in form, with hedged nonces from
+// the 32 bytes of random each element has, or RFC 6979's (deterministic):
+// the signatures, the elements' errors, and the call's.
+func (e *Engine) signBatch(form Form, deterministic bool, keys []*ecdsa.PrivateKey, hashes [][]byte, random []byte) ([][]byte, []error, error) {
+	j := &signJob{e: e, form: form, deterministic: deterministic, keys: keys, hashes: hashes, random: random,
+		out: make([][]byte, len(keys)), errs: make([]error, len(keys))}
+	err := e.core.Run(planFor("ECDSA P-256 sign", len(keys)), j)
+	return j.out, j.errs, err
 }
 
 // signJob is one call of SignASN1 or SignP1363 (an engine.Job). random

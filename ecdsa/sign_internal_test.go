@@ -42,14 +42,13 @@ func TestRFC6979(t *testing.T) {
 		h := sha256.Sum256([]byte(c.msg))
 		keys, hashes = append(keys, key), append(hashes, h[:])
 	}
-	j := &signJob{e: e, form: P1363, keys: keys, hashes: hashes, random: make([]byte, 32*len(keys)),
-		out: make([][]byte, len(keys)), errs: make([]error, len(keys)), deterministic: true}
 	before := e.Stats().DeviceOps
-	require.NoError(t, e.core.Run(planFor("ECDSA P-256 sign", len(keys)), j))
+	sigs, errs, err := e.signBatch(P1363, true, keys, hashes, make([]byte, 32*len(keys)))
+	require.NoError(t, err)
 	require.Greater(t, e.Stats().DeviceOps, before, "signed on the device")
 	for i, c := range cases {
-		require.NoError(t, j.errs[i])
-		require.Equal(t, strings.ToLower(c.r+c.s), hex.EncodeToString(j.out[i]), c.msg)
+		require.NoError(t, errs[i])
+		require.Equal(t, strings.ToLower(c.r+c.s), hex.EncodeToString(sigs[i]), c.msg)
 	}
 }
 
