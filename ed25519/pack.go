@@ -69,29 +69,36 @@ func packMessages(ch *engine.Chunk, msgs [][]byte, lengths []uint32) (*messageRo
 	return &messageRows{bytes: bytes, offsets: offsets, lengths: lengths}, nil
 }
 
-// upload enqueues the messages' three buffers.
-func (m *messageRows) upload(cmds *device.Commands) (bytes, offsets, lengths *device.Buffer, err error) {
-	if bytes, err = cmds.Buffer(len(m.bytes), false); err != nil {
-		return
+// args enqueues the messages' buffers and the call's dom2 prefix (dom, a
+// buffer of one word when there is none: the kernels do not read it
+// then) and returns them as the kernels take them: messages, offsets,
+// lengths, dom, its length.
+func (m *messageRows) args(cmds *device.Commands, dom []byte) ([]any, error) {
+	bytes, err := cmds.Buffer(len(m.bytes), false)
+	if err != nil {
+		return nil, err
 	}
-	if err = cmds.Write(bytes, m.bytes); err != nil {
-		return
+	if err := cmds.Write(bytes, m.bytes); err != nil {
+		return nil, err
 	}
-	if offsets, err = cmds.Upload(m.offsets, false); err != nil {
-		return
+	offsets, err := cmds.Upload(m.offsets, false)
+	if err != nil {
+		return nil, err
 	}
-	lengths, err = cmds.Upload(m.lengths, false)
-	return
-}
-
-// uploadDom enqueues the call's dom2 prefix (a buffer of one word when
-// there is none: the kernels do not read it then).
-func uploadDom(cmds *device.Commands, dom []byte) (*device.Buffer, error) {
-	b, err := cmds.Buffer(max(len(dom), 4), false)
-	if err != nil || len(dom) == 0 {
-		return b, err
+	lengths, err := cmds.Upload(m.lengths, false)
+	if err != nil {
+		return nil, err
 	}
-	return b, cmds.Write(b, dom)
+	ddom, err := cmds.Buffer(max(len(dom), 4), false)
+	if err != nil {
+		return nil, err
+	}
+	if len(dom) > 0 {
+		if err := cmds.Write(ddom, dom); err != nil {
+			return nil, err
+		}
+	}
+	return []any{bytes, offsets, lengths, ddom, uint32(len(dom))}, nil
 }
 
 // cutByMessages is a Plan.Cut: batches of at most pipelineChunk elements

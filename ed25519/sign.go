@@ -146,11 +146,7 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 		if err != nil {
 			return err
 		}
-		dmsgs, doffsets, dlengths, err := msgs.upload(cmds)
-		if err != nil {
-			return err
-		}
-		ddom, err := uploadDom(cmds, j.v.dom)
+		margs, err := msgs.args(cmds, j.v.dom)
 		if err != nil {
 			return err
 		}
@@ -158,8 +154,8 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 		if err != nil {
 			return err
 		}
-		if err := cmds.Launch(kern, n, WorkGroup, dsigs, dseeds, dpubs, dmsgs, doffsets, dlengths,
-			ddom, uint32(len(j.v.dom)), j.e.table, uint32(n)); err != nil {
+		args := append(append([]any{dsigs, dseeds, dpubs}, margs...), j.e.table, uint32(n))
+		if err := cmds.Launch(kern, n, WorkGroup, args...); err != nil {
 			return err
 		}
 		return cmds.Read(dsigs, device.Uint32Bytes(sigs))

@@ -135,11 +135,7 @@ func (j *verifyJob) Device(ch *engine.Chunk) error {
 		if err != nil {
 			return err
 		}
-		dmsgs, doffsets, dlengths, err := msgs.upload(cmds)
-		if err != nil {
-			return err
-		}
-		ddom, err := uploadDom(cmds, j.v.dom)
+		margs, err := msgs.args(cmds, j.v.dom)
 		if err != nil {
 			return err
 		}
@@ -147,8 +143,8 @@ func (j *verifyJob) Device(ch *engine.Chunk) error {
 		if err != nil {
 			return err
 		}
-		if err := cmds.Launch(kern, n, WorkGroup, dverdicts, dpubs, dsigs, dmsgs, doffsets, dlengths,
-			dks, ddom, uint32(len(j.v.dom)), j.e.table, uint32(n)); err != nil {
+		args := append(append([]any{dverdicts, dpubs, dsigs, dks}, margs...), j.e.table, uint32(n))
+		if err := cmds.Launch(kern, n, WorkGroup, args...); err != nil {
 			return err
 		}
 		return cmds.Read(dverdicts, device.Uint32Bytes(verdicts))

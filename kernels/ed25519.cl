@@ -129,9 +129,9 @@ KERNEL void ed25519_sign(GLOBAL u32 *RESTRICT sigs, GLOBAL const u32 *RESTRICT s
 }
 
 KERNEL void ed25519_verify(GLOBAL u32 *RESTRICT verdicts, GLOBAL const u32 *RESTRICT pubs,
-	GLOBAL const u32 *RESTRICT sigs, GLOBAL const u8 *RESTRICT messages,
-	GLOBAL const u32 *RESTRICT offsets, GLOBAL const u32 *RESTRICT lengths,
-	GLOBAL const u32 *RESTRICT ks, GLOBAL const u8 *RESTRICT dom, const u32 domLength,
+	GLOBAL const u32 *RESTRICT sigs, GLOBAL const u32 *RESTRICT ks,
+	GLOBAL const u8 *RESTRICT messages, GLOBAL const u32 *RESTRICT offsets,
+	GLOBAL const u32 *RESTRICT lengths, GLOBAL const u8 *RESTRICT dom, const u32 domLength,
 	GLOBAL const u32 *RESTRICT tab, const u32 count)
 {
 	const u32 i = GID();
