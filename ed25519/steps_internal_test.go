@@ -7,7 +7,9 @@ import (
 	"embed"
 	"encoding/binary"
 	"io/fs"
+	"math/big"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -99,4 +101,109 @@ func TestKernelSteps(t *testing.T) {
 			}
 		})
 	}
+}
+
+// p25519 is 2^255 − 19.
+var p25519 = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 255), big.NewInt(19))
+
+// fieldValue is element k of the limb-major rows words (8 rows of n) as
+// an integer, starting at row.
+func fieldValue(words []uint32, n, row, k int) *big.Int {
+	b := make([]byte, 32)
+	getValue(b, words[row*n:], n, k)
+	slices.Reverse(b)
+	return new(big.Int).SetBytes(b)
+}
+
+// The field's operations (fe25519.h, the form every kernel decodes and
+// encodes with) against math/big, on values below 2^255.
+func TestKernelStepsField(t *testing.T) {
+	d := devicetest.Device(t)
+	r := rand.New(rand.NewPCG(9, 10))
+	const n = 256
+	as, bs := make([][]byte, n), make([][]byte, n)
+	for i := range n {
+		as[i], bs[i] = make([]byte, 32), make([]byte, 32)
+		for j := range 32 {
+			as[i][j], bs[i][j] = byte(r.Uint32()), byte(r.Uint32())
+		}
+		as[i][31] &= 0x7f
+		bs[i][31] &= 0x7f
+		switch i {
+		case 0: // p − 1 and p + 1 (loosely reduced)
+			as[i] = leBytes(new(big.Int).Sub(p25519, big.NewInt(1)))
+			bs[i] = leBytes(new(big.Int).Add(p25519, big.NewInt(1)))
+		case 1:
+			as[i] = leBytes(big.NewInt(1))
+			bs[i] = leBytes(big.NewInt(0))
+		}
+	}
+	out := runSteps(t, d, map[string]string{}, "steps_field", append(limbMajor(as), limbMajor(bs)...), n, 48, false)
+	exp := new(big.Int).Rsh(new(big.Int).Sub(p25519, big.NewInt(5)), 3)
+	for i := range n {
+		a, b := fromLE(as[i]), fromLE(bs[i])
+		want := []*big.Int{
+			new(big.Int).Mul(a, b),
+			new(big.Int).Mul(a, a),
+			new(big.Int).Exp(a, new(big.Int).Sub(p25519, big.NewInt(2)), p25519),
+			new(big.Int).Exp(a, exp, p25519),
+			new(big.Int).Add(a, b),
+			new(big.Int).Sub(a, b),
+		}
+		for k, name := range []string{"mul", "sqr", "invert", "pow_p58", "add", "sub"} {
+			want[k].Mod(want[k], p25519)
+			require.Equal(t, want[k].String(), fieldValue(out, n, 8*k, i).String(), "%s of element %d", name, i)
+		}
+	}
+}
+
+// The comb's sum [s]B as a completed point, encoded here: a wrong key
+// with a right point here is the kernel's encoding at fault.
+func TestKernelStepsCompleted(t *testing.T) {
+	d := devicetest.Device(t)
+	r := rand.New(rand.NewPCG(11, 12))
+	const n = 64
+	seeds, scalars := make([][]byte, n), make([][]byte, n)
+	for i := range seeds {
+		seeds[i] = make([]byte, 32)
+		for j := range seeds[i] {
+			seeds[i][j] = byte(r.Uint32())
+		}
+		h := sha512.Sum512(seeds[i])
+		s := bytes.Clone(h[:32])
+		s[0] &= 248
+		s[31] = s[31]&127 | 64
+		scalars[i] = s
+	}
+	for name, defines := range map[string]map[string]string{"limbs": {}, "fp64": {"ED25519_FP64": "1"}} {
+		t.Run(name, func(t *testing.T) {
+			out := runSteps(t, d, defines, "steps_completed", limbMajor(scalars), n, 32, true)
+			for i, seed := range seeds {
+				e, f, g, h := fieldValue(out, n, 0, i), fieldValue(out, n, 8, i), fieldValue(out, n, 16, i), fieldValue(out, n, 24, i)
+				require.NotZero(t, f.Sign(), "F of %d", i)
+				require.NotZero(t, g.Sign(), "G of %d", i)
+				x := new(big.Int).Mul(e, new(big.Int).ModInverse(g, p25519))
+				x.Mod(x, p25519)
+				y := new(big.Int).Mul(h, new(big.Int).ModInverse(f, p25519))
+				y.Mod(y, p25519)
+				enc := leBytes(y)
+				enc[31] |= byte(x.Bit(0)) << 7
+				require.Equal(t, []byte(stded25519.NewKeyFromSeed(seed)[32:]), enc, "[s]B of seed %d", i)
+			}
+		})
+	}
+}
+
+// leBytes is v < 2^256 as 32 little-endian bytes.
+func leBytes(v *big.Int) []byte {
+	b := v.FillBytes(make([]byte, 32))
+	slices.Reverse(b)
+	return b
+}
+
+// fromLE is the integer of little-endian bytes.
+func fromLE(b []byte) *big.Int {
+	c := slices.Clone(b)
+	slices.Reverse(c)
+	return new(big.Int).SetBytes(c)
 }

@@ -71,7 +71,7 @@
 
 /* t += a·word: one CIOS row. t has ten words and t[9] is 0 on entry (see
  * sc25519_montgomery_step); the sum stays below 2^289. */
-DEVICE_FN void sc25519_add_product_row(u32 t[10], const u32 a[8], const u32 word)
+DEVICE_FN void sc25519_add_product_row(u32 *t, const u32 *a, const u32 word)
 {
 	u64 acc = 0;
 	for (int j = 0; j < 8; j++) {
@@ -86,7 +86,7 @@ DEVICE_FN void sc25519_add_product_row(u32 t[10], const u32 a[8], const u32 word
 
 /* t = (t + m·L) / 2^32 ≡ t·2^−32 (mod L), where m = t[0]·(−L^−1) mod 2^32
  * makes the low word of t + m·L zero. t[9] is 0 afterwards. */
-DEVICE_FN void sc25519_montgomery_step(u32 t[10])
+DEVICE_FN void sc25519_montgomery_step(u32 *t)
 {
 	const u32 order[8] = SC25519_ORDER;
 	const u32 m = t[0] * SC25519_MINUS_ORDER_INVERSE;
@@ -106,7 +106,7 @@ DEVICE_FN void sc25519_montgomery_step(u32 t[10])
  * keeps the result below 2^256 (its ninth word, dropped, is 0).
  * sc25519_reduce's calls qualify with room to spare: one operand below
  * 2^256, the other a constant below L. r may alias a or b. */
-DEVICE_FN void sc25519_montgomery_multiply(u32 r[8], const u32 a[8], const u32 b[8])
+DEVICE_FN void sc25519_montgomery_multiply(u32 *r, const u32 *a, const u32 *b)
 {
 	u32 t[10];
 	for (int j = 0; j < 10; j++)
@@ -123,7 +123,7 @@ DEVICE_FN void sc25519_montgomery_multiply(u32 r[8], const u32 a[8], const u32 b
 /* r = mont(a, 1) = a·2^−256 mod L, up to one L: r ≤ L for any a < 2^256.
  * It is sc25519_montgomery_multiply with b = 1, whose rows after the first
  * add nothing. r may alias a. */
-DEVICE_FN void sc25519_montgomery_reduce(u32 r[8], const u32 a[8])
+DEVICE_FN void sc25519_montgomery_reduce(u32 *r, const u32 *a)
 {
 	u32 t[10];
 	for (int j = 0; j < 8; j++)
@@ -139,7 +139,7 @@ DEVICE_FN void sc25519_montgomery_reduce(u32 r[8], const u32 a[8])
 
 /* r = t − L if t ≥ L, else t; canonical for any t < 2L. Both candidates
  * are computed and one is selected by a mask. r may alias t. */
-DEVICE_FN void sc25519_subtract_order_if_needed(u32 r[8], const u32 t[8])
+DEVICE_FN void sc25519_subtract_order_if_needed(u32 *r, const u32 *t)
 {
 	const u32 order[8] = SC25519_ORDER;
 	u32 difference[8];
@@ -157,7 +157,7 @@ DEVICE_FN void sc25519_subtract_order_if_needed(u32 r[8], const u32 t[8])
 /* r = x mod L, canonical (r < L); x is a 512-bit little-endian integer in
  * 16 words (x[0] least significant), e.g. a SHA-512 digest read as RFC 8032
  * does. r may alias x (r = x overwrites x's low half with the result). */
-DEVICE_FN void sc25519_reduce(u32 r[8], const u32 x[16])
+DEVICE_FN void sc25519_reduce(u32 *r, const u32 *x)
 {
 	const u32 r_squared[8] = SC25519_R_SQUARED;
 	const u32 r_cubed[8] = SC25519_R_CUBED;
@@ -176,7 +176,7 @@ DEVICE_FN void sc25519_reduce(u32 r[8], const u32 x[16])
 /* r = (a·b + c) mod L, canonical, for any a, b, c < 2^256 (8 little-endian
  * words each). r may alias any of a, b, c, or all of them: the inputs are
  * read in full before r is written. */
-DEVICE_FN void sc25519_muladd(u32 r[8], const u32 a[8], const u32 b[8], const u32 c[8])
+DEVICE_FN void sc25519_muladd(u32 *r, const u32 *a, const u32 *b, const u32 *c)
 {
 	u32 x[16];
 	for (int j = 0; j < 8; j++) {

@@ -174,6 +174,7 @@ DEVICE_FN void sha512_update_words(sha512_state *s, const u32 *w, u32 nwords)
 {
 	u32 fill = s->fill;
 	s->length += 4 * nwords;
+	UNROLL_OUTER
 	for (u32 i = 0; i < nwords; i++) {
 		/* the word's 4 bytes as the top of a big-endian 64-bit word,
 		 * then moved right to their place in block word fill / 8 */
@@ -262,7 +263,7 @@ DEVICE_FN void sha512_update_global(sha512_state *s, GLOBAL const u8 *p, u32 n)
 /* Pads the message (FIPS 180-4 §5.1.2), compresses the last block or two
  * and writes the 64-byte digest as 16 little-endian words: out[i] holds
  * digest bytes 4i..4i+3, byte 4i in the low 8 bits. s is spent. */
-DEVICE_FN void sha512_final(sha512_state *s, u32 out[16])
+DEVICE_FN void sha512_final(sha512_state *s, u32 *out)
 {
 	u32 fill = s->fill;
 	s->block[fill >> 3] |= 0x80UL << (56 - 8 * (fill & 7));

@@ -51,3 +51,53 @@ KERNEL void steps_decode(GLOBAL u32 *RESTRICT out, GLOBAL const u32 *RESTRICT po
 		LIMB(out + i, j, count) = enc[j];
 	LIMB(out + i, NL, count) = ok & 1u;
 }
+
+/* out: the comb's completed point (E, F, G, H) as canonical FE elements
+ * (32 words): the test encodes it in Go, which tells a wrong sum from a
+ * wrong encoding */
+KERNEL void steps_completed(GLOBAL u32 *RESTRICT out, GLOBAL const u32 *RESTRICT scalars,
+	GLOBAL const u32 *RESTRICT tab, const u32 count)
+{
+	const u32 i = GID();
+	if (i >= count) return;
+	u32 s[NL], e[NL], f[NL], g[NL], h[NL];
+	COMB_FE_T E[COMB_FE_N], F[COMB_FE_N], G[COMB_FE_N], H[COMB_FE_N];
+	for (int j = 0; j < NL; j++)
+		s[j] = LIMB(scalars + i, j, count);
+	comb_sum(E, F, G, H, s, tab);
+	ed_completed_out(e, f, g, h, E, F, G, H);
+	FE(canon)(e);
+	FE(canon)(f);
+	FE(canon)(g);
+	FE(canon)(h);
+	for (int j = 0; j < NL; j++) {
+		LIMB(out + i, j, count) = e[j];
+		LIMB(out + i, NL + j, count) = f[j];
+		LIMB(out + i, 2 * NL + j, count) = g[j];
+		LIMB(out + i, 3 * NL + j, count) = h[j];
+	}
+}
+
+/* out: the field's operations on a and b (8 words each), canonical:
+ * a·b, a², 1/a, a^((p − 5)/8), a + b, a − b (48 words) */
+KERNEL void steps_field(GLOBAL u32 *RESTRICT out, GLOBAL const u32 *RESTRICT in, const u32 count)
+{
+	const u32 i = GID();
+	if (i >= count) return;
+	u32 a[NL], b[NL], r[6][NL];
+	for (int j = 0; j < NL; j++) {
+		a[j] = LIMB(in + i, j, count);
+		b[j] = LIMB(in + i, NL + j, count);
+	}
+	FE(mul)(r[0], a, b);
+	FE(sqr)(r[1], a);
+	FE(invert)(r[2], a);
+	ed_pow_p58(r[3], a);
+	FE(add)(r[4], a, b);
+	FE(sub)(r[5], a, b);
+	for (int k = 0; k < 6; k++) {
+		FE(canon)(r[k]);
+		for (int j = 0; j < NL; j++)
+			LIMB(out + i, k * NL + j, count) = r[k][j];
+	}
+}
