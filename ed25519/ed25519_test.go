@@ -311,3 +311,14 @@ func TestClosedEngine(t *testing.T) {
 	_, err := e.Verify([]stded25519.PublicKey{make([]byte, 32)}, [][]byte{nil}, [][]byte{nil}, nil)
 	require.True(t, errors.Is(err, batch.ErrClosed), "%v", err)
 }
+
+// Calls cut into many device batches of unequal sizes (by element count
+// and by message bytes) give every element its own message: keys,
+// signatures and verdicts as crypto/ed25519's, messages of 0 to 600 bytes
+// in batches of at most 7 elements and 900 bytes.
+func TestManyBatches(t *testing.T) {
+	e := deviceEngine(t)
+	restore := ed25519.WithBatches(7, 900)
+	defer restore()
+	differential(t, e, rand.New(rand.NewPCG(15, 16)), 150, 600, nil)
+}

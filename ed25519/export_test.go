@@ -7,3 +7,11 @@ func WithProgramDefines(defines map[string]string) (restore func()) {
 	programDefines = defines
 	return func() { programDefines = old }
 }
+
+// WithBatches makes device calls cut their batches at chunk elements and
+// messageBytes bytes of messages until restore is called.
+func WithBatches(chunk, messageBytes int) (restore func()) {
+	oldChunk, oldBytes := pipelineChunk, batchMessageBytes
+	pipelineChunk, batchMessageBytes = chunk, messageBytes
+	return func() { pipelineChunk, batchMessageBytes = oldChunk, oldBytes }
+}

@@ -39,7 +39,7 @@ type messageRows struct {
 	offsets, lengths []uint32
 }
 
-// packMessages lays out the messages of the batch ch (elements [ch.Lo,
+// packMessages lays out msgs, the messages of the batch ch (elements [ch.Lo,
 // ch.Hi)) in staging memory: those whose lengths[k] the caller left
 // below lengthHashed, whose bytes the kernels read; the marks stay.
 func packMessages(ch *engine.Chunk, msgs [][]byte, lengths []uint32) (*messageRows, error) {
@@ -62,7 +62,7 @@ func packMessages(ch *engine.Chunk, msgs [][]byte, lengths []uint32) (*messageRo
 	batch.Parallel(n, hostChunk, func(a, b int) {
 		for k := a; k < b; k++ {
 			if lengths[k] < lengthHashed {
-				copy(bytes[offsets[k]:], msgs[ch.Lo+k])
+				copy(bytes[offsets[k]:], msgs[k])
 			}
 		}
 	})
