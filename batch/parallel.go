@@ -7,23 +7,43 @@ import (
 
 // Parallel splits [0, n) into one contiguous range per core, each at least
 // minChunk long, and runs f on each range in its own goroutine; small n
-// stays on the calling goroutine.
+// stays on the calling goroutine. A panic of f in any range is raised
+// again in the calling goroutine once every range has returned (where the
+// caller's recover sees it: an engine then recomputes the batch on the
+// CPU), instead of ending the process from a goroutine of its own.
 func Parallel(n, minChunk int, f func(lo, hi int)) {
 	w := min(runtime.GOMAXPROCS(0), (n+max(minChunk, 1)-1)/max(minChunk, 1))
 	if w <= 1 {
 		f(0, n)
 		return
 	}
-	var wg sync.WaitGroup
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		panicked bool
+		value    any
+	)
 	for k := range w {
 		lo, hi := k*n/w, (k+1)*n/w
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() {
+				if p := recover(); p != nil {
+					mu.Lock()
+					if !panicked {
+						panicked, value = true, p
+					}
+					mu.Unlock()
+				}
+			}()
 			f(lo, hi)
 		}()
 	}
 	wg.Wait()
+	if panicked {
+		panic(value)
+	}
 }
 
 // Each computes f(i) for every i < n on all cores and returns the values

@@ -99,3 +99,21 @@ func TestEvenChunk(t *testing.T) {
 		}
 	}
 }
+
+// A panic in a worker's range reaches the caller's goroutine (where an
+// engine recovers it), after every range has returned.
+func TestParallelPanicReachesCaller(t *testing.T) {
+	var done atomic.Int64
+	got := func() (p any) {
+		defer func() { p = recover() }()
+		batch.Parallel(1<<16, 1, func(lo, hi int) {
+			defer done.Add(int64(hi - lo))
+			if lo <= 40000 && 40000 < hi {
+				panic("range of 40000")
+			}
+		})
+		return nil
+	}()
+	require.Equal(t, "range of 40000", got)
+	require.Equal(t, int64(1<<16), done.Load())
+}
