@@ -77,17 +77,15 @@ func (j *keysJob) Device(ch *engine.Chunk) error {
 		return err
 	}
 	seeds, pubs := words[:8*n], words[8*n:]
-	var zero [32]byte
 	batch.Parallel(n, hostChunk, func(a, b int) {
-		for k := a; k < b; k++ {
+		putValues(seeds, n, a, b, func(k int) []byte {
 			i := ch.Lo + k
 			if j.errs[i] = checkSeed(j.seeds[i]); j.errs[i] != nil {
-				putValue(seeds, n, k, zero[:])
 				clear(j.out[i])
-				continue
+				return nil
 			}
-			putValue(seeds, n, k, j.seeds[i])
-		}
+			return j.seeds[i]
+		})
 	})
 	kern, err := j.e.prog.Kernel("ed25519_public")
 	if err != nil {
@@ -112,12 +110,13 @@ func (j *keysJob) Device(ch *engine.Chunk) error {
 		return err
 	}
 	batch.Parallel(n, hostChunk, func(a, b int) {
-		for k := a; k < b; k++ {
+		getValues(pubs, n, a, b, func(k int) []byte {
 			if i := ch.Lo + k; j.errs[i] == nil {
 				copy(j.out[i], j.seeds[i])
-				getValue(j.out[i][SeedSize:], pubs, n, k)
+				return j.out[i][SeedSize:]
 			}
-		}
+			return nil
+		})
 	})
 	return engine.Check(ch.Sample(), j.check)
 }

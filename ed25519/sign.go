@@ -96,22 +96,35 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 		return err
 	}
 	seeds, pubs, lengths, sigs := words[:8*n], words[8*n:16*n], words[16*n:17*n], words[17*n:]
-	var zero [32]byte
 	batch.Parallel(n, hostChunk, func(a, b int) {
 		for k := a; k < b; k++ {
 			i := ch.Lo + k
 			key, msg := j.keys[i], j.msgs[i]
 			j.errs[i] = nil
-			if len(key) == PrivateKeySize && j.v.checkMessage(msg) == nil && len(msg) <= DeviceMessageMax {
-				putValue(seeds, n, k, key[:SeedSize])
-				putValue(pubs, n, k, key[SeedSize:])
-				lengths[k] = uint32(len(msg))
-				continue
-			}
-			putValue(seeds, n, k, zero[:])
-			putValue(pubs, n, k, zero[:])
 			lengths[k] = lengthSkip
+			if len(key) == PrivateKeySize && j.v.checkMessage(msg) == nil && len(msg) <= DeviceMessageMax {
+				lengths[k] = uint32(len(msg))
+			}
 		}
+		// the keys of the elements the kernel signs, zeros for the others
+		key := func(k int) []byte {
+			if lengths[k] == lengthSkip {
+				return nil
+			}
+			return j.keys[ch.Lo+k]
+		}
+		putValues(seeds, n, a, b, func(k int) []byte {
+			if v := key(k); v != nil {
+				return v[:SeedSize]
+			}
+			return nil
+		})
+		putValues(pubs, n, a, b, func(k int) []byte {
+			if v := key(k); v != nil {
+				return v[SeedSize:]
+			}
+			return nil
+		})
 	})
 	onHost := slices.Contains(lengths, lengthSkip) // malformed elements and long messages
 	msgs, err := packMessages(ch, j.msgs[ch.Lo:ch.Hi], lengths)
@@ -165,12 +178,13 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 		return err
 	}
 	batch.Parallel(n, hostChunk, func(a, b int) {
-		for k := a; k < b; k++ {
-			if lengths[k] != lengthSkip {
-				out := j.out[ch.Lo+k]
-				getValue(out[:32], sigs, n, k)
-				getValue(out[32:], sigs[8*n:], n, k)
-			}
+		for half, rows := range [][]uint32{sigs[:8*n], sigs[8*n:]} { // R, then S
+			getValues(rows, n, a, b, func(k int) []byte {
+				if lengths[k] == lengthSkip {
+					return nil
+				}
+				return j.out[ch.Lo+k][32*half : 32*half+32]
+			})
 		}
 	})
 	return engine.Check(ch.Sample(), j.check)

@@ -88,31 +88,39 @@ func (j *verifyJob) Device(ch *engine.Chunk) error {
 	}
 	pubs, sigs, ks := words[:8*n], words[8*n:24*n], words[24*n:32*n]
 	lengths, verdicts := words[32*n:33*n], words[33*n:]
-	var zero [32]byte
 	batch.Parallel(n, hostChunk, func(a, b int) {
 		for k := a; k < b; k++ {
 			i := ch.Lo + k
-			if !j.prejudge(i) {
+			switch {
+			case !j.prejudge(i):
 				lengths[k] = lengthSkip
-				putValue(pubs, n, k, zero[:])
-				putValue(sigs, n, k, zero[:])
-				putValue(sigs[8*n:], n, k, zero[:])
-				putValue(ks, n, k, zero[:])
-				continue
-			}
-			pub, sig, msg := j.pubs[i], j.sigs[i], j.msgs[i]
-			putValue(pubs, n, k, pub)
-			putValue(sigs, n, k, sig[:32])
-			putValue(sigs[8*n:], n, k, sig[32:])
-			if len(msg) > DeviceMessageMax {
+			case len(j.msgs[i]) > DeviceMessageMax:
 				lengths[k] = lengthHashed
-				c := j.v.challenge(sig[:32], pub, msg)
-				putValue(ks, n, k, c[:])
-			} else {
-				lengths[k] = uint32(len(msg))
-				putValue(ks, n, k, zero[:])
+			default:
+				lengths[k] = uint32(len(j.msgs[i]))
 			}
 		}
+		// the values of the elements the kernel judges (prejudge checked
+		// their lengths), zeros for the others
+		part := func(value func(i int) []byte) func(k int) []byte {
+			return func(k int) []byte {
+				if lengths[k] == lengthSkip {
+					return nil
+				}
+				return value(ch.Lo + k)
+			}
+		}
+		putValues(pubs, n, a, b, part(func(i int) []byte { return j.pubs[i] }))
+		putValues(sigs, n, a, b, part(func(i int) []byte { return j.sigs[i][:32] }))
+		putValues(sigs[8*n:], n, a, b, part(func(i int) []byte { return j.sigs[i][32:] }))
+		putValues(ks, n, a, b, func(k int) []byte {
+			if lengths[k] != lengthHashed {
+				return nil
+			}
+			i := ch.Lo + k
+			c := j.v.challenge(j.sigs[i][:32], j.pubs[i], j.msgs[i])
+			return c[:]
+		})
 	})
 	msgs, err := packMessages(ch, j.msgs[ch.Lo:ch.Hi], lengths)
 	if err != nil {
