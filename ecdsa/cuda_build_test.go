@@ -11,14 +11,19 @@ import (
 	"github.com/gpucrypto/gpucrypto/kernels"
 )
 
-// The program compiles as CUDA C through NVRTC (sm_90; no GPU needed)
-// and holds the kernels the Engine launches.
+// The programs compile as CUDA C through NVRTC (sm_90; no GPU needed)
+// and hold the kernels the Engine launches.
 func TestCUDABuildsTheProgram(t *testing.T) {
 	d := devicetest.CUDACompiler(t)
-	p, err := d.Program(kernels.Program("ecdsa.cl", nil))
-	require.NoError(t, err)
-	for _, name := range []string{"ecdsa_p256_verify", "ecdsa_p256_sign"} {
-		_, err = p.Kernel(name)
-		require.NoError(t, err, name)
+	for file, names := range map[string][]string{
+		"ecdsa.cl":     {"ecdsa_p256_verify", "ecdsa_p256_sign"},
+		"p256_ecdh.cl": {"ecdh_p256_shared", "ecdh_p256_public"},
+	} {
+		p, err := d.Program(kernels.Program(file, nil))
+		require.NoError(t, err, file)
+		for _, name := range names {
+			_, err = p.Kernel(name)
+			require.NoError(t, err, name)
+		}
 	}
 }

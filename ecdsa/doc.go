@@ -1,13 +1,33 @@
 // Package ecdsa signs and verifies ECDSA signatures over NIST P-256 in
-// batches on a GPU: an Engine signs (nonces hedged as crypto/ecdsa makes
-// them; every signature verifies under crypto/ecdsa) and verifies (exactly
-// crypto/ecdsa's verdicts) whole batches on a device, or on the CPU cores
-// with crypto/ecdsa.
+// batches on a GPU, and computes ECDH over P-256: an Engine signs (nonces
+// hedged as crypto/ecdsa makes them; every signature verifies under
+// crypto/ecdsa), verifies (exactly crypto/ecdsa's verdicts) and computes
+// shared secrets and public keys (byte for byte crypto/ecdh.P256()'s)
+// for whole batches on a device, or on the CPU cores with crypto/ecdsa
+// and crypto/ecdh.
 //
 // Keys are crypto/ecdsa's; signatures are ASN.1 DER (as ecdsa.SignASN1
 // gives them and VerifyASN1 takes them) or IEEE P1363's r ‖ s (JOSE's
 // ES256). Keys on other curves fail their element (ErrCurve).
 // A Server batches single requests from many goroutines and gives
-// crypto.Signer values for crypto/tls and crypto/x509. ECDH over P-256 is
-// not here yet.
+// crypto.Signer values for crypto/tls and crypto/x509.
+//
+// ECDH (Engine.ECDH, PublicKeys, ECDHKeys) takes crypto/ecdh's encodings:
+// 32-byte private scalars, 65-byte uncompressed public points, 32-byte
+// shared secrets (the x-coordinate); an input crypto/ecdh refuses fails
+// its element with crypto/ecdh's error. It lives here, not in package
+// ecdh, because it is the same curve: one Engine and its tables serve
+// both, on the field and point arithmetic the ECDSA kernels use, while
+// package ecdh is RFC 7748's Montgomery curves (X25519, X448).
+//
+// Constant time: on the device, signing, shared secrets and public keys
+// run in constant time in the private keys and nonces (no branch and no
+// memory index depends on them: masked table scans, complete addition
+// formulas, Fermat inversions with fixed exponents), and the host buffers
+// that held them are zeroed. The host's checks of a private key (its
+// length and range, as crypto/ecdh makes them) reveal only whether it is
+// valid; elements the device does not compute (invalid inputs) and the
+// CPU engine use crypto/ecdsa and crypto/ecdh. Verification handles
+// public values only and is variable-time, as is the check that a peer's
+// point is on the curve.
 package ecdsa

@@ -13,9 +13,10 @@ import (
 // WorkGroup is the work-group size of the kernels.
 const WorkGroup = 128
 
-// Engine verifies batches of ECDSA signatures on one device (NewEngine) or
-// on all CPU cores with crypto/ecdsa (CPUEngine). It is safe for
-// concurrent use, and concurrent batches overlap.
+// Engine signs and verifies batches of ECDSA signatures and computes ECDH
+// shared secrets and public keys, over P-256, on one device (NewEngine) or
+// on all CPU cores with crypto/ecdsa and crypto/ecdh (CPUEngine). It is
+// safe for concurrent use, and concurrent batches overlap.
 //
 // A device Engine computes each call where it is faster (SetRoute), as
 // measured while it runs; a batch whose device fails is recomputed on the
@@ -23,15 +24,16 @@ const WorkGroup = 128
 // public values only (keys, signatures, hashes) and is variable-time.
 type Engine struct {
 	core  *engine.Core
-	prog  *device.Program // nil on the CPU engine
+	prog  *device.Program // ecdsa.cl; nil on the CPU engine
+	ecdh  *device.Program // p256_ecdh.cl; nil on the CPU engine
 	table *device.Buffer  // the base point's multiples (kernels.P256BaseTable)
 	comb  *device.Buffer  // the constant-time comb's table (kernels.P256CombTable)
 }
 
-// NewEngine builds the kernels for dev (nil: device.Default()), uploads
-// the base point's table and checks the device with SelfTest (known
-// answers: a few elements, counted in Stats): an engine whose device gets
-// them wrong is an error, never returned.
+// NewEngine builds the kernels for dev (nil: device.Default()), ECDSA's
+// program and ECDH's, uploads the base point's tables and checks the
+// device with SelfTest (known answers: a few elements, counted in Stats):
+// an engine whose device gets them wrong is an error, never returned.
 func NewEngine(dev *device.Device) (*Engine, error) {
 	if dev == nil {
 		var err error
@@ -43,6 +45,10 @@ func NewEngine(dev *device.Device) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ecdsa: building the kernels for %s: %w", dev.Name, err)
 	}
+	ecdhProg, err := dev.Program(kernels.Program("p256_ecdh.cl", nil))
+	if err != nil {
+		return nil, fmt.Errorf("ecdsa: building the ECDH kernels for %s: %w", dev.Name, err)
+	}
 	table, err := dev.Upload(device.Uint32Bytes(kernels.P256BaseTable()))
 	if err != nil {
 		return nil, fmt.Errorf("ecdsa: uploading the base point's table to %s: %w", dev.Name, err)
@@ -52,7 +58,7 @@ func NewEngine(dev *device.Device) (*Engine, error) {
 		table.Release()
 		return nil, fmt.Errorf("ecdsa: uploading the comb's table to %s: %w", dev.Name, err)
 	}
-	e := &Engine{core: engine.New("ecdsa", dev), prog: prog, table: table, comb: comb}
+	e := &Engine{core: engine.New("ecdsa", dev), prog: prog, ecdh: ecdhProg, table: table, comb: comb}
 	e.core.OnClose(func() error {
 		err := table.Release()
 		if err2 := comb.Release(); err == nil {
@@ -67,8 +73,9 @@ func NewEngine(dev *device.Device) (*Engine, error) {
 	return e, nil
 }
 
-// CPUEngine returns an Engine that verifies on all CPU cores with
-// crypto/ecdsa. It is the CPU path of every device Engine too.
+// CPUEngine returns an Engine that computes on all CPU cores with
+// crypto/ecdsa and crypto/ecdh. It is the CPU path of every device Engine
+// too.
 func CPUEngine() *Engine { return &Engine{core: engine.New("ecdsa", nil)} }
 
 // Auto returns an Engine on the default device (device.Choose: a GPU,
@@ -100,10 +107,10 @@ func (e *Engine) OnFallback(f func(error)) { e.core.OnFallback(f) }
 // the default: nothing is logged).
 func (e *Engine) SetLogger(l *slog.Logger) { e.core.SetLogger(l) }
 
-// SetResultCheck makes the engine recompute about one device verdict in
-// every on the CPU with crypto/ecdsa and compare (0, the default: no
-// check); a mismatch sends the whole batch to the CPU and is reported
-// through OnFallback.
+// SetResultCheck makes the engine recompute about one device result in
+// every on the CPU with crypto/ecdsa or crypto/ecdh and compare (0, the
+// default: no check); a mismatch sends the whole batch to the CPU and is
+// reported through OnFallback.
 func (e *Engine) SetResultCheck(every int) { e.core.SetResultCheck(every) }
 
 // ReleaseBuffers frees the host and device buffers that e keeps from

@@ -1,6 +1,7 @@
 package ecdsa
 
 import (
+	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -18,7 +19,8 @@ import (
 // makes with a fresh key over hashes of 32, 64 and 20 bytes must verify,
 // in both forms, and copies with one bit changed in r, in s or in the
 // hash must not; and signatures with RFC 6979's deterministic nonces must
-// be the RFC's. A device engine must answer from the device:
+// be the RFC's; and RFC 5903's P-256 Diffie-Hellman (selfTestECDH). A
+// device engine must answer from the device:
 // while the self-test runs, e's calls are routed to the device (SetRoute:
 // call it before e serves others), and a CPU fallback is an error.
 func SelfTest(e *Engine) error {
@@ -74,6 +76,9 @@ func SelfTest(e *Engine) error {
 	if err := selfTestSign(e); err != nil {
 		return err
 	}
+	if err := selfTestECDH(e); err != nil {
+		return err
+	}
 	if e.Stats().Fallbacks != before {
 		return errors.New("ecdsa: self-test: the device failed and the CPU answered")
 	}
@@ -112,6 +117,53 @@ func selfTestSign(e *Engine) error {
 		}
 		if got := hex.EncodeToString(sigs[i]); got != c.rs {
 			return fmt.Errorf("ecdsa: self-test RFC 6979 %q: signature %s, want %s", c.msg, got, c.rs)
+		}
+	}
+	return nil
+}
+
+// selfTestECDH computes RFC 5903 §8.1's P-256 example: the public keys
+// g^i and g^r of its two private keys, and the shared secret both ways,
+// which must be the RFC's byte for byte; and the secret with a peer
+// point off the curve (g^r with y + 1), which must fail its element. On a
+// device, the kernels must answer every element but the one off the
+// curve (those they do not answer, the CPU computes).
+func selfTestECDH(e *Engine) error {
+	unhex := func(s string) []byte { b, _ := hex.DecodeString(s); return b }
+	i := unhex("c88f01f510d9ac3f70a292daa2316de544e9aab8afe84049c62a9c57862d1433")
+	r := unhex("c6ef9c5d78ae012a011164acb397ce2088685d8f06bf9be0b283ab46476bee53")
+	gi := unhex("04dad0b65394221cf9b051e1feca5787d098dfe637fc90b9ef945d0c3772581180" +
+		"5271a0461cdb8252d61f1c456fa3e59ab1f45b33accf5f58389e0577b8990bb3")
+	gr := unhex("04d12dfb5289c8d4f81208b70270398c342296970a0bccb74c736fc7554494bf63" +
+		"56fbf3ca366cc23e8157854c13c58d6aac23f046ada30f8353e74f33039872ab")
+	gir := unhex("d6840f6b42f6edafd13116e0e12565202fef8e9ece7dce03812464d04b9442de")
+	offCurve := bytes.Clone(gr)
+	offCurve[64]++ // y + 1: y ends in 0xab
+	onDevice := e.Device() != nil
+	pubs, err := e.ecdhBatch("ECDH P-256 public key", [][]byte{i, r}, nil)
+	if err == nil {
+		err = batch.Collect(pubs.errs)
+	}
+	switch {
+	case err != nil:
+		return fmt.Errorf("ecdsa: self-test ECDH public keys: %w", err)
+	case onDevice && pubs.refused.Load() != 0:
+		return errors.New("ecdsa: self-test ECDH public keys: the device did not answer")
+	case !bytes.Equal(pubs.out[0], gi) || !bytes.Equal(pubs.out[1], gr):
+		return fmt.Errorf("ecdsa: self-test ECDH public keys: %x, %x, want RFC 5903's %x, %x", pubs.out[0], pubs.out[1], gi, gr)
+	}
+	secrets, err := e.ecdhBatch("ECDH P-256 shared secret", [][]byte{i, r, i}, [][]byte{gr, gi, offCurve})
+	switch {
+	case err != nil:
+		return fmt.Errorf("ecdsa: self-test ECDH: %w", err)
+	case secrets.errs[0] != nil || secrets.errs[1] != nil || secrets.errs[2] == nil:
+		return fmt.Errorf("ecdsa: self-test ECDH: errors %v, want one for the point off the curve alone", secrets.errs)
+	case onDevice && secrets.refused.Load() != 1:
+		return fmt.Errorf("ecdsa: self-test ECDH: the device refused %d elements, want 1 (the point off the curve)", secrets.refused.Load())
+	}
+	for k := range 2 {
+		if !bytes.Equal(secrets.out[k], gir) {
+			return fmt.Errorf("ecdsa: self-test ECDH: shared secret %d is %x, want RFC 5903's %x", k, secrets.out[k], gir)
 		}
 	}
 	return nil

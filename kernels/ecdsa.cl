@@ -24,21 +24,6 @@
 #include "p256_comb.h"
 #include "radix16.h"
 
-/* all ones when (x, y), Montgomery form, is on y² = x³ − 3x + b */
-DEVICE_FN u32 ecdsa_on_curve(const u32 *x, const u32 *y)
-{
-	const u32 b[8] = P256_B_MONT;
-	u32 lhs[8], rhs[8], t[8];
-	p256_sqr(lhs, y);
-	p256_sqr(rhs, x);
-	p256_mul(rhs, rhs, x);
-	p256_add(t, x, x);
-	p256_add(t, t, x);
-	p256_sub(rhs, rhs, t);
-	p256_add(rhs, rhs, b);
-	return p256_equal(lhs, rhs);
-}
-
 KERNEL void ecdsa_p256_verify(GLOBAL u32 *RESTRICT verdicts, GLOBAL const u32 *RESTRICT keys,
 	GLOBAL const u32 *RESTRICT sigs, GLOBAL const u32 *RESTRICT hashes,
 	GLOBAL const u32 *RESTRICT table, const u32 count)
@@ -56,7 +41,7 @@ KERNEL void ecdsa_p256_verify(GLOBAL u32 *RESTRICT verdicts, GLOBAL const u32 *R
 	u32 X[8], Y[8], Z[8];
 	p256_to_mont(X, qx);
 	p256_to_mont(Y, qy);
-	if (!ecdsa_on_curve(X, Y)) {
+	if (!p256_on_curve(X, Y)) {
 		verdicts[i] = 0;
 		return;
 	}
@@ -169,7 +154,7 @@ KERNEL void ecdsa_p256_sign(GLOBAL u32 *RESTRICT sigs, GLOBAL const u32 *RESTRIC
 	}
 	p256_to_mont(qx, qx);
 	p256_to_mont(qy, qy);
-	const u32 onCurve = ecdsa_on_curve(qx, qy);   /* public: may branch */
+	const u32 onCurve = p256_on_curve(qx, qy);   /* public: may branch */
 	if (!onCurve) {
 		for (int j = 0; j < 16; j++)
 			LIMB(sigs + i, j, count) = 0;

@@ -22,6 +22,22 @@
  * (kernels/p256_point_test.go) recomputes it */
 #define P256_B_MONT {0x29c4bddfu, 0xd89cdf62u, 0x78843090u, 0xacf005cdu, 0xf7212ed6u, 0xe5a220abu, 0x04874834u, 0xdc30061du}
 
+/* all ones when (x, y), Montgomery form, is on y² = x³ − 3x + b (the
+ * public keys of verification and ECDH: public values) */
+DEVICE_FN u32 p256_on_curve(const u32 *x, const u32 *y)
+{
+	const u32 b[8] = P256_B_MONT;
+	u32 lhs[8], rhs[8], t[8];
+	p256_sqr(lhs, y);
+	p256_sqr(rhs, x);
+	p256_mul(rhs, rhs, x);
+	p256_add(t, x, x);
+	p256_add(t, t, x);
+	p256_sub(rhs, rhs, t);
+	p256_add(rhs, rhs, b);
+	return p256_equal(lhs, rhs);
+}
+
 /* (X3 : Y3 : Z3) = (X1 : Y1 : Z1) + (X2 : Y2 : Z2): RCB Algorithm 4.
  * The outputs may alias the inputs. */
 DEVICE_FN void p256_point_add(u32 *X3, u32 *Y3, u32 *Z3,

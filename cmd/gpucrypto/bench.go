@@ -252,7 +252,7 @@ func cmdBench(args []string) error {
 	case "ed25519":
 		fs.StringVar(batchFlag, "batch", "", "batch sizes (default: 16384,131072,1048576 on a GPU, 1024 on a CPU device); messages of 64 bytes")
 	case "ecdsa":
-		fs.StringVar(batchFlag, "batch", "", "batch sizes (default: 16384,131072,1048576 on a GPU, 1024 on a CPU device); SHA-256 hashes, 256 keys")
+		fs.StringVar(batchFlag, "batch", "", "batch sizes (default: 16384,131072,1048576 on a GPU, 1024 on a CPU device); signatures of SHA-256 hashes by 256 keys, ECDH of random key pairs")
 	default:
 		fs.StringVar(bitsFlag, "bits", "", "operand sizes in bits of add/sub/mul and modexp (default: all supported)")
 		fs.StringVar(batchFlag, "batch", "", "batch sizes (default on a GPU: 262144 for add/sub/mul, 16384,131072,524288 for ecdh, 16384,131072,1048576 for ed25519, 65536 for modexp and rsa; on a CPU device 4096, 1024 for ed25519, and 16 for modexp and rsa)")

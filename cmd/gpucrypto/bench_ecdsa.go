@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	stdecdh "crypto/ecdh"
 	stdecdsa "crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -13,8 +15,8 @@ import (
 )
 
 // ecdsaOps are the operations of "bench ecdsa": P-256 verification of
-// ASN.1 DER signatures, and signing.
-var ecdsaOps = []string{"ecdsa-p256-verify", "ecdsa-p256-sign"}
+// ASN.1 DER signatures, signing, ECDH shared secrets and public keys.
+var ecdsaOps = []string{"ecdsa-p256-verify", "ecdsa-p256-sign", "ecdh-p256", "ecdh-p256-keygen"}
 
 // benchECDSA measures op (verification or signing) on batches of n
 // elements: 256
@@ -23,6 +25,9 @@ var ecdsaOps = []string{"ecdsa-p256-verify", "ecdsa-p256-sign"}
 // would take most of a minute); the CPU figure is crypto/ecdsa on all
 // cores in the same run.
 func benchECDSA(e *ecdsa.Engine, op string, n int, dur time.Duration) (benchResult, error) {
+	if op == "ecdh-p256" || op == "ecdh-p256-keygen" {
+		return benchP256ECDH(e, op, n, dur)
+	}
 	const distinctKeys, distinctSigs = 256, 512
 	keys := make([]*stdecdsa.PrivateKey, distinctKeys)
 	for i := range keys {
@@ -83,5 +88,61 @@ func benchECDSA(e *ecdsa.Engine, op string, n int, dur time.Duration) (benchResu
 			return
 		}
 		stdecdsa.VerifyASN1(s.pub, s.hash, s.sig)
+	})
+}
+
+// benchP256ECDH measures ECDH over P-256 on batches of n elements:
+// shared secrets (ecdh-p256, Engine.ECDH) or public keys
+// (ecdh-p256-keygen, Engine.PublicKeys), with 256 distinct key pairs,
+// cycled (the kernels take the same time for every key). The CPU figure
+// is crypto/ecdh on all cores in the same run: PrivateKey.ECDH on keys
+// parsed beforehand, and for keygen NewPrivateKey (which computes the
+// public key).
+func benchP256ECDH(e *ecdsa.Engine, op string, n int, dur time.Duration) (benchResult, error) {
+	const distinct = 256
+	keys := make([]*stdecdh.PrivateKey, distinct)
+	scalars, points := make([][]byte, distinct), make([][]byte, distinct)
+	for i := range keys {
+		k, err := stdecdh.P256().GenerateKey(rand.Reader)
+		if err != nil {
+			return benchResult{}, err
+		}
+		keys[i], scalars[i], points[i] = k, k.Bytes(), k.PublicKey().Bytes()
+	}
+	// element i: key i mod distinct, its peer the next key's public key
+	privs, peers := make([][]byte, n), make([][]byte, n)
+	for i := range n {
+		privs[i], peers[i] = scalars[i%distinct], points[(i+1)%distinct]
+	}
+	keygen := op == "ecdh-p256-keygen"
+	last := n - 1
+	want := points[last%distinct]
+	if !keygen {
+		var err error
+		if want, err = keys[last%distinct].ECDH(keys[(last+1)%distinct].PublicKey()); err != nil {
+			return benchResult{}, err
+		}
+	}
+	run := func() (time.Duration, error) {
+		t0 := e.Stats().DeviceTime
+		var out [][]byte
+		var err error
+		if keygen {
+			out, err = e.PublicKeys(privs)
+		} else {
+			out, err = e.ECDH(privs, peers)
+		}
+		if err == nil && !bytes.Equal(out[last], want) {
+			err = fmt.Errorf("%s: element %d differs from crypto/ecdh's", op, last)
+		}
+		return e.Stats().DeviceTime - t0, err
+	}
+	return measureEngine(e, op, 256, n, dur, run, func(i int) {
+		k := i % distinct
+		if keygen {
+			stdecdh.P256().NewPrivateKey(scalars[k])
+			return
+		}
+		keys[k].ECDH(keys[(k+1)%distinct].PublicKey())
 	})
 }

@@ -17,7 +17,7 @@ var benchSubcommands = []struct{ name, what string }{
 	{"ecdh", "X25519 and X448 shared secrets and public keys (keygen)"},
 	{"rsa", "modexp (512-4096 bits), RSA-2048/3072/4096 signatures vs crypto/rsa"},
 	{"ed25519", "Ed25519 verification, signing and public keys vs crypto/ed25519"},
-	{"ecdsa", "ECDSA P-256 verification and signing vs crypto/ecdsa"},
+	{"ecdsa", "ECDSA P-256 verification and signing vs crypto/ecdsa, P-256 ECDH vs crypto/ecdh"},
 	{"aes", "AES CTR/GCM/XTS/CBC/ECB: device-resident, bulk and batched calls"},
 	{"server", "rsa.Server, ecdh.Server: ops/s, p50, p99 against concurrent callers"},
 	{"tls", "crypto/tls handshakes/s, certificate key on the CPU and on the GPU"},

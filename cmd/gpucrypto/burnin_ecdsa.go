@@ -5,6 +5,7 @@ import (
 	stdecdh "crypto/ecdh"
 	stdecdsa "crypto/ecdsa"
 	"crypto/elliptic"
+	"errors"
 	"fmt"
 	"math/big"
 	mrand "math/rand/v2"
@@ -40,7 +41,7 @@ const ecdsaKeyCount = 64
 // is checked with crypto/ecdsa: the device's signature must verify, and
 // crypto/ecdsa's verdict on the corrupted copy must be the device's.
 // (Signatures are randomized: there is no CPU signature to compare byte
-// for byte.)
+// for byte.) Each case checks ECDH over P-256 too (checkP256ECDH).
 func ecdsaBurninOp(name string, gpuBatch int) burninOp {
 	return burninOp{name: name, batchGPU: gpuBatch, batchCPU: 256, prepare: func(r *burninRun) (burninCheck, error) {
 		e, err := r.ecdsaEngine()
@@ -55,11 +56,14 @@ func ecdsaBurninOp(name string, gpuBatch int) burninOp {
 	}}
 }
 
-// ecdsaKey is a key of the burn-in and its public point, uncompressed
-// (04 ‖ X ‖ Y: what a failure record shows of it).
+// ecdsaKey is a key of the burn-in: as crypto/ecdsa's key, as
+// crypto/ecdh's and its scalar (for ECDH), and its public point,
+// uncompressed (04 ‖ X ‖ Y: what a failure record shows of it).
 type ecdsaKey struct {
-	priv  *stdecdsa.PrivateKey
-	point []byte
+	priv   *stdecdsa.PrivateKey
+	ecdh   *stdecdh.PrivateKey
+	scalar []byte
+	point  []byte
 }
 
 // ecdsaKeys derives count P-256 keys from seed: scalars are 32 bytes of a
@@ -81,7 +85,7 @@ func ecdsaKeys(seed [32]byte, count int) ([]ecdsaKey, error) {
 			k, _ = stdecdh.P256().NewPrivateKey(scalar[:])
 		}
 		point := k.PublicKey().Bytes() // 04 ‖ X ‖ Y
-		keys[i] = ecdsaKey{point: point, priv: &stdecdsa.PrivateKey{
+		keys[i] = ecdsaKey{point: point, ecdh: k, scalar: k.Bytes(), priv: &stdecdsa.PrivateKey{
 			PublicKey: stdecdsa.PublicKey{Curve: elliptic.P256(), X: new(big.Int).SetBytes(point[1:33]), Y: new(big.Int).SetBytes(point[33:65])},
 			D:         new(big.Int).SetBytes(scalar[:]),
 		}}
@@ -179,6 +183,66 @@ func checkECDSA(b *burninBatch, e *ecdsa.Engine, pool []ecdsaKey) {
 		cpuChecked.Add(checked)
 	})
 	b.stats.cpuChecked.Add(cpuChecked.Load())
+	checkP256ECDH(b, e, pool, keys, sample)
+}
+
+// checkP256ECDH checks ECDH over P-256 on the device with the batch's
+// keys: case i's key a and a key c of the pool, at random, give the same
+// shared secret both ways (a with c's point, c with a's, in one call: a
+// check of every case that needs no CPU), and a's public key from the
+// device (PublicKeys) must be the pool's, which crypto/ecdh computed. The
+// cases of the signatures' CPU sample (sample[i]) are checked against
+// crypto/ecdh's shared secret too.
+func checkP256ECDH(b *burninBatch, e *ecdsa.Engine, pool []ecdsaKey, keys []*ecdsaKey, sample []bool) {
+	n := len(keys)
+	privs, peers, others := make([][]byte, 2*n), make([][]byte, 2*n), make([]*ecdsaKey, n)
+	for i, a := range keys {
+		c := &pool[b.rng.IntN(len(pool))]
+		others[i] = c
+		privs[i], peers[i] = a.scalar, c.point
+		privs[n+i], peers[n+i] = c.scalar, a.point
+	}
+	secrets, err := e.ECDH(privs, peers)
+	errs, ok := elementErrors(err, 2*n)
+	if !ok {
+		b.failAll("ECDH", err)
+		return
+	}
+	b.tamper(secrets)
+	pubs, err := e.PublicKeys(privs[:n])
+	pubErrs, ok := elementErrors(err, n)
+	if !ok {
+		b.failAll("PublicKeys", err)
+		return
+	}
+	batch.Parallel(n, 64, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			var what string
+			var derr error
+			switch {
+			case errs[i] != nil || errs[n+i] != nil:
+				what, derr = "the device failed the shared secret", errors.Join(errs[i], errs[n+i])
+			case pubErrs[i] != nil:
+				what, derr = "the device failed the public key", pubErrs[i]
+			case !bytes.Equal(secrets[i], secrets[n+i]):
+				what = "the shared secret differs from the peer's"
+			case !bytes.Equal(pubs[i], keys[i].point):
+				what = "the public key differs from crypto/ecdh's"
+			}
+			var want []byte
+			if what != "" || sample[i] {
+				want, _ = keys[i].ecdh.ECDH(others[i].ecdh.PublicKey())
+				if what == "" && !bytes.Equal(secrets[i], want) {
+					what = "the shared secret differs from crypto/ecdh's"
+				}
+			}
+			if what != "" {
+				b.fail(i, what, hexMap("public key", keys[i].point, "peer public key", others[i].point),
+					hexMap("shared secret", secrets[i], "peer's shared secret", secrets[n+i], "public key", pubs[i]),
+					hexMap("shared secret", want, "public key", keys[i].point), derr)
+			}
+		}
+	})
 }
 
 // ecdsaInput is a case's inputs for the failures file: the key's public

@@ -1,0 +1,305 @@
+package ecdsa
+
+import (
+	"bytes"
+	stdecdh "crypto/ecdh"
+	"crypto/subtle"
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+	"sync/atomic"
+
+	"github.com/gpucrypto/gpucrypto/batch"
+	"github.com/gpucrypto/gpucrypto/device"
+	"github.com/gpucrypto/gpucrypto/internal/engine"
+)
+
+// ECDH computes the P-256 shared secrets of privs[i] with peers[i] in
+// crypto/ecdh's encodings: a private key is the 32-byte big-endian scalar
+// of crypto/ecdh's PrivateKey.Bytes, a public key the 65-byte uncompressed
+// point 04 ‖ X ‖ Y of PublicKey.Bytes, and the secret the 32-byte
+// x-coordinate of privs[i]·peers[i], byte for byte crypto/ecdh.P256()'s
+// PrivateKey.ECDH. An element that crypto/ecdh refuses (a scalar not of 32
+// bytes or not in [1, n); a public key not of 65 bytes, compressed, the
+// point at infinity, a coordinate not below p, a point off the curve) has
+// crypto/ecdh's error in the returned *batch.Error and a nil secret. The
+// device computes in constant time in the private keys
+// (kernels/p256_ecdh.cl), and the buffers that held them, and the secrets,
+// are zeroed.
+func (e *Engine) ECDH(privs, peers [][]byte) ([][]byte, error) {
+	if len(peers) != len(privs) {
+		return nil, fmt.Errorf("ecdsa: %d private keys but %d peer public keys", len(privs), len(peers))
+	}
+	return e.runECDH("ECDH P-256 shared secret", privs, peers)
+}
+
+// PublicKeys computes the P-256 public keys of privs (32-byte big-endian
+// scalars, as ECDH takes them) as crypto/ecdh's PrivateKey.PublicKey().Bytes()
+// gives them: 65 bytes, 04 ‖ X ‖ Y. A scalar crypto/ecdh refuses fails its
+// element with crypto/ecdh's error. The device computes in constant time
+// in the scalars (the comb of kernels/p256_comb.h).
+func (e *Engine) PublicKeys(privs [][]byte) ([][]byte, error) {
+	return e.runECDH("ECDH P-256 public key", privs, nil)
+}
+
+// ECDHKeys is ECDH for crypto/ecdh's keys: privs[i].ECDH(peers[i]). A nil
+// key (ErrNilKey) or one on another curve than P-256 (ErrCurve) fails its
+// element.
+func (e *Engine) ECDHKeys(privs []*stdecdh.PrivateKey, peers []*stdecdh.PublicKey) ([][]byte, error) {
+	if len(peers) != len(privs) {
+		return nil, fmt.Errorf("ecdsa: %d private keys but %d peer public keys", len(privs), len(peers))
+	}
+	errs := make([]error, len(privs))
+	rawPrivs, rawPeers := make([][]byte, len(privs)), make([][]byte, len(privs))
+	for i := range privs {
+		if errs[i] = checkECDHKeys(privs[i], peers[i]); errs[i] == nil {
+			rawPrivs[i], rawPeers[i] = privs[i].Bytes(), peers[i].Bytes()
+		}
+	}
+	defer func() {
+		for _, d := range rawPrivs {
+			clear(d)
+		}
+	}()
+	out, err := e.ECDH(rawPrivs, rawPeers)
+	if err != nil {
+		be, ok := err.(*batch.Error)
+		if !ok {
+			return nil, err
+		}
+		for i, x := range be.Errs {
+			if errs[i] == nil {
+				errs[i] = x
+			}
+		}
+	}
+	for i := range out {
+		if errs[i] != nil {
+			out[i] = nil
+		}
+	}
+	return out, batch.Collect(errs)
+}
+
+// checkECDHKeys is the error of a pair of crypto/ecdh keys that ECDHKeys
+// cannot use: nil, or on another curve.
+func checkECDHKeys(priv *stdecdh.PrivateKey, peer *stdecdh.PublicKey) error {
+	switch {
+	case priv == nil:
+		return fmt.Errorf("%w: private key", ErrNilKey)
+	case peer == nil:
+		return fmt.Errorf("%w: peer public key", ErrNilKey)
+	case priv.Curve() != stdecdh.P256():
+		return fmt.Errorf("%w: private key on %v", ErrCurve, priv.Curve())
+	case peer.Curve() != stdecdh.P256():
+		return fmt.Errorf("%w: peer public key on %v", ErrCurve, peer.Curve())
+	}
+	return nil
+}
+
+// runECDH runs the call op: shared secrets of privs with peers, or with
+// peers nil the public keys of privs.
+func (e *Engine) runECDH(op string, privs, peers [][]byte) ([][]byte, error) {
+	j, err := e.ecdhBatch(op, privs, peers)
+	if err != nil {
+		return nil, err
+	}
+	return j.out, batch.Collect(j.errs)
+}
+
+// ecdhBatch is runECDH's call, its job returned whole: the results, the
+// elements' errors, and the count of elements the device refused (for
+// the self-test, which must see the device answer).
+func (e *Engine) ecdhBatch(op string, privs, peers [][]byte) (*ecdhJob, error) {
+	j := &ecdhJob{e: e, privs: privs, peers: peers, out: make([][]byte, len(privs)), errs: make([]error, len(privs))}
+	return j, e.core.Run(planFor(op, len(privs)), j)
+}
+
+// ecdhJob is one call of ECDH (shared secrets) or, with peers nil,
+// PublicKeys (an engine.Job).
+type ecdhJob struct {
+	e            *Engine
+	privs, peers [][]byte
+	out          [][]byte
+	errs         []error
+	// refused counts the elements the host gave the kernel and the kernel
+	// did not answer (a point off the curve; a fault): the CPU computed
+	// them
+	refused atomic.Int64
+}
+
+// reference is crypto/ecdh's answer for element i, or its error. The
+// peer's key is parsed first, so that a bad one (a point off the curve
+// the kernel refused, say) costs no public key: crypto/ecdh's
+// NewPrivateKey computes one.
+func (j *ecdhJob) reference(i int) ([]byte, error) {
+	var peer *stdecdh.PublicKey
+	if j.peers != nil {
+		var err error
+		if peer, err = stdecdh.P256().NewPublicKey(j.peers[i]); err != nil {
+			return nil, err
+		}
+	}
+	priv, err := stdecdh.P256().NewPrivateKey(j.privs[i])
+	if err != nil {
+		return nil, err
+	}
+	if peer == nil {
+		return priv.PublicKey().Bytes(), nil
+	}
+	return priv.ECDH(peer)
+}
+
+// compute is element i by crypto/ecdh.
+func (j *ecdhJob) compute(i int) { j.out[i], j.errs[i] = j.reference(i) }
+
+// CPU implements engine.Job: crypto/ecdh on all cores.
+func (j *ecdhJob) CPU(lo, hi int) {
+	batch.Parallel(hi-lo, 16, func(a, b int) {
+		for i := lo + a; i < lo+b; i++ {
+			j.compute(i)
+		}
+	})
+}
+
+// check is the result check of element i: crypto/ecdh's answer.
+func (j *ecdhJob) check(i int) bool {
+	want, err := j.reference(i)
+	defer clear(want)
+	return bytes.Equal(j.out[i], want) && (err == nil) == (j.errs[i] == nil)
+}
+
+// inputs are element i's inputs for the kernel, or ok false where
+// crypto/ecdh refuses them on their bytes alone: a scalar not of 32 bytes
+// or not in [1, n); a peer's key not of 65 bytes, not uncompressed (a
+// compressed point, the point at infinity), or with a coordinate not below
+// p. (Whether the point is on the curve, the kernel checks.)
+func (j *ecdhJob) inputs(i int) (d, x, y [32]byte, ok bool) {
+	priv := j.privs[i]
+	if len(priv) != 32 {
+		return
+	}
+	copy(d[:], priv)
+	if !validScalar(&d) {
+		clear(d[:])
+		return
+	}
+	if j.peers == nil {
+		return d, x, y, true
+	}
+	peer := j.peers[i]
+	if len(peer) != 65 || peer[0] != 4 ||
+		bytes.Compare(peer[1:33], fieldPrime) >= 0 || bytes.Compare(peer[33:], fieldPrime) >= 0 {
+		clear(d[:])
+		return
+	}
+	copy(x[:], peer[1:33])
+	copy(y[:], peer[33:])
+	return d, x, y, true
+}
+
+// validScalar reports whether d (big-endian) is in [1, n), as crypto/ecdh
+// checks a private key: in constant time, so that the answer is all it
+// tells of d.
+func validScalar(d *[32]byte) bool {
+	var borrow uint64
+	for w := 3; w >= 0; w-- { // the least significant word first
+		_, borrow = bits.Sub64(binary.BigEndian.Uint64(d[8*w:]), binary.BigEndian.Uint64(groupOrder[8*w:]), borrow)
+	}
+	zero := subtle.ConstantTimeCompare(d[:], make([]byte, 32))
+	return borrow == 1 && zero == 0
+}
+
+// Device implements engine.Job: the scalars (zeroed behind their upload)
+// and the peers' points up, one kernel, the secrets or public points back
+// (the staging memory that held them is zeroed with the batch). Elements
+// the kernel does not compute (see inputs, and a point off the curve, for
+// which it answers a status 0) are computed on the CPU, for crypto/ecdh's
+// error.
+func (j *ecdhJob) Device(ch *engine.Chunk) error {
+	n := ch.Hi - ch.Lo
+	shared := j.peers != nil
+	peerWords, resultWords := 0, 16*n
+	if shared {
+		peerWords, resultWords = 16*n, 9*n
+	}
+	words, err := ch.Words(8*n + peerWords + resultWords)
+	if err != nil {
+		return err
+	}
+	secrets, peers, results := words[:8*n], words[8*n:8*n+peerWords], words[8*n+peerWords:]
+	onDevice := make([]bool, n)
+	batch.Parallel(n, hostChunk, func(a, b int) {
+		for k := a; k < b; k++ {
+			d, x, y, ok := j.inputs(ch.Lo + k)
+			onDevice[k] = ok
+			putRow(secrets, n, k, &d)
+			if shared {
+				putRow(peers, n, k, &x)
+				putRow(peers[8*n:], n, k, &y)
+			}
+			clear(d[:])
+		}
+	})
+	name := "ecdh_p256_public"
+	if shared {
+		name = "ecdh_p256_shared"
+	}
+	kern, err := j.e.ecdh.Kernel(name)
+	if err != nil {
+		return err
+	}
+	ch.ZeroAfterUpload(device.Uint32Bytes(secrets))
+	err = ch.Run(func(cmds *device.Commands) error {
+		dsecrets, err := cmds.Upload(secrets, true)
+		if err != nil {
+			return err
+		}
+		dresults, err := cmds.Buffer(4*len(results), shared) // shared secrets are secret
+		if err != nil {
+			return err
+		}
+		if shared {
+			dpeers, err := cmds.Upload(peers, false)
+			if err != nil {
+				return err
+			}
+			err = cmds.Launch(kern, n, WorkGroup, dresults, dpeers, dsecrets, uint32(n))
+		} else {
+			err = cmds.Launch(kern, n, WorkGroup, dresults, dsecrets, j.e.comb, uint32(n))
+		}
+		if err != nil {
+			return err
+		}
+		return cmds.Read(dresults, device.Uint32Bytes(results))
+	})
+	if err != nil {
+		return err
+	}
+	batch.Parallel(n, hostChunk, func(a, b int) {
+		refused := int64(0)
+		for k := a; k < b; k++ {
+			i := ch.Lo + k
+			var x, y [32]byte
+			getRow(&x, results, n, k)
+			answered := results[8*n+k] == 1 // shared: the status
+			if !shared {
+				getRow(&y, results[8*n:], n, k)
+				answered = x != [32]byte{} || y != [32]byte{}
+			}
+			switch {
+			case !onDevice[k]:
+				j.compute(i) // crypto/ecdh's own error
+			case !answered:
+				refused++
+				j.compute(i)
+			case shared:
+				j.out[i], j.errs[i] = x[:], nil
+			default:
+				j.out[i], j.errs[i] = append(append([]byte{4}, x[:]...), y[:]...), nil
+			}
+		}
+		j.refused.Add(refused)
+	})
+	return engine.Check(ch.Sample(), j.check)
+}

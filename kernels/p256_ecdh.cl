@@ -1,0 +1,130 @@
+/* p256_ecdh.cl: batched ECDH over P-256, one work-item per element: the
+ * primitive of SP 800-56A §5.7.1.2 as crypto/ecdh computes it, and public
+ * keys.
+ *
+ * ecdh_p256_shared: for the private scalar d (secret; the host checks
+ * 1 ≤ d < n) and the peer's public point Q = (x, y) (the host checks
+ * x, y < p; the kernel checks that Q is on the curve), the x-coordinate of
+ * d·Q. d·Q is a fixed-window multiplication over the 65 signed radix-16
+ * digits of d (radix16.h: any 256-bit d, digits in [−8, 8]), from a table
+ * of 1·Q … 8·Q in private memory: per digit four doublings and one
+ * addition, with the complete formulas of p256_point.h, so the point at
+ * infinity and P + P need no branch.
+ *
+ * ecdh_p256_public: d·G by the constant-time comb of p256_comb.h, affine.
+ *
+ * Constant time in d: each digit's entry is picked by a masked scan of all
+ * eight (no index depends on d), negated by a masked select, and a zero
+ * digit adds the point at infinity, as the complete formulas allow; the
+ * affine coordinates come from one Fermat inversion with a fixed exponent
+ * (mont256.h). The only branches are on public values: the digit's
+ * position, and whether Q is on the curve.
+ *
+ * With 1 ≤ d < n and Q ≠ O on the curve (whose order n is prime) d·Q is
+ * never the point at infinity; should it be (a fault), the kernel answers
+ * zeros and a status 0, and the host recomputes the element on the CPU.
+ *
+ * Values travel as 8 little-endian words, limb-major (dialect.h's LIMB),
+ * in plain form; the kernels move them into Montgomery form (p256.h).
+ */
+#include "p256_comb.h"
+#include "radix16.h"
+
+/* (X : Y : Z) = d·(x, y) for d in 8 little-endian words (any value below
+ * 2^256) and (x, y) affine on the curve, Montgomery coordinates; constant
+ * time in d (see the top of this file) */
+DEVICE_FN void ecdh_p256_mult(u32 *X, u32 *Y, u32 *Z, const u32 *d, const u32 *x, const u32 *y)
+{
+	/* multiples[j] = (j + 1)·Q, projective */
+	u32 multiples[8][24];
+	for (int w = 0; w < 8; w++) {
+		multiples[0][w] = x[w];
+		multiples[0][8 + w] = y[w];
+	}
+	p256_set_one(multiples[0] + 16);
+	for (int j = 1; j < 8; j++)
+		p256_point_add(multiples[j], multiples[j] + 8, multiples[j] + 16,
+			multiples[j - 1], multiples[j - 1] + 8, multiples[j - 1] + 16,
+			multiples[0], multiples[0] + 8, multiples[0] + 16);
+
+	u32 s[9], PX[8], PY[8], PZ[8], negY[8];
+	radix16_recode(s, d);
+	p256_point_infinity(X, Y, Z);
+	for (int i = 64; i >= 0; i--) {
+		if (i != 64)                    /* the digit's position: public */
+			for (int dbl = 0; dbl < 4; dbl++)
+				p256_point_double(X, Y, Z, X, Y, Z);
+		const u32 digit = (u32)radix16_digit(s, i);   /* two's complement */
+		const u32 neg = 0u - (digit >> 31);
+		const u32 absd = (digit ^ neg) - neg;
+		/* P = |digit|·Q by a masked scan; the point at infinity for 0 */
+		p256_point_infinity(PX, PY, PZ);
+		for (u32 n = 1; n <= 8; n++) {
+			const u32 e = absd ^ n;
+			const u32 m = ((e | (0u - e)) >> 31) - 1u;   /* all ones iff absd == n */
+			p256_point_cmov(PX, PY, PZ, multiples[n - 1], multiples[n - 1] + 8,
+				multiples[n - 1] + 16, m);
+		}
+		p256_neg(negY, PY);
+		p256_cmov(PY, negY, neg);
+		p256_point_add(X, Y, Z, X, Y, Z, PX, PY, PZ);
+	}
+}
+
+/* shared: 9 rows of count words, limb-major: the x-coordinate of d·Q (8
+ * words), then a status, 1 for a shared secret, 0 (and zeros) where Q
+ * (peers: x then y) is not on the curve or d·Q is the point at infinity;
+ * secrets: d */
+KERNEL void ecdh_p256_shared(GLOBAL u32 *RESTRICT shared, GLOBAL const u32 *RESTRICT peers,
+	GLOBAL const u32 *RESTRICT secrets, const u32 count)
+{
+	const u32 i = GID();
+	if (i >= count) return;
+	u32 d[8], x[8], y[8];
+	for (int j = 0; j < 8; j++) {
+		d[j] = LIMB(secrets + i, j, count);
+		x[j] = LIMB(peers + i, j, count);
+		y[j] = LIMB(peers + i, 8 + j, count);
+	}
+	p256_to_mont(x, x);
+	p256_to_mont(y, y);
+	if (!p256_on_curve(x, y)) {    /* a public point: may branch */
+		for (int j = 0; j < 9; j++)
+			LIMB(shared + i, j, count) = 0;
+		return;
+	}
+	u32 X[8], Y[8], Z[8];
+	ecdh_p256_mult(X, Y, Z, d, x, y);
+	const u32 ok = ~p256_is_zero(Z);
+	p256_invert(Z, Z);
+	p256_mul(x, X, Z);
+	p256_from_mont(x, x);
+	for (int j = 0; j < 8; j++)
+		LIMB(shared + i, j, count) = x[j] & ok;
+	LIMB(shared + i, 8, count) = ok & 1u;
+}
+
+/* points: 16 rows of count words, limb-major: d·G affine (x then y), or
+ * zeros for the point at infinity (d ≡ 0 mod n, which the host refuses);
+ * secrets: d */
+KERNEL void ecdh_p256_public(GLOBAL u32 *RESTRICT points, GLOBAL const u32 *RESTRICT secrets,
+	GLOBAL const u32 *RESTRICT comb, const u32 count)
+{
+	const u32 i = GID();
+	if (i >= count) return;
+	u32 d[8];
+	for (int j = 0; j < 8; j++)
+		d[j] = LIMB(secrets + i, j, count);
+	u32 X[8], Y[8], Z[8], x[8], y[8];
+	p256_base_mult(X, Y, Z, d, comb);
+	const u32 ok = ~p256_is_zero(Z);
+	p256_invert(Z, Z);
+	p256_mul(x, X, Z);
+	p256_mul(y, Y, Z);
+	p256_from_mont(x, x);
+	p256_from_mont(y, y);
+	for (int j = 0; j < 8; j++) {
+		LIMB(points + i, j, count) = x[j] & ok;
+		LIMB(points + i, 8 + j, count) = y[j] & ok;
+	}
+}
