@@ -1,6 +1,7 @@
 // Package ecdsa signs and verifies ECDSA signatures over NIST P-256 in
 // batches on a GPU, and computes ECDH over P-256: an Engine signs (nonces
-// hedged as crypto/ecdsa makes them; every signature verifies under
+// hedged as crypto/ecdsa makes them, derived on the device from 32 random
+// bytes per signature that the host reads; every signature verifies under
 // crypto/ecdsa), verifies (exactly crypto/ecdsa's verdicts) and computes
 // shared secrets and public keys (byte for byte crypto/ecdh.P256()'s)
 // for whole batches on a device, or on the CPU cores with crypto/ecdsa
@@ -21,13 +22,15 @@
 // package ecdh is RFC 7748's Montgomery curves (X25519, X448).
 //
 // Constant time: on the device, signing, shared secrets and public keys
-// run in constant time in the private keys and nonces (no branch and no
-// memory index depends on them: masked table scans, complete addition
-// formulas, Fermat inversions with fixed exponents), and the host buffers
-// that held them are zeroed. The host's checks of a private key (its
-// length and range, as crypto/ecdh makes them) reveal only whether it is
-// valid; elements the device does not compute (invalid inputs) and the
-// CPU engine use crypto/ecdsa and crypto/ecdh. Verification handles
-// public values only and is variable-time, as is the check that a peer's
-// point is on the curve.
+// run in constant time in the private keys, random bytes and nonces (no
+// branch and no memory index depends on them: masked table scans,
+// complete addition formulas, Fermat inversions with fixed exponents; the
+// nonce derivation's one exception, crypto/ecdsa's too, is its loop over
+// candidates, about 2^-32 likely to run twice and revealing nothing about
+// the nonce), and the host buffers that held them are zeroed. The host's
+// checks of a private key (its length and range, as crypto/ecdh makes
+// them) reveal only whether it is valid; elements the device does not
+// compute (invalid inputs) and the CPU engine use crypto/ecdsa and
+// crypto/ecdh. Verification handles public values only and is
+// variable-time, as is the check that a peer's point is on the curve.
 package ecdsa

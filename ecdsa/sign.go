@@ -15,17 +15,19 @@ import (
 
 // SignASN1 signs hashes[i] with keys[i] as crypto/ecdsa.SignASN1 does and
 // returns ASN.1 DER signatures: nonces "hedged" as crypto/ecdsa makes
-// them (nonce.go: 32 random bytes from rand, nil for crypto/rand.Reader,
-// mixed with the key and the hash by HMAC_DRBG), so a signature leaks
-// nothing even when rand is poor, and every signature verifies under
-// crypto/ecdsa. (Go 1.26's crypto/ecdsa reads crypto/rand whatever reader
-// it is given, unless GODEBUG=cryptocustomrand=1; this reads the one it is
-// given, for the elements the device signs.) An element whose key crypto/ecdsa refuses (a nil key, a
-// scalar not in [1, n), a public point off the curve) has crypto/ecdsa's
+// them (32 random bytes from rand, nil for crypto/rand.Reader, mixed with
+// the key and the hash by HMAC_DRBG; the device derives them,
+// kernels/hmac_drbg.h, and the host only reads the random bytes), so a
+// signature leaks nothing even when rand is poor, and every signature
+// verifies under crypto/ecdsa. (Go 1.26's crypto/ecdsa reads crypto/rand
+// whatever reader it is given, unless GODEBUG=cryptocustomrand=1; this
+// reads the one it is given, for the elements the device signs.) An
+// element whose key crypto/ecdsa refuses (a nil key, a scalar not in
+// [1, n), a public point off the curve) has crypto/ecdsa's
 // error in the returned *batch.Error and a nil signature; keys on curves
 // other than P-256 are signed by crypto/ecdsa on the CPU. The device
-// computes in constant time in the nonces and keys (kernels/ecdsa.cl),
-// and the buffers that held them are zeroed.
+// computes in constant time in the nonces, random bytes and keys
+// (kernels/ecdsa.cl), and the host buffers that held them are zeroed.
 func (e *Engine) SignASN1(rand io.Reader, keys []*ecdsa.PrivateKey, hashes [][]byte) ([][]byte, error) {
 	return e.sign(rand, keys, hashes, ASN1)
 }
@@ -65,10 +67,12 @@ func (e *Engine) signBatch(form Form, deterministic bool, keys []*ecdsa.PrivateK
 }
 
 // signJob is one call of SignASN1 or SignP1363 (an engine.Job). random
-// holds 32 random bytes per element. With deterministic (the self-test's
-// known answers) the nonces are RFC 6979's for SHA-256 hashes instead of
-// hedged ones, on the device and on the CPU (crypto/ecdsa's
-// PrivateKey.Sign with a nil source).
+// holds 32 random bytes per element, from which the device derives the
+// hedged nonces. With deterministic (the self-test's known answers, the
+// Server's Signer with a nil reader) the nonces are RFC 6979's for
+// SHA-256 hashes instead, derived on the host (deterministicNonce) for the
+// device, and crypto/ecdsa's PrivateKey.Sign with a nil source on the
+// CPU.
 type signJob struct {
 	e      *Engine
 	form   Form
@@ -138,8 +142,10 @@ func (j *signJob) check(i int) bool {
 
 // secretInputs are element i's inputs for the kernel, or ok false where
 // the host answers it (a nil key, another curve: an error; a scalar or
-// coordinate crypto/ecdsa refuses: its own error).
-func (j *signJob) secretInputs(i int) (k, d, x, y, e [32]byte, ok bool) {
+// coordinate crypto/ecdsa refuses: its own error). nonce is the element's
+// 32 random bytes Z, from which the kernel derives the hedged nonce, or,
+// with deterministic, RFC 6979's nonce k itself.
+func (j *signJob) secretInputs(i int) (nonce, d, x, y, e [32]byte, ok bool) {
 	key := j.keys[i]
 	if checkPrivate(key) != nil || key.D.Sign() < 0 || key.D.BitLen() > 256 {
 		return
@@ -154,17 +160,18 @@ func (j *signJob) secretInputs(i int) (k, d, x, y, e [32]byte, ok bool) {
 		return
 	}
 	if j.deterministic {
-		k = deterministicNonce(d[:], j.hashes[i])
+		nonce = deterministicNonce(d[:], j.hashes[i])
 	} else {
-		k = hedgedNonce(d[:], j.hashes[i], j.random[32*i:32*i+32])
+		copy(nonce[:], j.random[32*i:32*i+32])
 	}
-	return k, d, x, y, hashInteger(j.hashes[i]), true
+	return nonce, d, x, y, hashInteger(j.hashes[i]), true
 }
 
-// Device implements engine.Job: keys, nonces and hashes up (the secret
-// ones zeroed behind their upload), one kernel, (r, s) back; elements the
-// kernel cannot sign (see secretInputs, and a key off the curve, for which
-// it answers zeros) are signed on the CPU.
+// Device implements engine.Job: keys, random bytes (or RFC 6979's nonces)
+// and hashes up (the secret ones zeroed behind their upload), one kernel,
+// which derives the hedged nonces, (r, s) back; elements the kernel cannot
+// sign (see secretInputs, and a key off the curve, for which it answers
+// zeros) are signed on the CPU.
 func (j *signJob) Device(ch *engine.Chunk) error {
 	n := ch.Hi - ch.Lo
 	words, err := ch.Words(16*n + 16*n + 8*n + 16*n)
@@ -190,6 +197,10 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 	if err != nil {
 		return err
 	}
+	deriveNonces := uint32(1) // the kernel's argument derive_nonces
+	if j.deterministic {
+		deriveNonces = 0
+	}
 	ch.ZeroAfterUpload(device.Uint32Bytes(secrets))
 	err = ch.Run(func(cmds *device.Commands) error {
 		dsecrets, err := cmds.Upload(secrets, true)
@@ -208,7 +219,7 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 		if err != nil {
 			return err
 		}
-		if err := cmds.Launch(kern, n, WorkGroup, dsigs, dkeys, dsecrets, dhashes, j.e.comb, uint32(n)); err != nil {
+		if err := cmds.Launch(kern, n, WorkGroup, dsigs, dkeys, dsecrets, dhashes, j.e.comb, uint32(n), deriveNonces); err != nil {
 			return err
 		}
 		return cmds.Read(dsigs, device.Uint32Bytes(sigs))

@@ -1,12 +1,18 @@
 /* ecdsa.cl: batched ECDSA over P-256, one work-item per signature.
  *
  * ecdsa_p256_sign (FIPS 186-5 §6.4.1): for the nonce k and the private
- * key d (secret; the host derives k as crypto/ecdsa does and checks
- * 1 ≤ k, d < n) and the hash's integer e, R = k·G by the constant-time
- * comb of p256_comb.h, r = x(R) mod n, s = k^−1·(e + r·d) mod n. Constant
- * time in k and d: masked table scans, Fermat inversions with a fixed
- * exponent, Montgomery arithmetic without data-dependent branches. The
- * host refuses r = 0 or s = 0 (probability about 2^−256).
+ * key d (secret; the host checks 1 ≤ d < n) and the hash's integer e,
+ * R = k·G by the constant-time comb of p256_comb.h, r = x(R) mod n,
+ * s = k^−1·(e + r·d) mod n. The kernel derives k itself from 32 random
+ * bytes Z, d and e as crypto/ecdsa does (hedged, hmac_drbg.h), so the host
+ * only reads Z; or, for RFC 6979's deterministic nonces (the self-test's
+ * known answers, the Server's Signer with a nil reader), the host derives
+ * k (ecdsa/nonce.go) and hands it over in Z's place. Constant time in k,
+ * d and Z: masked table scans, Fermat inversions with a fixed exponent,
+ * Montgomery arithmetic without data-dependent branches, and a nonce
+ * derivation whose only branch, its candidate loop, reveals nothing about
+ * k (hmac_drbg.h). The host refuses r = 0 or s = 0 (probability about
+ * 2^−256).
  *
  * ecdsa_p256_verify (FIPS 186-5 §6.4.2): verdicts exactly crypto/ecdsa's:
  * for the
@@ -23,6 +29,7 @@
  */
 #include "p256_comb.h"
 #include "radix16.h"
+#include "hmac_drbg.h"
 
 KERNEL void ecdsa_p256_verify(GLOBAL u32 *RESTRICT verdicts, GLOBAL const u32 *RESTRICT keys,
 	GLOBAL const u32 *RESTRICT sigs, GLOBAL const u32 *RESTRICT hashes,
@@ -137,16 +144,17 @@ KERNEL void ecdsa_p256_verify(GLOBAL u32 *RESTRICT verdicts, GLOBAL const u32 *R
 
 /* sigs[i] = (r, s), 16 words limb-major; (0, 0) where the public key
  * (keys, x then y: crypto/ecdsa checks it before it signs) is not on the
- * curve, which the host then hands to crypto/ecdsa for its error */
+ * curve, which the host then hands to crypto/ecdsa for its error.
+ * secrets holds Z (derive_nonces 1) or k (0), then d. */
 KERNEL void ecdsa_p256_sign(GLOBAL u32 *RESTRICT sigs, GLOBAL const u32 *RESTRICT keys,
 	GLOBAL const u32 *RESTRICT secrets, GLOBAL const u32 *RESTRICT hashes,
-	GLOBAL const u32 *RESTRICT comb, const u32 count)
+	GLOBAL const u32 *RESTRICT comb, const u32 count, const u32 derive_nonces)
 {
 	const u32 i = GID();
 	if (i >= count) return;
 	u32 k[8], d[8], e[8], qx[8], qy[8];
 	for (int j = 0; j < 8; j++) {
-		k[j] = LIMB(secrets + i, j, count);
+		k[j] = LIMB(secrets + i, j, count);     /* Z, or k itself */
 		d[j] = LIMB(secrets + i, 8 + j, count);
 		e[j] = LIMB(hashes + i, j, count);
 		qx[j] = LIMB(keys + i, j, count);
@@ -159,6 +167,12 @@ KERNEL void ecdsa_p256_sign(GLOBAL u32 *RESTRICT sigs, GLOBAL const u32 *RESTRIC
 		for (int j = 0; j < 16; j++)
 			LIMB(sigs + i, j, count) = 0;
 		return;
+	}
+	if (derive_nonces) {                         /* the same for the whole launch */
+		u32 z[8];
+		for (int j = 0; j < 8; j++)
+			z[j] = k[j];
+		hmac_drbg_p256_nonce(k, z, d, e);
 	}
 	/* R = k·G; x(R) = X/Z */
 	u32 X[8], Y[8], Z[8], x[8];

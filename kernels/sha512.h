@@ -5,6 +5,8 @@
  *   sha512_init(&s);
  *   sha512_update_words(&s, words, nwords);   words in private memory
  *   sha512_update_global(&s, bytes, n);       bytes in global memory
+ *   sha512_update_byte(&s, b);                one byte, the low 8 bits of b
+ *   sha512_pad_to_block(&s);                  zeros up to a block boundary
  *   sha512_final(&s, digest);                 u32 digest[16]
  *
  * The updates may come in any number and order. Byte order: a word of
@@ -258,6 +260,36 @@ DEVICE_FN void sha512_update_global(sha512_state *s, GLOBAL const u8 *p, u32 n)
 		}
 	}
 	s->fill = fill;
+}
+
+/* Hashes one byte, the low 8 bits of b (HMAC_DRBG's round byte,
+ * kernels/hmac_drbg.h). Words hashed after it straddle block words, which
+ * sha512_update_words handles. */
+DEVICE_FN void sha512_update_byte(sha512_state *s, u32 b)
+{
+	u32 fill = s->fill;
+	s->block[fill >> 3] |= (u64)(b & 0xffu) << (56 - 8 * (fill & 7));
+	s->length += 1;
+	fill++;
+	if (fill == 128) {
+		sha512_compress(s);
+		fill = 0;
+	}
+	s->fill = fill;
+}
+
+/* Hashes zero bytes up to the end of the pending block, none when it is
+ * empty: the message then continues at a multiple of 128 bytes, as
+ * crypto/ecdsa block-aligns the parts of HMAC_DRBG's personalization
+ * (kernels/hmac_drbg.h). The block is already zero past fill, and
+ * block[16] is zero between calls, so it is compressed as it is. */
+DEVICE_FN void sha512_pad_to_block(sha512_state *s)
+{
+	if (s->fill != 0) {
+		s->length += 128 - s->fill;
+		sha512_compress(s);
+		s->fill = 0;
+	}
 }
 
 /* Pads the message (FIPS 180-4 §5.1.2), compresses the last block or two
