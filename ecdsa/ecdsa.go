@@ -114,20 +114,34 @@ func parseASN1(sig []byte) (r, s []byte, ok bool) {
 
 // encodeASN1 is the DER signature of r ‖ s (32 bytes each).
 func encodeASN1(rs []byte) []byte {
-	var b []byte
-	integer := func(v []byte) {
+	r, s := [32]byte(rs[:32]), [32]byte(rs[32:])
+	return appendASN1(make([]byte, 0, maxASN1Size), &r, &s)
+}
+
+// maxASN1Size is the longest DER signature of P-256: a SEQUENCE header
+// and two INTEGERs of 33 bytes (a leading zero before a top bit set).
+const maxASN1Size = 2 + 2*(2+33)
+
+// appendASN1 appends the DER SEQUENCE of the INTEGERs r and s (32 bytes
+// big-endian each) to b.
+func appendASN1(b []byte, r, s *[32]byte) []byte {
+	integer := func(v []byte) []byte {
 		for len(v) > 1 && v[0] == 0 {
 			v = v[1:]
 		}
+		return v
+	}
+	rv, sv := integer(r[:]), integer(s[:])
+	size := func(v []byte) int { return 2 + len(v) + int(v[0]>>7) }
+	b = append(b, 0x30, byte(size(rv)+size(sv)))
+	for _, v := range [][]byte{rv, sv} {
+		b = append(b, 2, byte(len(v)+int(v[0]>>7)))
 		if v[0]&0x80 != 0 {
-			v = append([]byte{0}, v...)
+			b = append(b, 0)
 		}
-		b = append(b, 2, byte(len(v)))
 		b = append(b, v...)
 	}
-	integer(rs[:32])
-	integer(rs[32:])
-	return append([]byte{0x30, byte(len(b))}, b...)
+	return b
 }
 
 // parseP1363 splits r ‖ s, 32 bytes each.

@@ -4,6 +4,7 @@ import (
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/rand"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"math/big"
@@ -140,31 +141,87 @@ func (j *signJob) check(i int) bool {
 	return err == nil && ok
 }
 
-// secretInputs are element i's inputs for the kernel, or ok false where
-// the host answers it (a nil key, another curve: an error; a scalar or
-// coordinate crypto/ecdsa refuses: its own error). nonce is the element's
-// 32 random bytes Z, from which the kernel derives the hedged nonce, or,
-// with deterministic, RFC 6979's nonce k itself.
-func (j *signJob) secretInputs(i int) (nonce, d, x, y, e [32]byte, ok bool) {
-	key := j.keys[i]
+// keyInputs are a private key's values for the kernel: d and the public
+// point, 32 bytes big-endian each, and ok false where the host answers
+// the element (a nil key, another curve: an error; a scalar or coordinate
+// crypto/ecdsa refuses: its own error).
+type keyInputs struct {
+	d, x, y [32]byte
+	ok      bool
+}
+
+// inputsOf are key's inputs, converted from its big.Ints once per batch
+// range (keys repeat: a server signs with few keys), kept in cache.
+func inputsOf(key *ecdsa.PrivateKey, cache map[*ecdsa.PrivateKey]*keyInputs) *keyInputs {
+	if in, found := cache[key]; found {
+		return in
+	}
+	in := &keyInputs{}
+	cache[key] = in
 	if checkPrivate(key) != nil || key.D.Sign() < 0 || key.D.BitLen() > 256 {
-		return
+		return in
 	}
-	key.D.FillBytes(d[:])
+	key.D.FillBytes(in.d[:])
 	var okD, okX, okY bool
-	_, okD = scalar32(d[:], groupOrder)
-	x, okX = coordinate32(key.X)
-	y, okY = coordinate32(key.Y)
-	if !okD || !okX || !okY {
-		clear(d[:])
-		return
+	_, okD = scalar32(in.d[:], groupOrder)
+	in.x, okX = coordinate32(key.X)
+	in.y, okY = coordinate32(key.Y)
+	if in.ok = okD && okX && okY; !in.ok {
+		clear(in.d[:])
 	}
-	if j.deterministic {
-		nonce = deterministicNonce(d[:], j.hashes[i])
-	} else {
-		copy(nonce[:], j.random[32*i:32*i+32])
+	return in
+}
+
+// signRow is element k's row set of a tile: the kernel's secret inputs
+// (the nonce's source and d), the public point and the hash's integer.
+const (
+	rowNonce = iota // Z, or with deterministic RFC 6979's k
+	rowD
+	rowX
+	rowY
+	rowE
+	signRows
+)
+
+// pack writes the kernel's inputs of elements [a, b) of the batch ch into
+// the rows (rows[r] holds row set r: 8 rows of n words), tile elements at
+// a time: each row then takes runs of neighbouring words instead of one
+// scattered word per element. onDevice[k] says whether element k is the
+// kernel's; the others get zeros.
+func (j *signJob) pack(ch *engine.Chunk, rows [signRows][]uint32, onDevice []bool, a, b int) {
+	n := ch.Hi - ch.Lo
+	cache := map[*ecdsa.PrivateKey]*keyInputs{}
+	var values [signRows][tile][32]byte
+	for t := a; t < b; t += tile {
+		m := min(tile, b-t)
+		for e := range m {
+			k := t + e
+			i := ch.Lo + k
+			in := inputsOf(j.keys[i], cache)
+			onDevice[k] = in.ok
+			if !in.ok {
+				for r := range signRows {
+					values[r][e] = [32]byte{}
+				}
+				continue
+			}
+			if j.deterministic {
+				values[rowNonce][e] = deterministicNonce(in.d[:], j.hashes[i])
+			} else {
+				copy(values[rowNonce][e][:], j.random[32*i:32*i+32])
+			}
+			values[rowD][e], values[rowX][e], values[rowY][e] = in.d, in.x, in.y
+			values[rowE][e] = hashInteger(j.hashes[i])
+		}
+		for r := range signRows {
+			putTile(rows[r], n, t, m, &values[r])
+		}
 	}
-	return nonce, d, x, y, hashInteger(j.hashes[i]), true
+	clear(values[rowNonce][:]) // they held nonces and keys
+	clear(values[rowD][:])
+	for _, in := range cache {
+		clear(in.d[:])
+	}
 }
 
 // Device implements engine.Job: keys, random bytes (or RFC 6979's nonces)
@@ -180,19 +237,8 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 	}
 	secrets, keys, hashes, sigs := words[:16*n], words[16*n:32*n], words[32*n:40*n], words[40*n:]
 	onDevice := make([]bool, n)
-	batch.Parallel(n, hostChunk, func(a, b int) {
-		for k := a; k < b; k++ {
-			nonce, d, x, y, e, ok := j.secretInputs(ch.Lo + k)
-			onDevice[k] = ok
-			putRow(secrets, n, k, &nonce)
-			putRow(secrets[8*n:], n, k, &d)
-			putRow(keys, n, k, &x)
-			putRow(keys[8*n:], n, k, &y)
-			putRow(hashes, n, k, &e)
-			clear(nonce[:])
-			clear(d[:])
-		}
-	})
+	rows := [signRows][]uint32{rowNonce: secrets[:8*n], rowD: secrets[8*n:], rowX: keys[:8*n], rowY: keys[8*n:], rowE: hashes}
+	batch.Parallel(n, hostChunk, func(a, b int) { j.pack(ch, rows, onDevice, a, b) })
 	kern, err := j.e.prog.Kernel("ecdsa_p256_sign")
 	if err != nil {
 		return err
@@ -227,26 +273,70 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 	if err != nil {
 		return err
 	}
-	batch.Parallel(n, hostChunk, func(a, b int) {
-		for k := a; k < b; k++ {
-			i := ch.Lo + k
-			var r, s [32]byte
-			getRow(&r, sigs, n, k)
-			getRow(&s, sigs[8*n:], n, k)
-			if !onDevice[k] || r == [32]byte{} || s == [32]byte{} {
+	batch.Parallel(n, hostChunk, func(a, b int) { j.unpack(ch, sigs, onDevice, a, b) })
+	return engine.Check(ch.Sample(), j.check)
+}
+
+// unpack turns the kernel's (r, s) of elements [a, b) of the batch ch
+// into signatures, a tile at a time, in one allocation (the signatures'
+// bytes one after the other); elements the kernel did not sign (onDevice
+// false, or zeros: a key off the curve) are signed by crypto/ecdsa, for
+// its own answer and error.
+func (j *signJob) unpack(ch *engine.Chunk, sigs []uint32, onDevice []bool, a, b int) {
+	n := ch.Hi - ch.Lo
+	size := maxASN1Size
+	if j.form == P1363 {
+		size = 64
+	}
+	slab := make([]byte, 0, (b-a)*size)
+	var r, s [tile][32]byte
+	for t := a; t < b; t += tile {
+		m := min(tile, b-t)
+		getTile(&r, sigs[:8*n], n, t, m)
+		getTile(&s, sigs[8*n:], n, t, m)
+		for e := range m {
+			k, i := t+e, ch.Lo+t+e
+			if !onDevice[k] || r[e] == [32]byte{} || s[e] == [32]byte{} {
 				j.signCPU(i) // crypto/ecdsa's own answer and error
 				continue
 			}
 			j.errs[i] = nil
+			start := len(slab)
 			if j.form == P1363 {
-				j.out[i] = append(r[:], s[:]...)
+				slab = append(append(slab, r[e][:]...), s[e][:]...)
 			} else {
-				j.out[i] = encodeASN1(append(r[:], s[:]...))
+				slab = appendASN1(slab, &r[e], &s[e])
 			}
+			j.out[i] = slab[start:len(slab):len(slab)]
 		}
-	})
-	return engine.Check(ch.Sample(), j.check)
+	}
 }
+
+// putTile writes the 32-byte big-endian values v[0..m) into the
+// limb-major rows words (8 rows of n words) as elements t..t+m−1: word w
+// of each (its bytes 28 − 4w … 31 − 4w) at w·n + t + e.
+func putTile(words []uint32, n, t, m int, v *[tile][32]byte) {
+	for w := range 8 {
+		row := words[w*n+t : w*n+t+m]
+		for e := range row {
+			row[e] = binary.BigEndian.Uint32(v[e][32-4*(w+1):])
+		}
+	}
+}
+
+// getTile is the converse of putTile.
+func getTile(v *[tile][32]byte, words []uint32, n, t, m int) {
+	for w := range 8 {
+		row := words[w*n+t : w*n+t+m]
+		for e, x := range row {
+			binary.BigEndian.PutUint32(v[e][32-4*(w+1):], x)
+		}
+	}
+}
+
+// tile is the number of elements pack and unpack move at
+// once: 16 words, one 64-byte cache line of each row.
+const tile = 16
 
 // getRow reads element k of the limb-major rows words into the 32
 // big-endian bytes v (the inverse of putRow).

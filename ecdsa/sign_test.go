@@ -104,3 +104,45 @@ func TestSignBadKeys(t *testing.T) {
 		})
 	}
 }
+
+// A call whose keys repeat and mix with bad ones across many tiles of the
+// host's packing: each element gets its own key's signature or error, in
+// both forms.
+func TestSignRepeatedKeys(t *testing.T) {
+	k1, err := stdecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	k2, err := stdecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	offCurve := &stdecdsa.PrivateKey{PublicKey: stdecdsa.PublicKey{Curve: elliptic.P256(), X: k1.X, Y: new(big.Int).Add(k1.Y, big.NewInt(1))}, D: k1.D}
+	cycle := []*stdecdsa.PrivateKey{k1, offCurve, k2, nil, k2, k1, k1}
+	const n = 75
+	keys, hashes := make([]*stdecdsa.PrivateKey, n), make([][]byte, n)
+	for i := range keys {
+		keys[i] = cycle[i%len(cycle)]
+		h := sha256.Sum256([]byte{byte(i)})
+		hashes[i] = h[:]
+	}
+	for name, e := range engines(t) {
+		t.Run(name, func(t *testing.T) {
+			der, derErr := e.SignASN1(nil, keys, hashes)
+			rs, rsErr := e.SignP1363(nil, keys, hashes)
+			var derErrs, rsErrs *batch.Error
+			require.ErrorAs(t, derErr, &derErrs)
+			require.ErrorAs(t, rsErr, &rsErrs)
+			for i, key := range keys {
+				if key == nil || key == offCurve {
+					require.Error(t, derErrs.Errs[i], "element %d", i)
+					require.Error(t, rsErrs.Errs[i], "element %d", i)
+					require.Nil(t, der[i])
+					require.Nil(t, rs[i])
+					continue
+				}
+				require.NoError(t, derErrs.Errs[i], "element %d", i)
+				require.True(t, stdecdsa.VerifyASN1(&key.PublicKey, hashes[i], der[i]), "DER %d", i)
+				require.Len(t, rs[i], 64)
+				r, s := new(big.Int).SetBytes(rs[i][:32]), new(big.Int).SetBytes(rs[i][32:])
+				require.True(t, stdecdsa.Verify(&key.PublicKey, hashes[i], r, s), "r ‖ s %d", i)
+			}
+		})
+	}
+}
