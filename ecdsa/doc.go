@@ -10,8 +10,9 @@
 // Keys are crypto/ecdsa's; signatures are ASN.1 DER (as ecdsa.SignASN1
 // gives them and VerifyASN1 takes them) or IEEE P1363's r ‖ s (JOSE's
 // ES256). Keys on other curves fail their element (ErrCurve).
-// A Server batches single requests from many goroutines and gives
-// crypto.Signer values for crypto/tls and crypto/x509.
+// A Server batches single requests from many goroutines (signatures,
+// verifications, ECDH) and gives crypto.Signer values for crypto/tls and
+// crypto/x509.
 //
 // ECDH (Engine.ECDH, PublicKeys, ECDHKeys) takes crypto/ecdh's encodings:
 // 32-byte private scalars, 65-byte uncompressed public points, 32-byte

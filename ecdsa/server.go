@@ -12,7 +12,7 @@ import (
 	"github.com/gpucrypto/gpucrypto/internal/engine"
 )
 
-// Server turns single signing and verification requests from many
+// Server turns single signing, verification and ECDH requests from many
 // goroutines into batches for one or more engines (an Engine per device,
 // or a CPU engine); each engine gets its own workers, and a batch goes to
 // whichever is free.
@@ -25,6 +25,7 @@ import (
 type Server struct {
 	sign    *batch.Batcher[signRequest, []byte]
 	verify  *batch.Batcher[verifyRequest, bool]
+	ecdh    *batch.Batcher[ecdhRequest, []byte]
 	engines []*Engine
 	meter   batch.Meter
 	cpu     *Engine // the offload's
@@ -45,6 +46,10 @@ type verifyRequest struct {
 	hash, sig []byte
 }
 
+// ecdhRequest is one shared secret of priv and peer (crypto/ecdh's
+// encodings, as Engine.ECDH takes them).
+type ecdhRequest struct{ priv, peer []byte }
+
 // NewServer starts a Server over engines with the given batching
 // options. It fails without an engine or with a nil one.
 func NewServer(opts batch.Options, engines ...*Engine) (*Server, error) {
@@ -55,6 +60,7 @@ func NewServer(opts batch.Options, engines ...*Engine) (*Server, error) {
 	opts.Meter = &s.meter
 	s.sign = engine.NewBatcher(opts, engines, s.cpu, signRequests)
 	s.verify = engine.NewBatcher(opts, engines, s.cpu, verifyRequests)
+	s.ecdh = engine.NewBatcher(opts, engines, s.cpu, ecdhRequests)
 	return s, nil
 }
 
@@ -103,6 +109,16 @@ func verifyRequests(e *Engine, reqs []verifyRequest) ([]bool, error) {
 	return e.VerifyASN1(pubs, hashes, sigs)
 }
 
+// ecdhRequests computes a batch of a Server's shared secrets on e.
+func ecdhRequests(e *Engine, reqs []ecdhRequest) ([][]byte, error) {
+	privs := make([][]byte, len(reqs))
+	peers := make([][]byte, len(reqs))
+	for i, r := range reqs {
+		privs[i], peers[i] = r.priv, r.peer
+	}
+	return e.ECDH(privs, peers)
+}
+
 // SignASN1 computes one DER signature of hash, batched with other
 // callers' requests (Engine.SignASN1: nonces hedged from 32 bytes of rand,
 // nil for crypto/rand.Reader).
@@ -120,6 +136,16 @@ func (s *Server) SignASN1(ctx context.Context, rand io.Reader, key *ecdsa.Privat
 // key or a request that was not computed.
 func (s *Server) VerifyASN1(ctx context.Context, pub *ecdsa.PublicKey, hash, sig []byte) (bool, error) {
 	return s.verify.Do(ctx, verifyRequest{pub: pub, hash: hash, sig: sig})
+}
+
+// ECDH computes one P-256 shared secret, batched with other callers'
+// requests: crypto/ecdh's PrivateKey.ECDH of the private key priv (32
+// bytes, as PrivateKey.Bytes) with the public key peer (65 bytes, as
+// PublicKey.Bytes), or crypto/ecdh's error for inputs it refuses (see
+// Engine.ECDH). A TLS server's ECDHE over P-256 is one such request per
+// handshake.
+func (s *Server) ECDH(ctx context.Context, priv, peer []byte) ([]byte, error) {
+	return s.ecdh.Do(ctx, ecdhRequest{priv: priv, peer: peer})
 }
 
 func readRandom(rand io.Reader, b []byte) error {
@@ -189,5 +215,6 @@ func (s *Server) Close() error {
 	}
 	s.sign.Close()
 	s.verify.Close()
+	s.ecdh.Close()
 	return s.cpu.Close()
 }

@@ -1,8 +1,10 @@
 package ecdsa_test
 
 import (
+	"bytes"
 	"context"
 	"crypto"
+	stdecdh "crypto/ecdh"
 	stdecdsa "crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -143,4 +145,42 @@ func TestSignerTLS(t *testing.T) {
 		require.Equal(t, "ok", string(buf))
 		c.Close()
 	}
+}
+
+// ECDH requests from many goroutines: each gets crypto/ecdh's secret, or
+// its error for a key it refuses, whatever it was batched with.
+func TestServerECDH(t *testing.T) {
+	s, err := ecdsa.NewServer(batch.Options{MaxBatch: 64, MaxDelay: time.Millisecond, CPUOffload: -1}, deviceEngine(t))
+	require.NoError(t, err)
+	defer s.Close()
+	keys := make([]*stdecdh.PrivateKey, 8)
+	for i := range keys {
+		keys[i], err = stdecdh.P256().GenerateKey(rand.Reader)
+		require.NoError(t, err)
+	}
+	offCurve := bytes.Clone(keys[0].PublicKey().Bytes())
+	offCurve[64] ^= 1
+	var wg sync.WaitGroup
+	for g := range 24 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 4 {
+				a, b := keys[(g+i)%len(keys)], keys[(g*3+i+1)%len(keys)]
+				got, err := s.ECDH(context.Background(), a.Bytes(), b.PublicKey().Bytes())
+				want, _ := a.ECDH(b.PublicKey())
+				if err != nil || !bytes.Equal(got, want) {
+					t.Errorf("shared secret %x, crypto/ecdh %x (%v)", got, want, err)
+				}
+				if got, err := s.ECDH(context.Background(), a.Bytes(), offCurve); err == nil || got != nil {
+					t.Errorf("a point off the curve: %x, %v", got, err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	require.Positive(t, s.Stats().DeviceOps)
+	require.NoError(t, s.Close())
+	_, err = s.ECDH(context.Background(), keys[0].Bytes(), keys[1].PublicKey().Bytes())
+	require.ErrorIs(t, err, batch.ErrClosed)
 }
