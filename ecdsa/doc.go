@@ -29,9 +29,11 @@
 // nonce derivation's one exception, crypto/ecdsa's too, is its loop over
 // candidates, about 2^-32 likely to run twice and revealing nothing about
 // the nonce), and the host buffers that held them are zeroed. The host's
-// checks of a private key (its length and range, as crypto/ecdh makes
-// them) reveal only whether it is valid; elements the device does not
-// compute (invalid inputs) and the CPU engine use crypto/ecdsa and
-// crypto/ecdh. Verification handles public values only and is
+// range checks of a private scalar reveal only whether it is valid (the
+// conversion of an ecdsa.PrivateKey's big.Int D to bytes is math/big's,
+// which is not constant-time; RFC 6979's deterministic nonces are derived
+// on the host with crypto/hmac, whose internal state is not zeroed).
+// Elements the device does not compute (invalid inputs) and the CPU
+// engine use crypto/ecdsa and crypto/ecdh. Verification handles public values only and is
 // variable-time, as is the check that a peer's point is on the curve.
 package ecdsa

@@ -206,9 +206,12 @@ func validScalar(d *[32]byte) bool {
 	for w := 3; w >= 0; w-- { // the least significant word first
 		_, borrow = bits.Sub64(binary.BigEndian.Uint64(d[8*w:]), binary.BigEndian.Uint64(groupOrder[8*w:]), borrow)
 	}
-	zero := subtle.ConstantTimeCompare(d[:], make([]byte, 32))
+	zero := subtle.ConstantTimeCompare(d[:], zeroScalar[:])
 	return borrow == 1 && zero == 0
 }
+
+// zeroScalar is the scalar validScalar compares with.
+var zeroScalar [32]byte
 
 // Device implements engine.Job: the scalars (zeroed behind their upload)
 // and the peers' points up, one kernel, the secrets or public points back

@@ -91,7 +91,14 @@ func (d *drbg) generate(out []byte) {
 
 // nonce draws from d until a candidate is in [1, n): the nonce, 32 bytes
 // big-endian.
+// The DRBG's key and value are cleared once the nonce is drawn (they
+// determine it); crypto/hmac's internal states, which held them too, are
+// out of reach and left to the garbage collector.
 func (d *drbg) nonce() [32]byte {
+	defer func() {
+		clear(d.key)
+		clear(d.v)
+	}()
 	var k [32]byte
 	for {
 		d.generate(k[:])

@@ -162,8 +162,8 @@ func inputsOf(key *ecdsa.PrivateKey, cache map[*ecdsa.PrivateKey]*keyInputs) *ke
 		return in
 	}
 	key.D.FillBytes(in.d[:])
-	var okD, okX, okY bool
-	_, okD = scalar32(in.d[:], groupOrder)
+	okD := validScalar(&in.d)
+	var okX, okY bool
 	in.x, okX = coordinate32(key.X)
 	in.y, okY = coordinate32(key.Y)
 	if in.ok = okD && okX && okY; !in.ok {
@@ -172,7 +172,7 @@ func inputsOf(key *ecdsa.PrivateKey, cache map[*ecdsa.PrivateKey]*keyInputs) *ke
 	return in
 }
 
-// signRow is element k's row set of a tile: the kernel's secret inputs
+// The row sets of the signing kernel's inputs (pack): the secret ones
 // (the nonce's source and d), the public point and the hash's integer.
 const (
 	rowNonce = iota // Z, or with deterministic RFC 6979's k
@@ -192,6 +192,13 @@ func (j *signJob) pack(ch *engine.Chunk, rows [signRows][]uint32, onDevice []boo
 	n := ch.Hi - ch.Lo
 	cache := map[*ecdsa.PrivateKey]*keyInputs{}
 	var values [signRows][tile][32]byte
+	defer func() { // they held nonces and keys (a panic included: the batch is recomputed)
+		clear(values[rowNonce][:])
+		clear(values[rowD][:])
+		for _, in := range cache {
+			clear(in.d[:])
+		}
+	}()
 	for t := a; t < b; t += tile {
 		m := min(tile, b-t)
 		for e := range m {
@@ -217,17 +224,12 @@ func (j *signJob) pack(ch *engine.Chunk, rows [signRows][]uint32, onDevice []boo
 			putTile(rows[r], n, t, m, &values[r])
 		}
 	}
-	clear(values[rowNonce][:]) // they held nonces and keys
-	clear(values[rowD][:])
-	for _, in := range cache {
-		clear(in.d[:])
-	}
 }
 
 // Device implements engine.Job: keys, random bytes (or RFC 6979's nonces)
 // and hashes up (the secret ones zeroed behind their upload), one kernel,
 // which derives the hedged nonces, (r, s) back; elements the kernel cannot
-// sign (see secretInputs, and a key off the curve, for which it answers
+// sign (see inputsOf, and a key off the curve, for which it answers
 // zeros) are signed on the CPU.
 func (j *signJob) Device(ch *engine.Chunk) error {
 	n := ch.Hi - ch.Lo
@@ -335,7 +337,7 @@ func getTile(v *[tile][32]byte, words []uint32, n, t, m int) {
 }
 
 // tile is the number of elements pack and unpack move at
-// once: 16 words, one 64-byte cache line of each row.
+// once: runs of 16 words (64 bytes) of each row.
 const tile = 16
 
 // getRow reads element k of the limb-major rows words into the 32

@@ -19,7 +19,7 @@ const (
 // putValues writes element k's 32 bytes value(k) (nil: zeros) into the
 // limb-major rows words (8 rows of n words) for every k in [lo, hi),
 // tile elements at a time: each row then takes a run of tile neighbouring
-// words (whole cache lines) instead of one scattered word per element,
+// words (64 bytes) instead of one scattered word per element,
 // which cost most of the host's time in a batch of a million.
 func putValues(words []uint32, n, lo, hi int, value func(k int) []byte) {
 	var rows [8][tile]uint32
@@ -62,7 +62,7 @@ func getValues(words []uint32, n, lo, hi int, out func(k int) []byte) {
 }
 
 // tile is the number of elements putValues and getValues move at once:
-// 16 words, one 64-byte cache line of each row.
+// runs of 16 words (64 bytes) of each row.
 const tile = 16
 
 // messageRows are a device batch's messages: their bytes one after the

@@ -136,9 +136,14 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 		return err
 	}
 	ch.ZeroAfterUpload(device.Uint32Bytes(seeds))
-	done := make(chan struct{})
-	go func() { // the host's share: malformed elements and long messages
-		defer close(done)
+	// the host's share (malformed elements, long messages) beside the
+	// kernel; it is waited for on every way out of Device, a panic of ch.Run
+	// included (the batch's memory is released and recomputed after it),
+	// and a panic of its own is raised again here, where the engine's
+	// recover sees it
+	done := make(chan any, 1)
+	go func() {
+		defer func() { done <- recover() }()
 		if !onHost {
 			return
 		}
@@ -150,6 +155,16 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 			}
 		})
 	}()
+	hostDone := false
+	waitHost := func() {
+		if !hostDone {
+			hostDone = true
+			if p := <-done; p != nil {
+				panic(p)
+			}
+		}
+	}
+	defer waitHost()
 	err = ch.Run(func(cmds *device.Commands) error {
 		dseeds, err := cmds.Upload(seeds, true)
 		if err != nil {
@@ -173,7 +188,7 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 		}
 		return cmds.Read(dsigs, device.Uint32Bytes(sigs))
 	})
-	<-done
+	waitHost()
 	if err != nil {
 		return err
 	}

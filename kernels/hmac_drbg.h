@@ -11,8 +11,8 @@
  *                    HMAC message before it,
  *
  * whose 32-byte outputs, read big-endian, are drawn until one is in
- * [1, n). ecdsa/nonce.go computes the same on the host (hedgedNonce); the
- * tests compare the two.
+ * [1, n). The tests compare it with the same DRBG on the host (ecdsa/nonce.go's,
+ * as hedgedNonce in the tests uses it).
  *
  *   hmac_drbg_p256_nonce(k, z, d, e);
  *

@@ -6,7 +6,8 @@
  * 1 ≤ d < n) and the peer's public point Q = (x, y) (the host checks
  * x, y < p; the kernel checks that Q is on the curve), the x-coordinate of
  * d·Q. d·Q is a fixed-window multiplication over the 65 signed radix-16
- * digits of d (radix16.h: any 256-bit d, digits in [−8, 8]), from a table
+ * digits of d (radix16.h: any 256-bit d; digits in [−8, 7], the top one
+ * 0 or 1), from a table
  * of 1·Q … 8·Q in private memory: per digit four doublings and one
  * addition, with the complete formulas of p256_point.h, so the point at
  * infinity and P + P need no branch.
