@@ -65,6 +65,14 @@ type Stats struct {
 	// DeviceTime is the time the device spent in the kernels of the
 	// batches: benchmarks divide work by it.
 	DeviceTime time.Duration
+	// BatchTime is the wall time of the device batches, from the start of
+	// their host work (packing the inputs) to its end (unpacking the
+	// results), summed over batches; WaitTime is the part of it spent
+	// waiting for the batches' device commands (copies and kernels). So
+	// BatchTime − WaitTime is the host's own work, and WaitTime −
+	// DeviceTime what the copies and queues add to the kernels: where a
+	// large call's end-to-end time goes.
+	BatchTime, WaitTime time.Duration
 }
 
 // Add adds the counts of o to s (a Server adds its engines'). The
@@ -79,6 +87,8 @@ func (s *Stats) Add(o Stats) {
 		s.BatchSizes[k] += o.BatchSizes[k]
 	}
 	s.DeviceTime += o.DeviceTime
+	s.BatchTime += o.BatchTime
+	s.WaitTime += o.WaitTime
 }
 
 func (s Stats) String() string {

@@ -320,5 +320,10 @@ func TestManyBatches(t *testing.T) {
 	e := deviceEngine(t)
 	restore := ed25519.WithBatches(7, 900)
 	defer restore()
+	before := e.Stats()
 	differential(t, e, rand.New(rand.NewPCG(15, 16)), 150, 600, nil)
+	// the batches' anatomy: each waited for its commands, within its time
+	s := e.Stats()
+	require.Greater(t, s.WaitTime, before.WaitTime)
+	require.GreaterOrEqual(t, s.BatchTime-before.BatchTime, s.WaitTime-before.WaitTime)
 }

@@ -55,6 +55,36 @@ type benchResult struct {
 	// engine (batch.RouteCPU: the CPU engine's code on all cores), the
 	// call shape CPUOps' independent workers do not have.
 	CPUCallOps float64 `json:"cpu_engine_call_ops_per_s,omitempty"`
+	// Anatomy is where the end-to-end calls' device batches spent their
+	// time, per batch (batch.Stats' BatchTime, WaitTime, DeviceTime): the
+	// host's own work, waiting for the device's commands, and the kernels
+	// within that wait (bench ed25519 and ecdsa).
+	Anatomy *batchAnatomy `json:"batch_anatomy,omitempty"`
+}
+
+// batchAnatomy is a benchResult's Anatomy, in milliseconds per batch.
+type batchAnatomy struct {
+	Batches  int64   `json:"batches"`
+	HostMs   float64 `json:"host_ms"`
+	WaitMs   float64 `json:"wait_ms"`
+	KernelMs float64 `json:"kernel_ms"`
+}
+
+// anatomyOf is the anatomy of the batches between the stats before and
+// after (nil when none ran).
+func anatomyOf(before, after batch.Stats) *batchAnatomy {
+	n := after.Batches - before.Batches
+	if n <= 0 {
+		return nil
+	}
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(n) }
+	wait := after.WaitTime - before.WaitTime
+	return &batchAnatomy{
+		Batches:  n,
+		HostMs:   ms(after.BatchTime - before.BatchTime - wait),
+		WaitMs:   ms(wait),
+		KernelMs: ms(after.DeviceTime - before.DeviceTime),
+	}
 }
 
 // routed is an engine whose route can be set and whose work is counted:
@@ -79,11 +109,13 @@ func measureEngine(e interface {
 	ReleaseBuffers()
 }, op string, bits, n int, dur time.Duration, run func() (time.Duration, error), cpu func(i int)) (benchResult, error) {
 	e.SetRoute(batch.RouteDevice)
-	fallbacks := e.Stats().Fallbacks
+	before := e.Stats()
 	r, err := measure(op, bits, n, dur, run)
 	if err != nil {
 		return r, err
 	}
+	r.Anatomy = anatomyOf(before, e.Stats())
+	fallbacks := before.Fallbacks
 	// the auto figure before the pipelined one, whose concurrent calls
 	// leave the engine device times that include waiting for each other
 	if err := measureAuto(&r, e, dur, run); err != nil {
@@ -444,7 +476,7 @@ func cmdBench(args []string) error {
 	fmt.Printf("device: %s (%s, driver %s, inline PTX %v)\ncommit: %s  %s  CPU: %s, %d threads\n\n",
 		rep.Device, rep.Backend, rep.Driver, rep.InlinePTX, rep.Commit, rep.GoVersion, rep.CPU, rep.CPUCores)
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "op\tbits\tbatch\tdevice kernel ops/s\tdevice end-to-end ops/s\tbatch latency ms\tpipelined ops/s\tCPU engine ops/s (same call)\tauto ops/s (path)\tauto / best\tCPU ops/s (all cores)\tend-to-end / CPU\t")
+	fmt.Fprintln(tw, "op\tbits\tbatch\tdevice kernel ops/s\tdevice end-to-end ops/s\tbatch latency ms\tpipelined ops/s\tCPU engine ops/s (same call)\tauto ops/s (path)\tauto / best\tCPU ops/s (all cores)\tend-to-end / CPU\tper device batch ms: host / wait (kernels)\t")
 	for _, r := range rep.Results {
 		pipe := "-"
 		if r.Pipeline > 0 {
@@ -456,8 +488,12 @@ func cmdBench(args []string) error {
 			auto = fmt.Sprintf("%s (%s)", human(r.AutoOps), r.AutoPath)
 			best = fmt.Sprintf("%.2fx", r.AutoOps/max(r.E2EOps, r.CPUCallOps))
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%.3f\t%s\t%s\t%s\t%s\t%s\t%.2fx\t\n", ecdhLabel(r), r.Bits, r.Batch, human(r.KernelOps), human(r.E2EOps),
-			r.LatencyMs, pipe, cpuCall, auto, best, human(r.CPUOps), r.Speedup)
+		anatomy := "-"
+		if a := r.Anatomy; a != nil {
+			anatomy = fmt.Sprintf("%.2f / %.2f (%.2f)", a.HostMs, a.WaitMs, a.KernelMs)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%.3f\t%s\t%s\t%s\t%s\t%s\t%.2fx\t%s\t\n", ecdhLabel(r), r.Bits, r.Batch, human(r.KernelOps), human(r.E2EOps),
+			r.LatencyMs, pipe, cpuCall, auto, best, human(r.CPUOps), r.Speedup, anatomy)
 	}
 	return tw.Flush()
 }

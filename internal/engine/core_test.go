@@ -113,6 +113,8 @@ func TestBatches(t *testing.T) {
 	require.EqualValues(t, 4, s.Batches)
 	require.EqualValues(t, 4, s.BatchSizes[7]) // 128 ≤ 250 < 256
 	require.NotZero(t, s.LatencyP50)
+	require.Positive(t, s.BatchTime)
+	require.Zero(t, s.WaitTime) // the fake device's batches run no commands
 }
 
 func TestFallback(t *testing.T) {

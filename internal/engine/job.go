@@ -199,12 +199,15 @@ func batches(p Plan, lo, hi int) [][2]int {
 // runBatch computes one device batch.
 func (c *Core) runBatch(job Job, lo, hi int) error {
 	ch := &Chunk{Lo: lo, Hi: hi, core: c}
+	start := time.Now()
 	err := c.deviceStep(job, ch)
+	whole := time.Since(start)
 	ch.release()
 	if err != nil {
 		return err
 	}
 	c.stats.batch(hi - lo)
+	c.stats.batchTime(whole, ch.wait)
 	return nil
 }
 
@@ -238,6 +241,7 @@ type Chunk struct {
 	mems    []*staged
 	scratch [][]byte
 	time    time.Duration // of the kernels run so far
+	wait    time.Duration // spent in Run, waiting for the device's commands
 	// afterUpload are the staging regions to zero once the next Run's
 	// uploads have completed (ZeroAfterUpload)
 	afterUpload [][]byte
@@ -356,7 +360,9 @@ func (c *Chunk) Run(enqueue func(cmds *device.Commands) error) error {
 		}
 		return nil
 	}
+	start := time.Now()
 	d, err := s.Run(c.core.pool, enqueue)
+	c.wait += time.Since(start)
 	c.core.stats.deviceTime(d)
 	c.time += d
 	if err == nil && h != nil && h.AfterRun != nil {

@@ -16,6 +16,7 @@ type recorder struct {
 	batches                  atomic.Int64
 	sizes                    [batch.BatchSizeBuckets]atomic.Int64
 	deviceNs                 atomic.Int64
+	batchNs, waitNs          atomic.Int64
 	latency                  latency.Histogram
 }
 
@@ -40,6 +41,13 @@ func (r *recorder) batch(n int) {
 
 func (r *recorder) deviceTime(d time.Duration) { r.deviceNs.Add(int64(d)) }
 
+// batchTime counts a device batch's wall time (its whole device step) and
+// the time it waited for its device commands.
+func (r *recorder) batchTime(whole, wait time.Duration) {
+	r.batchNs.Add(int64(whole))
+	r.waitNs.Add(int64(wait))
+}
+
 func (r *recorder) snapshot() batch.Stats {
 	s := batch.Stats{
 		Calls:       r.calls.Load(),
@@ -51,6 +59,8 @@ func (r *recorder) snapshot() batch.Stats {
 		LatencyP50:  r.latency.Percentile(50),
 		LatencyP99:  r.latency.Percentile(99),
 		DeviceTime:  time.Duration(r.deviceNs.Load()),
+		BatchTime:   time.Duration(r.batchNs.Load()),
+		WaitTime:    time.Duration(r.waitNs.Load()),
 	}
 	for k := range s.BatchSizes {
 		s.BatchSizes[k] = r.sizes[k].Load()
