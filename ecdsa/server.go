@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto"
 	"crypto/ecdsa"
+	"errors"
 	"fmt"
 	"io"
 	"sync/atomic"
@@ -44,6 +45,7 @@ type signRequest struct {
 type verifyRequest struct {
 	pub       *ecdsa.PublicKey
 	hash, sig []byte
+	form      Form
 }
 
 // ecdhRequest is one shared secret of priv and peer (crypto/ecdh's
@@ -98,15 +100,43 @@ func signRequests(e *Engine, reqs []signRequest) ([][]byte, error) {
 	return out, batch.Collect(errs)
 }
 
-// verifyRequests verifies a batch of a Server's requests on e.
+// verifyRequests verifies a batch of a Server's requests on e: one call
+// per signature form.
 func verifyRequests(e *Engine, reqs []verifyRequest) ([]bool, error) {
-	pubs := make([]*ecdsa.PublicKey, len(reqs))
-	hashes := make([][]byte, len(reqs))
-	sigs := make([][]byte, len(reqs))
-	for i, r := range reqs {
-		pubs[i], hashes[i], sigs[i] = r.pub, r.hash, r.sig
+	out := make([]bool, len(reqs))
+	errs := make([]error, len(reqs))
+	for _, form := range []Form{ASN1, P1363} {
+		var idx []int
+		for i, r := range reqs {
+			if r.form == form {
+				idx = append(idx, i)
+			}
+		}
+		if len(idx) == 0 {
+			continue
+		}
+		pubs := make([]*ecdsa.PublicKey, len(idx))
+		hashes := make([][]byte, len(idx))
+		sigs := make([][]byte, len(idx))
+		for k, i := range idx {
+			pubs[k], hashes[k], sigs[k] = reqs[i].pub, reqs[i].hash, reqs[i].sig
+		}
+		ok, err := e.verify(pubs, hashes, sigs, form)
+		var elementErrs *batch.Error
+		if err != nil && !errors.As(err, &elementErrs) {
+			for _, i := range idx {
+				errs[i] = err
+			}
+			continue
+		}
+		for k, i := range idx {
+			out[i] = ok[k]
+			if elementErrs != nil {
+				errs[i] = elementErrs.Errs[k]
+			}
+		}
 	}
-	return e.VerifyASN1(pubs, hashes, sigs)
+	return out, batch.Collect(errs)
 }
 
 // ecdhRequests computes a batch of a Server's shared secrets on e.
@@ -135,7 +165,14 @@ func (s *Server) SignASN1(ctx context.Context, rand io.Reader, key *ecdsa.Privat
 // requests: crypto/ecdsa.VerifyASN1's verdict; an error only for a nil
 // key or a request that was not computed.
 func (s *Server) VerifyASN1(ctx context.Context, pub *ecdsa.PublicKey, hash, sig []byte) (bool, error) {
-	return s.verify.Do(ctx, verifyRequest{pub: pub, hash: hash, sig: sig})
+	return s.verify.Do(ctx, verifyRequest{pub: pub, hash: hash, sig: sig, form: ASN1})
+}
+
+// VerifyP1363 is VerifyASN1 for a signature in IEEE P1363's form, r ‖ s
+// (JOSE's ES256): crypto/ecdsa.Verify's verdict on those r and s, batched
+// with other callers' requests of either form.
+func (s *Server) VerifyP1363(ctx context.Context, pub *ecdsa.PublicKey, hash, sig []byte) (bool, error) {
+	return s.verify.Do(ctx, verifyRequest{pub: pub, hash: hash, sig: sig, form: P1363})
 }
 
 // ECDH computes one P-256 shared secret, batched with other callers'

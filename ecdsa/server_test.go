@@ -184,3 +184,53 @@ func TestServerECDH(t *testing.T) {
 	_, err = s.ECDH(context.Background(), keys[0].Bytes(), keys[1].PublicKey().Bytes())
 	require.ErrorIs(t, err, batch.ErrClosed)
 }
+
+// Verifications of both signature forms from many goroutines, batched
+// together: each gets crypto/ecdsa's verdict for its own form.
+func TestServerVerifyForms(t *testing.T) {
+	s, err := ecdsa.NewServer(batch.Options{MaxBatch: 64, MaxDelay: time.Millisecond, CPUOffload: -1}, deviceEngine(t))
+	require.NoError(t, err)
+	defer s.Close()
+	key, err := stdecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	for g := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			h := sha256.Sum256([]byte{byte(g)})
+			r, sv, err := stdecdsa.Sign(rand.Reader, key, h[:])
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			der, _ := stdecdsa.SignASN1(rand.Reader, key, h[:])
+			rs := append(r.FillBytes(make([]byte, 32)), sv.FillBytes(make([]byte, 32))...)
+			for _, c := range []struct {
+				name string
+				do   func(sig []byte) (bool, error)
+				sig  []byte
+			}{
+				{"DER", func(sig []byte) (bool, error) { return s.VerifyASN1(context.Background(), &key.PublicKey, h[:], sig) }, der},
+				{"r ‖ s", func(sig []byte) (bool, error) { return s.VerifyP1363(context.Background(), &key.PublicKey, h[:], sig) }, rs},
+			} {
+				if ok, err := c.do(c.sig); err != nil || !ok {
+					t.Errorf("%s: a valid signature: %v, %v", c.name, ok, err)
+				}
+				bad := bytes.Clone(c.sig)
+				bad[len(bad)-1] ^= 1
+				if ok, err := c.do(bad); err != nil || ok {
+					t.Errorf("%s: a corrupted signature: %v, %v", c.name, ok, err)
+				}
+			}
+			// each form refuses the other's encoding
+			if ok, _ := s.VerifyP1363(context.Background(), &key.PublicKey, h[:], der); ok {
+				t.Error("a DER signature accepted as r ‖ s")
+			}
+			if ok, _ := s.VerifyASN1(context.Background(), &key.PublicKey, h[:], rs); ok {
+				t.Error("an r ‖ s signature accepted as DER")
+			}
+		}()
+	}
+	wg.Wait()
+}
