@@ -22,7 +22,8 @@ import (
 // PrivateKey.ECDH. An element that crypto/ecdh refuses (a scalar not of 32
 // bytes or not in [1, n); a public key not of 65 bytes, compressed, the
 // point at infinity, a coordinate not below p, a point off the curve) has
-// crypto/ecdh's error in the returned *batch.Error and a nil secret. The
+// crypto/ecdh's error in the returned *batch.Error and a nil secret (the
+// peer key's error where both keys are refused). The
 // device computes in constant time in the private keys
 // (kernels/p256_ecdh.cl), and the buffers that held them, and the secrets,
 // are zeroed.
@@ -131,7 +132,9 @@ type ecdhJob struct {
 // reference is crypto/ecdh's answer for element i, or its error. The
 // peer's key is parsed first, so that a bad one (a point off the curve
 // the kernel refused, say) costs no public key: crypto/ecdh's
-// NewPrivateKey computes one.
+// NewPrivateKey computes one. So where both keys are bad, the element's
+// error is the peer key's (crypto/ecdh's error for it, as for any bad
+// peer key).
 func (j *ecdhJob) reference(i int) ([]byte, error) {
 	var peer *stdecdh.PublicKey
 	if j.peers != nil {
@@ -285,8 +288,10 @@ func (j *ecdhJob) Device(ch *engine.Chunk) error {
 			i := ch.Lo + k
 			var x, y [32]byte
 			getRow(&x, results, n, k)
-			answered := results[8*n+k] == 1 // shared: the status
-			if !shared {
+			var answered bool
+			if shared {
+				answered = results[8*n+k] == 1 // the kernel's status word
+			} else {
 				getRow(&y, results[8*n:], n, k)
 				answered = x != [32]byte{} || y != [32]byte{}
 			}
