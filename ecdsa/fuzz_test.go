@@ -42,3 +42,38 @@ func FuzzVerifyASN1(f *testing.F) {
 		}
 	})
 }
+
+// FuzzVerifyP1363: FuzzVerifyASN1 for r ‖ s signatures (any bytes; the
+// verdict is crypto/ecdsa.Verify's on the two halves of a 64-byte one,
+// false for any other length).
+func FuzzVerifyP1363(f *testing.F) {
+	groups, err := testvectors.WycheproofECDSA("ecdsa_secp256r1_sha256_p1363_test.json")
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, g := range groups[:8] {
+		for _, c := range g.Tests[:min(4, len(g.Tests))] {
+			point := unhex(f, g.PublicKey)
+			h := sha256.Sum256(unhex(f, c.Msg))
+			f.Add(point[1:], unhex(f, c.Sig), h[:])
+		}
+	}
+	e := deviceEngine(f)
+	f.Fuzz(func(t *testing.T, key, sig, hash []byte) {
+		x, y := new(big.Int), new(big.Int)
+		if len(key) > 0 {
+			half := len(key) / 2
+			x.SetBytes(key[:half])
+			y.SetBytes(key[half:])
+		}
+		pub := &stdecdsa.PublicKey{Curve: elliptic.P256(), X: x, Y: y}
+		got, err := e.VerifyP1363([]*stdecdsa.PublicKey{pub}, [][]byte{hash}, [][]byte{sig})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := len(sig) == 64 && stdecdsa.Verify(pub, hash, new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:]))
+		if got[0] != want {
+			t.Fatalf("verdict %v, crypto/ecdsa %v", got[0], want)
+		}
+	})
+}
