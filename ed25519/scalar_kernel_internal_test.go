@@ -7,9 +7,6 @@ import (
 	"io/fs"
 	"math/big"
 	"math/rand/v2"
-	"regexp"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -160,19 +157,7 @@ func scalarReduceEdges() []*big.Int {
 func TestScalarConstants(t *testing.T) {
 	src, err := kernels.Source("scalar25519.h", nil)
 	require.NoError(t, err)
-	src = strings.ReplaceAll(src, "\\\n", " ")
-	words := map[string]*big.Int{}
-	for _, m := range regexp.MustCompile(`#define (SC25519_\w+) \{([^}]*)\}`).FindAllStringSubmatch(src, -1) {
-		x := new(big.Int)
-		parts := strings.Split(m[2], ",")
-		require.Len(t, parts, 8, m[1])
-		for i, p := range parts {
-			w, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(p), "u"), 0, 32)
-			require.NoError(t, err, m[1])
-			x.Or(x, new(big.Int).Lsh(new(big.Int).SetUint64(w), uint(32*i)))
-		}
-		words[m[1]] = x
-	}
+	words := devicetest.DefineArrays(t, src, "SC25519_")
 	R := scalarPowerOfTwo(256)
 	want := map[string]*big.Int{
 		"SC25519_ORDER":     scalarOrder,
@@ -185,10 +170,8 @@ func TestScalarConstants(t *testing.T) {
 		require.Zero(t, w.Cmp(words[name]), "%s: header %#x, want %#x", name, words[name], w)
 	}
 
-	m := regexp.MustCompile(`#define SC25519_MINUS_ORDER_INVERSE (0x[0-9a-f]+)u\n`).FindStringSubmatch(src)
-	require.NotNil(t, m, "SC25519_MINUS_ORDER_INVERSE")
-	inverse, err := strconv.ParseUint(m[1], 0, 32)
-	require.NoError(t, err)
+	inverse, ok := devicetest.DefineWords(t, src, "SC25519_MINUS_ORDER_INVERSE")["SC25519_MINUS_ORDER_INVERSE"]
+	require.True(t, ok, "SC25519_MINUS_ORDER_INVERSE")
 	word := scalarPowerOfTwo(32)
 	minusInverse := new(big.Int).ModInverse(scalarOrder, word)
 	minusInverse.Sub(word, minusInverse)

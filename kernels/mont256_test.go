@@ -8,9 +8,6 @@ import (
 	"io/fs"
 	"math/big"
 	"math/rand/v2"
-	"regexp"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -324,25 +321,8 @@ func TestMont256Arithmetic(t *testing.T) {
 func TestMont256Constants(t *testing.T) {
 	src, err := kernels.Source("p256.h", nil)
 	require.NoError(t, err)
-	src = strings.ReplaceAll(src, "\\\n", " ")
-	arrays := map[string]*big.Int{}
-	for _, match := range regexp.MustCompile(`#define (P256_\w+) \{([^}]*)\}`).FindAllStringSubmatch(src, -1) {
-		x := new(big.Int)
-		parts := strings.Split(match[2], ",")
-		require.Len(t, parts, 8, match[1])
-		for j, part := range parts {
-			w, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(part), "u"), 0, 32)
-			require.NoError(t, err, match[1])
-			x.Or(x, new(big.Int).Lsh(new(big.Int).SetUint64(w), uint(32*j)))
-		}
-		arrays[match[1]] = x
-	}
-	inverses := map[string]uint64{}
-	for _, match := range regexp.MustCompile(`#define (P256_\w+_MINUS_INVERSE) (0x[0-9a-f]+)u\n`).FindAllStringSubmatch(src, -1) {
-		w, err := strconv.ParseUint(match[2], 0, 32)
-		require.NoError(t, err, match[1])
-		inverses[match[1]] = w
-	}
+	arrays := devicetest.DefineArrays(t, src, "P256_")
+	inverses := devicetest.DefineWords(t, src, "P256_")
 
 	params := elliptic.P256().Params()
 	require.Zero(t, mont256Field.m.Cmp(params.P), "p")

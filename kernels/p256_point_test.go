@@ -5,8 +5,6 @@ import (
 	"io/fs"
 	"math/big"
 	"math/rand/v2"
-	"regexp"
-	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -212,17 +210,10 @@ func TestP256BaseMult(t *testing.T) {
 func TestP256PointConstants(t *testing.T) {
 	src, err := kernels.Source("p256_point.h", nil)
 	require.NoError(t, err)
-	m := regexp.MustCompile(`#define P256_B_MONT \{([^}]*)\}`).FindStringSubmatch(src)
-	require.NotNil(t, m)
-	var w []uint32
-	for _, s := range regexp.MustCompile(`0x([0-9a-f]{8})u`).FindAllStringSubmatch(m[1], -1) {
-		v, err := strconv.ParseUint(s[1], 16, 32)
-		require.NoError(t, err)
-		w = append(w, uint32(v))
-	}
-	require.Len(t, w, 8)
+	got := devicetest.DefineArrays(t, src, "P256_B_MONT")["P256_B_MONT"]
+	require.NotNil(t, got)
 	want := new(big.Int).Lsh(curveP256.b, 256)
-	require.Equal(t, want.Mod(want, curveP256.p), wordsValue(w))
+	require.Equal(t, want.Mod(want, curveP256.p), got)
 }
 
 // The point test program, and so p256_point.h, compiles as CUDA C for an

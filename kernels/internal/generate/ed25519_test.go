@@ -2,11 +2,11 @@ package generate
 
 import (
 	"math/big"
-	"regexp"
-	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/gpucrypto/gpucrypto/internal/devicetest"
 )
 
 // The constants of ed25519_gen.h, read back from the text: d·121666 ≡
@@ -15,17 +15,10 @@ func TestEd25519Constants(t *testing.T) {
 	src, err := Ed25519()
 	require.NoError(t, err)
 	p := new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 255), big.NewInt(19))
+	arrays := devicetest.DefineArrays(t, src, "ED25519_")
 	value := func(name string) *big.Int {
-		m := regexp.MustCompile(`#define ` + name + ` \{([^}]*)\}`).FindStringSubmatch(src)
-		require.NotNil(t, m, name)
-		limbs := regexp.MustCompile(`0x([0-9a-f]{8})u`).FindAllStringSubmatch(m[1], -1)
-		require.Len(t, limbs, 8, name)
-		v := new(big.Int)
-		for w := 7; w >= 0; w-- {
-			x, err := strconv.ParseUint(limbs[w][1], 16, 32)
-			require.NoError(t, err)
-			v.Lsh(v, 32).Or(v, new(big.Int).SetUint64(x))
-		}
+		v := arrays[name]
+		require.NotNil(t, v, name)
 		require.Negative(t, v.Cmp(p), "%s canonical", name)
 		return v
 	}
