@@ -9,12 +9,8 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/sha256"
-	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"errors"
 	"io"
-	"math/big"
 	"sync"
 	"testing"
 	"time"
@@ -23,6 +19,7 @@ import (
 
 	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/ecdsa"
+	"github.com/gpucrypto/gpucrypto/internal/devicetest"
 )
 
 // Many goroutines sign and verify through one Server: every signature
@@ -107,44 +104,7 @@ func TestSignerTLS(t *testing.T) {
 	require.NoError(t, err)
 	signer, err := s.Signer(key)
 	require.NoError(t, err)
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test"}, DNSNames: []string{"test"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, signer.Public(), signer)
-	require.NoError(t, err)
-	cert, err := x509.ParseCertificate(der)
-	require.NoError(t, err)
-	require.NoError(t, cert.CheckSignature(cert.SignatureAlgorithm, cert.RawTBSCertificate, cert.Signature))
-	pool := x509.NewCertPool()
-	pool.AddCert(cert)
-	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: signer}}})
-	require.NoError(t, err)
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				if err := c.(*tls.Conn).Handshake(); err == nil {
-					_, _ = c.Write([]byte("ok"))
-				}
-			}()
-		}
-	}()
-	for _, v := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
-		c, err := tls.Dial("tcp", ln.Addr().String(), &tls.Config{RootCAs: pool, ServerName: "test", MinVersion: v, MaxVersion: v})
-		require.NoError(t, err, "TLS version %x", v)
-		buf := make([]byte, 2)
-		_, err = io.ReadFull(c, buf)
-		require.NoError(t, err, "TLS version %x", v)
-		require.Equal(t, "ok", string(buf))
-		c.Close()
-	}
+	devicetest.ServeTLS(t, signer)
 }
 
 // ECDH requests from many goroutines: each gets crypto/ecdh's secret, or
