@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto"
 	"crypto/ecdsa"
-	"errors"
 	"fmt"
 	"io"
 	"sync/atomic"
@@ -71,16 +70,7 @@ func NewServer(opts batch.Options, engines ...*Engine) (*Server, error) {
 func signRequests(e *Engine, reqs []signRequest) ([][]byte, error) {
 	out := make([][]byte, len(reqs))
 	errs := make([]error, len(reqs))
-	for _, deterministic := range []bool{false, true} {
-		var idx []int
-		for i, r := range reqs {
-			if r.deterministic == deterministic {
-				idx = append(idx, i)
-			}
-		}
-		if len(idx) == 0 {
-			continue
-		}
+	byKind(reqs, []bool{false, true}, func(r signRequest) bool { return r.deterministic }, func(deterministic bool, idx []int) {
 		keys := make([]*ecdsa.PrivateKey, len(idx))
 		hashes := make([][]byte, len(idx))
 		random := make([]byte, 32*len(idx))
@@ -90,13 +80,8 @@ func signRequests(e *Engine, reqs []signRequest) ([][]byte, error) {
 		}
 		sigs, sigErrs, err := e.signBatch(ASN1, deterministic, keys, hashes, random)
 		clear(random)
-		for k, i := range idx {
-			out[i], errs[i] = sigs[k], sigErrs[k]
-			if err != nil {
-				out[i], errs[i] = nil, err
-			}
-		}
-	}
+		spread(idx, sigs, sigErrs, err, out, errs)
+	})
 	return out, batch.Collect(errs)
 }
 
@@ -105,38 +90,47 @@ func signRequests(e *Engine, reqs []signRequest) ([][]byte, error) {
 func verifyRequests(e *Engine, reqs []verifyRequest) ([]bool, error) {
 	out := make([]bool, len(reqs))
 	errs := make([]error, len(reqs))
-	for _, form := range []Form{ASN1, P1363} {
-		var idx []int
-		for i, r := range reqs {
-			if r.form == form {
-				idx = append(idx, i)
-			}
-		}
-		if len(idx) == 0 {
-			continue
-		}
+	byKind(reqs, []Form{ASN1, P1363}, func(r verifyRequest) Form { return r.form }, func(form Form, idx []int) {
 		pubs := make([]*ecdsa.PublicKey, len(idx))
 		hashes := make([][]byte, len(idx))
 		sigs := make([][]byte, len(idx))
 		for k, i := range idx {
 			pubs[k], hashes[k], sigs[k] = reqs[i].pub, reqs[i].hash, reqs[i].sig
 		}
-		ok, err := e.verify(pubs, hashes, sigs, form)
-		var elementErrs *batch.Error
-		if err != nil && !errors.As(err, &elementErrs) {
-			for _, i := range idx {
-				errs[i] = err
+		ok, okErrs, err := e.verifyBatch(form, pubs, hashes, sigs)
+		spread(idx, ok, okErrs, err, out, errs)
+	})
+	return out, batch.Collect(errs)
+}
+
+// byKind calls run once for each of kinds that some request has, with the
+// indices of those requests: a Server's batch mixes requests that need
+// different engine calls.
+func byKind[R any, K comparable](reqs []R, kinds []K, kindOf func(R) K, run func(kind K, idx []int)) {
+	for _, kind := range kinds {
+		var idx []int
+		for i, r := range reqs {
+			if kindOf(r) == kind {
+				idx = append(idx, i)
 			}
-			continue
 		}
-		for k, i := range idx {
-			out[i] = ok[k]
-			if elementErrs != nil {
-				errs[i] = elementErrs.Errs[k]
-			}
+		if len(idx) > 0 {
+			run(kind, idx)
 		}
 	}
-	return out, batch.Collect(errs)
+}
+
+// spread puts the results and errors of a call on the requests idx into
+// out and errs at those indices; a failed call is every request's error.
+func spread[T any](idx []int, results []T, resultErrs []error, err error, out []T, errs []error) {
+	for k, i := range idx {
+		if err != nil {
+			var zero T
+			out[i], errs[i] = zero, err
+			continue
+		}
+		out[i], errs[i] = results[k], resultErrs[k]
+	}
 }
 
 // ecdhRequests computes a batch of a Server's shared secrets on e.

@@ -32,11 +32,19 @@ func (e *Engine) verify(pubs []*ecdsa.PublicKey, hashes, sigs [][]byte, form For
 	if len(hashes) != len(pubs) || len(sigs) != len(pubs) {
 		return nil, fmt.Errorf("ecdsa: %d public keys, %d hashes and %d signatures", len(pubs), len(hashes), len(sigs))
 	}
-	j := &verifyJob{e: e, form: form, pubs: pubs, hashes: hashes, sigs: sigs, out: make([]bool, len(pubs)), errs: make([]error, len(pubs))}
-	if err := e.core.Run(planFor("ECDSA P-256 verify", len(pubs)), j); err != nil {
+	out, errs, err := e.verifyBatch(form, pubs, hashes, sigs)
+	if err != nil {
 		return nil, err
 	}
-	return j.out, batch.Collect(j.errs)
+	return out, batch.Collect(errs)
+}
+
+// verifyBatch is the one place a verification job is made and run: the
+// verdicts, each element's error, and the call's.
+func (e *Engine) verifyBatch(form Form, pubs []*ecdsa.PublicKey, hashes, sigs [][]byte) ([]bool, []error, error) {
+	j := &verifyJob{e: e, form: form, pubs: pubs, hashes: hashes, sigs: sigs, out: make([]bool, len(pubs)), errs: make([]error, len(pubs))}
+	err := e.core.Run(planFor("ECDSA P-256 verify", len(pubs)), j)
+	return j.out, j.errs, err
 }
 
 // verifyJob is one call of VerifyASN1 or VerifyP1363 (an engine.Job).
