@@ -1,7 +1,6 @@
 package ed25519
 
 import (
-	"bytes"
 	stded25519 "crypto/ed25519"
 	"crypto/sha512"
 	"embed"
@@ -9,7 +8,6 @@ import (
 	"io/fs"
 	"math/big"
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -37,6 +35,16 @@ func runSteps(t *testing.T, d *device.Device, defines map[string]string, name st
 	out := devicetest.RunKernel(t, d, kernels.ProgramFrom(sub, "steps_test.cl", defines), name, count, 4*outWords*count,
 		append(args, uint32(count))...)
 	return device.Uint32s(out, outWords*count)
+}
+
+// clampedScalar is the secret scalar s of a seed: the first half of
+// SHA-512(seed), clamped (RFC 8032 §5.1.5).
+func clampedScalar(seed []byte) []byte {
+	h := sha512.Sum512(seed)
+	s := h[:32]
+	s[0] &= 248
+	s[31] = s[31]&127 | 64
+	return s
 }
 
 // limbMajor packs 32-byte values as 8 limb-major rows.
@@ -74,9 +82,7 @@ func TestKernelSteps(t *testing.T) {
 					binary.LittleEndian.PutUint32(got[4*j:], out[j*n+i])
 				}
 				require.Equal(t, h[:], got[:64], "SHA-512 of seed %d", i)
-				s := bytes.Clone(h[:32])
-				s[0] &= 248
-				s[31] = s[31]&127 | 64
+				s := clampedScalar(seed)
 				require.Equal(t, s, got[64:], "clamped scalar %d", i)
 				scalars[i] = s
 			}
@@ -104,15 +110,14 @@ func TestKernelSteps(t *testing.T) {
 }
 
 // p25519 is 2^255 − 19.
-var p25519 = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 255), big.NewInt(19))
+var p25519 = new(big.Int).Sub(scalarPowerOfTwo(255), big.NewInt(19))
 
 // fieldValue is element k of the limb-major rows words (8 rows of n) as
 // an integer, starting at row.
 func fieldValue(words []uint32, n, row, k int) *big.Int {
 	b := make([]byte, 32)
 	getValue(b, words[row*n:], n, k)
-	slices.Reverse(b)
-	return new(big.Int).SetBytes(b)
+	return scalarFromLittleEndian(b)
 }
 
 // The field's operations (fe25519.h, the form every kernel decodes and
@@ -131,17 +136,17 @@ func TestKernelStepsField(t *testing.T) {
 		bs[i][31] &= 0x7f
 		switch i {
 		case 0: // p − 1 and p + 1 (loosely reduced)
-			as[i] = leBytes(new(big.Int).Sub(p25519, big.NewInt(1)))
-			bs[i] = leBytes(new(big.Int).Add(p25519, big.NewInt(1)))
+			as[i] = scalarLittleEndian(new(big.Int).Sub(p25519, big.NewInt(1)), 32)
+			bs[i] = scalarLittleEndian(new(big.Int).Add(p25519, big.NewInt(1)), 32)
 		case 1:
-			as[i] = leBytes(big.NewInt(1))
-			bs[i] = leBytes(big.NewInt(0))
+			as[i] = scalarLittleEndian(big.NewInt(1), 32)
+			bs[i] = scalarLittleEndian(big.NewInt(0), 32)
 		}
 	}
 	out := runSteps(t, d, map[string]string{}, "steps_field", append(limbMajor(as), limbMajor(bs)...), n, 48, false)
 	exp := new(big.Int).Rsh(new(big.Int).Sub(p25519, big.NewInt(5)), 3)
 	for i := range n {
-		a, b := fromLE(as[i]), fromLE(bs[i])
+		a, b := scalarFromLittleEndian(as[i]), scalarFromLittleEndian(bs[i])
 		want := []*big.Int{
 			new(big.Int).Mul(a, b),
 			new(big.Int).Mul(a, a),
@@ -169,11 +174,7 @@ func TestKernelStepsCompleted(t *testing.T) {
 		for j := range seeds[i] {
 			seeds[i][j] = byte(r.Uint32())
 		}
-		h := sha512.Sum512(seeds[i])
-		s := bytes.Clone(h[:32])
-		s[0] &= 248
-		s[31] = s[31]&127 | 64
-		scalars[i] = s
+		scalars[i] = clampedScalar(seeds[i])
 	}
 	for name, defines := range map[string]map[string]string{"limbs": {}, "fp64": {"ED25519_FP64": "1"}} {
 		t.Run(name, func(t *testing.T) {
@@ -186,24 +187,10 @@ func TestKernelStepsCompleted(t *testing.T) {
 				x.Mod(x, p25519)
 				y := new(big.Int).Mul(h, new(big.Int).ModInverse(f, p25519))
 				y.Mod(y, p25519)
-				enc := leBytes(y)
+				enc := scalarLittleEndian(y, 32)
 				enc[31] |= byte(x.Bit(0)) << 7
 				require.Equal(t, []byte(stded25519.NewKeyFromSeed(seed)[32:]), enc, "[s]B of seed %d", i)
 			}
 		})
 	}
-}
-
-// leBytes is v < 2^256 as 32 little-endian bytes.
-func leBytes(v *big.Int) []byte {
-	b := v.FillBytes(make([]byte, 32))
-	slices.Reverse(b)
-	return b
-}
-
-// fromLE is the integer of little-endian bytes.
-func fromLE(b []byte) *big.Int {
-	c := slices.Clone(b)
-	slices.Reverse(c)
-	return new(big.Int).SetBytes(c)
 }
