@@ -10,7 +10,6 @@ import (
 	"encoding/hex"
 	"math/big"
 	"strconv"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -22,25 +21,11 @@ import (
 	"github.com/gpucrypto/gpucrypto/testvectors"
 )
 
-var (
-	ecdhEngineOnce sync.Once
-	ecdhEngine     *Engine
-)
-
-// ecdhEngines are a device engine that computes every call there (a CPU
+// ecdhEngines are the test device's engine (devicetest.Engine: a CPU
 // fallback fails the test) and the CPU engine.
 func ecdhEngines(t *testing.T) map[string]*Engine {
 	t.Helper()
-	d := devicetest.Device(t)
-	ecdhEngineOnce.Do(func() {
-		e, err := NewEngine(d)
-		require.NoError(t, err)
-		e.OnFallback(func(err error) { panic("unexpected CPU fallback in tests: " + err.Error()) })
-		e.SetRoute(batch.RouteDevice)
-		ecdhEngine = e
-	})
-	require.NotNil(t, ecdhEngine)
-	return map[string]*Engine{"device": ecdhEngine, "cpu": CPUEngine()}
+	return map[string]*Engine{"device": devicetest.Engine(t, NewEngine), "cpu": CPUEngine()}
 }
 
 // ecdhReference is crypto/ecdh.P256()'s answer for one element: the

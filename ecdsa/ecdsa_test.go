@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"math/big"
 	mrand "math/rand/v2"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -19,25 +18,11 @@ import (
 	"github.com/gpucrypto/gpucrypto/testvectors"
 )
 
-var (
-	engineOnce sync.Once
-	testEngine *ecdsa.Engine
-)
-
-// deviceEngine is an engine on the test device that computes every call
-// there and fails the test on a fallback to the CPU.
+// deviceEngine is the test device's engine (devicetest.Engine): every
+// call computes there, and a fallback to the CPU fails the test.
 func deviceEngine(t testing.TB) *ecdsa.Engine {
 	t.Helper()
-	d := devicetest.Device(t)
-	engineOnce.Do(func() {
-		e, err := ecdsa.NewEngine(d)
-		require.NoError(t, err)
-		e.OnFallback(func(err error) { panic("unexpected CPU fallback in tests: " + err.Error()) })
-		e.SetRoute(batch.RouteDevice)
-		testEngine = e
-	})
-	require.NotNil(t, testEngine)
-	return testEngine
+	return devicetest.Engine(t, ecdsa.NewEngine)
 }
 
 func engines(t *testing.T) map[string]*ecdsa.Engine {

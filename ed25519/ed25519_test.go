@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"math/rand/v2"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -19,26 +18,11 @@ import (
 	"github.com/gpucrypto/gpucrypto/testvectors"
 )
 
-var (
-	engineOnce sync.Once
-	testEngine *ed25519.Engine
-)
-
-// deviceEngine is an engine on the test device that computes every call
-// there (the kernels under test, whatever the CPU's speed) and fails the
-// test on a fallback to the CPU.
+// deviceEngine is the test device's engine (devicetest.Engine): every
+// call computes there, and a fallback to the CPU fails the test.
 func deviceEngine(t testing.TB) *ed25519.Engine {
 	t.Helper()
-	d := devicetest.Device(t)
-	engineOnce.Do(func() {
-		e, err := ed25519.NewEngine(d)
-		require.NoError(t, err)
-		e.OnFallback(func(err error) { panic("unexpected CPU fallback in tests: " + err.Error()) })
-		e.SetRoute(batch.RouteDevice)
-		testEngine = e
-	})
-	require.NotNil(t, testEngine)
-	return testEngine
+	return devicetest.Engine(t, ed25519.NewEngine)
 }
 
 // engines are checked side by side: the device's kernels and the CPU
