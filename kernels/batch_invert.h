@@ -38,6 +38,7 @@
  * arithmetic and masks. out holds the prefix products until the backward
  * pass overwrites each of them with its u.
  */
+#include "mask.h"
 
 /* z = canonical z with 0 replaced by 1; returns all ones where z ≡ 0 */
 DEVICE_FN u32 binv_load_z(u32 *z, GLOBAL const u32 *zp, const u32 stride)
@@ -48,7 +49,7 @@ DEVICE_FN u32 binv_load_z(u32 *z, GLOBAL const u32 *zp, const u32 stride)
 	FE(canon)(z);
 	for (int j = 0; j < NL; j++)
 		acc |= z[j];
-	const u32 m = ((acc | (0u - acc)) >> 31) - 1u; /* all ones iff acc == 0 */
+	const u32 m = mask_if_zero(acc);
 	z[0] |= m & 1u;
 	return m;
 }

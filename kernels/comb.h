@@ -51,6 +51,8 @@
  * about 4M and 1/K of an inversion per key for groups of K keys.
  */
 
+#include "mask.h"
+
 #ifndef COMB_FE
 #define COMB_FE(op) FE(op)
 #define COMB_FE_T u32
@@ -69,8 +71,7 @@ DEVICE_FN void comb_select(u32 *p0, u32 *p1, u32 *p2, const u32 row, const u32 a
 		p0[w] = p1[w] = p2[w] = 0;
 	const u32 base = row * (8u * COMB_ENTRY_WORDS);
 	for (u32 n = 1; n <= 8; n++) {
-		const u32 x = absd ^ n;
-		const u32 m = ((x | (0u - x)) >> 31) - 1u; /* all ones iff absd == n */
+		const u32 m = mask_if_zero(absd ^ n);
 		const u32 off = base + (n - 1u) * COMB_ENTRY_WORDS;
 		hit |= m;
 		for (int w = 0; w < NL; w++) {

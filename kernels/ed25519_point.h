@@ -27,6 +27,7 @@
 #pragma once
 #include "ed25519_gen.h"
 #include "radix16.h"
+#include "mask.h"
 
 /* r = z^((p − 5)/8) = z^(2^252 − 3): the square-root exponent, with
  * fe25519_invert's chain up to 2^250 − 1. */
@@ -65,7 +66,7 @@ DEVICE_FN u32 ed_fe_equal(const u32 *a, const u32 *b)
 	FE(canon)(t);
 	for (int w = 0; w < NL; w++)
 		acc |= t[w];
-	return ((acc | (0u - acc)) >> 31) - 1u;
+	return mask_if_zero(acc);
 }
 
 /* r = −a */

@@ -69,6 +69,7 @@
 #pragma once
 #include "dialect.h"
 #include "limb.h"
+#include "mask.h"
 
 /* t[0..9] += x[0..7]·y: the low halves of the eight products in one carry
  * chain (into t_0..t_7, the carry through t_8 and t_9), then the high
@@ -275,7 +276,7 @@ DEVICE_FN u32 mont256_is_zero(const u32 *a)
 	u32 any = 0;
 	for (int j = 0; j < 8; j++)
 		any |= a[j];
-	return ((any | (0u - any)) >> 31) - 1u;
+	return mask_if_zero(any);
 }
 
 /* all ones when a == b, else 0 */
@@ -284,7 +285,7 @@ DEVICE_FN u32 mont256_equal(const u32 *a, const u32 *b)
 	u32 any = 0;
 	for (int j = 0; j < 8; j++)
 		any |= a[j] ^ b[j];
-	return ((any | (0u - any)) >> 31) - 1u;
+	return mask_if_zero(any);
 }
 
 /* r = R mod m, Montgomery's 1. With 2^255 < m < 2^256 it is R − m (below

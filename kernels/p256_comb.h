@@ -31,8 +31,7 @@ DEVICE_FN void p256_comb_select(u32 *x, u32 *y, const u32 row, const u32 absd,
 		x[w] = y[w] = 0;
 	const u32 base = row * 8u * P256_COMB_ENTRY_WORDS;
 	for (u32 n = 1; n <= 8; n++) {
-		const u32 d = absd ^ n;
-		const u32 m = ((d | (0u - d)) >> 31) - 1u;   /* all ones iff absd == n */
+		const u32 m = mask_if_zero(absd ^ n);
 		const u32 off = base + (n - 1u) * P256_COMB_ENTRY_WORDS;
 		for (int w = 0; w < 8; w++) {
 			x[w] |= m & table[off + w];
@@ -57,7 +56,7 @@ DEVICE_FN void p256_base_mult(u32 *X, u32 *Y, u32 *Z, const u32 *k,
 		p256_comb_select(x, y, (u32)i, absd, table);
 		p256_neg(negY, y);
 		p256_cmov(y, negY, neg);
-		const u32 zero = ((absd | (0u - absd)) >> 31) - 1u;   /* all ones iff absd == 0 */
+		const u32 zero = mask_if_zero(absd);
 		p256_point_add_affine(X, Y, Z, X, Y, Z, x, y, zero);
 	}
 }

@@ -61,8 +61,7 @@ DEVICE_FN void ecdh_p256_mult(u32 *X, u32 *Y, u32 *Z, const u32 *d, const u32 *x
 		/* P = |digit|·Q by a masked scan; the point at infinity for 0 */
 		p256_point_infinity(PX, PY, PZ);
 		for (u32 n = 1; n <= 8; n++) {
-			const u32 e = absd ^ n;
-			const u32 m = ((e | (0u - e)) >> 31) - 1u;   /* all ones iff absd == n */
+			const u32 m = mask_if_zero(absd ^ n);
 			p256_point_cmov(PX, PY, PZ, multiples[n - 1], multiples[n - 1] + 8,
 				multiples[n - 1] + 16, m);
 		}
