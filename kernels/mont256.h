@@ -60,11 +60,13 @@
  * 8·(8 + 1 + 7) = 128. On NVIDIA each product is a mad.lo and a mad.hi:
  * NVRTC's PTX for sm_90 has 192 multiply instructions for p256_mul, 248
  * for p256n_mul. from_mont is the reduction rows alone (at most 8·9 = 72;
- * 32 for the field, 64 for the order). add, sub and neg are carry chains,
- * no products. invert is a fixed 4-bit window over m − 2: 14 products for
- * the table a^2 … a^15, 252 squarings and one product per nonzero digit
- * below the top one (32 for the P-256 field, 55 for its order), so 298 and
- * 321 products.
+ * 32 for the field, 64 for the order). A squaring (mont256_sqr) computes
+ * each cross product once and reduces the low half: 36 + 32 = 68 products
+ * for the field, 36 + 64 = 100 for the order. add, sub and neg are carry
+ * chains, no products. invert is a fixed 4-bit window over m − 2: 14
+ * products for the table a^2 … a^15, 252 squarings and one product per
+ * nonzero digit below the top one (32 for the P-256 field, 55 for its
+ * order).
  */
 #pragma once
 #include "dialect.h"
@@ -227,6 +229,62 @@ DEVICE_FN void mont256_add(u32 *r, const u32 *a, const u32 *b, const u32 *m)
 	mont256_subtract_if_at_least(r, sum, top, m);
 }
 
+/* t[0..15] = a·a, the 512-bit square: each product a_i·a_j with i < j
+ * once (a row per i, its low and high halves in two carry chains as in
+ * mont256_add_row), the sum doubled, then the squares a_i·a_i added in one
+ * chain: 28 + 8 products where a general product has 64. The doubled sum
+ * of the cross products is below a^2 < 2^512, so nothing carries out. */
+DEVICE_FN void mont256_square_wide(u32 *t, const u32 *a)
+{
+	for (int j = 0; j < 16; j++)
+		t[j] = 0;
+	UNROLL_OUTER
+	for (int i = 0; i < 7; i++) {
+		CARRY_DECL;
+		MADLO_CC(t[2 * i + 1], a[i], a[i + 1], t[2 * i + 1]);
+		for (int j = i + 2; j < 8; j++)
+			MADLOC_CC(t[i + j], a[i], a[j], t[i + j]);
+		ADDC_CC(t[i + 8], t[i + 8], 0u);
+		ADDC(t[i + 9], t[i + 9], 0u);
+		MADHI_CC(t[2 * i + 2], a[i], a[i + 1], t[2 * i + 2]);
+		for (int j = i + 2; j < 8; j++)
+			MADHIC_CC(t[i + j + 1], a[i], a[j], t[i + j + 1]);
+		ADDC(t[i + 9], t[i + 9], 0u);
+	}
+	{
+		CARRY_DECL;
+		ADD_CC(t[1], t[1], t[1]);
+		for (int j = 2; j < 15; j++)
+			ADDC_CC(t[j], t[j], t[j]);
+		ADDC(t[15], t[15], t[15]);
+	}
+	{
+		CARRY_DECL;
+		MADLO_CC(t[0], a[0], a[0], t[0]);
+		MADHIC_CC(t[1], a[0], a[0], t[1]);
+		for (int i = 1; i < 7; i++) {
+			MADLOC_CC(t[2 * i], a[i], a[i], t[2 * i]);
+			MADHIC_CC(t[2 * i + 1], a[i], a[i], t[2 * i + 1]);
+		}
+		MADLOC_CC(t[14], a[7], a[7], t[14]);
+		MADHIC(t[15], a[7], a[7], t[15]);
+	}
+}
+
+/* r = a·a·R^−1 mod m, canonical, for a < m: the square a^2 = H·R + L
+ * (mont256_square_wide), then a^2·R^−1 ≡ H + L·R^−1 (mod m), where
+ * L·R^−1 mod m is from_mont's reduction of the low half alone and
+ * H < a^2/R < m, so one modular addition finishes it. The products are
+ * 36 + the reduction's (32 for the P-256 field, 64 for its order) instead
+ * of mont256_mul's 96 or 128. */
+DEVICE_FN void mont256_sqr(u32 *r, const u32 *a, const u32 *m, const u32 minus_inverse)
+{
+	u32 t[16], low[8];
+	mont256_square_wide(t, a);
+	mont256_from_mont(low, t, m, minus_inverse);
+	mont256_add(r, t + 8, low, m);
+}
+
 /* r = (a − b) mod m for a, b < m: a − b, and m added back (by mask) when it
  * borrowed. The final carry out is dropped: with the borrow, the difference
  * is a − b + 2^256, and a − b + m + 2^256 wraps to a − b + m < m. */
@@ -334,7 +392,7 @@ DEVICE_FN void mont256_invert(u32 *r, const u32 *a, const u32 *m, const u32 minu
 	for (int window = 62; window >= 0; window--) {
 		_Pragma("unroll 1")
 		for (int squaring = 0; squaring < 4; squaring++)
-			mont256_mul(x, x, x, m, minus_inverse);
+			mont256_sqr(x, x, m, minus_inverse);
 		const u32 digit = (exponent[window >> 3] >> (4 * (window & 7))) & 15u;
 		if (digit != 0) /* a digit of the public exponent */
 			mont256_mul(x, x, powers[digit], m, minus_inverse);
@@ -348,7 +406,7 @@ DEVICE_FN void mont256_invert(u32 *r, const u32 *a, const u32 *m, const u32 minu
  * Elements are canonical Montgomery forms (x stands for x·R^−1 mod m);
  * every r may alias any input.
  *   prefix_mul(r, a, b)      a·b·R^−1 mod m (the Montgomery product)
- *   prefix_sqr(r, a)         a·a·R^−1 mod m (the product with itself)
+ *   prefix_sqr(r, a)         a·a·R^−1 mod m, for a < m (mont256_sqr)
  *   prefix_add(r, a, b)      (a + b) mod m
  *   prefix_sub(r, a, b)      (a − b) mod m
  *   prefix_neg(r, a)         (−a) mod m, 0 for 0
@@ -371,7 +429,7 @@ DEVICE_FN void mont256_invert(u32 *r, const u32 *a, const u32 *m, const u32 minu
 	DEVICE_FN void prefix##_sqr(u32 *r, const u32 *a) \
 	{ \
 		const u32 m[8] = MODULUS; \
-		mont256_mul(r, a, a, m, MINUS_INVERSE); \
+		mont256_sqr(r, a, m, MINUS_INVERSE); \
 	} \
 	DEVICE_FN void prefix##_add(u32 *r, const u32 *a, const u32 *b) \
 	{ \
