@@ -452,7 +452,9 @@ func TestECDHResultCheck(t *testing.T) {
 // The kernels themselves, without the engine (which recomputes on the CPU
 // whatever the device does not answer): every valid element's status is
 // 1 and its result crypto/ecdh's, for random scalars and ones at the edges
-// (1, 2, 8, 9, n − 1, n − 8, 2^255); a point off the curve has status 0.
+// (1, 2, 8, 9, n − 1, n − 2, n − 8, 2^255: n − 2 is the scalar whose last
+// addition adds a point to itself, p256_ecdh.cl); a point off the curve
+// has status 0.
 func TestECDHKernels(t *testing.T) {
 	d := devicetest.Device(t)
 	const n = 33
@@ -461,7 +463,8 @@ func TestECDHKernels(t *testing.T) {
 	nInt := new(big.Int).SetBytes(groupOrder)
 	var edges [][]byte
 	for _, v := range []*big.Int{big.NewInt(1), big.NewInt(2), big.NewInt(8), big.NewInt(9),
-		new(big.Int).Sub(nInt, big.NewInt(1)), new(big.Int).Sub(nInt, big.NewInt(8)), new(big.Int).Lsh(big.NewInt(1), 255)} {
+		new(big.Int).Sub(nInt, big.NewInt(1)), new(big.Int).Sub(nInt, big.NewInt(2)), new(big.Int).Sub(nInt, big.NewInt(8)),
+		new(big.Int).Lsh(big.NewInt(1), 255)} {
 		edges = append(edges, v.FillBytes(make([]byte, 32)))
 	}
 	for k := range n {

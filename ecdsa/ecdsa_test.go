@@ -5,6 +5,7 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/sha256"
+	"encoding/asn1"
 	"encoding/hex"
 	"math/big"
 	mrand "math/rand/v2"
@@ -137,6 +138,78 @@ func TestDifferential(t *testing.T) {
 	}
 	require.Positive(t, valid)
 	require.Less(t, valid, n)
+}
+
+// Signatures built so that verification's Straus loop (ecdsa.cl) adds a
+// point to itself, where the Jacobian addition is not defined and the
+// kernel doubles instead: with Q = G and u1, u2 ≥ 2^255 (top recoded
+// digit 1 for both) the loop's first two additions are G + Q = G + G;
+// with Q = 16^−1·G, u2 ≥ 2^255 and u1 = 2^252 + a small value, the
+// accumulator Q becomes 16·Q = G after four doublings and the next digit
+// of u1 adds G. Each is valid, and invalid with s changed; the verdicts
+// are crypto/ecdsa's.
+func TestVerifyExceptionalSums(t *testing.T) {
+	curve := elliptic.P256()
+	n := curve.Params().N
+	r := mrand.New(mrand.NewPCG(5, 6))
+	random := func(bits uint) *big.Int {
+		b := make([]byte, 32)
+		for i := range b {
+			b[i] = byte(r.Uint32())
+		}
+		return new(big.Int).Rsh(new(big.Int).SetBytes(b), 256-bits)
+	}
+	high := func() *big.Int { // in [2^255, n)
+		for {
+			v := new(big.Int).SetBit(random(255), 255, 1)
+			if v.Cmp(n) < 0 {
+				return v
+			}
+		}
+	}
+	inverse16 := new(big.Int).ModInverse(big.NewInt(16), n)
+	var pubs []*stdecdsa.PublicKey
+	var hashes, sigs [][]byte
+	for i := range 16 {
+		d, u1 := big.NewInt(1), high()
+		if i%2 == 1 {
+			d, u1 = inverse16, new(big.Int).SetBit(random(240), 252, 1)
+		}
+		u2 := high()
+		qx, qy := curve.ScalarBaseMult(d.FillBytes(make([]byte, 32)))
+		// R = u1·G + u2·Q = (u1 + u2·d)·G, r = x(R) mod n, s = r/u2, e = u1·s
+		k := new(big.Int).Mul(u2, d)
+		k.Add(k, u1).Mod(k, n)
+		rx, _ := curve.ScalarBaseMult(k.FillBytes(make([]byte, 32)))
+		rr := new(big.Int).Mod(rx, n)
+		ss := new(big.Int).ModInverse(u2, n)
+		ss.Mul(ss, rr).Mod(ss, n)
+		e := new(big.Int).Mul(u1, ss)
+		e.Mod(e, n)
+		pub := &stdecdsa.PublicKey{Curve: curve, X: qx, Y: qy}
+		for _, s := range []*big.Int{ss, new(big.Int).Add(ss, big.NewInt(1))} {
+			sig := append(rr.FillBytes(make([]byte, 32)), s.FillBytes(make([]byte, 32))...)
+			pubs, hashes, sigs = append(pubs, pub), append(hashes, e.FillBytes(make([]byte, 32))), append(sigs, sig)
+		}
+	}
+	for name, e := range engines(t) {
+		t.Run(name, func(t *testing.T) {
+			got, err := e.VerifyP1363(pubs, hashes, sigs)
+			require.NoError(t, err)
+			for i := range got {
+				want := stdecdsa.VerifyASN1(pubs[i], hashes[i], p1363ToASN1(t, sigs[i]))
+				require.Equal(t, i%2 == 0, want, "element %d: the construction", i)
+				require.Equal(t, want, got[i], "element %d", i)
+			}
+		})
+	}
+}
+
+// p1363ToASN1 is the DER form of the r ‖ s signature sig.
+func p1363ToASN1(t *testing.T, sig []byte) []byte {
+	der, err := asn1.Marshal(struct{ R, S *big.Int }{new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])})
+	require.NoError(t, err)
+	return der
 }
 
 // Malformed input: an error for a nil key alone; other shapes are

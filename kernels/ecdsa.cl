@@ -28,6 +28,7 @@
  * digits of u1 and u2 index the tables and decide the additions.
  */
 #include "p256_comb.h"
+#include "p256_jacobian.h"
 #include "radix16.h"
 #include "hmac_drbg.h"
 
@@ -65,27 +66,33 @@ KERNEL void ecdsa_p256_verify(GLOBAL u32 *RESTRICT verdicts, GLOBAL const u32 *R
 	p256n_mul(u2, t, w);
 	p256n_from_mont(u2, u2);
 
-	/* multiples[n] = n·Q, n = 1..8 */
+	/* multiples[n] = (n + 1)·Q, n = 0..7, Jacobian: distinct and finite
+	 * (n is a prime above 8), so the additions meet no exception */
 	u32 multiples[8][24];
 	for (int j = 0; j < 8; j++) {
 		multiples[0][j] = X[j];
 		multiples[0][8 + j] = Y[j];
 		multiples[0][16 + j] = Z[j];
 	}
-	for (int n = 1; n < 8; n++)
-		p256_point_add(multiples[n], multiples[n] + 8, multiples[n] + 16,
+	p256_jacobian_double(multiples[1], multiples[1] + 8, multiples[1] + 16, X, Y, Z);
+	for (int n = 2; n < 8; n++)
+		p256_jacobian_add(multiples[n], multiples[n] + 8, multiples[n] + 16,
 			multiples[n - 1], multiples[n - 1] + 8, multiples[n - 1] + 16, X, Y, Z);
 
-	/* R = u1·G + u2·Q, Straus' interleaving over signed radix-16 digits */
+	/* R = u1·G + u2·Q, Straus' interleaving over signed radix-16 digits,
+	 * Jacobian; the exceptions of the additions (p256_jacobian.h) are
+	 * handled by branches: the accumulator at infinity takes the entry,
+	 * and a sum of equal points is a doubling */
 	u32 d1[9], d2[9], RX[8], RY[8], RZ[8], PX[8], PY[8], PZ[8];
 	radix16_recode(d1, u1);
 	radix16_recode(d2, u2);
-	p256_point_infinity(RX, RY, RZ);
-	p256_set_one(PZ);
+	for (int j = 0; j < 8; j++)
+		RX[j] = RY[j] = RZ[j] = 0;      /* the point at infinity */
+	bool infinity = true;
 	for (int k = 64; k >= 0; k--) {
-		if (k != 64)
+		if (k != 64 && !infinity)
 			for (int dbl = 0; dbl < 4; dbl++)
-				p256_point_double(RX, RY, RZ, RX, RY, RZ);
+				p256_jacobian_double(RX, RY, RZ, RX, RY, RZ);
 		const int a = radix16_digit(d1, k);
 		if (a != 0) {
 			const u32 off = (u32)((a < 0 ? -a : a) - 1) * 16u;
@@ -95,25 +102,48 @@ KERNEL void ecdsa_p256_verify(GLOBAL u32 *RESTRICT verdicts, GLOBAL const u32 *R
 			}
 			if (a < 0)
 				p256_neg(PY, PY);
-			p256_point_add(RX, RY, RZ, RX, RY, RZ, PX, PY, PZ);
+			if (infinity) {
+				for (int j = 0; j < 8; j++) {
+					RX[j] = PX[j];
+					RY[j] = PY[j];
+				}
+				p256_set_one(RZ);
+			} else if (p256_jacobian_add_affine(RX, RY, RZ, RX, RY, RZ, PX, PY)) {
+				p256_set_one(PZ);
+				p256_jacobian_double(RX, RY, RZ, PX, PY, PZ);
+			}
+			infinity = p256_is_zero(RZ) != 0;
 		}
 		const int c = radix16_digit(d2, k);
 		if (c != 0) {
 			const int n = (c < 0 ? -c : c) - 1;
-			for (int j = 0; j < 8; j++)
+			for (int j = 0; j < 8; j++) {
+				PX[j] = multiples[n][j];
 				PY[j] = multiples[n][8 + j];
+				PZ[j] = multiples[n][16 + j];
+			}
 			if (c < 0)
 				p256_neg(PY, PY);
-			p256_point_add(RX, RY, RZ, RX, RY, RZ, multiples[n], PY, multiples[n] + 16);
+			if (infinity) {
+				for (int j = 0; j < 8; j++) {
+					RX[j] = PX[j];
+					RY[j] = PY[j];
+					RZ[j] = PZ[j];
+				}
+			} else if (p256_jacobian_add(RX, RY, RZ, RX, RY, RZ, PX, PY, PZ)) {
+				p256_jacobian_double(RX, RY, RZ, PX, PY, PZ);
+			}
+			infinity = p256_is_zero(RZ) != 0;
 		}
 	}
 
-	/* x(R) = RX/RZ ≡ r (mod n): x(R) < p < 2n, so x(R) is r or r + n;
-	 * compared projectively, RX = x·RZ, with no inversion */
+	/* x(R) = RX/RZ^2 ≡ r (mod n): x(R) < p < 2n, so x(R) is r or r + n;
+	 * compared projectively, RX = x·RZ^2, with no inversion */
 	u32 valid = ~p256_is_zero(RZ);
-	u32 rz[8], cand[8];
+	u32 rz[8], cand[8], zz[8];
+	p256_sqr(zz, RZ);
 	p256_to_mont(cand, r);              /* r < n < p */
-	p256_mul(rz, cand, RZ);
+	p256_mul(rz, cand, zz);
 	u32 hit = p256_equal(rz, RX);
 	/* r + n, when below p */
 	const u32 order[8] = P256_ORDER;
@@ -136,7 +166,7 @@ KERNEL void ecdsa_p256_verify(GLOBAL u32 *RESTRICT verdicts, GLOBAL const u32 *R
 	}
 	if (below) {
 		p256_to_mont(cand, rn);
-		p256_mul(rz, cand, RZ);
+		p256_mul(rz, cand, zz);
 		hit |= p256_equal(rz, RX);
 	}
 	verdicts[i] = (valid & hit) & 1u;
@@ -174,10 +204,11 @@ KERNEL void ecdsa_p256_sign(GLOBAL u32 *RESTRICT sigs, GLOBAL const u32 *RESTRIC
 			z[j] = k[j];
 		hmac_drbg_p256_nonce(k, z, d, e);
 	}
-	/* R = k·G; x(R) = X/Z */
+	/* R = k·G; x(R) = X/Z^2 */
 	u32 X[8], Y[8], Z[8], x[8];
 	p256_base_mult(X, Y, Z, k, comb);
 	p256_invert(Z, Z);
+	p256_sqr(Z, Z);
 	p256_mul(x, X, Z);
 	p256_from_mont(x, x);
 	/* r = x mod n; s = k^−1·(e + r·d) mod n, in n's Montgomery form */

@@ -6,8 +6,8 @@
  * (kernels.P256CombTable)
  * holds row i = the multiples n·16^i·G for n = 1..8, affine, in the
  * Montgomery form of p256.h (x then y, 8 words each), so that
- * k·G = Σ_i d_i·T[i][|d_i|]: 65 mixed additions (p256_point_add_affine),
- * no doubling. 65 rows of 8 entries: 33,280 bytes.
+ * k·G = Σ_i d_i·T[i][|d_i|]: 65 mixed additions in Jacobian coordinates
+ * (p256_jacobian_add_affine, 7M + 4S), no doubling. 65 rows of 8 entries: 33,280 bytes.
  *
  * Constant time: every entry of a row is read for every digit (a masked
  * scan: the loads are the same in every work-item, so they are uniform
@@ -17,6 +17,7 @@
  */
 #pragma once
 #include "p256_point.h"
+#include "p256_jacobian.h"
 #include "radix16.h"
 
 #define P256_COMB_ROWS 65
@@ -41,14 +42,29 @@ DEVICE_FN void p256_comb_select(u32 *x, u32 *y, const u32 row, const u32 absd,
 }
 
 /* (X : Y : Z) = k·G for k in 8 little-endian words (any value below
- * 2^256), Montgomery coordinates; the point at infinity for k ≡ 0 mod n */
+ * 2^256), Jacobian (p256_jacobian.h), Montgomery coordinates; the point at
+ * infinity (Z = 0) for k ≡ 0 mod n.
+ *
+ * The mixed additions are not complete, but they meet no exception but
+ * the point at infinity, which masks handle (the accumulator A is the
+ * point at infinity until the first nonzero digit, and a zero digit adds
+ * nothing). A = ±T for the entry T = d_i·16^i·G needs
+ * Σ_{j<i} d_j·16^j ≡ ±d_i·16^i (mod n). For i ≤ 63 the two sides differ
+ * by at most 2^252 + 2^255 < n, so the congruence is an equality, and
+ * |Σ_{j<i} d_j·16^j| < 16^i ≤ |d_i·16^i| for d_i ≠ 0 rules it out. For
+ * i = 64 (d_64 = 1, which needs k > 7·2^252) A = (k − 2^256)·G and
+ * T = 2^256·G: A = T needs k ≡ 2^257 (mod n), whose only value below
+ * 2^256, 2^257 − 2n < 2^226, has d_64 = 0; A = −T needs k ≡ 0, k = n,
+ * where the sum is the point at infinity, as the formula gives. */
 DEVICE_FN void p256_base_mult(u32 *X, u32 *Y, u32 *Z, const u32 *k,
 	GLOBAL const u32 *RESTRICT table)
 {
 	u32 s[9];
 	radix16_recode(s, k);
-	p256_point_infinity(X, Y, Z);
-	u32 x[8], y[8], negY[8];
+	for (int w = 0; w < 8; w++)
+		X[w] = Y[w] = Z[w] = 0;         /* the point at infinity */
+	u32 x[8], y[8], negY[8], SX[8], SY[8], SZ[8], one[8];
+	p256_set_one(one);
 	for (int i = 0; i < P256_COMB_ROWS; i++) {
 		const u32 d = (u32)radix16_digit(s, i);   /* two's complement */
 		const u32 neg = 0u - (d >> 31);
@@ -56,7 +72,10 @@ DEVICE_FN void p256_base_mult(u32 *X, u32 *Y, u32 *Z, const u32 *k,
 		p256_comb_select(x, y, (u32)i, absd, table);
 		p256_neg(negY, y);
 		p256_cmov(y, negY, neg);
-		const u32 zero = mask_if_zero(absd);
-		p256_point_add_affine(X, Y, Z, X, Y, Z, x, y, zero);
+		const u32 nonzero = ~mask_if_zero(absd);
+		const u32 infinity = p256_is_zero(Z);
+		(void)p256_jacobian_add_affine(SX, SY, SZ, X, Y, Z, x, y);
+		p256_jacobian_cmov(X, Y, Z, SX, SY, SZ, nonzero);
+		p256_jacobian_cmov(X, Y, Z, x, y, one, nonzero & infinity);
 	}
 }

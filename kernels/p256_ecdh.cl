@@ -7,19 +7,18 @@
  * x, y < p; the kernel checks that Q is on the curve), the x-coordinate of
  * d·Q. d·Q is a fixed-window multiplication over the 65 signed radix-16
  * digits of d (radix16.h: any 256-bit d; digits in [−8, 7], the top one
- * 0 or 1), from a table
- * of 1·Q … 8·Q in private memory: per digit four doublings and one
- * addition, with the complete formulas of p256_point.h, so the point at
- * infinity and P + P need no branch.
+ * 0 or 1), from a table of 1·Q … 8·Q in local memory: per digit four
+ * doublings and one addition in Jacobian coordinates (p256_jacobian.h),
+ * whose exceptions ecdh_p256_mult handles with masks.
  *
  * ecdh_p256_public: d·G by the constant-time comb of p256_comb.h, affine.
  *
  * Constant time in d: each digit's entry is picked by a masked scan of all
- * eight (no index depends on d), negated by a masked select, and a zero
- * digit adds the point at infinity, as the complete formulas allow; the
- * affine coordinates come from one Fermat inversion with a fixed exponent
- * (mont256.h). The only branches are on public values: the digit's
- * position, and whether Q is on the curve.
+ * eight (no index depends on d), negated by a masked select; the sum is
+ * computed for every digit and a zero digit or an accumulator at infinity
+ * picks its result by mask; the affine coordinates come from one Fermat
+ * inversion with a fixed exponent (mont256.h). The only branches are on
+ * public values: the digit's position, and whether Q is on the curve.
  *
  * With 1 ≤ d < n and Q ≠ O on the curve (whose order n is prime) d·Q is
  * never the point at infinity; should it be (a fault), the kernel answers
@@ -29,45 +28,84 @@
  * in plain form; the kernels move them into Montgomery form (p256.h).
  */
 #include "p256_comb.h"
+#include "p256_jacobian.h"
 #include "radix16.h"
 
-/* (X : Y : Z) = d·(x, y) for d in 8 little-endian words (any value below
- * 2^256) and (x, y) affine on the curve, Montgomery coordinates; constant
- * time in d (see the top of this file) */
+/* (X : Y : Z) = d·(x, y), Jacobian (p256_jacobian.h), for d in 8
+ * little-endian words with 1 ≤ d < n and (x, y) affine on the curve,
+ * Montgomery coordinates; constant time in d.
+ *
+ * The Jacobian additions are not complete (p256_jacobian.h). The point at
+ * infinity as either input is handled by masks: the accumulator A is the
+ * point at infinity until the first nonzero digit, and a digit 0 adds
+ * nothing. A = ±T for the entry T = s_i·Q otherwise needs
+ * 16·P ≡ ±s_i (mod n), where P = Σ_{j>i} s_j·16^(j−i−1) is the value of
+ * the digits above i, so A = 16·P·Q. For i ≥ 1, |16·P| < d/16^i + 16 < n/2
+ * and |s_i| ≤ 8, so the congruence is an equality of integers, and
+ * 16·P = ±s_i has no solution but P = 0, s_i = 0 — both handled by the
+ * masks. Only the last addition (i = 0) can meet A = T: there
+ * d = 16·P + s_0 and A = T means d ≡ 2·s_0 (mod n), which one valid key
+ * satisfies: d = n − 2, whose last digit is −1 (n ≡ 1 mod 16), so that
+ * A = (n − 1)·Q = −Q = T. So the last addition also doubles A and takes
+ * the doubling where the addition reports P1 = P2 (TestECDHKernels has
+ * that key). (A = −T there means
+ * d ≡ 0, which gives the point at infinity, as it should.) The table's
+ * entries j·Q, j = 1..8, are distinct and finite (n is a prime above 8),
+ * so building it meets no exception either. */
 DEVICE_FN void ecdh_p256_mult(u32 *X, u32 *Y, u32 *Z, const u32 *d, const u32 *x, const u32 *y)
 {
-	/* multiples[j] = (j + 1)·Q, projective */
+	/* multiples[j] = (j + 1)·Q, Jacobian. The scan below reads them with
+	 * its loop counter as the index (a loop, not unrolled), so they live
+	 * in local memory rather than in 192 registers. */
 	u32 multiples[8][24];
 	for (int w = 0; w < 8; w++) {
 		multiples[0][w] = x[w];
 		multiples[0][8 + w] = y[w];
 	}
 	p256_set_one(multiples[0] + 16);
-	for (int j = 1; j < 8; j++)
-		p256_point_add(multiples[j], multiples[j] + 8, multiples[j] + 16,
+	p256_jacobian_double(multiples[1], multiples[1] + 8, multiples[1] + 16,
+		multiples[0], multiples[0] + 8, multiples[0] + 16);
+	_Pragma("unroll 1")
+	for (int j = 2; j < 8; j++)
+		p256_jacobian_add(multiples[j], multiples[j] + 8, multiples[j] + 16,
 			multiples[j - 1], multiples[j - 1] + 8, multiples[j - 1] + 16,
 			multiples[0], multiples[0] + 8, multiples[0] + 16);
 
-	u32 s[9], PX[8], PY[8], PZ[8], negY[8];
+	u32 s[9], PX[8], PY[8], PZ[8], SX[8], SY[8], SZ[8], negY[8];
 	radix16_recode(s, d);
-	p256_point_infinity(X, Y, Z);
+	for (int w = 0; w < 8; w++)
+		X[w] = Y[w] = Z[w] = 0;         /* the point at infinity */
+	_Pragma("unroll 1")
 	for (int i = 64; i >= 0; i--) {
 		if (i != 64)                    /* the digit's position: public */
 			for (int dbl = 0; dbl < 4; dbl++)
-				p256_point_double(X, Y, Z, X, Y, Z);
+				p256_jacobian_double(X, Y, Z, X, Y, Z);
 		const u32 digit = (u32)radix16_digit(s, i);   /* two's complement */
 		const u32 neg = 0u - (digit >> 31);
 		const u32 absd = (digit ^ neg) - neg;
-		/* P = |digit|·Q by a masked scan; the point at infinity for 0 */
-		p256_point_infinity(PX, PY, PZ);
+		/* T = |digit|·Q by a masked scan of every entry (zeros for 0) */
+		for (int w = 0; w < 8; w++)
+			PX[w] = PY[w] = PZ[w] = 0;
+		_Pragma("unroll 1")
 		for (u32 n = 1; n <= 8; n++) {
 			const u32 m = mask_if_zero(absd ^ n);
-			p256_point_cmov(PX, PY, PZ, multiples[n - 1], multiples[n - 1] + 8,
-				multiples[n - 1] + 16, m);
+			for (int w = 0; w < 8; w++) {
+				PX[w] |= multiples[n - 1][w] & m;
+				PY[w] |= multiples[n - 1][8 + w] & m;
+				PZ[w] |= multiples[n - 1][16 + w] & m;
+			}
 		}
 		p256_neg(negY, PY);
 		p256_cmov(PY, negY, neg);
-		p256_point_add(X, Y, Z, X, Y, Z, PX, PY, PZ);
+		const u32 infinity = p256_is_zero(Z);       /* A, the point at infinity */
+		const u32 same = p256_jacobian_add(SX, SY, SZ, X, Y, Z, PX, PY, PZ);
+		if (i == 0) {                   /* the last addition, where A = T can occur */
+			u32 DX[8], DY[8], DZ[8];
+			p256_jacobian_double(DX, DY, DZ, X, Y, Z);
+			p256_jacobian_cmov(SX, SY, SZ, DX, DY, DZ, same);
+		}
+		p256_jacobian_cmov(X, Y, Z, SX, SY, SZ, ~mask_if_zero(absd));  /* a digit 0 adds nothing */
+		p256_jacobian_cmov(X, Y, Z, PX, PY, PZ, infinity);             /* O + T = T */
 	}
 }
 
@@ -97,6 +135,7 @@ KERNEL void ecdh_p256_shared(GLOBAL u32 *RESTRICT shared, GLOBAL const u32 *REST
 	ecdh_p256_mult(X, Y, Z, d, x, y);
 	const u32 ok = ~p256_is_zero(Z);
 	p256_invert(Z, Z);
+	p256_sqr(Z, Z);                     /* x = X/Z^2 */
 	p256_mul(x, X, Z);
 	p256_from_mont(x, x);
 	for (int j = 0; j < 8; j++)
@@ -118,9 +157,12 @@ KERNEL void ecdh_p256_public(GLOBAL u32 *RESTRICT points, GLOBAL const u32 *REST
 	u32 X[8], Y[8], Z[8], x[8], y[8];
 	p256_base_mult(X, Y, Z, d, comb);
 	const u32 ok = ~p256_is_zero(Z);
+	u32 z2[8];
 	p256_invert(Z, Z);
-	p256_mul(x, X, Z);
-	p256_mul(y, Y, Z);
+	p256_sqr(z2, Z);
+	p256_mul(x, X, z2);                 /* x = X/Z^2, y = Y/Z^3 */
+	p256_mul(z2, z2, Z);
+	p256_mul(y, Y, z2);
 	p256_from_mont(x, x);
 	p256_from_mont(y, y);
 	for (int j = 0; j < 8; j++) {

@@ -178,6 +178,41 @@ func TestP256Points(t *testing.T) {
 	}
 }
 
+// The Jacobian formulas (p256_jacobian.h) against math/big, with their
+// exceptions handled as verification handles them: sums of random points,
+// P + P, P + (−P), sums with the point at infinity on either side, and
+// doublings, in coordinates scaled by a random λ (Z ≠ 1), through the
+// general and the mixed addition.
+func TestP256Jacobian(t *testing.T) {
+	d := devicetest.Device(t)
+	r := rand.New(rand.NewPCG(15, 16))
+	g := affine{curveP256.gx, curveP256.gy}
+	below := func(m *big.Int) *big.Int {
+		b := make([]byte, 40)
+		for i := range b {
+			b[i] = byte(r.Uint32())
+		}
+		return new(big.Int).Mod(new(big.Int).SetBytes(b), m)
+	}
+	random := func() affine { return p256Mul(below(curveP256.n), g) }
+	var as, bs []affine
+	for range 16 {
+		a, b := random(), random()
+		as, bs = append(as, a, a, a, affine{}, a, affine{}), append(bs, b, a, p256Neg(a), a, affine{}, affine{})
+	}
+	var ain, bin, lin []uint32
+	for i := range as {
+		ain, bin = pointWords(ain, as[i]), pointWords(bin, bs[i])
+		lin = words(lin, new(big.Int).Add(below(new(big.Int).Sub(curveP256.p, big.NewInt(1))), big.NewInt(1)))
+	}
+	out := runPointKernel(t, d, "p256_point_test_jacobian", len(as), 51, ain, bin, lin)
+	for i := range as {
+		require.Equal(t, p256Add(as[i], bs[i]), pointOf(out[51*i:51*i+17]), "sum %d", i)
+		require.Equal(t, p256Add(as[i], as[i]), pointOf(out[51*i+17:51*i+34]), "double %d", i)
+		require.Equal(t, p256Add(as[i], bs[i]), pointOf(out[51*i+34:51*i+51]), "mixed sum %d", i)
+	}
+}
+
 // The constant-time comb (p256_comb.h) against math/big: k·G for the
 // edges 0, 1, n − 1, n, n + 1, 2^256 − 1, small k, and random k.
 func TestP256BaseMult(t *testing.T) {
