@@ -25,7 +25,8 @@
 // Constant time: on the device, signing, shared secrets and public keys
 // run in constant time in the private keys, random bytes and nonces (no
 // branch and no memory index depends on them: masked table scans,
-// complete addition formulas, Fermat inversions with fixed exponents; the
+// Jacobian point formulas whose exceptions are handled by masks, Fermat
+// inversions with fixed exponents; the
 // nonce derivation's one exception, crypto/ecdsa's too, is its loop over
 // candidates, about 2^-32 likely to run twice and revealing nothing about
 // the nonce), and the host buffers that held them are zeroed. The host's

@@ -125,59 +125,6 @@ func runPointKernel(t *testing.T, d *device.Device, name string, count, outWords
 	return device.Uint32s(out, outWords*count)
 }
 
-// The complete formulas on the device against math/big: sums of random
-// points, P + P, P + (−P), sums with the point at infinity, doublings, and
-// scalar multiples k·P for random k and the edges 0, 1, n − 1, n, n + 1,
-// 2^256 − 1.
-func TestP256Points(t *testing.T) {
-	d := devicetest.Device(t)
-	r := rand.New(rand.NewPCG(11, 12))
-	g := affine{curveP256.gx, curveP256.gy}
-	below := func(m *big.Int) *big.Int {
-		b := make([]byte, 40)
-		for i := range b {
-			b[i] = byte(r.Uint32())
-		}
-		return new(big.Int).Mod(new(big.Int).SetBytes(b), m)
-	}
-	random := func() affine { return p256Mul(below(curveP256.n), g) }
-	var as, bs []affine
-	for range 24 {
-		a, b := random(), random()
-		as, bs = append(as, a, a, a, affine{}, a), append(bs, b, a, p256Neg(a), a, affine{})
-	}
-	var ain, bin []uint32
-	for i := range as {
-		ain, bin = pointWords(ain, as[i]), pointWords(bin, bs[i])
-	}
-	out := runPointKernel(t, d, "p256_point_test_add", len(as), 34, ain, bin)
-	for i := range as {
-		require.Equal(t, p256Add(as[i], bs[i]), pointOf(out[34*i:34*i+17]), "sum %d", i)
-		require.Equal(t, p256Add(as[i], as[i]), pointOf(out[34*i+17:34*i+34]), "double %d", i)
-	}
-
-	n := curveP256.n
-	ks := []*big.Int{big.NewInt(0), big.NewInt(1), new(big.Int).Sub(n, big.NewInt(1)), n, new(big.Int).Add(n, big.NewInt(1)),
-		new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(1))}
-	for range 26 {
-		ks = append(ks, below(new(big.Int).Lsh(big.NewInt(1), 256)))
-	}
-	var pin, kin []uint32
-	var ps []affine
-	for i := range ks {
-		p := g
-		if i%2 == 1 {
-			p = random()
-		}
-		ps = append(ps, p)
-		pin, kin = pointWords(pin, p), words(kin, ks[i])
-	}
-	out = runPointKernel(t, d, "p256_point_test_mul", len(ks), 17, pin, kin)
-	for i, k := range ks {
-		require.Equal(t, p256Mul(k, ps[i]), pointOf(out[17*i:17*i+17]), "k·P %d (k = %x)", i, k)
-	}
-}
-
 // The Jacobian formulas (p256_jacobian.h) against math/big, with their
 // exceptions handled as verification handles them: sums of random points,
 // P + P, P + (−P), sums with the point at infinity on either side, and
