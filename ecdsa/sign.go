@@ -226,9 +226,29 @@ func (j *signJob) pack(ch *engine.Chunk, rows [signRows][]uint32, onDevice []boo
 	}
 }
 
+// signGroupThreads is the number of work-items the finishing kernel of
+// signing keeps at least, where the batch allows: enough to fill an H100
+// at that kernel's occupancy (smaller GPUs are full sooner).
+const signGroupThreads = 1 << 16
+
+// signGroupMax is the largest group of signatures that share their
+// inversions: beyond 16 the inversions' share of the work is below the
+// products' that the groups add.
+const signGroupMax = 16
+
+// signGroups is the number of groups (work-items of
+// ecdsa_p256_sign_finish) of a batch of n signatures: groups of up to
+// signGroupMax signatures, as few as keep signGroupThreads work-items, one
+// signature each for small batches.
+func signGroups(n int) int {
+	size := min(max(n/signGroupThreads, 1), signGroupMax)
+	return (n + size - 1) / size
+}
+
 // Device implements engine.Job: keys, random bytes (or RFC 6979's nonces)
-// and hashes up (the secret ones zeroed behind their upload), one kernel,
-// which derives the hedged nonces, (r, s) back; elements the kernel cannot
+// and hashes up (the secret ones zeroed behind their upload), two kernels
+// (R = k·G per signature, the kernel deriving the hedged nonces, then
+// (r, s) per group of signatures sharing their inversions), (r, s) back; elements the kernel cannot
 // sign (see inputsOf, and a key off the curve, for which it answers
 // zeros) are signed on the CPU.
 func (j *signJob) Device(ch *engine.Chunk) error {
@@ -241,10 +261,15 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 	onDevice := make([]bool, n)
 	rows := [signRows][]uint32{rowNonce: secrets[:8*n], rowD: secrets[8*n:], rowX: keys[:8*n], rowY: keys[8*n:], rowE: hashes}
 	batch.Parallel(n, hostChunk, func(a, b int) { j.pack(ch, rows, onDevice, a, b) })
-	kern, err := j.e.prog.Kernel("ecdsa_p256_sign")
+	pointKernel, err := j.e.prog.Kernel("ecdsa_p256_sign_point")
 	if err != nil {
 		return err
 	}
+	finishKernel, err := j.e.prog.Kernel("ecdsa_p256_sign_finish")
+	if err != nil {
+		return err
+	}
+	groups := signGroups(n)
 	deriveNonces := uint32(1) // the kernel's argument derive_nonces
 	if j.deterministic {
 		deriveNonces = 0
@@ -263,11 +288,18 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 		if err != nil {
 			return err
 		}
+		dpoints, err := cmds.Buffer(4*24*n, true) // R's coordinates and k: secret
+		if err != nil {
+			return err
+		}
 		dsigs, err := cmds.Buffer(4*16*n, false)
 		if err != nil {
 			return err
 		}
-		if err := cmds.Launch(kern, n, WorkGroup, dsigs, dkeys, dsecrets, dhashes, j.e.comb, uint32(n), deriveNonces); err != nil {
+		if err := cmds.Launch(pointKernel, n, WorkGroup, dpoints, dkeys, dsecrets, dhashes, j.e.comb, uint32(n), deriveNonces); err != nil {
+			return err
+		}
+		if err := cmds.Launch(finishKernel, groups, WorkGroup, dsigs, dpoints, dsecrets, dhashes, uint32(n), uint32(groups)); err != nil {
 			return err
 		}
 		return cmds.Read(dsigs, device.Uint32Bytes(sigs))

@@ -1,9 +1,12 @@
-/* ecdsa.cl: batched ECDSA over P-256, one work-item per signature.
+/* ecdsa.cl: batched ECDSA over P-256, one work-item per signature (per
+ * group of signatures for the last step of signing).
  *
- * ecdsa_p256_sign (FIPS 186-5 §6.4.1): for the nonce k and the private
- * key d (secret; the host checks 1 ≤ d < n) and the hash's integer e,
+ * Signing (FIPS 186-5 §6.4.1), ecdsa_p256_sign_point then
+ * ecdsa_p256_sign_finish (below): for the nonce k and the private key d
+ * (secret; the host checks 1 ≤ d < n) and the hash's integer e,
  * R = k·G by the constant-time comb of p256_comb.h, r = x(R) mod n,
- * s = k^−1·(e + r·d) mod n. The kernel derives k itself from 32 random
+ * s = k^−1·(e + r·d) mod n, the inversions shared by a group of
+ * signatures. The kernel derives k itself from 32 random
  * bytes Z, d and e as crypto/ecdsa does (hedged, hmac_drbg.h), so the host
  * only reads Z; or, for RFC 6979's deterministic nonces (the self-test's
  * known answers, the Server's Signer with a nil reader), the host derives
@@ -172,11 +175,21 @@ KERNEL void ecdsa_p256_verify(GLOBAL u32 *RESTRICT verdicts, GLOBAL const u32 *R
 	verdicts[i] = (valid & hit) & 1u;
 }
 
-/* sigs[i] = (r, s), 16 words limb-major; (0, 0) where the public key
+/* Signing runs as two kernels, so that the two inversions of a signature
+ * (Z of R = k·G modulo p, and k modulo n) are shared by a group of
+ * signatures, Montgomery's simultaneous inversion as batch_invert.h does
+ * for X25519: ecdsa_p256_sign_point, one work-item per signature, derives
+ * k and computes R in Jacobian coordinates; ecdsa_p256_sign_finish, one
+ * work-item per group, inverts the group's Z and k with one inversion of
+ * each product and finishes r and s. A group of K signatures costs 2·4K
+ * products and 2 inversions instead of 2K inversions.
+ *
+ * points: 24 rows of count words, limb-major, secret (R's projective
+ * coordinates reveal bits of k; the host zeroes the buffer): X, Z of
+ * R = k·G (Montgomery form), then k (plain); all zeros where the public key
  * (keys, x then y: crypto/ecdsa checks it before it signs) is not on the
- * curve, which the host then hands to crypto/ecdsa for its error.
- * secrets holds Z (derive_nonces 1) or k (0), then d. */
-KERNEL void ecdsa_p256_sign(GLOBAL u32 *RESTRICT sigs, GLOBAL const u32 *RESTRICT keys,
+ * curve. secrets holds Z (derive_nonces 1) or k (0), then d. */
+KERNEL void ecdsa_p256_sign_point(GLOBAL u32 *RESTRICT points, GLOBAL const u32 *RESTRICT keys,
 	GLOBAL const u32 *RESTRICT secrets, GLOBAL const u32 *RESTRICT hashes,
 	GLOBAL const u32 *RESTRICT comb, const u32 count, const u32 derive_nonces)
 {
@@ -192,10 +205,9 @@ KERNEL void ecdsa_p256_sign(GLOBAL u32 *RESTRICT sigs, GLOBAL const u32 *RESTRIC
 	}
 	p256_to_mont(qx, qx);
 	p256_to_mont(qy, qy);
-	const u32 onCurve = p256_on_curve(qx, qy);   /* public: may branch */
-	if (!onCurve) {
-		for (int j = 0; j < 16; j++)
-			LIMB(sigs + i, j, count) = 0;
+	if (!p256_on_curve(qx, qy)) {                /* public: may branch */
+		for (int j = 0; j < 24; j++)
+			LIMB(points + i, j, count) = 0;
 		return;
 	}
 	if (derive_nonces) {                         /* the same for the whole launch */
@@ -204,27 +216,121 @@ KERNEL void ecdsa_p256_sign(GLOBAL u32 *RESTRICT sigs, GLOBAL const u32 *RESTRIC
 			z[j] = k[j];
 		hmac_drbg_p256_nonce(k, z, d, e);
 	}
-	/* R = k·G; x(R) = X/Z^2 */
-	u32 X[8], Y[8], Z[8], x[8];
+	u32 X[8], Y[8], Z[8];
 	p256_base_mult(X, Y, Z, k, comb);
-	p256_invert(Z, Z);
-	p256_sqr(Z, Z);
-	p256_mul(x, X, Z);
+	for (int j = 0; j < 8; j++) {
+		LIMB(points + i, j, count) = X[j];
+		LIMB(points + i, 8 + j, count) = Z[j];
+		LIMB(points + i, 16 + j, count) = k[j];
+	}
+}
+
+/* v = row `row` of element i (8 words) of a limb-major batch */
+DEVICE_FN void ecdsa_load(u32 *v, GLOBAL const u32 *batch, const u32 row, const u32 i, const u32 count)
+{
+	for (int j = 0; j < 8; j++)
+		v[j] = LIMB(batch + i, row + j, count);
+}
+
+/* Z_i (Montgomery, mod p) and k_i (into n's Montgomery form) of element i,
+ * each 0 replaced by 1 (Montgomery's) so that a signature the kernel does
+ * not make (a key off the curve) leaves its group's products intact;
+ * returns all ones for such an element */
+DEVICE_FN u32 ecdsa_sign_denominators(u32 *z, u32 *k, GLOBAL const u32 *points, const u32 i,
+	const u32 count)
+{
+	u32 one[8];
+	ecdsa_load(z, points, 8, i, count);
+	ecdsa_load(k, points, 16, i, count);
+	const u32 absent = p256_is_zero(z) | p256n_is_zero(k);
+	p256_set_one(one);
+	p256_cmov(z, one, absent);
+	p256n_to_mont(k, k);
+	p256n_set_one(one);
+	p256n_cmov(k, one, absent);
+	return absent;
+}
+
+/* (r, s) of element i from X (R's, Montgomery mod p), 1/Z (Montgomery mod
+ * p) and 1/k (Montgomery mod n): x(R) = X/Z^2, r = x mod n,
+ * s = k^−1·(e + r·d) mod n; zeros where absent */
+DEVICE_FN void ecdsa_sign_store(GLOBAL u32 *sigs, GLOBAL const u32 *points,
+	GLOBAL const u32 *secrets, GLOBAL const u32 *hashes, const u32 i, const u32 count,
+	const u32 *zinv, const u32 *kinv, const u32 absent)
+{
+	u32 x[8], t[8], r[8], rm[8], u[8];
+	ecdsa_load(x, points, 0, i, count);
+	p256_sqr(t, zinv);
+	p256_mul(x, x, t);
 	p256_from_mont(x, x);
-	/* r = x mod n; s = k^−1·(e + r·d) mod n, in n's Montgomery form */
-	u32 r[8], rm[8], t[8], u[8];
 	p256n_to_mont(rm, x);               /* reduces x mod n */
 	p256n_from_mont(r, rm);
-	p256n_to_mont(t, d);
+	ecdsa_load(t, secrets, 8, i, count);         /* d */
+	p256n_to_mont(t, t);
 	p256n_mul(t, rm, t);                /* r·d */
-	p256n_to_mont(u, e);                /* e mod n */
+	ecdsa_load(u, hashes, 0, i, count);          /* e */
+	p256n_to_mont(u, u);                /* e mod n */
 	p256n_add(t, t, u);
-	p256n_to_mont(u, k);
-	p256n_invert(u, u);                 /* k^−1 */
-	p256n_mul(t, t, u);
+	p256n_mul(t, t, kinv);
 	p256n_from_mont(t, t);
 	for (int j = 0; j < 8; j++) {
-		LIMB(sigs + i, j, count) = r[j];
-		LIMB(sigs + i, 8 + j, count) = t[j];
+		LIMB(sigs + i, j, count) = r[j] & ~absent;
+		LIMB(sigs + i, 8 + j, count) = t[j] & ~absent;
 	}
+}
+
+/* sigs[i] = (r, s), 16 words limb-major; (0, 0) where the key was off the
+ * curve (ecdsa_p256_sign_point's zeros), which the host then hands to
+ * crypto/ecdsa for its error. One work-item per group: with G = groups
+ * (the host's ceil(count / K)), work-item g takes the elements g, g + G,
+ * g + 2G, ... below count, as batch_invert.h does (coalesced loads; the
+ * groups depend on count and G only). sigs holds the prefix products
+ * (Π Z mod p in the r rows, Π k mod n in the s rows) until the backward
+ * pass writes each element's signature over them.
+ *
+ * Constant time: loop bounds and indices depend on count, G and the
+ * work-item only; k, Z and d feed arithmetic and masks only. */
+KERNEL void ecdsa_p256_sign_finish(GLOBAL u32 *RESTRICT sigs, GLOBAL const u32 *RESTRICT points,
+	GLOBAL const u32 *RESTRICT secrets, GLOBAL const u32 *RESTRICT hashes,
+	const u32 count, const u32 groups)
+{
+	const u32 g = GID();
+	if (g >= groups || g >= count) return;
+	u32 zacc[8], kacc[8], z[8], k[8], zinv[8], kinv[8];
+
+	/* forward: the products of the group's Z and k up to each element */
+	u32 absent = ecdsa_sign_denominators(zacc, kacc, points, g, count);
+	for (int j = 0; j < 8; j++) {
+		LIMB(sigs + g, j, count) = zacc[j];
+		LIMB(sigs + g, 8 + j, count) = kacc[j];
+	}
+	u32 last = g;
+	for (u32 i = g + groups; i < count; i += groups) {
+		(void)ecdsa_sign_denominators(z, k, points, i, count);
+		p256_mul(zacc, zacc, z);
+		p256n_mul(kacc, kacc, k);
+		for (int j = 0; j < 8; j++) {
+			LIMB(sigs + i, j, count) = zacc[j];
+			LIMB(sigs + i, 8 + j, count) = kacc[j];
+		}
+		last = i;
+	}
+
+	p256_invert(zacc, zacc);            /* 1 / (Z_0 ⋯ Z_last) */
+	p256n_invert(kacc, kacc);           /* 1 / (k_0 ⋯ k_last) */
+
+	/* backward: zacc, kacc = the inverses of the products up to element i
+	 * on entry to step i */
+	for (u32 i = last; i != g; i -= groups) {
+		ecdsa_load(zinv, sigs, 0, i - groups, count);
+		ecdsa_load(kinv, sigs, 8, i - groups, count);
+		p256_mul(zinv, zinv, zacc);     /* 1 / Z_i */
+		p256n_mul(kinv, kinv, kacc);    /* 1 / k_i */
+		absent = ecdsa_sign_denominators(z, k, points, i, count);
+		p256_mul(zacc, zacc, z);
+		p256n_mul(kacc, kacc, k);
+		ecdsa_sign_store(sigs, points, secrets, hashes, i, count, zinv, kinv, absent);
+	}
+	absent = ecdsa_sign_denominators(z, k, points, g, count);
+	ecdsa_sign_store(sigs, points, secrets, hashes, g, count, zacc, kacc, absent);
 }
