@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"runtime/trace"
 	"slices"
 	"strconv"
 	"strings"
@@ -299,6 +300,7 @@ func cmdBench(args []string) error {
 	asJSON := fs.Bool("json", false, "print JSON instead of the table")
 	jsonOut := fs.String("json-out", "", "also write the JSON report to this file")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	startTracing := traceFlag(fs)
 	fs.Usage = benchUsage(fs, sub)
 	parseFlags(fs, args)
 	if fs.NArg() > 0 {
@@ -320,6 +322,11 @@ func cmdBench(args []string) error {
 		}
 		defer stop()
 	}
+	stopTrace, err := startTracing()
+	if err != nil {
+		return err
+	}
+	defer stopTrace()
 	binvGroups, err := binvList(*binvFlag)
 	if err != nil {
 		return err
@@ -711,6 +718,41 @@ func startCPUProfile(file string) (func(), error) {
 		pprof.StopCPUProfile()
 		if err := f.Close(); err != nil {
 			fmt.Fprintln(os.Stderr, "--cpuprofile:", err)
+		}
+	}, nil
+}
+
+// traceFlag defines --trace on fs; the function it returns starts the
+// trace the flag asks for (none without it) and returns the function that
+// stops it. A trace shows what a profile cannot: when each goroutine of a
+// call ran, waited or was blocked, so whether the host work of one device
+// batch overlaps the device work of the others, and where the GC stops
+// them.
+func traceFlag(fs *flag.FlagSet) func() (stop func(), err error) {
+	file := fs.String("trace", "", "write a runtime/trace of the run to this file, for go tool trace: every goroutine's timeline (each device batch's host work, its wait for the device, the GC); about 10-100 MB a second of run, so keep --seconds and the operations few")
+	return func() (func(), error) {
+		if *file == "" {
+			return func() {}, nil
+		}
+		return startTrace(*file)
+	}
+}
+
+// startTrace starts a runtime/trace into file; the function it returns
+// stops it and closes the file.
+func startTrace(file string) (func(), error) {
+	f, err := os.Create(file)
+	if err != nil {
+		return nil, err
+	}
+	if err := trace.Start(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--trace: %w", err)
+	}
+	return func() {
+		trace.Stop()
+		if err := f.Close(); err != nil {
+			fmt.Fprintln(os.Stderr, "--trace:", err)
 		}
 	}, nil
 }

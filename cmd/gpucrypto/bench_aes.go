@@ -75,6 +75,7 @@ func cmdBenchAES(args []string) error {
 	stageMB := fs.Int("stage-mb", 0, "host-memory pipeline: MB of staging per stage (0: default)")
 	stages := fs.Int("stages", 0, "host-memory pipeline: stages (0: default)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
+	startTracing := traceFlag(fs)
 	fill := fs.String("fill", "0x5a", "input of the device-resident shapes: a byte (0x5a, 0) or random")
 	seconds := fs.Float64("seconds", 1, "time per measurement")
 	fs.BoolVar(&noAuto, "no-auto", false, "skip the auto figure (the engine choosing device or CPU per call)")
@@ -110,6 +111,11 @@ func cmdBenchAES(args []string) error {
 		}
 		defer stop()
 	}
+	stopTrace, err := startTracing()
+	if err != nil {
+		return err
+	}
+	defer stopTrace()
 	switch *layout {
 	case "auto":
 	case "compact":

@@ -66,6 +66,7 @@ func cmdBenchServer(args []string) error {
 	warmup := fs.Float64("warmup", 0.5, "seconds of load before each measurement, not counted (the queue fills, batch sizes settle)")
 	jsonOut := fs.String("json-out", "", "also write the results as JSON to this file")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	startTracing := traceFlag(fs)
 	fs.Usage = benchUsage(fs, "server")
 	parseFlags(fs, args)
 	if fs.NArg() > 0 {
@@ -81,6 +82,11 @@ func cmdBenchServer(args []string) error {
 		}
 		defer stop()
 	}
+	stopTrace, err := startTracing()
+	if err != nil {
+		return err
+	}
+	defer stopTrace()
 	d, err := pickDevice()
 	if err != nil {
 		return err

@@ -89,6 +89,7 @@ func cmdBenchTLS(args []string) error {
 	curvesFlag := fs.String("curves", "x25519mlkem768,x25519", "key exchange groups in preference order, both sides: x25519mlkem768, x25519, p256, p384, p521 (TLS 1.2 skips x25519mlkem768); the default is Go's")
 	batchOptions := batchFlags(fs, "gpu: ")
 	cpuProfile := fs.String("cpuprofile", "", "write a pprof CPU profile of the gpu-key measurements (warm-ups included) to this file")
+	startTracing := traceFlag(fs) // with --deployed, of the clients' process
 	jsonOut := fs.String("json-out", "", "also write the results as JSON to this file")
 	fs.Usage = benchUsage(fs, "tls")
 	parseFlags(fs, args)
@@ -133,6 +134,11 @@ func cmdBenchTLS(args []string) error {
 	if dur <= 0 || warm < 0 {
 		return fmt.Errorf("bench tls: --seconds %v --warmup %v: want more than 0 and at least 0", *seconds, *warmup)
 	}
+	stopTrace, err := startTracing()
+	if err != nil {
+		return err
+	}
+	defer stopTrace()
 	if *deployed {
 		setup, err := deployedCPUs(*serverCPUsFlag, *clientCPUsFlag)
 		if err != nil {
