@@ -67,7 +67,7 @@ type Stats struct {
 	DeviceTime time.Duration
 	// BatchTime is the wall time of the device batches, from the start of
 	// their host work (packing the inputs) to its end (unpacking the
-	// results), summed over batches; WaitTime is the part of it spent
+	// results, zeroing their host memory), summed over batches; WaitTime is the part of it spent
 	// waiting for the batches' device commands (copies and kernels). So
 	// BatchTime − WaitTime is the host's own work, and WaitTime −
 	// DeviceTime what the copies and queues add to the kernels: where a

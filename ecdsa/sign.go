@@ -45,8 +45,11 @@ func (e *Engine) sign(random io.Reader, keys []*ecdsa.PrivateKey, hashes [][]byt
 	}
 	// the random bytes of every element at once: one read, not one per
 	// element
+	end := e.core.Step("random")
 	z := make([]byte, 32*len(keys))
-	if err := readRandom(random, z); err != nil {
+	err := readRandom(random, z)
+	end()
+	if err != nil {
 		return nil, err
 	}
 	defer clear(z)
@@ -54,6 +57,7 @@ func (e *Engine) sign(random io.Reader, keys []*ecdsa.PrivateKey, hashes [][]byt
 	if err != nil {
 		return nil, err
 	}
+	defer e.core.Step("collect")()
 	return out, batch.Collect(errs)
 }
 
@@ -61,8 +65,10 @@ func (e *Engine) sign(random io.Reader, keys []*ecdsa.PrivateKey, hashes [][]byt
 // the 32 bytes of random each element has, or RFC 6979's (deterministic):
 // the signatures, the elements' errors, and the call's.
 func (e *Engine) signBatch(form Form, deterministic bool, keys []*ecdsa.PrivateKey, hashes [][]byte, random []byte) ([][]byte, []error, error) {
+	end := e.core.Step("outputs")
 	j := &signJob{e: e, form: form, deterministic: deterministic, keys: keys, hashes: hashes, random: random,
 		out: make([][]byte, len(keys)), errs: make([]error, len(keys))}
+	end()
 	err := e.core.Run(planFor("ECDSA P-256 sign", len(keys)), j)
 	return j.out, j.errs, err
 }
@@ -260,7 +266,9 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 	secrets, keys, hashes, sigs := words[:16*n], words[16*n:32*n], words[32*n:40*n], words[40*n:]
 	onDevice := make([]bool, n)
 	rows := [signRows][]uint32{rowNonce: secrets[:8*n], rowD: secrets[8*n:], rowX: keys[:8*n], rowY: keys[8*n:], rowE: hashes}
+	end := ch.Step("pack")
 	batch.Parallel(n, hostChunk, func(a, b int) { j.pack(ch, rows, onDevice, a, b) })
+	end()
 	pointKernel, err := j.e.prog.Kernel("ecdsa_p256_sign_point")
 	if err != nil {
 		return err
@@ -307,7 +315,10 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 	if err != nil {
 		return err
 	}
+	end = ch.Step("unpack")
 	batch.Parallel(n, hostChunk, func(a, b int) { j.unpack(ch, sigs, onDevice, a, b) })
+	end()
+	defer ch.Step("check")()
 	return engine.Check(ch.Sample(), j.check)
 }
 

@@ -15,10 +15,13 @@ import (
 // [s]B, s the clamped first half of SHA-512(seed). A seed not of SeedSize
 // bytes has ErrKeyLength in the returned *batch.Error and a nil key.
 func (e *Engine) NewKeysFromSeeds(seeds [][]byte) ([]ed25519.PrivateKey, error) {
+	end := e.core.Step("outputs")
 	j := &keysJob{e: e, seeds: seeds, out: outputStrings(len(seeds), PrivateKeySize), errs: make([]error, len(seeds))}
+	end()
 	if err := e.core.Run(engine.Plan{Op: "Ed25519 public key", N: len(seeds), Chunk: pipelineChunk, Depth: pipelineDepth}, j); err != nil {
 		return nil, err
 	}
+	defer e.core.Step("collect")()
 	keys := make([]ed25519.PrivateKey, len(seeds))
 	for i := range keys {
 		if j.errs[i] == nil {
@@ -77,6 +80,7 @@ func (j *keysJob) Device(ch *engine.Chunk) error {
 		return err
 	}
 	seeds, pubs := words[:8*n], words[8*n:]
+	end := ch.Step("pack")
 	batch.Parallel(n, hostChunk, func(a, b int) {
 		putValues(seeds, n, a, b, func(k int) []byte {
 			i := ch.Lo + k
@@ -87,6 +91,7 @@ func (j *keysJob) Device(ch *engine.Chunk) error {
 			return j.seeds[i]
 		})
 	})
+	end()
 	kern, err := j.e.prog.Kernel("ed25519_public")
 	if err != nil {
 		return err
@@ -109,6 +114,7 @@ func (j *keysJob) Device(ch *engine.Chunk) error {
 	if err != nil {
 		return err
 	}
+	end = ch.Step("unpack")
 	batch.Parallel(n, hostChunk, func(a, b int) {
 		getValues(pubs, n, a, b, func(k int) []byte {
 			if i := ch.Lo + k; j.errs[i] == nil {
@@ -118,5 +124,7 @@ func (j *keysJob) Device(ch *engine.Chunk) error {
 			return nil
 		})
 	})
+	end()
+	defer ch.Step("check")()
 	return engine.Check(ch.Sample(), j.check)
 }

@@ -27,11 +27,14 @@ func (e *Engine) Sign(keys []ed25519.PrivateKey, msgs [][]byte, opts *ed25519.Op
 	if err != nil {
 		return nil, err
 	}
+	end := e.core.Step("outputs")
 	j := &signJob{e: e, v: &v, keys: keys, msgs: msgs, out: outputStrings(len(keys), SignatureSize), errs: make([]error, len(keys))}
+	end()
 	plan := engine.Plan{Op: "Ed25519 sign", N: len(keys), Cut: cutByMessages(msgs), Depth: pipelineDepth}
 	if err := e.core.Run(plan, j); err != nil {
 		return nil, err
 	}
+	defer e.core.Step("collect")()
 	for i, err := range j.errs {
 		if err != nil {
 			j.out[i] = nil
@@ -96,6 +99,7 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 		return err
 	}
 	seeds, pubs, lengths, sigs := words[:8*n], words[8*n:16*n], words[16*n:17*n], words[17*n:]
+	end := ch.Step("pack")
 	batch.Parallel(n, hostChunk, func(a, b int) {
 		for k := a; k < b; k++ {
 			i := ch.Lo + k
@@ -127,7 +131,10 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 		})
 	})
 	onHost := slices.Contains(lengths, lengthSkip) // malformed elements and long messages
+	end()
+	end = ch.Step("pack messages")
 	msgs, err := packMessages(ch, j.msgs[ch.Lo:ch.Hi], lengths)
+	end()
 	if err != nil {
 		return err
 	}
@@ -192,6 +199,7 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 	if err != nil {
 		return err
 	}
+	end = ch.Step("unpack")
 	batch.Parallel(n, hostChunk, func(a, b int) {
 		for half, rows := range [][]uint32{sigs[:8*n], sigs[8*n:]} { // R, then S
 			getValues(rows, n, a, b, func(k int) []byte {
@@ -202,5 +210,7 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 			})
 		}
 	})
+	end()
+	defer ch.Step("check")()
 	return engine.Check(ch.Sample(), j.check)
 }

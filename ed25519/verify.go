@@ -26,11 +26,14 @@ func (e *Engine) Verify(pubs []ed25519.PublicKey, msgs, sigs [][]byte, opts *ed2
 	if err != nil {
 		return nil, err
 	}
+	end := e.core.Step("outputs")
 	j := &verifyJob{e: e, v: &v, pubs: pubs, msgs: msgs, sigs: sigs, out: make([]bool, len(pubs)), errs: make([]error, len(pubs))}
+	end()
 	plan := engine.Plan{Op: "Ed25519 verify", N: len(pubs), Cut: cutByMessages(msgs), Depth: pipelineDepth}
 	if err := e.core.Run(plan, j); err != nil {
 		return nil, err
 	}
+	defer e.core.Step("collect")()
 	return j.out, batch.Collect(j.errs)
 }
 
@@ -88,6 +91,7 @@ func (j *verifyJob) Device(ch *engine.Chunk) error {
 	}
 	pubs, sigs, ks := words[:8*n], words[8*n:24*n], words[24*n:32*n]
 	lengths, verdicts := words[32*n:33*n], words[33*n:]
+	end := ch.Step("pack")
 	batch.Parallel(n, hostChunk, func(a, b int) {
 		for k := a; k < b; k++ {
 			i := ch.Lo + k
@@ -122,7 +126,10 @@ func (j *verifyJob) Device(ch *engine.Chunk) error {
 			return c[:]
 		})
 	})
+	end()
+	end = ch.Step("pack messages")
 	msgs, err := packMessages(ch, j.msgs[ch.Lo:ch.Hi], lengths)
+	end()
 	if err != nil {
 		return err
 	}
@@ -160,6 +167,7 @@ func (j *verifyJob) Device(ch *engine.Chunk) error {
 	if err != nil {
 		return err
 	}
+	end = ch.Step("unpack")
 	batch.Parallel(n, hostChunk, func(a, b int) {
 		for k := a; k < b; k++ {
 			if lengths[k] != lengthSkip {
@@ -167,5 +175,7 @@ func (j *verifyJob) Device(ch *engine.Chunk) error {
 			}
 		}
 	})
+	end()
+	defer ch.Step("check")()
 	return engine.Check(ch.Sample(), j.check)
 }

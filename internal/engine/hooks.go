@@ -1,5 +1,7 @@
 package engine
 
+import "time"
+
 // Hooks are the points where tests reach into a Core: to fail or slow its
 // device, slow its CPU, or stand in for a job's device step. Production
 // code sets none; a package's export_test.go sets them through SetHooks.
@@ -23,6 +25,15 @@ type Hooks struct {
 	// arrived: a hook that alters them makes a device that returns wrong
 	// results.
 	AfterRun func(lo, hi int, staging [][]byte)
+	// Run, when set, runs in place of each set of device commands of a
+	// batch [lo, hi) (Chunk.Run: the uploads, kernels and read-backs),
+	// with the batch's staging memory, where it writes the results the
+	// job reads: benchmarks of the host side keep all of a job's host work
+	// but the device's.
+	Run func(lo, hi int, staging [][]byte) error
+	// Step, when set, is told the duration of each step of the host work
+	// (Core.Step) when it ends: benchmarks add them up per step.
+	Step func(name string, d time.Duration)
 }
 
 // SetHooks sets the Core's hooks (nil: none).

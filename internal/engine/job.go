@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"math/bits"
 	mrand "math/rand/v2"
 	"runtime/debug"
+	"runtime/trace"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -196,13 +198,18 @@ func batches(p Plan, lo, hi int) [][2]int {
 	return out
 }
 
-// runBatch computes one device batch.
+// runBatch computes one device batch. Its time, in the Stats, includes
+// the release of its memory (the zeroing): host work that holds one of
+// the call's places in flight as packing does.
 func (c *Core) runBatch(job Job, lo, hi int) error {
+	defer trace.StartRegion(context.Background(), "device batch").End()
 	ch := &Chunk{Lo: lo, Hi: hi, core: c}
 	start := time.Now()
 	err := c.deviceStep(job, ch)
-	whole := time.Since(start)
+	end := c.Step("release")
 	ch.release()
+	end()
+	whole := time.Since(start)
 	if err != nil {
 		return err
 	}
@@ -232,6 +239,27 @@ func (c *Core) deviceStep(job Job, ch *Chunk) (err error) {
 	}
 	return job.Device(ch)
 }
+
+// Step starts the step name of a call's host work ("pack", "unpack"): a
+// runtime/trace region of that name on the calling goroutine, so that a
+// trace (gpucrypto bench --trace) shows each batch's steps on its
+// timeline, and, with Hooks.Step set, a measured time. The function it
+// returns ends the step, on the same goroutine.
+func (c *Core) Step(name string) (end func()) {
+	region := trace.StartRegion(context.Background(), name)
+	h := c.hooks.Load()
+	if h == nil || h.Step == nil {
+		return region.End
+	}
+	start := time.Now()
+	return func() {
+		region.End()
+		h.Step(name, time.Since(start))
+	}
+}
+
+// Step is the Core's Step, for a step of the batch.
+func (c *Chunk) Step(name string) (end func()) { return c.core.Step(name) }
 
 // Chunk is one device batch of a call: the elements [Lo, Hi), and the
 // means to compute them.
@@ -360,19 +388,42 @@ func (c *Chunk) Run(enqueue func(cmds *device.Commands) error) error {
 		}
 		return nil
 	}
+	defer c.Step("device")()
+	if h != nil && h.Run != nil {
+		return c.runHook(h, zero)
+	}
 	start := time.Now()
 	d, err := s.Run(c.core.pool, enqueue)
 	c.wait += time.Since(start)
 	c.core.stats.deviceTime(d)
 	c.time += d
 	if err == nil && h != nil && h.AfterRun != nil {
-		staging := make([][]byte, len(c.mems))
-		for i, s := range c.mems {
-			staging[i] = s.mem.Bytes[:s.used]
-		}
-		h.AfterRun(c.Lo, c.Hi, staging)
+		h.AfterRun(c.Lo, c.Hi, c.stagingBytes())
 	}
 	return err
+}
+
+// runHook is Run with h.Run in place of the device's commands: the host
+// work around them (the zeroing of the uploaded secrets zero) as Run does
+// it, and the time counted as the wait.
+func (c *Chunk) runHook(h *Hooks, zero [][]byte) error {
+	start := time.Now()
+	err := h.Run(c.Lo, c.Hi, c.stagingBytes())
+	c.wait += time.Since(start)
+	for _, b := range zero {
+		clearParallel(b)
+		c.Zeroed(b)
+	}
+	return err
+}
+
+// stagingBytes are the batch's staging memory, as handed out.
+func (c *Chunk) stagingBytes() [][]byte {
+	staging := make([][]byte, len(c.mems))
+	for i, s := range c.mems {
+		staging[i] = s.mem.Bytes[:s.used]
+	}
+	return staging
 }
 
 // DeviceTime is the device time of the kernels the batch has run.

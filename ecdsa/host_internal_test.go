@@ -1,0 +1,59 @@
+package ecdsa
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	"testing"
+
+	"github.com/gpucrypto/gpucrypto/batch"
+	"github.com/gpucrypto/gpucrypto/internal/devicetest"
+	"github.com/gpucrypto/gpucrypto/internal/hostbench"
+)
+
+// BenchmarkHostSign measures the host side of a device call of SignASN1
+// on 1,048,576 SHA-256 hashes by 256 keys, as the GPU bench's
+// (hostbench.Run), with crypto/rand's bytes: the device's commands are
+// replaced by the writing of an (r, s) that is not zero, which the host
+// encodes as it would the kernel's. Run it with -cpu 1 for each step's
+// cost in core time.
+func BenchmarkHostSign(b *testing.B) {
+	e, err := NewEngine(devicetest.Device(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	e.SetRoute(batch.RouteDevice)
+	e.OnFallback(func(err error) { b.Fatal(err) })
+	n := hostbench.Size
+	const distinct = 256
+	keys, hashes := make([]*ecdsa.PrivateKey, n), make([][]byte, n)
+	for i := range n {
+		if i < distinct {
+			if keys[i], err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader); err != nil {
+				b.Fatal(err)
+			}
+		} else {
+			keys[i] = keys[i%distinct]
+		}
+		var m [8]byte
+		binary.LittleEndian.PutUint64(m[:], uint64(i))
+		h := sha256.Sum256(m[:])
+		hashes[i] = h[:]
+	}
+	hostbench.Run(b, e.core, n, signatureRows, func() error { _, err := e.SignASN1(nil, keys, hashes); return err })
+}
+
+// signatureRows stands in for the signing kernel of the batch [lo, hi):
+// an (r, s) of bytes that vary, not zero, in the rows the kernel's
+// results are read into (the last 64 bytes per element of the batch's
+// first staging memory).
+func signatureRows(lo, hi int, staging [][]byte) error {
+	rows := staging[0][len(staging[0])-64*(hi-lo):]
+	for k := range rows {
+		rows[k] = byte(k*131+7) | 1
+	}
+	return nil
+}

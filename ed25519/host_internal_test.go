@@ -1,0 +1,63 @@
+package ed25519
+
+import (
+	"crypto/ed25519"
+	"encoding/binary"
+	"testing"
+
+	"github.com/gpucrypto/gpucrypto/batch"
+	"github.com/gpucrypto/gpucrypto/internal/devicetest"
+	"github.com/gpucrypto/gpucrypto/internal/hostbench"
+)
+
+// BenchmarkHost measures the host side of the device calls of
+// 1,048,576 elements (hostbench.Run: the device's commands replaced by
+// nothing, so the results the host unpacks are whatever the staging
+// memory held), 64-byte messages and 4,096 distinct keys as the GPU
+// bench's: where the host's time per element goes, step by step. Run it
+// with -cpu 1 for each step's cost in core time.
+func BenchmarkHost(b *testing.B) {
+	e, err := NewEngine(devicetest.Device(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	e.SetRoute(batch.RouteDevice)
+	e.OnFallback(func(err error) { b.Fatal(err) })
+	n := hostbench.Size
+	seeds, keys, pubs, msgs := hostInputs(n)
+	sigs := make([][]byte, n)
+	for i := range sigs { // their values do not matter: the device's stand-in judges nothing
+		sigs[i] = make([]byte, SignatureSize)
+	}
+	b.Run("sign", func(b *testing.B) {
+		hostbench.Run(b, e.core, n, nil, func() error { _, err := e.Sign(keys, msgs, nil); return err })
+	})
+	b.Run("keygen", func(b *testing.B) {
+		hostbench.Run(b, e.core, n, nil, func() error { _, err := e.NewKeysFromSeeds(seeds); return err })
+	})
+	b.Run("verify", func(b *testing.B) {
+		hostbench.Run(b, e.core, n, nil, func() error { _, err := e.Verify(pubs, msgs, sigs, nil); return err })
+	})
+}
+
+// hostInputs are n seeds and their keys (4,096 distinct ones, cycled),
+// and n distinct messages of 64 bytes.
+func hostInputs(n int) (seeds [][]byte, keys []ed25519.PrivateKey, pubs []ed25519.PublicKey, msgs [][]byte) {
+	const distinct = 4096
+	seeds, keys, pubs, msgs = make([][]byte, n), make([]ed25519.PrivateKey, n), make([]ed25519.PublicKey, n), make([][]byte, n)
+	for i := range n {
+		if i < distinct {
+			seed := make([]byte, SeedSize)
+			binary.LittleEndian.PutUint64(seed, uint64(i)+1)
+			keys[i] = ed25519.NewKeyFromSeed(seed)
+			pubs[i] = keys[i].Public().(ed25519.PublicKey)
+		} else {
+			keys[i], pubs[i] = keys[i%distinct], pubs[i%distinct]
+		}
+		seeds[i] = keys[i].Seed()
+		msgs[i] = make([]byte, 64)
+		binary.LittleEndian.PutUint64(msgs[i], uint64(i))
+	}
+	return seeds, keys, pubs, msgs
+}
