@@ -309,7 +309,19 @@ func (c *Chunk) Staging(n int) ([]byte, error) {
 // Zeroed tells the Core that the job has zeroed b, a part of the batch's
 // staging memory, itself (say, while it read the results there): release
 // does not zero it again.
-func (c *Chunk) Zeroed(b []byte) {
+func (c *Chunk) Zeroed(b []byte) { c.leave(b) }
+
+// Public tells the Core that b, a part of the batch's staging memory,
+// holds public values alone (public keys, messages, hashes, signatures,
+// verdicts: what the device buffers that held them keep too, unzeroed),
+// so release need not zero it: zeroing all of a batch's memory cost its
+// host more than packing its messages did. Secrets (seeds, private keys,
+// nonces, shared secrets) must not be in b.
+func (c *Chunk) Public(b []byte) { c.leave(b) }
+
+// leave makes release leave b, a part of the batch's staging memory, as
+// it is.
+func (c *Chunk) leave(b []byte) {
 	if len(b) == 0 {
 		return
 	}

@@ -1,10 +1,77 @@
 package engine
 
 import (
+	"bytes"
+	"errors"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/gpucrypto/gpucrypto/batch"
+	"github.com/gpucrypto/gpucrypto/internal/devicetest"
 )
+
+// Errors make their slice at the first error only, and then give
+// batch.Collect's error of every element's.
+func TestErrors(t *testing.T) {
+	e := NewErrors(1000)
+	var wg sync.WaitGroup
+	for k := range 10 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 100 * k; i < 100*(k+1); i++ {
+				e.Set(i, nil)
+			}
+		}()
+	}
+	wg.Wait()
+	require.Nil(t, e.Slice(), "no error: no slice")
+	require.NoError(t, e.Err())
+	bad := errors.New("bad")
+	for k := range 10 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 100 * k; i < 100*(k+1); i++ {
+				if i%7 == 3 {
+					e.Set(i, bad)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	e.Set(3, nil) // cleared again
+	var be *batch.Error
+	require.ErrorAs(t, e.Err(), &be)
+	require.Len(t, be.Errs, 1000)
+	for i, err := range be.Errs {
+		if i%7 == 3 && i != 3 {
+			require.Equal(t, bad, err, "element %d", i)
+			require.Equal(t, bad, e.Get(i))
+		} else {
+			require.NoError(t, err, "element %d", i)
+		}
+	}
+}
+
+// A Later value is the one made, for every caller.
+func TestLater(t *testing.T) {
+	release := make(chan struct{})
+	l := MakeLater(func() []int { <-release; return []int{1, 2, 3} })
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			require.Equal(t, []int{1, 2, 3}, l.Get())
+		}()
+	}
+	close(release)
+	wg.Wait()
+	require.Equal(t, []int{1, 2, 3}, l.Get())
+}
 
 // The sample holds the batch's first element and about one in every of
 // the others, in order, within the batch.
@@ -24,4 +91,37 @@ func TestSample(t *testing.T) {
 	require.Len(t, ch.Sample(), 45, "every element")
 	c.SetResultCheck(0)
 	require.Empty(t, ch.Sample())
+}
+
+// publicJob fills its batch's staging memory with 0xff and marks its
+// second half public.
+type publicJob struct{}
+
+func (publicJob) Device(ch *Chunk) error {
+	b, err := ch.Staging(1 << 16)
+	if err != nil {
+		return err
+	}
+	for i := range b {
+		b[i] = 0xff
+	}
+	ch.Public(b[len(b)/2:])
+	return nil
+}
+
+func (publicJob) CPU(lo, hi int) {}
+
+// release zeroes a batch's staging memory but for what the job marked
+// public.
+func TestReleasePublic(t *testing.T) {
+	c := New("test", devicetest.Device(t))
+	defer c.Close()
+	c.SetRoute(batch.RouteDevice)
+	c.OnFallback(func(err error) { t.Fatal(err) })
+	require.NoError(t, c.Run(Plan{Op: "public", N: 1}, publicJob{}))
+	idle := c.staging.IdleContents()
+	require.Len(t, idle, 1)
+	half := 1 << 15
+	require.True(t, bytes.Equal(idle[0][:half], make([]byte, half)), "the first half zeroed")
+	require.True(t, bytes.Equal(idle[0][half:2*half], bytes.Repeat([]byte{0xff}, half)), "the public half left")
 }
