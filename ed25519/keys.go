@@ -15,28 +15,22 @@ import (
 // [s]B, s the clamped first half of SHA-512(seed). A seed not of SeedSize
 // bytes has ErrKeyLength in the returned *batch.Error and a nil key.
 func (e *Engine) NewKeysFromSeeds(seeds [][]byte) ([]ed25519.PrivateKey, error) {
-	end := e.core.Step("outputs")
-	j := &keysJob{e: e, seeds: seeds, out: outputStrings(len(seeds), PrivateKeySize), errs: make([]error, len(seeds))}
-	end()
+	// the keys' bytes are allocated by the batches (outputs), their slice
+	// beside the first ones
+	j := &keysJob{e: e, seeds: seeds, out: engine.LaterSlice[ed25519.PrivateKey](e.core, len(seeds)), errs: engine.NewErrors(len(seeds))}
 	if err := e.core.Run(engine.Plan{Op: "Ed25519 public key", N: len(seeds), Chunk: pipelineChunk, Depth: pipelineDepth}, j); err != nil {
 		return nil, err
 	}
-	defer e.core.Step("collect")()
-	keys := make([]ed25519.PrivateKey, len(seeds))
-	for i := range keys {
-		if j.errs[i] == nil {
-			keys[i] = j.out[i]
-		}
-	}
-	return keys, batch.Collect(j.errs)
+	return j.out.Get(), j.errs.Err()
 }
 
-// keysJob is one call of NewKeysFromSeeds (an engine.Job).
+// keysJob is one call of NewKeysFromSeeds (an engine.Job). An element's
+// out is nil until its key is made, and stays nil when it has an error.
 type keysJob struct {
 	e     *Engine
 	seeds [][]byte
-	out   [][]byte
-	errs  []error
+	out   *engine.Later[[]ed25519.PrivateKey]
+	errs  *engine.Errors
 }
 
 func checkSeed(seed []byte) error {
@@ -49,13 +43,17 @@ func checkSeed(seed []byte) error {
 // CPU implements engine.Job: crypto/ed25519 on all cores.
 func (j *keysJob) CPU(lo, hi int) {
 	batch.Parallel(hi-lo, 64, func(a, b int) {
+		out, slab := j.out.Get(), newOutputs(b-a, PrivateKeySize)
 		for i := lo + a; i < lo+b; i++ {
-			if j.errs[i] = checkSeed(j.seeds[i]); j.errs[i] != nil {
-				clear(j.out[i])
+			out[i] = nil
+			if err := checkSeed(j.seeds[i]); err != nil {
+				j.errs.Set(i, err)
 				continue
 			}
+			j.errs.Set(i, nil)
 			key := ed25519.NewKeyFromSeed(j.seeds[i])
-			copy(j.out[i], key)
+			out[i] = slab.next()
+			copy(out[i], key)
 			clear(key)
 		}
 	})
@@ -64,11 +62,11 @@ func (j *keysJob) CPU(lo, hi int) {
 // check is the result check of element i.
 func (j *keysJob) check(i int) bool {
 	if checkSeed(j.seeds[i]) != nil {
-		return j.errs[i] != nil
+		return j.errs.Get(i) != nil
 	}
 	key := ed25519.NewKeyFromSeed(j.seeds[i])
 	defer clear(key)
-	return j.errs[i] == nil && bytes.Equal(key, j.out[i])
+	return j.errs.Get(i) == nil && bytes.Equal(key, j.out.Get()[i])
 }
 
 // Device implements engine.Job: the seeds up (zeroed after the upload),
@@ -84,8 +82,9 @@ func (j *keysJob) Device(ch *engine.Chunk) error {
 	batch.Parallel(n, hostChunk, func(a, b int) {
 		putValues(seeds, n, a, b, func(k int) []byte {
 			i := ch.Lo + k
-			if j.errs[i] = checkSeed(j.seeds[i]); j.errs[i] != nil {
-				clear(j.out[i])
+			err := checkSeed(j.seeds[i])
+			j.errs.Set(i, err)
+			if err != nil {
 				return nil
 			}
 			return j.seeds[i]
@@ -97,6 +96,7 @@ func (j *keysJob) Device(ch *engine.Chunk) error {
 		return err
 	}
 	ch.ZeroAfterUpload(device.Uint32Bytes(seeds))
+	ch.Public(device.Uint32Bytes(pubs))
 	err = ch.Run(func(cmds *device.Commands) error {
 		dseeds, err := cmds.Upload(seeds, true)
 		if err != nil {
@@ -115,16 +115,26 @@ func (j *keysJob) Device(ch *engine.Chunk) error {
 		return err
 	}
 	end = ch.Step("unpack")
-	batch.Parallel(n, hostChunk, func(a, b int) {
-		getValues(pubs, n, a, b, func(k int) []byte {
-			if i := ch.Lo + k; j.errs[i] == nil {
-				copy(j.out[i], j.seeds[i])
-				return j.out[i][SeedSize:]
-			}
-			return nil
-		})
-	})
+	batch.Parallel(n, hostChunk, func(a, b int) { j.unpack(ch, pubs, a, b) })
 	end()
 	defer ch.Step("check")()
 	return engine.Check(ch.Sample(), j.check)
+}
+
+// unpack makes the keys of elements [a, b) of the batch ch, each its seed
+// and the kernel's public key, in new outputs, one allocation for the
+// range; an element with an error keeps a nil key.
+func (j *keysJob) unpack(ch *engine.Chunk, pubs []uint32, a, b int) {
+	n := ch.Hi - ch.Lo
+	out, slab := j.out.Get(), newOutputs(b-a, PrivateKeySize)
+	getValues(pubs, n, a, b, func(k int) []byte {
+		i := ch.Lo + k
+		if j.errs.Get(i) != nil {
+			return nil
+		}
+		key := slab.next()
+		copy(key, j.seeds[i])
+		out[i] = key
+		return key[SeedSize:]
+	})
 }

@@ -16,54 +16,69 @@ const (
 	lengthHashed = 0xfffffffe
 )
 
-// putValues writes element k's 32 bytes value(k) (nil: zeros) into the
-// limb-major rows words (8 rows of n words) for every k in [lo, hi),
-// tile elements at a time: each row then takes a run of tile neighbouring
-// words (64 bytes) instead of one scattered word per element,
-// which cost most of the host's time in a batch of a million.
+// putValues writes element k's value value(k) (nil: zeros) into the
+// limb-major rows words for every k in [lo, hi): as many rows of n words
+// as the value has 32-bit words (len(words)/n, at most maxRows: 8 for a
+// point or scalar, 16 for a private key or a signature, whose halves'
+// rows follow each other), word j of the value at j·n + k. It moves tile
+// elements at a time: each row then takes a run of tile neighbouring
+// words (64 bytes) instead of one scattered word per element, which cost
+// most of the host's time in a batch of a million.
 func putValues(words []uint32, n, lo, hi int, value func(k int) []byte) {
-	var rows [8][tile]uint32
+	rows := len(words) / n
+	var tileRows [maxRows][tile]uint32
 	for t := lo; t < hi; t += tile {
 		m := min(tile, hi-t)
 		for e := range m {
 			v := value(t + e)
-			for j := range 8 {
-				if v == nil {
-					rows[j][e] = 0
-				} else {
-					rows[j][e] = binary.LittleEndian.Uint32(v[4*j:])
+			if v == nil {
+				for j := range rows {
+					tileRows[j][e] = 0
 				}
+				continue
+			}
+			v = v[:4*rows]
+			for j := range rows {
+				tileRows[j][e] = binary.LittleEndian.Uint32(v[4*j:])
 			}
 		}
-		for j := range 8 {
-			copy(words[j*n+t:j*n+t+m], rows[j][:m])
+		for j := range rows {
+			copy(words[j*n+t:j*n+t+m], tileRows[j][:m])
 		}
 	}
-	clear(rows[:]) // it held seeds
+	clear(tileRows[:rows]) // it may have held seeds
 }
 
-// getValues is the converse: element k of the rows into out(k) (32 bytes;
-// nil: skipped) for every k in [lo, hi).
+// getValues is the converse: element k of the rows into out(k) (4 bytes a
+// row; nil: skipped) for every k in [lo, hi).
 func getValues(words []uint32, n, lo, hi int, out func(k int) []byte) {
-	var rows [8][tile]uint32
+	rows := len(words) / n
+	var tileRows [maxRows][tile]uint32
 	for t := lo; t < hi; t += tile {
 		m := min(tile, hi-t)
-		for j := range 8 {
-			copy(rows[j][:m], words[j*n+t:j*n+t+m])
+		for j := range rows {
+			copy(tileRows[j][:m], words[j*n+t:j*n+t+m])
 		}
 		for e := range m {
-			if v := out(t + e); v != nil {
-				for j := range 8 {
-					binary.LittleEndian.PutUint32(v[4*j:], rows[j][e])
-				}
+			v := out(t + e)
+			if v == nil {
+				continue
+			}
+			v = v[:4*rows]
+			for j := range rows {
+				binary.LittleEndian.PutUint32(v[4*j:], tileRows[j][e])
 			}
 		}
 	}
 }
 
 // tile is the number of elements putValues and getValues move at once:
-// runs of 16 words (64 bytes) of each row.
-const tile = 16
+// runs of 16 words (64 bytes) of each row. maxRows is the most rows they
+// move: a 64-byte value's.
+const (
+	tile    = 16
+	maxRows = 16
+)
 
 // messageRows are a device batch's messages: their bytes one after the
 // other, and each element's offset and length there (or a mark).
@@ -74,32 +89,61 @@ type messageRows struct {
 
 // packMessages lays out msgs, the messages of the batch ch (elements [ch.Lo,
 // ch.Hi)) in staging memory: those whose lengths[k] the caller left
-// below lengthHashed, whose bytes the kernels read; the marks stay.
+// below lengthHashed, whose bytes the kernels read; the marks stay. It
+// runs on all cores, a part of hostChunk elements at a time: each part's
+// bytes are summed, then each part's offsets written and messages copied
+// from the sum of the parts before it (one core summing a batch's lengths
+// took longer than all of them copying its messages).
 func packMessages(ch *engine.Chunk, msgs [][]byte, lengths []uint32) (*messageRows, error) {
 	n := ch.Hi - ch.Lo
 	offsets, err := ch.Words(n)
 	if err != nil {
 		return nil, err
 	}
+	parts := (n + hostChunk - 1) / hostChunk
+	part := func(p int) (lo, hi int) { return p * hostChunk, min((p+1)*hostChunk, n) }
+	starts := make([]int, parts+1) // of the parts' bytes; starts[parts]: the total
+	batch.Parallel(parts, 1, func(a, b int) {
+		for p := a; p < b; p++ {
+			lo, hi := part(p)
+			starts[p+1] = messageBytes(lengths[lo:hi])
+		}
+	})
+	for p := range parts {
+		starts[p+1] += starts[p]
+	}
+	bytes, err := ch.Staging(max(starts[parts], 4))
+	if err != nil {
+		return nil, err
+	}
+	batch.Parallel(parts, 1, func(a, b int) {
+		for p := a; p < b; p++ {
+			lo, hi := part(p)
+			at := starts[p]
+			for k := lo; k < hi; k++ {
+				offsets[k] = uint32(at)
+				if l := lengths[k]; l < lengthHashed {
+					copy(bytes[at:at+int(l)], msgs[k])
+					at += int(l)
+				}
+			}
+		}
+	})
+	ch.Public(device.Uint32Bytes(offsets))
+	ch.Public(bytes)
+	return &messageRows{bytes: bytes, offsets: offsets, lengths: lengths}, nil
+}
+
+// messageBytes is the bytes of the messages whose lengths are below
+// lengthHashed.
+func messageBytes(lengths []uint32) int {
 	total := 0
-	for k, l := range lengths {
-		offsets[k] = uint32(total)
+	for _, l := range lengths {
 		if l < lengthHashed {
 			total += int(l)
 		}
 	}
-	bytes, err := ch.Staging(max(total, 4))
-	if err != nil {
-		return nil, err
-	}
-	batch.Parallel(n, hostChunk, func(a, b int) {
-		for k := a; k < b; k++ {
-			if lengths[k] < lengthHashed {
-				copy(bytes[offsets[k]:], msgs[k])
-			}
-		}
-	})
-	return &messageRows{bytes: bytes, offsets: offsets, lengths: lengths}, nil
+	return total
 }
 
 // args enqueues the messages' buffers and the call's dom2 prefix (dom, a

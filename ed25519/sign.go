@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"crypto/ed25519"
 	"fmt"
-	"slices"
+	"sync/atomic"
 
 	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/device"
@@ -27,66 +27,75 @@ func (e *Engine) Sign(keys []ed25519.PrivateKey, msgs [][]byte, opts *ed25519.Op
 	if err != nil {
 		return nil, err
 	}
-	end := e.core.Step("outputs")
-	j := &signJob{e: e, v: &v, keys: keys, msgs: msgs, out: outputStrings(len(keys), SignatureSize), errs: make([]error, len(keys))}
-	end()
+	// the signatures' bytes are allocated by the batches (outputs), their
+	// slice beside the first ones
+	j := &signJob{e: e, v: &v, keys: keys, msgs: msgs, out: engine.LaterSlice[[]byte](e.core, len(keys)), errs: engine.NewErrors(len(keys))}
 	plan := engine.Plan{Op: "Ed25519 sign", N: len(keys), Cut: cutByMessages(msgs), Depth: pipelineDepth}
 	if err := e.core.Run(plan, j); err != nil {
 		return nil, err
 	}
-	defer e.core.Step("collect")()
-	for i, err := range j.errs {
-		if err != nil {
-			j.out[i] = nil
-		}
-	}
-	return j.out, batch.Collect(j.errs)
+	return j.out.Get(), j.errs.Err()
 }
 
-// outputStrings returns n strings of size bytes, one allocation per core.
-func outputStrings(n, size int) [][]byte {
-	out := make([][]byte, n)
-	batch.Parallel(n, 4*hostChunk, func(lo, hi int) {
-		slab := make([]byte, (hi-lo)*size)
-		for i := lo; i < hi; i++ {
-			k := i - lo
-			out[i] = slab[k*size : (k+1)*size : (k+1)*size]
-		}
-	})
-	return out
+// outputs hands out consecutive pieces of size bytes of one allocation:
+// the results of a range of elements, allocated by the core that fills
+// them, beside the device's work on other batches (its zeroing and the
+// first touch of its pages spread over the cores), rather than for the
+// whole call on one core before its first batch.
+type outputs struct {
+	rest []byte
+	size int
 }
 
-// signJob is one call of Sign (an engine.Job).
+// newOutputs returns the outputs of count elements of size bytes.
+func newOutputs(count, size int) *outputs {
+	return &outputs{rest: make([]byte, count*size), size: size}
+}
+
+// next is the next element's output.
+func (o *outputs) next() []byte {
+	v := o.rest[:o.size:o.size]
+	o.rest = o.rest[o.size:]
+	return v
+}
+
+// signJob is one call of Sign (an engine.Job). An element's out is nil
+// until it is signed, and stays nil when it has an error.
 type signJob struct {
 	e    *Engine
 	v    *variant
 	keys []ed25519.PrivateKey
 	msgs [][]byte
-	out  [][]byte
-	errs []error
+	out  *engine.Later[[][]byte]
+	errs *engine.Errors
 }
 
 // CPU implements engine.Job: crypto/ed25519 on all cores.
 func (j *signJob) CPU(lo, hi int) {
 	batch.Parallel(hi-lo, 64, func(a, b int) {
+		sigs := newOutputs(b-a, SignatureSize)
 		for i := lo + a; i < lo+b; i++ {
-			j.signCPU(i)
+			j.signCPU(i, sigs.next())
 		}
 	})
 }
 
-func (j *signJob) signCPU(i int) {
-	j.errs[i] = j.v.signOne(j.out[i], j.keys[i], j.msgs[i])
-	if j.errs[i] != nil {
-		clear(j.out[i])
+// signCPU signs element i with crypto/ed25519 into sig, its output.
+func (j *signJob) signCPU(i int, sig []byte) {
+	err := j.v.signOne(sig, j.keys[i], j.msgs[i])
+	j.errs.Set(i, err)
+	if err != nil {
+		clear(sig)
+		sig = nil
 	}
+	j.out.Get()[i] = sig
 }
 
 // check is the result check of element i: crypto/ed25519's signature.
 func (j *signJob) check(i int) bool {
 	var want [SignatureSize]byte
 	err := j.v.signOne(want[:], j.keys[i], j.msgs[i])
-	return (err == nil) == (j.errs[i] == nil) && (err != nil || bytes.Equal(want[:], j.out[i]))
+	return (err == nil) == (j.errs.Get(i) == nil) && (err != nil || bytes.Equal(want[:], j.out.Get()[i]))
 }
 
 // Device implements engine.Job: the seeds, public keys and messages up,
@@ -94,43 +103,13 @@ func (j *signJob) check(i int) bool {
 // DeviceMessageMax are signed on the CPU while the kernel runs.
 func (j *signJob) Device(ch *engine.Chunk) error {
 	n := ch.Hi - ch.Lo
-	words, err := ch.Words(8*n + 8*n + n + 16*n)
+	words, err := ch.Words(16*n + n + 16*n)
 	if err != nil {
 		return err
 	}
-	seeds, pubs, lengths, sigs := words[:8*n], words[8*n:16*n], words[16*n:17*n], words[17*n:]
+	keys, lengths, sigs := words[:16*n], words[16*n:17*n], words[17*n:]
 	end := ch.Step("pack")
-	batch.Parallel(n, hostChunk, func(a, b int) {
-		for k := a; k < b; k++ {
-			i := ch.Lo + k
-			key, msg := j.keys[i], j.msgs[i]
-			j.errs[i] = nil
-			lengths[k] = lengthSkip
-			if len(key) == PrivateKeySize && j.v.checkMessage(msg) == nil && len(msg) <= DeviceMessageMax {
-				lengths[k] = uint32(len(msg))
-			}
-		}
-		// the keys of the elements the kernel signs, zeros for the others
-		key := func(k int) []byte {
-			if lengths[k] == lengthSkip {
-				return nil
-			}
-			return j.keys[ch.Lo+k]
-		}
-		putValues(seeds, n, a, b, func(k int) []byte {
-			if v := key(k); v != nil {
-				return v[:SeedSize]
-			}
-			return nil
-		})
-		putValues(pubs, n, a, b, func(k int) []byte {
-			if v := key(k); v != nil {
-				return v[SeedSize:]
-			}
-			return nil
-		})
-	})
-	onHost := slices.Contains(lengths, lengthSkip) // malformed elements and long messages
+	onHost := j.pack(ch, keys, lengths) // malformed elements and long messages
 	end()
 	end = ch.Step("pack messages")
 	msgs, err := packMessages(ch, j.msgs[ch.Lo:ch.Hi], lengths)
@@ -142,7 +121,9 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 	if err != nil {
 		return err
 	}
+	seeds, pubs := keys[:8*n], keys[8*n:]
 	ch.ZeroAfterUpload(device.Uint32Bytes(seeds))
+	ch.Public(device.Uint32Bytes(words[8*n:])) // the public keys, lengths and signatures
 	// the host's share (malformed elements, long messages) beside the
 	// kernel; it is waited for on every way out of Device, a panic of ch.Run
 	// included (the batch's memory is released and recomputed after it),
@@ -151,16 +132,9 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 	done := make(chan any, 1)
 	go func() {
 		defer func() { done <- recover() }()
-		if !onHost {
-			return
+		if onHost {
+			j.signOnHost(ch, lengths)
 		}
-		batch.Parallel(n, hostChunk, func(a, b int) {
-			for k := a; k < b; k++ {
-				if lengths[k] == lengthSkip {
-					j.signCPU(ch.Lo + k)
-				}
-			}
-		})
 	}()
 	hostDone := false
 	waitHost := func() {
@@ -200,17 +174,62 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 		return err
 	}
 	end = ch.Step("unpack")
-	batch.Parallel(n, hostChunk, func(a, b int) {
-		for half, rows := range [][]uint32{sigs[:8*n], sigs[8*n:]} { // R, then S
-			getValues(rows, n, a, b, func(k int) []byte {
-				if lengths[k] == lengthSkip {
-					return nil
-				}
-				return j.out[ch.Lo+k][32*half : 32*half+32]
-			})
-		}
-	})
+	batch.Parallel(n, hostChunk, func(a, b int) { j.unpack(ch, sigs, lengths, a, b) })
 	end()
 	defer ch.Step("check")()
 	return engine.Check(ch.Sample(), j.check)
+}
+
+// pack writes the kernel's keys of the batch ch into keys (the seeds'
+// rows, then the public keys': a private key's 64 bytes as they are) and
+// each element's message length into lengths, or lengthSkip for the
+// elements the host signs (a malformed key or message, a message longer
+// than DeviceMessageMax), whose keys are zeros; it reports whether there
+// are any of those.
+func (j *signJob) pack(ch *engine.Chunk, keys, lengths []uint32) bool {
+	n := ch.Hi - ch.Lo
+	var onHost atomic.Bool
+	batch.Parallel(n, hostChunk, func(a, b int) {
+		putValues(keys, n, a, b, func(k int) []byte {
+			i := ch.Lo + k
+			key, msg := j.keys[i], j.msgs[i]
+			j.errs.Set(i, nil)
+			if len(key) != PrivateKeySize || j.v.checkMessage(msg) != nil || len(msg) > DeviceMessageMax {
+				lengths[k] = lengthSkip
+				onHost.Store(true)
+				return nil
+			}
+			lengths[k] = uint32(len(msg))
+			return key
+		})
+	})
+	return onHost.Load()
+}
+
+// signOnHost signs the elements of the batch ch that pack left to the
+// host (lengths lengthSkip) with crypto/ed25519, on all cores.
+func (j *signJob) signOnHost(ch *engine.Chunk, lengths []uint32) {
+	batch.Parallel(ch.Hi-ch.Lo, hostChunk, func(a, b int) {
+		for k := a; k < b; k++ {
+			if lengths[k] == lengthSkip {
+				j.signCPU(ch.Lo+k, make([]byte, SignatureSize)) // few: no slab
+			}
+		}
+	})
+}
+
+// unpack reads the kernel's signatures of elements [a, b) of the batch
+// ch (R's rows, then S's: a signature's 64 bytes as they are) into new
+// outputs, one allocation for the range, but for those the host signed.
+func (j *signJob) unpack(ch *engine.Chunk, sigs, lengths []uint32, a, b int) {
+	n := ch.Hi - ch.Lo
+	out, slab := j.out.Get(), newOutputs(b-a, SignatureSize)
+	getValues(sigs, n, a, b, func(k int) []byte {
+		if lengths[k] == lengthSkip {
+			return nil
+		}
+		sig := slab.next()
+		out[ch.Lo+k] = sig
+		return sig
+	})
 }

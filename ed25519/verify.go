@@ -27,14 +27,13 @@ func (e *Engine) Verify(pubs []ed25519.PublicKey, msgs, sigs [][]byte, opts *ed2
 		return nil, err
 	}
 	end := e.core.Step("outputs")
-	j := &verifyJob{e: e, v: &v, pubs: pubs, msgs: msgs, sigs: sigs, out: make([]bool, len(pubs)), errs: make([]error, len(pubs))}
+	j := &verifyJob{e: e, v: &v, pubs: pubs, msgs: msgs, sigs: sigs, out: make([]bool, len(pubs)), errs: engine.NewErrors(len(pubs))}
 	end()
 	plan := engine.Plan{Op: "Ed25519 verify", N: len(pubs), Cut: cutByMessages(msgs), Depth: pipelineDepth}
 	if err := e.core.Run(plan, j); err != nil {
 		return nil, err
 	}
-	defer e.core.Step("collect")()
-	return j.out, batch.Collect(j.errs)
+	return j.out, j.errs.Err()
 }
 
 // verifyJob is one call of Verify (an engine.Job).
@@ -44,14 +43,16 @@ type verifyJob struct {
 	pubs       []ed25519.PublicKey
 	msgs, sigs [][]byte
 	out        []bool
-	errs       []error
+	errs       *engine.Errors
 }
 
 // CPU implements engine.Job: crypto/ed25519 on all cores.
 func (j *verifyJob) CPU(lo, hi int) {
 	batch.Parallel(hi-lo, 64, func(a, b int) {
 		for i := lo + a; i < lo+b; i++ {
-			j.out[i], j.errs[i] = j.v.verifyOne(j.pubs[i], j.msgs[i], j.sigs[i])
+			var err error
+			j.out[i], err = j.v.verifyOne(j.pubs[i], j.msgs[i], j.sigs[i])
+			j.errs.Set(i, err)
 		}
 	})
 }
@@ -59,7 +60,7 @@ func (j *verifyJob) CPU(lo, hi int) {
 // check is the result check of element i: crypto/ed25519's verdict.
 func (j *verifyJob) check(i int) bool {
 	ok, err := j.v.verifyOne(j.pubs[i], j.msgs[i], j.sigs[i])
-	return ok == j.out[i] && (err == nil) == (j.errs[i] == nil)
+	return ok == j.out[i] && (err == nil) == (j.errs.Get(i) == nil)
 }
 
 // prejudge settles element i on the host where the inputs alone decide
@@ -67,16 +68,17 @@ func (j *verifyJob) check(i int) bool {
 // signature's unused top bits, S < L); it reports whether the device
 // must compute it.
 func (j *verifyJob) prejudge(i int) bool {
-	j.out[i], j.errs[i] = false, nil
+	j.out[i] = false
 	pub, sig := j.pubs[i], j.sigs[i]
 	if len(pub) != PublicKeySize {
-		j.errs[i] = fmt.Errorf("%w: a public key of %d bytes", ErrKeyLength, len(pub))
+		j.errs.Set(i, fmt.Errorf("%w: a public key of %d bytes", ErrKeyLength, len(pub)))
 		return false
 	}
 	if err := j.v.checkMessage(j.msgs[i]); err != nil {
-		j.errs[i] = err
+		j.errs.Set(i, err)
 		return false
 	}
+	j.errs.Set(i, nil)
 	return len(sig) == SignatureSize && sig[63]&0xe0 == 0 && canonicalScalar(sig[32:])
 }
 
@@ -92,40 +94,7 @@ func (j *verifyJob) Device(ch *engine.Chunk) error {
 	pubs, sigs, ks := words[:8*n], words[8*n:24*n], words[24*n:32*n]
 	lengths, verdicts := words[32*n:33*n], words[33*n:]
 	end := ch.Step("pack")
-	batch.Parallel(n, hostChunk, func(a, b int) {
-		for k := a; k < b; k++ {
-			i := ch.Lo + k
-			switch {
-			case !j.prejudge(i):
-				lengths[k] = lengthSkip
-			case len(j.msgs[i]) > DeviceMessageMax:
-				lengths[k] = lengthHashed
-			default:
-				lengths[k] = uint32(len(j.msgs[i]))
-			}
-		}
-		// the values of the elements the kernel judges (prejudge checked
-		// their lengths), zeros for the others
-		part := func(value func(i int) []byte) func(k int) []byte {
-			return func(k int) []byte {
-				if lengths[k] == lengthSkip {
-					return nil
-				}
-				return value(ch.Lo + k)
-			}
-		}
-		putValues(pubs, n, a, b, part(func(i int) []byte { return j.pubs[i] }))
-		putValues(sigs, n, a, b, part(func(i int) []byte { return j.sigs[i][:32] }))
-		putValues(sigs[8*n:], n, a, b, part(func(i int) []byte { return j.sigs[i][32:] }))
-		putValues(ks, n, a, b, func(k int) []byte {
-			if lengths[k] != lengthHashed {
-				return nil
-			}
-			i := ch.Lo + k
-			c := j.v.challenge(j.sigs[i][:32], j.pubs[i], j.msgs[i])
-			return c[:]
-		})
-	})
+	batch.Parallel(n, hostChunk, func(a, b int) { j.pack(ch, pubs, sigs, ks, lengths, a, b) })
 	end()
 	end = ch.Step("pack messages")
 	msgs, err := packMessages(ch, j.msgs[ch.Lo:ch.Hi], lengths)
@@ -137,6 +106,7 @@ func (j *verifyJob) Device(ch *engine.Chunk) error {
 	if err != nil {
 		return err
 	}
+	ch.Public(device.Uint32Bytes(words)) // keys, signatures, challenges, lengths, verdicts
 	err = ch.Run(func(cmds *device.Commands) error {
 		dpubs, err := cmds.Upload(pubs, false)
 		if err != nil {
@@ -178,4 +148,41 @@ func (j *verifyJob) Device(ch *engine.Chunk) error {
 	end()
 	defer ch.Step("check")()
 	return engine.Check(ch.Sample(), j.check)
+}
+
+// pack writes the kernel's inputs of elements [a, b) of the batch ch:
+// each element's public key into pubs, signature into sigs (R's rows,
+// then S's: its 64 bytes as they are) and message length into lengths,
+// lengthSkip for an element prejudge settles, lengthHashed for one whose
+// message is longer than DeviceMessageMax, whose challenge k the host
+// computes into ks (zeros for the others). The elements settled get zeros.
+func (j *verifyJob) pack(ch *engine.Chunk, pubs, sigs, ks, lengths []uint32, a, b int) {
+	n := ch.Hi - ch.Lo
+	putValues(pubs, n, a, b, func(k int) []byte {
+		i := ch.Lo + k
+		switch {
+		case !j.prejudge(i):
+			lengths[k] = lengthSkip
+			return nil
+		case len(j.msgs[i]) > DeviceMessageMax:
+			lengths[k] = lengthHashed
+		default:
+			lengths[k] = uint32(len(j.msgs[i]))
+		}
+		return j.pubs[i]
+	})
+	putValues(sigs, n, a, b, func(k int) []byte {
+		if lengths[k] == lengthSkip {
+			return nil
+		}
+		return j.sigs[ch.Lo+k] // of SignatureSize bytes: prejudge checked
+	})
+	putValues(ks, n, a, b, func(k int) []byte {
+		if lengths[k] != lengthHashed {
+			return nil
+		}
+		i := ch.Lo + k
+		c := j.v.challenge(j.sigs[i][:32], j.pubs[i], j.msgs[i])
+		return c[:]
+	})
 }
