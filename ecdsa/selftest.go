@@ -112,8 +112,8 @@ func selfTestSign(e *Engine) error {
 		return fmt.Errorf("ecdsa: self-test signatures: %w", err)
 	}
 	for i, c := range cases {
-		if errs[i] != nil {
-			return fmt.Errorf("ecdsa: self-test RFC 6979 %q: %w", c.msg, errs[i])
+		if err := errs.Get(i); err != nil {
+			return fmt.Errorf("ecdsa: self-test RFC 6979 %q: %w", c.msg, err)
 		}
 		if got := hex.EncodeToString(sigs[i]); got != c.rs {
 			return fmt.Errorf("ecdsa: self-test RFC 6979 %q: signature %s, want %s", c.msg, got, c.rs)

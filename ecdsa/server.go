@@ -80,7 +80,7 @@ func signRequests(e *Engine, reqs []signRequest) ([][]byte, error) {
 		}
 		sigs, sigErrs, err := e.signBatch(ASN1, deterministic, keys, hashes, random)
 		clear(random)
-		spread(idx, sigs, sigErrs, err, out, errs)
+		spread(idx, sigs, sigErrs.Slice(), err, out, errs)
 	})
 	return out, batch.Collect(errs)
 }
@@ -121,7 +121,8 @@ func byKind[R any, K comparable](reqs []R, kinds []K, kindOf func(R) K, run func
 }
 
 // spread puts the results and errors of a call on the requests idx into
-// out and errs at those indices; a failed call is every request's error.
+// out and errs at those indices (resultErrs nil: none failed); a failed
+// call is every request's error.
 func spread[T any](idx []int, results []T, resultErrs []error, err error, out []T, errs []error) {
 	for k, i := range idx {
 		if err != nil {
@@ -129,7 +130,10 @@ func spread[T any](idx []int, results []T, resultErrs []error, err error, out []
 			out[i], errs[i] = zero, err
 			continue
 		}
-		out[i], errs[i] = results[k], resultErrs[k]
+		out[i] = results[k]
+		if resultErrs != nil {
+			errs[i] = resultErrs[k]
+		}
 	}
 }
 

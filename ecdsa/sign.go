@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"unsafe"
 
 	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/device"
@@ -43,39 +44,45 @@ func (e *Engine) sign(random io.Reader, keys []*ecdsa.PrivateKey, hashes [][]byt
 	if len(hashes) != len(keys) {
 		return nil, fmt.Errorf("ecdsa: %d private keys but %d hashes", len(keys), len(hashes))
 	}
-	// the random bytes of every element at once: one read, not one per
-	// element
-	end := e.core.Step("random")
-	z := make([]byte, 32*len(keys))
-	err := readRandom(random, z)
-	end()
-	if err != nil {
-		return nil, err
+	var z []byte // nil: each batch reads crypto/rand for its elements (signJob.random)
+	if random != nil && random != rand.Reader {
+		// the caller's reader, read in the elements' order (a seeded one
+		// gives the same signatures every time) and once, not once per
+		// element
+		end := e.core.Step("random")
+		z = make([]byte, 32*len(keys))
+		err := readRandom(random, z)
+		end()
+		if err != nil {
+			return nil, err
+		}
+		defer clear(z)
 	}
-	defer clear(z)
 	out, errs, err := e.signBatch(form, false, keys, hashes, z)
 	if err != nil {
 		return nil, err
 	}
-	defer e.core.Step("collect")()
-	return out, batch.Collect(errs)
+	return out, errs.Err()
 }
 
 // signBatch signs hashes[i] with keys[i] in form, with hedged nonces from
-// the 32 bytes of random each element has, or RFC 6979's (deterministic):
-// the signatures, the elements' errors, and the call's.
-func (e *Engine) signBatch(form Form, deterministic bool, keys []*ecdsa.PrivateKey, hashes [][]byte, random []byte) ([][]byte, []error, error) {
-	end := e.core.Step("outputs")
+// the 32 bytes of random each element has (nil random: crypto/rand's,
+// read by the batches), or RFC 6979's (deterministic): the signatures,
+// the elements' errors, and the call's.
+func (e *Engine) signBatch(form Form, deterministic bool, keys []*ecdsa.PrivateKey, hashes [][]byte, random []byte) ([][]byte, *engine.Errors, error) {
 	j := &signJob{e: e, form: form, deterministic: deterministic, keys: keys, hashes: hashes, random: random,
-		out: make([][]byte, len(keys)), errs: make([]error, len(keys))}
-	end()
+		out: engine.LaterSlice[[]byte](e.core, len(keys)), errs: engine.NewErrors(len(keys))}
 	err := e.core.Run(planFor("ECDSA P-256 sign", len(keys)), j)
-	return j.out, j.errs, err
+	return j.out.Get(), j.errs, err
 }
 
 // signJob is one call of SignASN1 or SignP1363 (an engine.Job). random
 // holds 32 random bytes per element, from which the device derives the
-// hedged nonces. With deterministic (the self-test's known answers, the
+// hedged nonces; nil, each batch reads them from crypto/rand as it packs
+// its elements, on all cores and beside the device's work on other
+// batches (crypto/rand is safe for concurrent use, and its bytes' order
+// does not matter: a million elements' 32 MB, read up front on one core,
+// took longer than the kernels). With deterministic (the self-test's known answers, the
 // Server's Signer with a nil reader) the nonces are RFC 6979's for
 // SHA-256 hashes instead, derived on the host (deterministicNonce) for the
 // device, and crypto/ecdsa's PrivateKey.Sign with a nil source on the
@@ -88,8 +95,8 @@ type signJob struct {
 	random []byte
 	// deterministic: RFC 6979's nonces (hashes of 32 bytes, SHA-256)
 	deterministic bool
-	out           [][]byte
-	errs          []error
+	out           *engine.Later[[][]byte] // made beside the first batches
+	errs          *engine.Errors
 }
 
 // cryptoRand is the source of a nil reader.
@@ -99,10 +106,12 @@ var cryptoRand io.Reader = rand.Reader
 // whatever the call's source: Go 1.26's crypto/ecdsa uses them for any
 // reader unless GODEBUG=cryptocustomrand=1).
 func (j *signJob) signCPU(i int) {
-	j.out[i], j.errs[i] = nil, nil
+	out := j.out.Get()
+	out[i] = nil
+	j.errs.Set(i, nil)
 	key := j.keys[i]
 	if err := checkPrivate(key); err != nil {
-		j.errs[i] = err
+		j.errs.Set(i, err)
 		return
 	}
 	var der []byte
@@ -113,7 +122,7 @@ func (j *signJob) signCPU(i int) {
 		der, err = ecdsa.SignASN1(rand.Reader, key, j.hashes[i])
 	}
 	if err != nil {
-		j.errs[i] = err
+		j.errs.Set(i, err)
 		return
 	}
 	if j.form == P1363 {
@@ -124,7 +133,7 @@ func (j *signJob) signCPU(i int) {
 		new(big.Int).SetBytes(s).FillBytes(out[size:])
 		der = out
 	}
-	j.out[i] = der
+	out[i] = der
 }
 
 // CPU implements engine.Job: crypto/ecdsa on all cores.
@@ -140,10 +149,10 @@ func (j *signJob) CPU(lo, hi int) {
 // crypto/ecdsa (signatures are randomized: there is no other to compare).
 // An element's error came from crypto/ecdsa on the host, not the device.
 func (j *signJob) check(i int) bool {
-	if j.errs[i] != nil {
+	if j.errs.Get(i) != nil {
 		return true
 	}
-	ok, err := verifyCPU(&j.keys[i].PublicKey, j.hashes[i], j.out[i], j.form)
+	ok, err := verifyCPU(&j.keys[i].PublicKey, j.hashes[i], j.out.Get()[i], j.form)
 	return err == nil && ok
 }
 
@@ -198,15 +207,20 @@ func (j *signJob) pack(ch *engine.Chunk, rows [signRows][]uint32, onDevice []boo
 	n := ch.Hi - ch.Lo
 	cache := map[*ecdsa.PrivateKey]*keyInputs{}
 	var values [signRows][tile][32]byte
+	var fresh [tile][32]byte // crypto/rand's bytes of a tile, without random
 	defer func() { // they held nonces and keys (a panic included: the batch is recomputed)
 		clear(values[rowNonce][:])
 		clear(values[rowD][:])
+		clear(fresh[:])
 		for _, in := range cache {
 			clear(in.d[:])
 		}
 	}()
 	for t := a; t < b; t += tile {
 		m := min(tile, b-t)
+		if j.random == nil && !j.deterministic {
+			readTile(&fresh, m)
+		}
 		for e := range m {
 			k := t + e
 			i := ch.Lo + k
@@ -218,9 +232,12 @@ func (j *signJob) pack(ch *engine.Chunk, rows [signRows][]uint32, onDevice []boo
 				}
 				continue
 			}
-			if j.deterministic {
+			switch {
+			case j.deterministic:
 				values[rowNonce][e] = deterministicNonce(in.d[:], j.hashes[i])
-			} else {
+			case j.random == nil:
+				values[rowNonce][e] = fresh[e]
+			default:
 				copy(values[rowNonce][e][:], j.random[32*i:32*i+32])
 			}
 			values[rowD][e], values[rowX][e], values[rowY][e] = in.d, in.x, in.y
@@ -283,6 +300,7 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 		deriveNonces = 0
 	}
 	ch.ZeroAfterUpload(device.Uint32Bytes(secrets))
+	ch.Public(device.Uint32Bytes(words[16*n:])) // the public points, hashes and signatures
 	err = ch.Run(func(cmds *device.Commands) error {
 		dsecrets, err := cmds.Upload(secrets, true)
 		if err != nil {
@@ -333,7 +351,7 @@ func (j *signJob) unpack(ch *engine.Chunk, sigs []uint32, onDevice []bool, a, b 
 	if j.form == P1363 {
 		size = 64
 	}
-	slab := make([]byte, 0, (b-a)*size)
+	out, slab := j.out.Get(), make([]byte, 0, (b-a)*size)
 	var r, s [tile][32]byte
 	for t := a; t < b; t += tile {
 		m := min(tile, b-t)
@@ -345,16 +363,22 @@ func (j *signJob) unpack(ch *engine.Chunk, sigs []uint32, onDevice []bool, a, b 
 				j.signCPU(i) // crypto/ecdsa's own answer and error
 				continue
 			}
-			j.errs[i] = nil
+			j.errs.Set(i, nil)
 			start := len(slab)
 			if j.form == P1363 {
 				slab = append(append(slab, r[e][:]...), s[e][:]...)
 			} else {
 				slab = appendASN1(slab, &r[e], &s[e])
 			}
-			j.out[i] = slab[start:len(slab):len(slab)]
+			out[i] = slab[start:len(slab):len(slab)]
 		}
 	}
+}
+
+// readTile reads 32 bytes from crypto/rand into each of the first m
+// values of v, in one read.
+func readTile(v *[tile][32]byte, m int) {
+	rand.Read(unsafe.Slice(&v[0][0], 32*m)) // crypto/rand.Read never fails (it crashes the program instead)
 }
 
 // putTile writes the 32-byte big-endian values v[0..m) into the

@@ -47,7 +47,7 @@ func TestRFC6979(t *testing.T) {
 	require.NoError(t, err)
 	require.Greater(t, e.Stats().DeviceOps, before, "signed on the device")
 	for i, c := range cases {
-		require.NoError(t, errs[i])
+		require.NoError(t, errs.Get(i))
 		require.Equal(t, strings.ToLower(c.r+c.s), hex.EncodeToString(sigs[i]), c.msg)
 	}
 }
