@@ -11,7 +11,8 @@
 //     Plan.Depth of them in flight at once, so that the host's packing and
 //     unpacking of one overlaps the device work of another;
 //   - pinned staging memory and device buffers kept between batches, and
-//     zeroed when a batch is done (Chunk.Staging, Chunk.Run);
+//     zeroed when a batch is done but where they held public values alone
+//     (Chunk.Staging, Chunk.Public, Chunk.Run);
 //   - recomputing on the CPU a batch that the device failed or whose
 //     sampled result check failed, and reporting it (OnFallback, a
 //     logger; nothing is logged unless asked);
@@ -252,7 +253,9 @@ func (l *lazy[T]) made() (T, bool) {
 
 // CheckIdleZero returns an error unless every buffer the Core keeps for
 // later batches (staging memory and device buffers) is all zero: none
-// holds a secret of an earlier batch. Tests call it while no call runs.
+// holds a secret of an earlier batch. Tests call it while no call runs,
+// on Cores whose jobs mark no staging memory Chunk.Public (that keeps its
+// public values).
 func (c *Core) CheckIdleZero() error {
 	if c.dev == nil {
 		return nil

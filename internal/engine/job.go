@@ -285,8 +285,8 @@ type Chunk struct {
 }
 
 // staged is a staging allocation of a batch: the bytes handed out, and
-// the ranges of them already zeroed (by the job, or after the uploads),
-// which release leaves alone.
+// the ranges of them already zeroed (by the job, or after the uploads) or
+// public (Chunk.Public), which release leaves alone.
 type staged struct {
 	mem   *device.HostMemory
 	used  int
@@ -296,7 +296,8 @@ type staged struct {
 // Staging returns n bytes of host memory for the batch, pinned where the
 // driver has it (copies to and from the device run at the bus's speed).
 // Its content is undefined; the Core zeroes it when the batch is done
-// (it may have held secrets) and keeps it for later batches.
+// (it may have held secrets), but for the parts the job marked Public,
+// and keeps it for later batches.
 func (c *Chunk) Staging(n int) ([]byte, error) {
 	mem, err := c.core.staging.Get(max(n, 1))
 	if err != nil {
@@ -506,8 +507,8 @@ func Check(sample []int, ok func(i int) bool) error {
 // Device is the device the batch runs on.
 func (c *Chunk) Device() *device.Device { return c.core.dev }
 
-// release zeroes the staging (but for the ranges already zeroed) and
-// scratch memory and gives it back.
+// release zeroes the staging (but for the ranges already zeroed or
+// public) and scratch memory and gives it back.
 func (c *Chunk) release() {
 	for _, s := range c.mems {
 		slices.SortFunc(s.clean, func(a, b [2]int) int { return a[0] - b[0] })
