@@ -150,12 +150,51 @@ DEVICE_FN void mont256_add_modulus_row(u32 *t, const u32 *m, const u32 q)
 #undef MONT256_MODULUS_LOW
 #undef MONT256_MODULUS_HIGH
 
+/* all ones when m is the P-256 field prime
+ * p = 2^256 − 2^224 + 2^192 + 2^96 − 1 (words ffffffff ffffffff ffffffff
+ * 0 0 0 1 ffffffff, least significant first); m is a constant of the
+ * instance, so the compiler resolves the test */
+DEVICE_FN int mont256_is_p256_field(const u32 *m)
+{
+	return m[0] == 0xffffffffu && m[1] == 0xffffffffu && m[2] == 0xffffffffu && m[3] == 0u &&
+		m[4] == 0u && m[5] == 0u && m[6] == 1u && m[7] == 0xffffffffu;
+}
+
+/* t[0..9] += q·p for the P-256 field prime and q = t_0 (−p^−1 = 1), with
+ * no product: q·p = q·2^256 − q·2^224 + q·2^192 + q·2^96 − q, where
+ * t_0 − q = 0, and q·2^256 − q·2^224 = q·(2^32 − 1)·2^224 is the two words
+ * (2^32 − q, q − 1) at words 7 and 8 (both 0 for q = 0): the borrow of
+ * 0 − q is 1 exactly when q ≠ 0. What remains is one carry chain adding q
+ * at words 3 and 6 and those two words, against the 8 products and 19
+ * instructions of mont256_add_modulus_row. */
+DEVICE_FN void mont256_add_p256_field_row(u32 *t, const u32 q)
+{
+	u32 low, high;
+	{
+		CARRY_DECL;
+		SUB_CC(low, 0u, q);
+		SUBC(high, q, 0u);
+	}
+	CARRY_DECL;
+	t[0] = 0;
+	ADD_CC(t[3], t[3], q);
+	ADDC_CC(t[4], t[4], 0u);
+	ADDC_CC(t[5], t[5], 0u);
+	ADDC_CC(t[6], t[6], q);
+	ADDC_CC(t[7], t[7], low);
+	ADDC_CC(t[8], t[8], high);
+	ADDC(t[9], t[9], 0u);
+}
+
 /* t = (t + q·m) / 2^32 ≡ t·2^−32 (mod m), where q = t_0·(−m^−1) mod 2^32
  * makes the low word of t + q·m zero: one Montgomery reduction step. */
 DEVICE_FN void mont256_reduce_word(u32 *t, const u32 *m, const u32 minus_inverse)
 {
 	const u32 q = t[0] * minus_inverse;
-	mont256_add_modulus_row(t, m, q);
+	if (mont256_is_p256_field(m))
+		mont256_add_p256_field_row(t, q);
+	else
+		mont256_add_modulus_row(t, m, q);
 	for (int j = 0; j < 9; j++)
 		t[j] = t[j + 1];
 	t[9] = 0;
