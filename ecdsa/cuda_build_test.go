@@ -16,7 +16,7 @@ import (
 func TestCUDABuildsTheProgram(t *testing.T) {
 	d := devicetest.CUDACompiler(t)
 	for file, names := range map[string][]string{
-		"ecdsa.cl":     {"ecdsa_p256_verify", "ecdsa_p256_sign_point", "ecdsa_p256_sign_finish"},
+		"ecdsa.cl":     {"ecdsa_p256_verify_scalars", "ecdsa_p256_verify", "ecdsa_p256_sign_point", "ecdsa_p256_sign_finish"},
 		"p256_ecdh.cl": {"ecdh_p256_shared", "ecdh_p256_public"},
 	} {
 		p, err := d.Program(kernels.Program(file, nil))

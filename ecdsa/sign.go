@@ -249,22 +249,23 @@ func (j *signJob) pack(ch *engine.Chunk, rows [signRows][]uint32, onDevice []boo
 	}
 }
 
-// signGroupThreads is the number of work-items the finishing kernel of
-// signing keeps at least, where the batch allows: enough to fill an H100
-// at that kernel's occupancy (smaller GPUs are full sooner).
-const signGroupThreads = 1 << 16
+// groupThreads is the number of work-items that the kernels working per
+// group of elements (ecdsa_p256_sign_finish, ecdsa_p256_verify_scalars)
+// keep at least, where the batch allows: enough to fill an H100 at their
+// occupancy (smaller GPUs are full sooner).
+const groupThreads = 1 << 16
 
-// signGroupMax is the largest group of signatures that share their
-// inversions: beyond 16 the inversions' share of the work is below the
-// products' that the groups add.
-const signGroupMax = 16
+// groupMax is the largest group of elements that share their inversions:
+// beyond 16 the inversions' share of the work is below the products' that
+// the groups add.
+const groupMax = 16
 
-// signGroups is the number of groups (work-items of
-// ecdsa_p256_sign_finish) of a batch of n signatures: groups of up to
-// signGroupMax signatures, as few as keep signGroupThreads work-items, one
-// signature each for small batches.
-func signGroups(n int) int {
-	size := min(max(n/signGroupThreads, 1), signGroupMax)
+// inversionGroups is the number of groups (work-items of the kernels that
+// share inversions) of a batch of n elements: groups of up to groupMax
+// elements, as few as keep groupThreads work-items, one element each for
+// small batches.
+func inversionGroups(n int) int {
+	size := min(max(n/groupThreads, 1), groupMax)
 	return (n + size - 1) / size
 }
 
@@ -294,7 +295,7 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 	if err != nil {
 		return err
 	}
-	groups := signGroups(n)
+	groups := inversionGroups(n)
 	deriveNonces := uint32(1) // the kernel's argument derive_nonces
 	if j.deterministic {
 		deriveNonces = 0

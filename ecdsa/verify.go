@@ -119,8 +119,9 @@ func putRow(words []uint32, n, k int, v *[32]byte) {
 	}
 }
 
-// Device implements engine.Job: keys, signatures and hashes up, one
-// kernel, the verdicts back.
+// Device implements engine.Job: keys, signatures and hashes up, two
+// kernels (u1 and u2 per group of signatures sharing one inversion of
+// their s, then R = u1·G + u2·Q per signature), the verdicts back.
 func (j *verifyJob) Device(ch *engine.Chunk) error {
 	n := ch.Hi - ch.Lo
 	words, err := ch.Words(16*n + 16*n + 8*n + n)
@@ -143,10 +144,15 @@ func (j *verifyJob) Device(ch *engine.Chunk) error {
 			putRow(hashes, n, k, &el.e)
 		}
 	})
+	scalarKernel, err := j.e.prog.Kernel("ecdsa_p256_verify_scalars")
+	if err != nil {
+		return err
+	}
 	kern, err := j.e.prog.Kernel("ecdsa_p256_verify")
 	if err != nil {
 		return err
 	}
+	groups := inversionGroups(n)
 	err = ch.Run(func(cmds *device.Commands) error {
 		dkeys, err := cmds.Upload(keys, false)
 		if err != nil {
@@ -160,11 +166,18 @@ func (j *verifyJob) Device(ch *engine.Chunk) error {
 		if err != nil {
 			return err
 		}
+		dscalars, err := cmds.Buffer(4*16*n, false)
+		if err != nil {
+			return err
+		}
 		dverdicts, err := cmds.Buffer(4*n, false)
 		if err != nil {
 			return err
 		}
-		if err := cmds.Launch(kern, n, WorkGroup, dverdicts, dkeys, dsigs, dhashes, j.e.table, uint32(n)); err != nil {
+		if err := cmds.Launch(scalarKernel, groups, WorkGroup, dscalars, dsigs, dhashes, uint32(n), uint32(groups)); err != nil {
+			return err
+		}
+		if err := cmds.Launch(kern, n, WorkGroup, dverdicts, dkeys, dsigs, dscalars, j.e.table, uint32(n)); err != nil {
 			return err
 		}
 		return cmds.Read(dverdicts, device.Uint32Bytes(verdicts))

@@ -28,26 +28,163 @@
  * Values travel as 8 little-endian words, limb-major (dialect.h's LIMB),
  * in plain form; the kernel moves them into Montgomery form (p256.h).
  * Verification handles public values only and is variable-time: the
- * digits of u1 and u2 index the tables and decide the additions.
+ * digits of u1 and u2 index the tables and decide the additions. u2·Q
+ * runs over u2's width-5 NAF (a table of the odd multiples 1Q … 15Q;
+ * about 43 additions and 256 doublings), and u1·G is added after it row
+ * by row from a radix-256 comb of G (kernels.P256BaseTable: row i holds
+ * n·256^i·G, n = 1..128), 33 mixed additions and no doubling.
  */
 #include "p256_comb.h"
 #include "p256_jacobian.h"
 #include "radix16.h"
 #include "hmac_drbg.h"
 
+/* v = row `row` of element i (8 words) of a limb-major batch */
+DEVICE_FN void ecdsa_load(u32 *v, GLOBAL const u32 *batch, const u32 row, const u32 i, const u32 count)
+{
+	for (int j = 0; j < 8; j++)
+		v[j] = LIMB(batch + i, row + j, count);
+}
+
+/* naf = the width-5 non-adjacent form of u (8 little-endian words):
+ * u = Σ naf[k]·2^k, k = 0..256, each digit 0 or odd in [−15, 15], a
+ * nonzero digit followed by at least four zeros (about 256/6 nonzero).
+ * Built from the low end: where the bit plus the carry is odd, the next
+ * five bits plus the carry give an odd digit, wrapped into [−16, 16) with
+ * the carry; verification only (variable-time). */
+DEVICE_FN void ecdsa_wnaf5(signed char *naf, const u32 *u)
+{
+	for (int k = 0; k < 257; k++)
+		naf[k] = 0;
+	u32 carry = 0;
+	for (int bit = 0; bit < 256;) {
+		if (((u[bit >> 5] >> (bit & 31)) & 1u) == carry) {
+			bit++;
+			continue;
+		}
+		const int width = min(5, 256 - bit);
+		u32 bits = u[bit >> 5] >> (bit & 31);
+		if ((bit & 31) + width > 32 && (bit >> 5) < 7)
+			bits |= u[(bit >> 5) + 1] << (32 - (bit & 31));
+		int digit = (int)((bits & ((1u << width) - 1u)) + carry);
+		carry = ((u32)digit >> 4) & 1u;
+		digit -= (int)(carry << 5);
+		naf[bit] = (signed char)digit;
+		bit += width;
+	}
+	naf[256] = (signed char)carry;
+}
+
+/* R += (PX : PY : PZ) for verification (public values), the exceptions of
+ * the Jacobian addition handled by branches: the accumulator at infinity
+ * takes the point, and a sum of equal points is a doubling; *infinity
+ * says whether R is the point at infinity, before and after */
+DEVICE_FN void ecdsa_accumulate(u32 *RX, u32 *RY, u32 *RZ, bool *infinity,
+	const u32 *PX, const u32 *PY, const u32 *PZ)
+{
+	if (*infinity) {
+		for (int j = 0; j < 8; j++) {
+			RX[j] = PX[j];
+			RY[j] = PY[j];
+			RZ[j] = PZ[j];
+		}
+	} else if (p256_jacobian_add(RX, RY, RZ, RX, RY, RZ, PX, PY, PZ)) {
+		p256_jacobian_double(RX, RY, RZ, PX, PY, PZ);
+	}
+	*infinity = p256_is_zero(RZ) != 0;
+}
+
+/* R += (x, y), an affine point: ecdsa_accumulate with the mixed addition */
+DEVICE_FN void ecdsa_accumulate_affine(u32 *RX, u32 *RY, u32 *RZ, bool *infinity,
+	const u32 *x, const u32 *y)
+{
+	if (*infinity) {
+		for (int j = 0; j < 8; j++) {
+			RX[j] = x[j];
+			RY[j] = y[j];
+		}
+		p256_set_one(RZ);
+	} else if (p256_jacobian_add_affine(RX, RY, RZ, RX, RY, RZ, x, y)) {
+		u32 one[8];
+		p256_set_one(one);
+		p256_jacobian_double(RX, RY, RZ, x, y, one);
+	}
+	*infinity = p256_is_zero(RZ) != 0;
+}
+
+/* scalars: 16 rows of count words, limb-major: u1 = e·s^−1 and
+ * u2 = r·s^−1 (mod n), plain, for the signatures (r, s) (sigs) and the
+ * hashes' integers e, one work-item per group of signatures that share
+ * one inversion of their s (groups = G, the elements g, g + G, ... as in
+ * ecdsa_p256_sign_finish; scalars holds the prefix products until the
+ * backward pass). An s of 0 (an element the host does not verify here,
+ * sent as zeros) counts as 1 and gets zeros. Public values: no secret. */
+KERNEL void ecdsa_p256_verify_scalars(GLOBAL u32 *RESTRICT scalars, GLOBAL const u32 *RESTRICT sigs,
+	GLOBAL const u32 *RESTRICT hashes, const u32 count, const u32 groups)
+{
+	const u32 g = GID();
+	if (g >= groups || g >= count) return;
+	u32 acc[8], s[8], w[8], t[8], u[8], one[8];
+	p256n_set_one(one);
+
+	ecdsa_load(acc, sigs, 8, g, count);
+	p256n_to_mont(acc, acc);
+	p256n_cmov(acc, one, p256n_is_zero(acc));
+	for (int j = 0; j < 8; j++)
+		LIMB(scalars + g, j, count) = acc[j];
+	u32 last = g;
+	for (u32 i = g + groups; i < count; i += groups) {
+		ecdsa_load(s, sigs, 8, i, count);
+		p256n_to_mont(s, s);
+		p256n_cmov(s, one, p256n_is_zero(s));
+		p256n_mul(acc, acc, s);
+		for (int j = 0; j < 8; j++)
+			LIMB(scalars + i, j, count) = acc[j];
+		last = i;
+	}
+	p256n_invert(acc, acc);             /* 1 / (s_0 ⋯ s_last) */
+	for (u32 i = last;; i -= groups) {
+		if (i != g) {
+			ecdsa_load(w, scalars, 0, i - groups, count);
+			p256n_mul(w, w, acc);       /* 1 / s_i */
+			ecdsa_load(s, sigs, 8, i, count);
+			p256n_to_mont(s, s);
+			p256n_cmov(s, one, p256n_is_zero(s));
+			p256n_mul(acc, acc, s);
+		} else {
+			for (int j = 0; j < 8; j++)
+				w[j] = acc[j];
+		}
+		ecdsa_load(t, hashes, 0, i, count);
+		p256n_to_mont(t, t);            /* reduces e mod n */
+		p256n_mul(u, t, w);
+		p256n_from_mont(u, u);
+		ecdsa_load(t, sigs, 0, i, count);
+		p256n_to_mont(t, t);
+		p256n_mul(t, t, w);
+		p256n_from_mont(t, t);
+		for (int j = 0; j < 8; j++) {
+			LIMB(scalars + i, j, count) = u[j];
+			LIMB(scalars + i, 8 + j, count) = t[j];
+		}
+		if (i == g)
+			break;
+	}
+}
+
 KERNEL void ecdsa_p256_verify(GLOBAL u32 *RESTRICT verdicts, GLOBAL const u32 *RESTRICT keys,
-	GLOBAL const u32 *RESTRICT sigs, GLOBAL const u32 *RESTRICT hashes,
+	GLOBAL const u32 *RESTRICT sigs, GLOBAL const u32 *RESTRICT scalars,
 	GLOBAL const u32 *RESTRICT table, const u32 count)
 {
 	const u32 i = GID();
 	if (i >= count) return;
-	u32 qx[8], qy[8], r[8], s[8], e[8];
+	u32 qx[8], qy[8], r[8], u1[8], u2[8];
 	for (int j = 0; j < 8; j++) {
 		qx[j] = LIMB(keys + i, j, count);
 		qy[j] = LIMB(keys + i, 8 + j, count);
 		r[j] = LIMB(sigs + i, j, count);
-		s[j] = LIMB(sigs + i, 8 + j, count);
-		e[j] = LIMB(hashes + i, j, count);
+		u1[j] = LIMB(scalars + i, j, count);
+		u2[j] = LIMB(scalars + i, 8 + j, count);
 	}
 	u32 X[8], Y[8], Z[8];
 	p256_to_mont(X, qx);
@@ -58,85 +195,55 @@ KERNEL void ecdsa_p256_verify(GLOBAL u32 *RESTRICT verdicts, GLOBAL const u32 *R
 	}
 	p256_set_one(Z);
 
-	/* u1 = e·s^−1, u2 = r·s^−1 (mod n), plain */
-	u32 w[8], u1[8], u2[8], t[8];
-	p256n_to_mont(w, s);
-	p256n_invert(w, w);
-	p256n_to_mont(t, e);                /* reduces e mod n */
-	p256n_mul(u1, t, w);
-	p256n_from_mont(u1, u1);
-	p256n_to_mont(t, r);
-	p256n_mul(u2, t, w);
-	p256n_from_mont(u2, u2);
-
-	/* multiples[n] = (n + 1)·Q, n = 0..7, Jacobian: distinct and finite
-	 * (n is a prime above 8), so the additions meet no exception */
-	u32 multiples[8][24];
+	/* multiples[j] = (2j + 1)·Q, j = 0..7, Jacobian: distinct and finite
+	 * (n is a prime above 16), so the additions meet no exception */
+	u32 multiples[8][24], twice[24];
 	for (int j = 0; j < 8; j++) {
 		multiples[0][j] = X[j];
 		multiples[0][8 + j] = Y[j];
 		multiples[0][16 + j] = Z[j];
 	}
-	p256_jacobian_double(multiples[1], multiples[1] + 8, multiples[1] + 16, X, Y, Z);
-	for (int n = 2; n < 8; n++)
-		p256_jacobian_add(multiples[n], multiples[n] + 8, multiples[n] + 16,
-			multiples[n - 1], multiples[n - 1] + 8, multiples[n - 1] + 16, X, Y, Z);
+	p256_jacobian_double(twice, twice + 8, twice + 16, X, Y, Z);
+	for (int j = 1; j < 8; j++)
+		p256_jacobian_add(multiples[j], multiples[j] + 8, multiples[j] + 16,
+			multiples[j - 1], multiples[j - 1] + 8, multiples[j - 1] + 16, twice, twice + 8, twice + 16);
 
-	/* R = u1·G + u2·Q, Straus' interleaving over signed radix-16 digits,
-	 * Jacobian; the exceptions of the additions (p256_jacobian.h) are
-	 * handled by branches: the accumulator at infinity takes the entry,
-	 * and a sum of equal points is a doubling */
-	u32 d1[9], d2[9], RX[8], RY[8], RZ[8], PX[8], PY[8], PZ[8];
-	radix16_recode(d1, u1);
-	radix16_recode(d2, u2);
-	for (int j = 0; j < 8; j++)
-		RX[j] = RY[j] = RZ[j] = 0;      /* the point at infinity */
+	/* R = u2·Q by u2's width-5 NAF (ecdsa_wnaf5: about 43 additions),
+	 * then + u1·G by u1's 33 signed radix-256 digits and the table's rows
+	 * n·256^i·G (no doublings: the rows hold them) */
+	signed char naf[257];
+	ecdsa_wnaf5(naf, u2);
+	u32 RX[8], RY[8], RZ[8], PX[8], PY[8];
 	bool infinity = true;
-	for (int k = 64; k >= 0; k--) {
-		if (k != 64 && !infinity)
-			for (int dbl = 0; dbl < 4; dbl++)
-				p256_jacobian_double(RX, RY, RZ, RX, RY, RZ);
-		const int a = radix16_digit(d1, k);
-		if (a != 0) {
-			const u32 off = (u32)((a < 0 ? -a : a) - 1) * 16u;
+	for (int k = 256; k >= 0; k--) {
+		if (!infinity)
+			p256_jacobian_double(RX, RY, RZ, RX, RY, RZ);
+		const int c = naf[k];
+		if (c != 0) {
+			const int n = ((c < 0 ? -c : c) - 1) >> 1;
+			for (int j = 0; j < 8; j++)
+				PY[j] = multiples[n][8 + j];
+			if (c < 0)
+				p256_neg(PY, PY);
+			ecdsa_accumulate(RX, RY, RZ, &infinity, multiples[n], PY, multiples[n] + 16);
+		}
+	}
+	u32 rowCarry = 0;
+	for (int row = 0; row < 33; row++) {
+		int digit = (int)rowCarry;
+		if (row < 32)
+			digit += (int)((u1[row >> 2] >> (8 * (row & 3))) & 0xffu);
+		rowCarry = digit > 127;
+		digit -= (int)(rowCarry << 8);                  /* in [−128, 127] */
+		if (digit != 0) {
+			const u32 off = ((u32)row * 128u + (u32)((digit < 0 ? -digit : digit) - 1)) * 16u;
 			for (int j = 0; j < 8; j++) {
 				PX[j] = table[off + j];
 				PY[j] = table[off + 8 + j];
 			}
-			if (a < 0)
+			if (digit < 0)
 				p256_neg(PY, PY);
-			if (infinity) {
-				for (int j = 0; j < 8; j++) {
-					RX[j] = PX[j];
-					RY[j] = PY[j];
-				}
-				p256_set_one(RZ);
-			} else if (p256_jacobian_add_affine(RX, RY, RZ, RX, RY, RZ, PX, PY)) {
-				p256_set_one(PZ);
-				p256_jacobian_double(RX, RY, RZ, PX, PY, PZ);
-			}
-			infinity = p256_is_zero(RZ) != 0;
-		}
-		const int c = radix16_digit(d2, k);
-		if (c != 0) {
-			const int n = (c < 0 ? -c : c) - 1;
-			for (int j = 0; j < 8; j++) {
-				PX[j] = multiples[n][j];
-				PY[j] = multiples[n][8 + j];
-				PZ[j] = multiples[n][16 + j];
-			}
-			if (c < 0)
-				p256_neg(PY, PY);
-			if (infinity) {
-				for (int j = 0; j < 8; j++) {
-					RX[j] = PX[j];
-					RY[j] = PY[j];
-					RZ[j] = PZ[j];
-				}
-			} else if (p256_jacobian_add(RX, RY, RZ, RX, RY, RZ, PX, PY, PZ)) {
-				p256_jacobian_double(RX, RY, RZ, PX, PY, PZ);
-			}
-			infinity = p256_is_zero(RZ) != 0;
+			ecdsa_accumulate_affine(RX, RY, RZ, &infinity, PX, PY);
 		}
 	}
 
@@ -223,13 +330,6 @@ KERNEL void ecdsa_p256_sign_point(GLOBAL u32 *RESTRICT points, GLOBAL const u32 
 		LIMB(points + i, 8 + j, count) = Z[j];
 		LIMB(points + i, 16 + j, count) = k[j];
 	}
-}
-
-/* v = row `row` of element i (8 words) of a limb-major batch */
-DEVICE_FN void ecdsa_load(u32 *v, GLOBAL const u32 *batch, const u32 row, const u32 i, const u32 count)
-{
-	for (int j = 0; j < 8; j++)
-		v[j] = LIMB(batch + i, row + j, count);
 }
 
 /* Z_i (Montgomery, mod p) and k_i (into n's Montgomery form) of element i,
