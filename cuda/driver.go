@@ -920,17 +920,26 @@ func (e *Event) Synchronize() error {
 	return e.ctx.call("cuEventSynchronize", func() int32 { return e.ctx.drv.api.eventSynchronize(h) })
 }
 
-// Query reports whether the event has completed, without waiting.
+// Query reports whether the event has completed, without waiting. A
+// "not ready" answer, the common one while a wait polls, is no error: it
+// is told from the status alone, without the error (and the two driver
+// calls for its name and description) that any other status gets.
 func (e *Event) Query() (bool, error) {
 	h, err := e.handle("Query")
 	if err != nil {
 		return false, err
 	}
-	err = e.ctx.call("cuEventQuery", func() int32 { return e.ctx.drv.api.eventQuery(h) })
-	if HasStatus(err, StatusNotReady) {
+	var status int32
+	if err := e.ctx.Do(func() error { status = e.ctx.drv.api.eventQuery(h); return nil }); err != nil {
+		return false, err
+	}
+	switch status {
+	case 0:
+		return true, nil
+	case StatusNotReady:
 		return false, nil
 	}
-	return err == nil, err
+	return false, e.ctx.drv.check("cuEventQuery", status)
 }
 
 // Destroy destroys the event. Destroying it again is an error.
