@@ -140,13 +140,14 @@ func TestDifferential(t *testing.T) {
 	require.Less(t, valid, n)
 }
 
-// Signatures built so that verification (ecdsa.cl) adds a point to
-// itself, where the Jacobian addition is not defined and the kernel
-// doubles instead. With Q = G the kernel's u2·Q is u2·G, and u1·G is added
-// after it row by row (digit d_i of u1 in radix 256 adds d_i·256^i·G):
-// with u2 = d_0 the first row adds d_0·G to d_0·G; with u2 = 256·d_1 − d_0
-// the second row adds d_1·256·G to itself. Each is valid, and invalid with
-// s changed; the verdicts are crypto/ecdsa's.
+// Signatures built so that verification's Straus loop (ecdsa.cl) adds a
+// point to itself, where the Jacobian addition is not defined and the
+// kernel doubles instead: with Q = G and u1, u2 ≥ 2^255 (top recoded
+// digit 1 for both) the loop's first two additions are G + Q = G + G;
+// with Q = 16^−1·G, u2 ≥ 2^255 and u1 = 2^252 + a small value, the
+// accumulator Q becomes 16·Q = G after four doublings and the next digit
+// of u1 adds G. Each is valid, and invalid with s changed; the verdicts
+// are crypto/ecdsa's.
 func TestVerifyExceptionalSums(t *testing.T) {
 	curve := elliptic.P256()
 	n := curve.Params().N
@@ -158,27 +159,34 @@ func TestVerifyExceptionalSums(t *testing.T) {
 		}
 		return new(big.Int).Rsh(new(big.Int).SetBytes(b), 256-bits)
 	}
-	digit := func() int64 { return 1 + r.Int64N(127) } // in [1, 127]
+	high := func() *big.Int { // in [2^255, n)
+		for {
+			v := new(big.Int).SetBit(random(255), 255, 1)
+			if v.Cmp(n) < 0 {
+				return v
+			}
+		}
+	}
+	inverse16 := new(big.Int).ModInverse(big.NewInt(16), n)
 	var pubs []*stdecdsa.PublicKey
 	var hashes, sigs [][]byte
 	for i := range 16 {
-		d0, d1 := digit(), digit()
-		u1 := new(big.Int).Lsh(random(239), 16)
-		u1.Add(u1, big.NewInt(256*d1+d0))
-		u2 := big.NewInt(d0)
+		d, u1 := big.NewInt(1), high()
 		if i%2 == 1 {
-			u2 = big.NewInt(256*d1 - d0)
+			d, u1 = inverse16, new(big.Int).SetBit(random(240), 252, 1)
 		}
-		// Q = G, R = u1·G + u2·G, r = x(R) mod n, s = r/u2, e = u1·s
-		k := new(big.Int).Add(u1, u2)
-		k.Mod(k, n)
+		u2 := high()
+		qx, qy := curve.ScalarBaseMult(d.FillBytes(make([]byte, 32)))
+		// R = u1·G + u2·Q = (u1 + u2·d)·G, r = x(R) mod n, s = r/u2, e = u1·s
+		k := new(big.Int).Mul(u2, d)
+		k.Add(k, u1).Mod(k, n)
 		rx, _ := curve.ScalarBaseMult(k.FillBytes(make([]byte, 32)))
 		rr := new(big.Int).Mod(rx, n)
 		ss := new(big.Int).ModInverse(u2, n)
 		ss.Mul(ss, rr).Mod(ss, n)
 		e := new(big.Int).Mul(u1, ss)
 		e.Mod(e, n)
-		pub := &stdecdsa.PublicKey{Curve: curve, X: curve.Params().Gx, Y: curve.Params().Gy}
+		pub := &stdecdsa.PublicKey{Curve: curve, X: qx, Y: qy}
 		for _, s := range []*big.Int{ss, new(big.Int).Add(ss, big.NewInt(1))} {
 			sig := append(rr.FillBytes(make([]byte, 32)), s.FillBytes(make([]byte, 32))...)
 			pubs, hashes, sigs = append(pubs, pub), append(hashes, e.FillBytes(make([]byte, 32))), append(sigs, sig)

@@ -23,11 +23,10 @@ const WorkGroup = 128
 // CPU and the failure reported through OnFallback. Verification handles
 // public values only (keys, signatures, hashes) and is variable-time.
 type Engine struct {
-	core  *engine.Core
-	prog  *device.Program // ecdsa.cl; nil on the CPU engine
-	ecdh  *device.Program // p256_ecdh.cl; nil on the CPU engine
-	table *device.Buffer  // the base point's multiples (kernels.P256BaseTable)
-	comb  *device.Buffer  // the constant-time comb's table (kernels.P256CombTable)
+	core *engine.Core
+	prog *device.Program // ecdsa.cl; nil on the CPU engine
+	ecdh *device.Program // p256_ecdh.cl; nil on the CPU engine
+	comb *device.Buffer  // the comb's table (kernels.P256CombTable; verification reads its first row, 1·G … 8·G)
 }
 
 // NewEngine builds the kernels for dev (nil: device.Default()), ECDSA's
@@ -49,23 +48,12 @@ func NewEngine(dev *device.Device) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ecdsa: building the ECDH kernels for %s: %w", dev.Name, err)
 	}
-	table, err := dev.Upload(device.Uint32Bytes(kernels.P256BaseTable()))
-	if err != nil {
-		return nil, fmt.Errorf("ecdsa: uploading the base point's table to %s: %w", dev.Name, err)
-	}
 	comb, err := dev.Upload(device.Uint32Bytes(kernels.P256CombTable()))
 	if err != nil {
-		table.Release()
 		return nil, fmt.Errorf("ecdsa: uploading the comb's table to %s: %w", dev.Name, err)
 	}
-	e := &Engine{core: engine.New("ecdsa", dev), prog: prog, ecdh: ecdhProg, table: table, comb: comb}
-	e.core.OnClose(func() error {
-		err := table.Release()
-		if err2 := comb.Release(); err == nil {
-			err = err2
-		}
-		return err
-	})
+	e := &Engine{core: engine.New("ecdsa", dev), prog: prog, ecdh: ecdhProg, comb: comb}
+	e.core.OnClose(comb.Release)
 	if err := SelfTest(e); err != nil {
 		e.Close()
 		return nil, fmt.Errorf("ecdsa: the kernels on %s fail the known answers and are not used: %w", dev.Name, err)

@@ -208,7 +208,7 @@ func (j *signJob) pack(ch *engine.Chunk, rows [signRows][]uint32, onDevice []boo
 	cache := map[*ecdsa.PrivateKey]*keyInputs{}
 	var values [signRows][tile][32]byte
 	var fresh [tile][32]byte // crypto/rand's bytes of a tile, without random
-	defer func() { // they held nonces and keys (a panic included: the batch is recomputed)
+	defer func() {           // they held nonces and keys (a panic included: the batch is recomputed)
 		clear(values[rowNonce][:])
 		clear(values[rowD][:])
 		clear(fresh[:])

@@ -177,7 +177,7 @@ func (j *verifyJob) Device(ch *engine.Chunk) error {
 		if err := cmds.Launch(scalarKernel, groups, WorkGroup, dscalars, dsigs, dhashes, uint32(n), uint32(groups)); err != nil {
 			return err
 		}
-		if err := cmds.Launch(kern, n, WorkGroup, dverdicts, dkeys, dsigs, dscalars, j.e.table, uint32(n)); err != nil {
+		if err := cmds.Launch(kern, n, WorkGroup, dverdicts, dkeys, dsigs, dscalars, j.e.comb, uint32(n)); err != nil {
 			return err
 		}
 		return cmds.Read(dverdicts, device.Uint32Bytes(verdicts))

@@ -28,11 +28,10 @@
  * Values travel as 8 little-endian words, limb-major (dialect.h's LIMB),
  * in plain form; the kernel moves them into Montgomery form (p256.h).
  * Verification handles public values only and is variable-time: the
- * digits of u1 and u2 index the tables and decide the additions. u2·Q
- * runs over u2's width-5 NAF (a table of the odd multiples 1Q … 15Q;
- * about 43 additions and 256 doublings), and u1·G is added after it row
- * by row from a radix-256 comb of G (kernels.P256BaseTable: row i holds
- * n·256^i·G, n = 1..128), 33 mixed additions and no doubling.
+ * digits of u1 and u2 index the tables and decide the additions, and the
+ * exceptions of the Jacobian additions are branches. (A width-5 NAF for
+ * u2 and a radix-256 comb for u1·G, with fewer additions, ran slower on
+ * the H100: docs/BENCHMARKS.md.)
  */
 #include "p256_comb.h"
 #include "p256_jacobian.h"
@@ -44,35 +43,6 @@ DEVICE_FN void ecdsa_load(u32 *v, GLOBAL const u32 *batch, const u32 row, const 
 {
 	for (int j = 0; j < 8; j++)
 		v[j] = LIMB(batch + i, row + j, count);
-}
-
-/* naf = the width-5 non-adjacent form of u (8 little-endian words):
- * u = Σ naf[k]·2^k, k = 0..256, each digit 0 or odd in [−15, 15], a
- * nonzero digit followed by at least four zeros (about 256/6 nonzero).
- * Built from the low end: where the bit plus the carry is odd, the next
- * five bits plus the carry give an odd digit, wrapped into [−16, 16) with
- * the carry; verification only (variable-time). */
-DEVICE_FN void ecdsa_wnaf5(signed char *naf, const u32 *u)
-{
-	for (int k = 0; k < 257; k++)
-		naf[k] = 0;
-	u32 carry = 0;
-	for (int bit = 0; bit < 256;) {
-		if (((u[bit >> 5] >> (bit & 31)) & 1u) == carry) {
-			bit++;
-			continue;
-		}
-		const int width = min(5, 256 - bit);
-		u32 bits = u[bit >> 5] >> (bit & 31);
-		if ((bit & 31) + width > 32 && (bit >> 5) < 7)
-			bits |= u[(bit >> 5) + 1] << (32 - (bit & 31));
-		int digit = (int)((bits & ((1u << width) - 1u)) + carry);
-		carry = ((u32)digit >> 4) & 1u;
-		digit -= (int)(carry << 5);
-		naf[bit] = (signed char)digit;
-		bit += width;
-	}
-	naf[256] = (signed char)carry;
 }
 
 /* R += (PX : PY : PZ) for verification (public values), the exceptions of
@@ -174,7 +144,7 @@ KERNEL void ecdsa_p256_verify_scalars(GLOBAL u32 *RESTRICT scalars, GLOBAL const
 
 KERNEL void ecdsa_p256_verify(GLOBAL u32 *RESTRICT verdicts, GLOBAL const u32 *RESTRICT keys,
 	GLOBAL const u32 *RESTRICT sigs, GLOBAL const u32 *RESTRICT scalars,
-	GLOBAL const u32 *RESTRICT table, const u32 count)
+	GLOBAL const u32 *RESTRICT comb, const u32 count)
 {
 	const u32 i = GID();
 	if (i >= count) return;
@@ -195,55 +165,50 @@ KERNEL void ecdsa_p256_verify(GLOBAL u32 *RESTRICT verdicts, GLOBAL const u32 *R
 	}
 	p256_set_one(Z);
 
-	/* multiples[j] = (2j + 1)·Q, j = 0..7, Jacobian: distinct and finite
-	 * (n is a prime above 16), so the additions meet no exception */
-	u32 multiples[8][24], twice[24];
+	/* multiples[n] = (n + 1)·Q, n = 0..7, Jacobian: distinct and finite
+	 * (n is a prime above 8), so the additions meet no exception */
+	u32 multiples[8][24];
 	for (int j = 0; j < 8; j++) {
 		multiples[0][j] = X[j];
 		multiples[0][8 + j] = Y[j];
 		multiples[0][16 + j] = Z[j];
 	}
-	p256_jacobian_double(twice, twice + 8, twice + 16, X, Y, Z);
-	for (int j = 1; j < 8; j++)
-		p256_jacobian_add(multiples[j], multiples[j] + 8, multiples[j] + 16,
-			multiples[j - 1], multiples[j - 1] + 8, multiples[j - 1] + 16, twice, twice + 8, twice + 16);
+	p256_jacobian_double(multiples[1], multiples[1] + 8, multiples[1] + 16, X, Y, Z);
+	for (int n = 2; n < 8; n++)
+		p256_jacobian_add(multiples[n], multiples[n] + 8, multiples[n] + 16,
+			multiples[n - 1], multiples[n - 1] + 8, multiples[n - 1] + 16, X, Y, Z);
 
-	/* R = u2·Q by u2's width-5 NAF (ecdsa_wnaf5: about 43 additions),
-	 * then + u1·G by u1's 33 signed radix-256 digits and the table's rows
-	 * n·256^i·G (no doublings: the rows hold them) */
-	signed char naf[257];
-	ecdsa_wnaf5(naf, u2);
-	u32 RX[8], RY[8], RZ[8], PX[8], PY[8];
+	/* R = u1·G + u2·Q, Straus' interleaving over signed radix-16 digits
+	 * (the entries 1·G … 8·G are the comb's first row) */
+	u32 d1[9], d2[9], RX[8], RY[8], RZ[8], PX[8], PY[8];
+	radix16_recode(d1, u1);
+	radix16_recode(d2, u2);
+	for (int j = 0; j < 8; j++)
+		RX[j] = RY[j] = RZ[j] = 0;      /* the point at infinity */
 	bool infinity = true;
-	for (int k = 256; k >= 0; k--) {
-		if (!infinity)
-			p256_jacobian_double(RX, RY, RZ, RX, RY, RZ);
-		const int c = naf[k];
+	for (int k = 64; k >= 0; k--) {
+		if (k != 64 && !infinity)
+			for (int dbl = 0; dbl < 4; dbl++)
+				p256_jacobian_double(RX, RY, RZ, RX, RY, RZ);
+		const int a = radix16_digit(d1, k);
+		if (a != 0) {
+			const u32 off = (u32)((a < 0 ? -a : a) - 1) * P256_COMB_ENTRY_WORDS;
+			for (int j = 0; j < 8; j++) {
+				PX[j] = comb[off + j];
+				PY[j] = comb[off + 8 + j];
+			}
+			if (a < 0)
+				p256_neg(PY, PY);
+			ecdsa_accumulate_affine(RX, RY, RZ, &infinity, PX, PY);
+		}
+		const int c = radix16_digit(d2, k);
 		if (c != 0) {
-			const int n = ((c < 0 ? -c : c) - 1) >> 1;
+			const int n = (c < 0 ? -c : c) - 1;
 			for (int j = 0; j < 8; j++)
 				PY[j] = multiples[n][8 + j];
 			if (c < 0)
 				p256_neg(PY, PY);
 			ecdsa_accumulate(RX, RY, RZ, &infinity, multiples[n], PY, multiples[n] + 16);
-		}
-	}
-	u32 rowCarry = 0;
-	for (int row = 0; row < 33; row++) {
-		int digit = (int)rowCarry;
-		if (row < 32)
-			digit += (int)((u1[row >> 2] >> (8 * (row & 3))) & 0xffu);
-		rowCarry = digit > 127;
-		digit -= (int)(rowCarry << 8);                  /* in [−128, 127] */
-		if (digit != 0) {
-			const u32 off = ((u32)row * 128u + (u32)((digit < 0 ? -digit : digit) - 1)) * 16u;
-			for (int j = 0; j < 8; j++) {
-				PX[j] = table[off + j];
-				PY[j] = table[off + 8 + j];
-			}
-			if (digit < 0)
-				p256_neg(PY, PY);
-			ecdsa_accumulate_affine(RX, RY, RZ, &infinity, PX, PY);
 		}
 	}
 

@@ -5,19 +5,6 @@ import (
 	"sync"
 )
 
-// The P-256 base point's multiples for the verification kernel
-// (kernels/ecdsa.cl), a radix-256 comb: row i (i = 0..32) holds
-// n·256^i·G for n = 1..128 in affine coordinates, each coordinate in the
-// Montgomery form of kernels/p256.h (x·2^256 mod p), 8 little-endian
-// words; entry n of row i starts at word (128·i + n − 1)·16, x then y.
-// 33 rows of 128 entries: 270,336 bytes.
-
-// P256BaseRows and P256BaseEntries are the table's shape.
-const (
-	P256BaseRows    = 33
-	P256BaseEntries = 128
-)
-
 var p256 = func() (c struct{ p, gx, gy *big.Int }) {
 	hex := func(s string) *big.Int { v, _ := new(big.Int).SetString(s, 16); return v }
 	c.p = hex("ffffffff00000001000000000000000000000000ffffffffffffffffffffffff")
@@ -47,40 +34,6 @@ func p256Add(x1, y1, x2, y2 *big.Int) (*big.Int, *big.Int) {
 	y.Mul(y, l).Sub(y, y1).Mod(y, p)
 	return x, y
 }
-
-// p256MontWords appends the Montgomery form of v (v·2^256 mod p), 8
-// little-endian words, to out.
-func p256MontWords(out []uint32, v *big.Int) []uint32 {
-	m := new(big.Int).Lsh(v, 256)
-	m.Mod(m, p256.p)
-	for w := range 8 {
-		out = append(out, uint32(new(big.Int).Rsh(m, uint(32*w)).Uint64()))
-	}
-	return out
-}
-
-var p256BaseWords = sync.OnceValue(func() []uint32 {
-	out := make([]uint32, 0, P256BaseRows*P256BaseEntries*16)
-	rx, ry := p256.gx, p256.gy // 256^i·G
-	for range P256BaseRows {
-		x, y := rx, ry
-		for n := 1; n <= P256BaseEntries; n++ {
-			out = p256MontWords(out, x)
-			out = p256MontWords(out, y)
-			if n < P256BaseEntries {
-				x, y = p256Add(x, y, rx, ry)
-			}
-		}
-		for range 8 {
-			rx, ry = p256Add(rx, ry, rx, ry)
-		}
-	}
-	return out
-})
-
-// P256BaseTableWords returns the table of kernels/ecdsa.cl (the radix-256
-// comb documented above). The caller must not modify it.
-func P256BaseTableWords() []uint32 { return p256BaseWords() }
 
 // p256CombWords is the table of kernels/p256_comb.h: row i (i = 0..64)
 // holds n·16^i·G for n = 1..8, affine, each coordinate in Montgomery form

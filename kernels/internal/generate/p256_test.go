@@ -8,31 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The base point's table: row i, entry n, out of Montgomery form, is
-// n·256^i·G as crypto/elliptic computes it (a sample of rows and entries).
-func TestP256BaseTable(t *testing.T) {
-	w := P256BaseTableWords()
-	require.Len(t, w, P256BaseRows*P256BaseEntries*16)
-	inv := new(big.Int).ModInverse(new(big.Int).Lsh(big.NewInt(1), 256), p256.p)
-	value := func(words []uint32) *big.Int {
-		v := new(big.Int)
-		for i := 7; i >= 0; i-- {
-			v.Lsh(v, 32).Or(v, big.NewInt(int64(words[i])))
-		}
-		v.Mul(v, inv)
-		return v.Mod(v, p256.p)
-	}
-	for _, row := range []int{0, 1, 17, 31, 32} {
-		for _, n := range []int{1, 2, 3, 64, 127, 128} {
-			k := new(big.Int).Lsh(big.NewInt(int64(n)), uint(8*row))
-			x, y := elliptic.P256().ScalarBaseMult(k.Bytes())
-			e := w[(row*P256BaseEntries+n-1)*16:]
-			require.Equal(t, x, value(e[:8]), "x of %d·256^%d·G", n, row)
-			require.Equal(t, y, value(e[8:16]), "y of %d·256^%d·G", n, row)
-		}
-	}
-}
-
 // The comb's table: row i, entry n, out of Montgomery form, is n·16^i·G
 // as crypto/elliptic computes it (a sample of rows).
 func TestP256CombTable(t *testing.T) {
