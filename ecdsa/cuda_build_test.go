@@ -17,7 +17,7 @@ func TestCUDABuildsTheProgram(t *testing.T) {
 	d := devicetest.CUDACompiler(t)
 	for file, names := range map[string][]string{
 		"ecdsa.cl":     {"ecdsa_p256_verify_scalars", "ecdsa_p256_verify", "ecdsa_p256_sign_point", "ecdsa_p256_sign_finish"},
-		"p256_ecdh.cl": {"ecdh_p256_shared", "ecdh_p256_public"},
+		"p256_ecdh.cl": {"ecdh_p256_shared_point", "ecdh_p256_public_point", "ecdh_p256_finish"},
 	} {
 		p, err := d.Program(kernels.Program(file, nil))
 		require.NoError(t, err, file)

@@ -247,17 +247,26 @@ func (j *ecdhJob) Device(ch *engine.Chunk) error {
 			clear(d[:])
 		}
 	})
-	name := "ecdh_p256_public"
+	name, public := "ecdh_p256_public_point", uint32(1) // the finishing kernel's argument public
 	if shared {
-		name = "ecdh_p256_shared"
+		name, public = "ecdh_p256_shared_point", 0
 	}
-	kern, err := j.e.ecdh.Kernel(name)
+	pointKernel, err := j.e.ecdh.Kernel(name)
 	if err != nil {
 		return err
 	}
+	finishKernel, err := j.e.ecdh.Kernel("ecdh_p256_finish")
+	if err != nil {
+		return err
+	}
+	groups := inversionGroups(n)
 	ch.ZeroAfterUpload(device.Uint32Bytes(secrets))
 	err = ch.Run(func(cmds *device.Commands) error {
 		dsecrets, err := cmds.Upload(secrets, true)
+		if err != nil {
+			return err
+		}
+		dpoints, err := cmds.Buffer(4*24*n, true) // Jacobian coordinates of d·Q or d·G: secret
 		if err != nil {
 			return err
 		}
@@ -270,11 +279,14 @@ func (j *ecdhJob) Device(ch *engine.Chunk) error {
 			if err != nil {
 				return err
 			}
-			err = cmds.Launch(kern, n, WorkGroup, dresults, dpeers, dsecrets, uint32(n))
+			err = cmds.Launch(pointKernel, n, WorkGroup, dpoints, dpeers, dsecrets, uint32(n))
 		} else {
-			err = cmds.Launch(kern, n, WorkGroup, dresults, dsecrets, j.e.comb, uint32(n))
+			err = cmds.Launch(pointKernel, n, WorkGroup, dpoints, dsecrets, j.e.comb, uint32(n))
 		}
 		if err != nil {
+			return err
+		}
+		if err := cmds.Launch(finishKernel, groups, WorkGroup, dresults, dpoints, uint32(n), uint32(groups), public); err != nil {
 			return err
 		}
 		return cmds.Read(dresults, device.Uint32Bytes(results))

@@ -450,7 +450,8 @@ func TestECDHResultCheck(t *testing.T) {
 }
 
 // The kernels themselves, without the engine (which recomputes on the CPU
-// whatever the device does not answer): every valid element's status is
+// whatever the device does not answer), the finishing kernel for groups of
+// 1, 5 and all of the points: every valid element's status is
 // 1 and its result crypto/ecdh's, for random scalars and ones at the edges
 // (1, 2, 8, 9, n − 1, n − 2, n − 8, 2^255: n − 2 is the scalar whose last
 // addition adds a point to itself, p256_ecdh.cl); a point off the curve
@@ -484,27 +485,40 @@ func TestECDHKernels(t *testing.T) {
 		putRow(points[8*n:], n, k, (*[32]byte)(peers[k][33:]))
 	}
 	src := kernels.Program("p256_ecdh.cl", nil)
-	shared := device.Uint32s(devicetest.RunKernel(t, d, src, "ecdh_p256_shared", n, 4*9*n,
-		device.Uint32Bytes(points), device.Uint32Bytes(secrets), uint32(n)), 9*n)
-	public := device.Uint32s(devicetest.RunKernel(t, d, src, "ecdh_p256_public", n, 4*16*n,
-		device.Uint32Bytes(secrets), device.Uint32Bytes(kernels.P256CombTable()), uint32(n)), 16*n)
+	sharedPoints := devicetest.RunKernel(t, d, src, "ecdh_p256_shared_point", n, 4*24*n,
+		device.Uint32Bytes(points), device.Uint32Bytes(secrets), uint32(n))
+	publicPoints := devicetest.RunKernel(t, d, src, "ecdh_p256_public_point", n, 4*24*n,
+		device.Uint32Bytes(secrets), device.Uint32Bytes(kernels.P256CombTable()), uint32(n))
+	for _, size := range []int{1, 5, n} {
+		groups := (n + size - 1) / size
+		shared := device.Uint32s(devicetest.RunKernel(t, d, src, "ecdh_p256_finish", groups, 4*9*n,
+			sharedPoints, uint32(n), uint32(groups), uint32(0)), 9*n)
+		public := device.Uint32s(devicetest.RunKernel(t, d, src, "ecdh_p256_finish", groups, 4*16*n,
+			publicPoints, uint32(n), uint32(groups), uint32(1)), 16*n)
+		checkECDHKernels(t, privs, peers, shared, public, size)
+	}
+}
+
+// checkECDHKernels checks TestECDHKernels' results for groups of size.
+func checkECDHKernels(t *testing.T, privs, peers [][]byte, shared, public []uint32, size int) {
+	n := len(privs)
 	for k := range n {
 		var x, y [32]byte
 		getRow(&x, shared, n, k)
 		want, err := ecdhReference(privs[k], peers[k], false)
 		if k == n-1 {
 			require.Error(t, err)
-			require.Zero(t, shared[8*n+k], "status of the point off the curve")
+			require.Zero(t, shared[8*n+k], "groups of %d: status of the point off the curve", size)
 			require.Equal(t, [32]byte{}, x)
 		} else {
 			require.NoError(t, err)
-			require.Equal(t, uint32(1), shared[8*n+k], "status of element %d", k)
-			require.Equal(t, want, x[:], "shared secret %d", k)
+			require.Equal(t, uint32(1), shared[8*n+k], "groups of %d: status of element %d", size, k)
+			require.Equal(t, want, x[:], "groups of %d: shared secret %d", size, k)
 		}
 		getRow(&x, public, n, k)
 		getRow(&y, public[8*n:], n, k)
 		want, err = ecdhReference(privs[k], nil, true)
 		require.NoError(t, err)
-		require.Equal(t, want, append(append([]byte{4}, x[:]...), y[:]...), "public key %d", k)
+		require.Equal(t, want, append(append([]byte{4}, x[:]...), y[:]...), "groups of %d: public key %d", size, k)
 	}
 }
