@@ -247,7 +247,7 @@ func (j *ecdhJob) Device(ch *engine.Chunk) error {
 			clear(d[:])
 		}
 	})
-	name, public := "ecdh_p256_public_point", uint32(1) // the finishing kernel's argument public
+	name, public := "ecdh_p256_public_point", uint32(1) // the finishing kernel's argument public_keys
 	if shared {
 		name, public = "ecdh_p256_shared_point", 0
 	}

@@ -184,11 +184,11 @@ DEVICE_FN u32 ecdh_p256_denominator(u32 *z, GLOBAL const u32 *points, const u32 
 }
 
 /* writes element i's result from its point and 1/Z (Montgomery): for
- * shared secrets (public 0) x = X/Z^2 and a status word, 1, or 0 with
- * zeros for the point at infinity; for public keys (public 1) x and
+ * shared secrets (public_keys 0) x = X/Z^2 and a status word, 1, or 0 with
+ * zeros for the point at infinity; for public keys (public_keys 1) x and
  * y = Y/Z^3, zeros for the point at infinity */
 DEVICE_FN void ecdh_p256_store(GLOBAL u32 *results, GLOBAL const u32 *points, const u32 i,
-	const u32 count, const u32 *zinv, const u32 infinity, const u32 public)
+	const u32 count, const u32 *zinv, const u32 infinity, const u32 public_keys)
 {
 	u32 v[8], z2[8], x[8];
 	p256_sqr(z2, zinv);
@@ -198,7 +198,7 @@ DEVICE_FN void ecdh_p256_store(GLOBAL u32 *results, GLOBAL const u32 *points, co
 	p256_from_mont(x, x);
 	for (int j = 0; j < 8; j++)
 		LIMB(results + i, j, count) = x[j] & ~infinity;
-	if (!public) {                      /* the same for the whole launch */
+	if (!public_keys) {                 /* the same for the whole launch */
 		LIMB(results + i, 8, count) = ~infinity & 1u;
 		return;
 	}
@@ -211,10 +211,10 @@ DEVICE_FN void ecdh_p256_store(GLOBAL u32 *results, GLOBAL const u32 *points, co
 		LIMB(results + i, 8 + j, count) = v[j] & ~infinity;
 }
 
-/* results: for shared secrets (public 0) 9 rows of count words, limb-major,
+/* results: for shared secrets (public_keys 0) 9 rows of count words, limb-major,
  * the x-coordinate of d·Q and a status (1 for a shared secret; 0 and
  * zeros where the peer's point is off the curve or d·Q is the point at
- * infinity); for public keys (public 1) 16 rows, d·G affine, x then y, or
+ * infinity); for public keys (public_keys 1) 16 rows, d·G affine, x then y, or
  * zeros for the point at infinity (d ≡ 0 mod n, which the host refuses).
  * One work-item per group: with G = groups, work-item g takes the
  * elements g, g + G, g + 2G, ... below count (batch_invert.h's groups);
@@ -224,7 +224,7 @@ DEVICE_FN void ecdh_p256_store(GLOBAL u32 *results, GLOBAL const u32 *points, co
  * Constant time: loop bounds and indices depend on count, G and the
  * work-item only; the coordinates feed arithmetic and masks only. */
 KERNEL void ecdh_p256_finish(GLOBAL u32 *RESTRICT results, GLOBAL const u32 *RESTRICT points,
-	const u32 count, const u32 groups, const u32 public)
+	const u32 count, const u32 groups, const u32 public_keys)
 {
 	const u32 g = GID();
 	if (g >= groups || g >= count) return;
@@ -247,8 +247,8 @@ KERNEL void ecdh_p256_finish(GLOBAL u32 *RESTRICT results, GLOBAL const u32 *RES
 		p256_mul(zinv, zinv, acc);      /* 1 / Z_i */
 		const u32 infinity = ecdh_p256_denominator(z, points, i, count);
 		p256_mul(acc, acc, z);
-		ecdh_p256_store(results, points, i, count, zinv, infinity, public);
+		ecdh_p256_store(results, points, i, count, zinv, infinity, public_keys);
 	}
 	const u32 infinity = ecdh_p256_denominator(z, points, g, count);
-	ecdh_p256_store(results, points, g, count, acc, infinity, public);
+	ecdh_p256_store(results, points, g, count, acc, infinity, public_keys);
 }
