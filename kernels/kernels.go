@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"regexp"
 	"strings"
 )
 
@@ -54,6 +55,10 @@ type resolver struct {
 	extra   fs.FS // read before the tree (SourceFrom); nil: none
 }
 
+// includeLine is an #include line of the tree: a quoted name, then at
+// most a comment.
+var includeLine = regexp.MustCompile(`^#include\s*"([^"]+)"\s*(?:/\*.*\*/|//.*)?$`)
+
 // include appends file name, resolving its own #include lines; stack is
 // the chain of files that included it.
 func (r *resolver) include(name string, stack []string) error {
@@ -76,13 +81,16 @@ func (r *resolver) include(name string, stack []string) error {
 			continue
 		}
 		if strings.HasPrefix(t, "#include") {
-			f := strings.TrimSpace(strings.TrimPrefix(t, "#include"))
-			if len(f) >= 2 && f[0] == '"' && f[len(f)-1] == '"' {
-				if err := r.include(path.Join(path.Dir(name), f[1:len(f)-1]), append(stack, name)); err != nil {
-					return err
-				}
-				continue
+			m := includeLine.FindStringSubmatch(t)
+			if m == nil {
+				// passed on, the compiler would include the file a second
+				// time, past the #pragma once this resolver removes
+				return fmt.Errorf("kernels: %s: an #include this resolver cannot read: %s", name, t)
 			}
+			if err := r.include(path.Join(path.Dir(name), m[1]), append(stack, name)); err != nil {
+				return err
+			}
+			continue
 		}
 		r.b.WriteString(line)
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/stretchr/testify/require"
 
@@ -312,4 +313,21 @@ func TestFieldMulRows(t *testing.T) {
 			require.Error(t, err, "%s FIELD_MUL_ROWS=%s", c.file, bad)
 		}
 	}
+}
+
+// An #include with a comment after the name resolves like one without
+// (each file once); one the resolver cannot read (angle brackets, a macro)
+// is an error, not a line passed on for the compiler to include again.
+func TestIncludeLines(t *testing.T) {
+	tree := fstest.MapFS{
+		"a.cl":   {Data: []byte("#include \"b.h\" /* b */\n#include \"b.h\" // again\nint a;\n")},
+		"b.h":    {Data: []byte("#pragma once\nint b;\n")},
+		"bad.cl": {Data: []byte("#include <b.h>\n")},
+	}
+	src, err := SourceFrom(tree, "a.cl", nil)
+	require.NoError(t, err)
+	require.Equal(t, 1, strings.Count(src, "int b;"))
+	lacks(t, src, "#include")
+	_, err = SourceFrom(tree, "bad.cl", nil)
+	require.ErrorContains(t, err, "cannot read")
 }
