@@ -5,6 +5,8 @@ import (
 	"sync"
 )
 
+// p256 is NIST P-256's field prime and base point (FIPS 186-5), for the
+// comb table of kernels/p256_comb.h below.
 var p256 = func() (c struct{ p, gx, gy *big.Int }) {
 	hex := func(s string) *big.Int { v, _ := new(big.Int).SetString(s, 16); return v }
 	c.p = hex("ffffffff00000001000000000000000000000000ffffffffffffffffffffffff")
