@@ -123,3 +123,24 @@ func planFor(op string, n int) engine.Plan {
 // hostChunk is the smallest range of elements a core takes in the
 // host's passes.
 const hostChunk = 1024
+
+// groupThreads is the number of work-items that the kernels working per
+// group of elements (ecdsa_p256_sign_finish, ecdsa_p256_verify_scalars,
+// ecdh_p256_finish)
+// keep at least, where the batch allows: enough to fill an H100 at their
+// occupancy (smaller GPUs are full sooner).
+const groupThreads = 1 << 16
+
+// groupMax is the largest group of elements that share their inversions:
+// beyond 16 the inversions' share of the work is below the products' that
+// the groups add.
+const groupMax = 16
+
+// inversionGroups is the number of groups (work-items of the kernels that
+// share inversions) of a batch of n elements: groups of up to groupMax
+// elements, as few as keep groupThreads work-items, one element each for
+// small batches.
+func inversionGroups(n int) int {
+	size := min(max(n/groupThreads, 1), groupMax)
+	return (n + size - 1) / size
+}

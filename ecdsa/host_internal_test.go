@@ -8,7 +8,6 @@ import (
 	"encoding/binary"
 	"testing"
 
-	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/internal/devicetest"
 	"github.com/gpucrypto/gpucrypto/internal/hostbench"
 )
@@ -20,18 +19,13 @@ import (
 // encodes as it would the kernel's. Run it with -cpu 1 for each step's
 // cost in core time.
 func BenchmarkHostSign(b *testing.B) {
-	e, err := NewEngine(devicetest.Device(b))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer e.Close()
-	e.SetRoute(batch.RouteDevice)
-	e.OnFallback(func(err error) { b.Fatal(err) })
+	e := devicetest.Engine(b, NewEngine)
 	n := hostbench.Size
 	const distinct = 256
 	keys, hashes := make([]*ecdsa.PrivateKey, n), make([][]byte, n)
 	for i := range n {
 		if i < distinct {
+			var err error
 			if keys[i], err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader); err != nil {
 				b.Fatal(err)
 			}

@@ -249,26 +249,6 @@ func (j *signJob) pack(ch *engine.Chunk, rows [signRows][]uint32, onDevice []boo
 	}
 }
 
-// groupThreads is the number of work-items that the kernels working per
-// group of elements (ecdsa_p256_sign_finish, ecdsa_p256_verify_scalars)
-// keep at least, where the batch allows: enough to fill an H100 at their
-// occupancy (smaller GPUs are full sooner).
-const groupThreads = 1 << 16
-
-// groupMax is the largest group of elements that share their inversions:
-// beyond 16 the inversions' share of the work is below the products' that
-// the groups add.
-const groupMax = 16
-
-// inversionGroups is the number of groups (work-items of the kernels that
-// share inversions) of a batch of n elements: groups of up to groupMax
-// elements, as few as keep groupThreads work-items, one element each for
-// small batches.
-func inversionGroups(n int) int {
-	size := min(max(n/groupThreads, 1), groupMax)
-	return (n + size - 1) / size
-}
-
 // Device implements engine.Job: keys, random bytes (or RFC 6979's nonces)
 // and hashes up (the secret ones zeroed behind their upload), two kernels
 // (R = k·G per signature, the kernel deriving the hedged nonces, then

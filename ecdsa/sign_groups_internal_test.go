@@ -86,3 +86,54 @@ func TestSignGroups(t *testing.T) {
 		}
 	}
 }
+
+// The kernel of verification's scalars, for groups of 1, 5 and all of the
+// batch's signatures: u1 = e/s and u2 = r/s mod n as math/big computes
+// them, and an s of 0 (an element the host keeps) inside a group counted
+// as 1 without disturbing the others.
+func TestVerifyScalarGroups(t *testing.T) {
+	d := devicetest.Device(t)
+	r := mrand.New(mrand.NewPCG(9, 10))
+	order := elliptic.P256().Params().N
+	const n, zeroS = 37, 7
+	random := func() *big.Int {
+		b := make([]byte, 40)
+		for i := range b {
+			b[i] = byte(r.Uint32())
+		}
+		return new(big.Int).Mod(new(big.Int).SetBytes(b), order)
+	}
+	sigs, hashes := make([]uint32, 16*n), make([]uint32, 8*n)
+	rs, ss, es := make([]*big.Int, n), make([]*big.Int, n), make([]*big.Int, n)
+	for i := range n {
+		rs[i], ss[i], es[i] = random(), random(), random()
+		if i == zeroS {
+			ss[i].SetInt64(0)
+		}
+		var v [32]byte
+		putRow(sigs[:8*n], n, i, (*[32]byte)(rs[i].FillBytes(v[:])))
+		putRow(sigs[8*n:], n, i, (*[32]byte)(ss[i].FillBytes(v[:])))
+		putRow(hashes, n, i, (*[32]byte)(es[i].FillBytes(v[:])))
+	}
+	src := kernels.Program("ecdsa.cl", nil)
+	for _, size := range []int{1, 5, n} {
+		groups := (n + size - 1) / size
+		out := device.Uint32s(devicetest.RunKernel(t, d, src, "ecdsa_p256_verify_scalars", groups, 4*16*n,
+			device.Uint32Bytes(sigs), device.Uint32Bytes(hashes), uint32(n), uint32(groups)), 16*n)
+		for i := range n {
+			var u1, u2 [32]byte
+			getRow(&u1, out[:8*n], n, i)
+			getRow(&u2, out[8*n:], n, i)
+			w := big.NewInt(1)
+			if i != zeroS {
+				w.ModInverse(ss[i], order)
+			}
+			want1 := new(big.Int).Mul(es[i], w)
+			want1.Mod(want1, order)
+			want2 := new(big.Int).Mul(rs[i], w)
+			want2.Mod(want2, order)
+			require.Equal(t, want1, new(big.Int).SetBytes(u1[:]), "groups of %d: u1 of element %d", size, i)
+			require.Equal(t, want2, new(big.Int).SetBytes(u2[:]), "groups of %d: u2 of element %d", size, i)
+		}
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"testing"
 
-	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/internal/devicetest"
 	"github.com/gpucrypto/gpucrypto/internal/hostbench"
 )
@@ -17,13 +16,7 @@ import (
 // bench's: where the host's time per element goes, step by step. Run it
 // with -cpu 1 for each step's cost in core time.
 func BenchmarkHost(b *testing.B) {
-	e, err := NewEngine(devicetest.Device(b))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer e.Close()
-	e.SetRoute(batch.RouteDevice)
-	e.OnFallback(func(err error) { b.Fatal(err) })
+	e := devicetest.Engine(b, NewEngine)
 	n := hostbench.Size
 	seeds, keys, pubs, msgs := hostInputs(n)
 	sigs := make([][]byte, n)

@@ -86,9 +86,11 @@ DEVICE_FN void ecdsa_accumulate_affine(u32 *RX, u32 *RY, u32 *RZ, bool *infinity
  * u2 = r·s^−1 (mod n), plain, for the signatures (r, s) (sigs) and the
  * hashes' integers e, one work-item per group of signatures that share
  * one inversion of their s (groups = G, the elements g, g + G, ... as in
- * ecdsa_p256_sign_finish; scalars holds the prefix products until the
- * backward pass). An s of 0 (an element the host does not verify here,
- * sent as zeros) counts as 1 and gets zeros. Public values: no secret. */
+ * ecdsa_p256_sign_finish; scalars holds the prefix products and each s in
+ * Montgomery form until the backward pass). An s of 0 (an element the
+ * host does not verify here, sent as zeros, whose verdict it discards)
+ * counts as 1, so that its group's other inverses stay right. Public
+ * values: no secret. */
 KERNEL void ecdsa_p256_verify_scalars(GLOBAL u32 *RESTRICT scalars, GLOBAL const u32 *RESTRICT sigs,
 	GLOBAL const u32 *RESTRICT hashes, const u32 count, const u32 groups)
 {
@@ -108,8 +110,10 @@ KERNEL void ecdsa_p256_verify_scalars(GLOBAL u32 *RESTRICT scalars, GLOBAL const
 		p256n_to_mont(s, s);
 		p256n_cmov(s, one, p256n_is_zero(s));
 		p256n_mul(acc, acc, s);
-		for (int j = 0; j < 8; j++)
+		for (int j = 0; j < 8; j++) {
 			LIMB(scalars + i, j, count) = acc[j];
+			LIMB(scalars + i, 8 + j, count) = s[j];     /* for the backward pass */
+		}
 		last = i;
 	}
 	p256n_invert(acc, acc);             /* 1 / (s_0 ⋯ s_last) */
@@ -117,9 +121,7 @@ KERNEL void ecdsa_p256_verify_scalars(GLOBAL u32 *RESTRICT scalars, GLOBAL const
 		if (i != g) {
 			ecdsa_load(w, scalars, 0, i - groups, count);
 			p256n_mul(w, w, acc);       /* 1 / s_i */
-			ecdsa_load(s, sigs, 8, i, count);
-			p256n_to_mont(s, s);
-			p256n_cmov(s, one, p256n_is_zero(s));
+			ecdsa_load(s, scalars, 8, i, count);
 			p256n_mul(acc, acc, s);
 		} else {
 			for (int j = 0; j < 8; j++)
@@ -258,7 +260,8 @@ KERNEL void ecdsa_p256_verify(GLOBAL u32 *RESTRICT verdicts, GLOBAL const u32 *R
  *
  * points: 24 rows of count words, limb-major, secret (R's projective
  * coordinates reveal bits of k; the host zeroes the buffer): X, Z of
- * R = k·G (Montgomery form), then k (plain); all zeros where the public key
+ * R = k·G (Montgomery form), then k in n's Montgomery form (the finishing
+ * kernel's products take it so, once per pass); all zeros where the public key
  * (keys, x then y: crypto/ecdsa checks it before it signs) is not on the
  * curve. secrets holds Z (derive_nonces 1) or k (0), then d. */
 KERNEL void ecdsa_p256_sign_point(GLOBAL u32 *RESTRICT points, GLOBAL const u32 *RESTRICT keys,
@@ -290,6 +293,7 @@ KERNEL void ecdsa_p256_sign_point(GLOBAL u32 *RESTRICT points, GLOBAL const u32 
 	}
 	u32 X[8], Y[8], Z[8];
 	p256_base_mult(X, Y, Z, k, comb);
+	p256n_to_mont(k, k);
 	for (int j = 0; j < 8; j++) {
 		LIMB(points + i, j, count) = X[j];
 		LIMB(points + i, 8 + j, count) = Z[j];
@@ -297,7 +301,7 @@ KERNEL void ecdsa_p256_sign_point(GLOBAL u32 *RESTRICT points, GLOBAL const u32 
 	}
 }
 
-/* Z_i (Montgomery, mod p) and k_i (into n's Montgomery form) of element i,
+/* Z_i (Montgomery, mod p) and k_i (Montgomery, mod n) of element i,
  * each 0 replaced by 1 (Montgomery's) so that a signature the kernel does
  * not make (a key off the curve) leaves its group's products intact;
  * returns all ones for such an element */
@@ -310,7 +314,6 @@ DEVICE_FN u32 ecdsa_sign_denominators(u32 *z, u32 *k, GLOBAL const u32 *points, 
 	const u32 absent = p256_is_zero(z) | p256n_is_zero(k);
 	p256_set_one(one);
 	p256_cmov(z, one, absent);
-	p256n_to_mont(k, k);
 	p256n_set_one(one);
 	p256n_cmov(k, one, absent);
 	return absent;
