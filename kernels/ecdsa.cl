@@ -144,7 +144,11 @@ KERNEL void ecdsa_p256_verify_scalars(GLOBAL u32 *RESTRICT scalars, GLOBAL const
 	}
 }
 
-KERNEL void ecdsa_p256_verify(GLOBAL u32 *RESTRICT verdicts, GLOBAL const u32 *RESTRICT keys,
+/* Bounded to 4 work-groups of 128 (ecdsa.WorkGroup) per multiprocessor on
+ * CUDA, which caps it at 128 registers (unbounded it takes 176: 2 groups):
+ * the extra warps hide more latency than the spills cost (docs/BENCHMARKS.md,
+ * seventeenth session). ECDH's scalar multiplication, bounded alike, lost. */
+KERNEL KERNEL_BOUNDS(128, 4) void ecdsa_p256_verify(GLOBAL u32 *RESTRICT verdicts, GLOBAL const u32 *RESTRICT keys,
 	GLOBAL const u32 *RESTRICT sigs, GLOBAL const u32 *RESTRICT scalars,
 	GLOBAL const u32 *RESTRICT comb, const u32 count)
 {
