@@ -253,55 +253,137 @@ func (s *Server) Go(ctx context.Context, call *Call) error {
 	return b.Go(ctx, request{priv: call.Priv, peer: call.Peer}, (*pendingCall)(call))
 }
 
-// GoMany is Go for a frame of calls at once (a gateway's or a queue
-// consumer's): they enter the server's queue together, at a part of the
-// host cost of as many calls of Go (batch.Batcher.GoMany). Each call
-// comes back on its own Done as with Go. GoMany fails, and submits none
-// of them, where Go would fail for any one of them; calls of several
-// curves or operations go in run by run, and an error after the first
-// run says which were submitted.
-func (s *Server) GoMany(ctx context.Context, calls []*Call) error {
-	if len(calls) == 0 {
-		return nil
+// Frame is a group of calls submitted together with Server.GoFrame (the
+// requests a gateway decodes from one read, a queue consumer's batch):
+// the Server sends the Frame on Done once every one of its Calls is
+// complete, each with its Result or Err. The Calls' own Done fields are
+// not used. A Frame may be reused, with other Calls or as many, once it
+// has come back on Done.
+type Frame struct {
+	Calls []Call
+	// Done receives the Frame when all its Calls are complete. It must be
+	// buffered, with room for every Frame in flight on it.
+	Done chan *Frame
+
+	pending atomic.Int64 // calls not complete, + 1 while GoFrame runs
+	slots   []frameSlot  // each call's Completer
+	reqs    []request    // GoFrame's, while it submits
+	done    []batch.Completer[[]byte]
+}
+
+// frameSlot completes call i of its Frame.
+type frameSlot struct {
+	frame *Frame
+	i     int
+}
+
+func (c *frameSlot) Complete(result []byte, err error) {
+	call := &c.frame.Calls[c.i]
+	call.Result, call.Err = result, err
+	c.frame.complete(1)
+}
+
+// complete counts n of f's calls complete (or GoFrame done with f), and
+// sends f on Done after the last one.
+func (f *Frame) complete(n int) {
+	if f.pending.Add(-int64(n)) == 0 {
+		f.Done <- f
 	}
-	// the calls of one curve and operation in a row go in together
-	type run struct {
-		b      *batch.Batcher[request, []byte]
-		lo, hi int
+}
+
+var errFrameInFlight = errors.New("ecdh: Server.GoFrame: the Frame is in flight (not back on its Done yet)")
+
+// GoFrame submits the calls of f and returns without waiting for them:
+// the asynchronous form for a caller that holds many requests at once. They
+// enter the server's queue together, with one clock reading, one check of
+// the queue's limit and one lock (batch.Batcher.GoMany), and f comes back
+// on f.Done once, when all of them are complete, instead of each call on
+// a channel of its own: a part of the host cost of as many calls of Go
+// (docs/BENCHMARKS.md). Calls of several curves or operations may be
+// mixed (those of one in a row go in together).
+//
+// GoFrame's own error (a nil or unbuffered Done, a nil or ended context, a
+// closed server, a Frame still in flight) means that no call was
+// submitted and f will not come back. Else f comes back, and the errors
+// are each call's: a nil curve, a bad key, and for calls that GoFrame
+// could not submit after others (the context ended, the server closed
+// meanwhile) that error. GoFrame blocks only while the server's queue is
+// full (batch.Options.QueueSize), until ctx ends. Calls submitted with
+// GoFrame always go to the engines' batches, never to the CPU path of a
+// lone request.
+func (s *Server) GoFrame(ctx context.Context, f *Frame) error {
+	if f == nil || f.Done == nil || cap(f.Done) == 0 {
+		return errors.New("ecdh: Server.GoFrame needs a Frame with a buffered Done channel")
 	}
-	var runs []run
-	for i, call := range calls {
-		if call == nil || call.Done == nil || cap(call.Done) == 0 {
-			return fmt.Errorf("ecdh: Server.GoMany: call %d has no buffered Done channel", i)
-		}
-		op := opShared
-		if call.Peer == nil {
-			op = opPublic
-		}
-		b, err := s.batcher(call.Curve, op)
-		if err != nil {
-			return fmt.Errorf("ecdh: Server.GoMany: call %d: %w", i, err)
-		}
-		if len(runs) > 0 && runs[len(runs)-1].b == b {
-			runs[len(runs)-1].hi = i + 1
-		} else {
-			runs = append(runs, run{b, i, i + 1})
-		}
+	if ctx == nil {
+		return errors.New("ecdh: Server.GoFrame: nil context")
 	}
-	reqs := make([]request, len(calls))
-	done := make([]batch.Completer[[]byte], len(calls))
-	for i, call := range calls {
-		call.Result, call.Err = nil, nil
-		reqs[i], done[i] = request{priv: call.Priv, peer: call.Peer}, (*pendingCall)(call)
+	if err := ctx.Err(); err != nil {
+		return err
 	}
-	for k, r := range runs {
-		if err := r.b.GoMany(ctx, reqs[r.lo:r.hi], done[r.lo:r.hi]); err != nil {
-			if k > 0 {
-				return fmt.Errorf("ecdh: Server.GoMany: calls from %d on not submitted (those before are): %w", r.lo, err)
-			}
+	n := len(f.Calls)
+	if !f.pending.CompareAndSwap(0, int64(n)+1) { // + 1: no completion sends f before GoFrame ends
+		return errFrameInFlight
+	}
+	if cap(f.slots) < n {
+		f.slots = make([]frameSlot, n)
+		f.reqs = make([]request, n)
+		f.done = make([]batch.Completer[[]byte], n)
+	}
+	f.slots, f.reqs, f.done = f.slots[:n], f.reqs[:n], f.done[:n]
+	defer clear(f.reqs) // the requests hold keys: no reference kept
+	submitted := false
+	// submit puts calls [lo, hi) in, all for b; on an error, the calls
+	// from lo on are not submitted
+	submit := func(b *batch.Batcher[request, []byte], lo, hi int) error {
+		if lo == hi {
+			return nil
+		}
+		if err := b.GoMany(ctx, f.reqs[lo:hi], f.done[lo:hi]); err != nil {
 			return err
 		}
+		submitted = true
+		return nil
 	}
+	var run *batch.Batcher[request, []byte] // the batcher of calls [lo, i)
+	lo := 0
+	var err error
+	for i := range f.Calls {
+		c := &f.Calls[i]
+		c.Result, c.Err = nil, nil
+		f.slots[i] = frameSlot{frame: f, i: i}
+		f.reqs[i], f.done[i] = request{priv: c.Priv, peer: c.Peer}, &f.slots[i]
+		op := opShared
+		if c.Peer == nil {
+			op = opPublic
+		}
+		b, berr := s.batcher(c.Curve, op)
+		if berr != nil || b != run {
+			if err = submit(run, lo, i); err != nil {
+				break
+			}
+			run, lo = b, i
+		}
+		if berr != nil { // this call's error; it is complete
+			c.Err = berr
+			run, lo = nil, i+1
+			f.complete(1)
+		}
+	}
+	if err == nil {
+		err = submit(run, lo, n)
+	}
+	if err != nil {
+		if !submitted {
+			f.pending.Store(0)
+			return err
+		}
+		for i := lo; i < n; i++ {
+			f.Calls[i].Err = err
+		}
+		f.complete(n - lo)
+	}
+	f.complete(1)
 	return nil
 }
 

@@ -30,7 +30,7 @@ func (b instantBackend) SharedSecrets(c ecdh.Curve, privs, peers [][]byte) ([][]
 
 // BenchmarkServerHost is the host cost per request of ecdh.Server over a
 // backend that costs nothing: async, 16 submitters keeping 4,096 calls in
-// flight each (Server.Go), the same in frames of 64 (Server.GoMany), and
+// flight each (Server.Go), the same in frames of 64 (Server.GoFrame), and
 // blocking, 2,048 goroutines per GOMAXPROCS (SharedSecret).
 func BenchmarkServerHost(b *testing.B) {
 	key := make([]byte, 32)
@@ -82,7 +82,7 @@ func BenchmarkServerHost(b *testing.B) {
 		}
 		wg.Wait()
 	})
-	b.Run("async-frames", func(b *testing.B) { // GoMany, frames of 64
+	b.Run("async-frames", func(b *testing.B) { // GoFrame, frames of 64
 		s, err := ecdh.NewServer(batch.Options{CPUOffload: -1}, instantBackend{out: key})
 		if err != nil {
 			b.Fatal(err)
@@ -96,32 +96,34 @@ func BenchmarkServerHost(b *testing.B) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				done := make(chan *ecdh.Call, window)
-				calls := make([]ecdh.Call, window)
-				free := make([]*ecdh.Call, 0, window)
-				for i := range calls {
-					calls[i] = ecdh.Call{Curve: ecdh.X25519(), Priv: key, Peer: key, Done: done}
-					free = append(free, &calls[i])
+				done := make(chan *ecdh.Frame, window/frame)
+				free := make([]*ecdh.Frame, window/frame)
+				for i := range free {
+					free[i] = &ecdh.Frame{Calls: make([]ecdh.Call, frame), Done: done}
+					for k := range free[i].Calls {
+						free[i].Calls[k] = ecdh.Call{Curve: ecdh.X25519(), Priv: key, Peer: key}
+					}
 				}
 				sent, inFlight := 0, 0
 				for sent < frames || inFlight > 0 {
-					for sent < frames && len(free) >= frame {
-						f := free[len(free)-frame:]
-						if err := s.GoMany(context.Background(), f); err != nil {
+					for sent < frames && len(free) > 0 {
+						if err := s.GoFrame(context.Background(), free[len(free)-1]); err != nil {
 							b.Error(err)
 							return
 						}
-						free = free[:len(free)-frame]
+						free = free[:len(free)-1]
 						sent++
-						inFlight += frame
+						inFlight++
 					}
-					c := <-done
+					f := <-done
 					inFlight--
-					if c.Err != nil {
-						b.Error(c.Err)
-						return
+					for _, c := range f.Calls {
+						if c.Err != nil {
+							b.Error(c.Err)
+							return
+						}
 					}
-					free = append(free, c)
+					free = append(free, f)
 				}
 			}()
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -290,57 +291,126 @@ func TestServerGo(t *testing.T) {
 	require.Empty(t, done)
 }
 
-// GoMany submits frames of calls of both curves and operations: each call
-// comes back on its Done with its own result; a refused frame submits
-// none of its calls.
-func TestServerGoMany(t *testing.T) {
+// GoFrame submits frames of calls of both curves and operations: each
+// frame comes back once on its Done, every call with its own result or
+// error (a nil curve or a bad key fails that call alone); a frame may be
+// reused once back; a refused frame does not come back.
+func TestServerGoFrame(t *testing.T) {
 	s, err := ecdh.NewServer(batch.Options{MaxBatch: 32, MaxDelay: time.Millisecond}, engine(t))
 	require.NoError(t, err)
-	done := make(chan *ecdh.Call, 120)
-	want := map[*ecdh.Call][]byte{}
+	done := make(chan *ecdh.Frame, 3)
 	cpu := ecdh.CPUEngine()
-	var frame []*ecdh.Call
-	for i := range 120 {
-		c := ecdh.Curves()[(i/7)%2] // runs of one curve, then the other
-		priv, peerPriv := make([]byte, c.Size()), make([]byte, c.Size())
-		rand.Read(priv)
-		rand.Read(peerPriv)
-		call := &ecdh.Call{Curve: c, Priv: priv, Done: done}
-		if i%3 != 0 {
-			peers, err := cpu.PublicKeys(c, [][]byte{peerPriv})
-			require.NoError(t, err)
-			call.Peer = peers[0]
-			w, err := cpu.SharedSecrets(c, [][]byte{priv}, peers)
-			require.NoError(t, err)
-			want[call] = w[0]
-		} else {
-			w, err := cpu.PublicKeys(c, [][]byte{priv})
-			require.NoError(t, err)
-			want[call] = w[0]
-		}
-		frame = append(frame, call)
-		if len(frame) == 40 {
-			require.NoError(t, s.GoMany(context.Background(), frame))
-			frame = nil
+	frames := make([]*ecdh.Frame, 3)
+	want := make([][][]byte, 3) // nil: an error
+	fill := func(f int) {
+		frames[f] = &ecdh.Frame{Calls: make([]ecdh.Call, 40), Done: done}
+		want[f] = make([][]byte, 40)
+		for i := range frames[f].Calls {
+			c := ecdh.Curves()[((f*40+i)/7)%2] // runs of one curve, then the other
+			priv, peerPriv := make([]byte, c.Size()), make([]byte, c.Size())
+			rand.Read(priv)
+			rand.Read(peerPriv)
+			call := &frames[f].Calls[i]
+			*call = ecdh.Call{Curve: c, Priv: priv}
+			switch {
+			case i == 5:
+				call.Curve = nil
+			case i == 11:
+				call.Priv = priv[1:]
+			case i%3 != 0:
+				peers, err := cpu.PublicKeys(c, [][]byte{peerPriv})
+				require.NoError(t, err)
+				call.Peer = peers[0]
+				w, err := cpu.SharedSecrets(c, [][]byte{priv}, peers)
+				require.NoError(t, err)
+				want[f][i] = w[0]
+			default:
+				w, err := cpu.PublicKeys(c, [][]byte{priv})
+				require.NoError(t, err)
+				want[f][i] = w[0]
+			}
 		}
 	}
-	for range 120 {
-		call := <-done
-		require.NoError(t, call.Err)
-		require.Equal(t, want[call], call.Result)
-		delete(want, call)
+	check := func(f *ecdh.Frame) {
+		k := slices.Index(frames, f)
+		require.GreaterOrEqual(t, k, 0)
+		for i, call := range f.Calls {
+			if want[k][i] == nil {
+				require.Error(t, call.Err, "call %d", i)
+				continue
+			}
+			require.NoError(t, call.Err, "call %d", i)
+			require.Equal(t, want[k][i], call.Result, "call %d", i)
+		}
 	}
-	require.Empty(t, want)
+	for f := range frames {
+		fill(f)
+		require.NoError(t, s.GoFrame(context.Background(), frames[f]))
+	}
+	for range frames {
+		check(<-done)
+	}
+	// reused, with other calls
+	fill(1)
+	require.NoError(t, s.GoFrame(context.Background(), frames[1]))
+	check(<-done)
 
-	ok := &ecdh.Call{Curve: ecdh.X25519(), Priv: make([]byte, 32), Done: done}
-	require.NoError(t, s.GoMany(context.Background(), nil))
-	require.Error(t, s.GoMany(context.Background(), []*ecdh.Call{ok, nil}), "a nil call")
-	require.Error(t, s.GoMany(context.Background(), []*ecdh.Call{ok, {Curve: ecdh.X25519(), Priv: make([]byte, 32)}}), "no Done")
-	require.Error(t, s.GoMany(context.Background(), []*ecdh.Call{ok, {Priv: make([]byte, 32), Done: done}}), "nil curve")
+	empty := &ecdh.Frame{Done: done}
+	require.NoError(t, s.GoFrame(context.Background(), empty))
+	require.Same(t, empty, <-done, "an empty frame comes back at once")
+
+	ok := ecdh.Call{Curve: ecdh.X25519(), Priv: make([]byte, 32)}
+	require.Error(t, s.GoFrame(context.Background(), nil))
+	require.Error(t, s.GoFrame(context.Background(), &ecdh.Frame{Calls: []ecdh.Call{ok}}), "no Done")
+	require.Error(t, s.GoFrame(context.Background(), &ecdh.Frame{Calls: []ecdh.Call{ok}, Done: make(chan *ecdh.Frame)}), "unbuffered Done")
+	require.Error(t, s.GoFrame(nil, &ecdh.Frame{Calls: []ecdh.Call{ok}, Done: done})) //nolint:staticcheck // a nil context is an error
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	require.ErrorIs(t, s.GoMany(ctx, []*ecdh.Call{ok}), context.Canceled)
+	require.ErrorIs(t, s.GoFrame(ctx, &ecdh.Frame{Calls: []ecdh.Call{ok}, Done: done}), context.Canceled)
 	require.NoError(t, s.Close())
-	require.ErrorIs(t, s.GoMany(context.Background(), []*ecdh.Call{ok}), batch.ErrClosed)
-	require.Empty(t, done, "no call of a refused frame comes back")
+	require.ErrorIs(t, s.GoFrame(context.Background(), &ecdh.Frame{Calls: []ecdh.Call{ok}, Done: done}), batch.ErrClosed)
+	require.Empty(t, done, "a refused frame does not come back")
+}
+
+// gatedBackend answers each batch once its gate is open: a Backend that
+// holds its requests in flight for as long as a test needs.
+type gatedBackend struct {
+	gate chan struct{}
+	out  []byte
+}
+
+func (b gatedBackend) PublicKeys(c ecdh.Curve, privs [][]byte) ([][]byte, error) {
+	<-b.gate
+	out := make([][]byte, len(privs))
+	for i := range out {
+		out[i] = b.out
+	}
+	return out, nil
+}
+
+func (b gatedBackend) SharedSecrets(c ecdh.Curve, privs, peers [][]byte) ([][]byte, error) {
+	return b.PublicKeys(c, privs)
+}
+
+// A Frame submitted again before it came back is refused, and the frame
+// in flight still comes back once, whole.
+func TestServerGoFrameInFlight(t *testing.T) {
+	gate := make(chan struct{})
+	s, err := ecdh.NewServer(batch.Options{MaxDelay: time.Millisecond}, gatedBackend{gate: gate, out: []byte{7}})
+	require.NoError(t, err)
+	defer s.Close()
+	done := make(chan *ecdh.Frame, 1)
+	f := &ecdh.Frame{Calls: make([]ecdh.Call, 3), Done: done}
+	for i := range f.Calls {
+		f.Calls[i] = ecdh.Call{Curve: ecdh.X25519(), Priv: make([]byte, 32)}
+	}
+	require.NoError(t, s.GoFrame(context.Background(), f))
+	require.Error(t, s.GoFrame(context.Background(), f), "in flight")
+	close(gate)
+	require.Same(t, f, <-done)
+	for _, c := range f.Calls {
+		require.NoError(t, c.Err)
+		require.Equal(t, []byte{7}, c.Result)
+	}
+	require.Empty(t, done)
 }

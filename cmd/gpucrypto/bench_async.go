@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/gpucrypto/gpucrypto/ecdh"
 	"github.com/gpucrypto/gpucrypto/internal/latency"
@@ -13,66 +14,62 @@ import (
 )
 
 // submitter is one goroutine's side of the asynchronous form of a
-// Server's operation: a window of calls, each submitted (Signer.Go,
-// Server.Go) and received back from their Done channel.
+// Server's operation: a window of units of submission (single calls, or
+// frames of calls), each submitted (Signer.Go, Server.Go, Server.GoFrame)
+// and received back from its Done channel.
 type submitter interface {
-	// submit submits call slot of the window.
-	submit(ctx context.Context, slot int) error
-	// submitFrame submits the calls of slots together (Server.GoMany);
-	// an error for a Server without that form.
-	submitFrame(ctx context.Context, slots []int) error
-	// next waits for a completed call and returns its slot and error.
-	next() (slot int, err error)
+	// units is the number of units of the window; size, the calls of each.
+	units() int
+	size() int
+	// submit submits unit u of the window.
+	submit(ctx context.Context, u int) error
+	// next waits for a completed unit and returns it and its error (the
+	// first of its calls' errors).
+	next() (u int, err error)
 }
 
 // frameSize is the number of calls that the async-frames form submits at
-// once (Server.GoMany): the frame of a gateway that decodes many requests
+// once (Server.GoFrame): the frame of a gateway that decodes many requests
 // from one read.
 const frameSize = 64
 
-// callSubmitter is a submitter over a Server's Call type C: a window of
-// Calls, submitted with submitCall and received back on done.
+// callSubmitter is a submitter of single calls over a Server's Call type
+// C: a window of Calls, submitted with submitCall and received back on
+// done.
 type callSubmitter[C any] struct {
 	calls      []C
-	slots      map[*C]int
 	done       chan *C
 	submitCall func(ctx context.Context, c *C) error
-	// submitCalls submits a frame of calls (nil: the Server has no such
-	// form)
-	submitCalls func(ctx context.Context, c []*C) error
-	frame       []*C
-	errOf       func(c *C) error
+	errOf      func(c *C) error
 }
 
 // newCallSubmitter makes a window of calls, each made by newCall with the
 // window's Done channel.
 func newCallSubmitter[C any](window int, newCall func(done chan *C) C, submitCall func(context.Context, *C) error, errOf func(*C) error) *callSubmitter[C] {
-	s := &callSubmitter[C]{calls: make([]C, window), slots: map[*C]int{}, done: make(chan *C, window), submitCall: submitCall, errOf: errOf}
+	s := &callSubmitter[C]{calls: make([]C, window), done: make(chan *C, window), submitCall: submitCall, errOf: errOf}
 	for i := range s.calls {
 		s.calls[i] = newCall(s.done)
-		s.slots[&s.calls[i]] = i
 	}
 	return s
 }
 
-func (s *callSubmitter[C]) submit(ctx context.Context, slot int) error {
-	return s.submitCall(ctx, &s.calls[slot])
-}
+func (s *callSubmitter[C]) units() int { return len(s.calls) }
+func (s *callSubmitter[C]) size() int  { return 1 }
 
-func (s *callSubmitter[C]) submitFrame(ctx context.Context, slots []int) error {
-	if s.submitCalls == nil {
-		return fmt.Errorf("no form that submits a frame of calls")
-	}
-	s.frame = s.frame[:0]
-	for _, slot := range slots {
-		s.frame = append(s.frame, &s.calls[slot])
-	}
-	return s.submitCalls(ctx, s.frame)
+func (s *callSubmitter[C]) submit(ctx context.Context, u int) error {
+	return s.submitCall(ctx, &s.calls[u])
 }
 
 func (s *callSubmitter[C]) next() (int, error) {
 	c := <-s.done
-	return s.slots[c], s.errOf(c)
+	return indexOf(s.calls, c), s.errOf(c)
+}
+
+// indexOf is the index of p, a pointer to an element of s, in s: the
+// window's slot of a call that came back, without a lookup.
+func indexOf[T any](s []T, p *T) int {
+	var zero T
+	return int((uintptr(unsafe.Pointer(p)) - uintptr(unsafe.Pointer(unsafe.SliceData(s)))) / unsafe.Sizeof(zero))
 }
 
 // newRSASubmitter submits signatures of digest through Signer.Go.
@@ -82,23 +79,60 @@ func newRSASubmitter(signer *rsa.Signer, digest []byte, window int) submitter {
 	}, signer.Go, func(c *rsa.Call) error { return c.Err })
 }
 
-// newECDHSubmitter submits X25519 shared secrets through Server.Go, or
-// in frames through Server.GoMany.
+// newECDHSubmitter submits X25519 shared secrets through Server.Go.
 func newECDHSubmitter(server *ecdh.Server, priv, peer []byte, window int) submitter {
-	s := newCallSubmitter(window, func(done chan *ecdh.Call) ecdh.Call {
+	return newCallSubmitter(window, func(done chan *ecdh.Call) ecdh.Call {
 		return ecdh.Call{Curve: ecdh.X25519(), Priv: priv, Peer: peer, Done: done}
 	}, server.Go, func(c *ecdh.Call) error { return c.Err })
-	s.submitCalls = server.GoMany
+}
+
+// frameSubmitter submits X25519 shared secrets in frames of frameSize
+// calls through Server.GoFrame.
+type frameSubmitter struct {
+	server *ecdh.Server
+	frames []ecdh.Frame
+	done   chan *ecdh.Frame
+}
+
+// newFrameSubmitter makes a window of frames, about window calls in all.
+func newFrameSubmitter(server *ecdh.Server, priv, peer []byte, window int) submitter {
+	s := &frameSubmitter{server: server, frames: make([]ecdh.Frame, max(1, (window+frameSize/2)/frameSize))}
+	s.done = make(chan *ecdh.Frame, len(s.frames))
+	for i := range s.frames {
+		f := &s.frames[i]
+		f.Calls, f.Done = make([]ecdh.Call, frameSize), s.done
+		for k := range f.Calls {
+			f.Calls[k] = ecdh.Call{Curve: ecdh.X25519(), Priv: priv, Peer: peer}
+		}
+	}
 	return s
 }
 
-// runAsyncLoad keeps n calls in flight from submitters goroutines (n /
-// submitters each, made by newSubmitter), for warm and then dur: each
-// goroutine submits its window, then resubmits each call as it comes
-// back. It returns the calls completed within the window and their
-// latencies (submission to receipt); edge runs at the window's start and
-// end. The first error is returned.
-func runAsyncLoad(n, submitters, frame int, warm, dur time.Duration, newSubmitter func(window int) submitter, edge func(start bool)) (loadWindow, error) {
+func (s *frameSubmitter) units() int { return len(s.frames) }
+func (s *frameSubmitter) size() int  { return frameSize }
+
+func (s *frameSubmitter) submit(ctx context.Context, u int) error {
+	return s.server.GoFrame(ctx, &s.frames[u])
+}
+
+func (s *frameSubmitter) next() (int, error) {
+	f := <-s.done
+	for _, c := range f.Calls {
+		if c.Err != nil {
+			return indexOf(s.frames, f), c.Err
+		}
+	}
+	return indexOf(s.frames, f), nil
+}
+
+// runAsyncLoad keeps about n calls in flight from submitters goroutines
+// (n / submitters each, in the units of the submitters newSubmitter
+// makes), for warm and then dur: each goroutine submits its window, then
+// resubmits each unit as it comes back. It returns the calls completed
+// within the window and their latencies (submission to receipt, one
+// figure per unit: its calls share it); edge runs at the window's start
+// and end. The first error is returned.
+func runAsyncLoad(n, submitters int, warm, dur time.Duration, newSubmitter func(window int) submitter, edge func(start bool)) (loadWindow, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	submitters = max(1, min(submitters, n))
@@ -128,7 +162,8 @@ func runAsyncLoad(n, submitters, frame int, warm, dur time.Duration, newSubmitte
 		go func() {
 			defer wg.Done()
 			s := newSubmitter(window)
-			sent := make([]time.Time, window)
+			sent := make([]time.Time, s.units())
+			size := s.size()
 			mine := &hists[g]
 			done, inFlight := 0, 0
 			defer func() {
@@ -136,40 +171,16 @@ func runAsyncLoad(n, submitters, frame int, warm, dur time.Duration, newSubmitte
 				completed += done
 				mu.Unlock()
 			}()
-			// with frame > 1, calls go in frames of that many (the last
-			// of the window smaller), and completed ones wait until a
-			// frame is full or nothing else is in flight
-			var pending []int
-			flush := func() bool {
-				if len(pending) == 0 {
-					return true
-				}
-				var err error
-				if frame > 1 {
-					err = s.submitFrame(ctx, pending)
-				} else {
-					err = s.submit(ctx, pending[0])
-				}
-				if err != nil {
+			for u := range sent {
+				sent[u] = time.Now()
+				if err := s.submit(ctx, u); err != nil {
 					fail(err)
-					pending = pending[:0]
-					return false
-				}
-				inFlight += len(pending)
-				pending = pending[:0]
-				return true
-			}
-			step := max(frame, 1)
-			for slot := range window {
-				sent[slot] = time.Now()
-				pending = append(pending, slot)
-				if len(pending) == step && !flush() {
 					break
 				}
+				inFlight++
 			}
-			flush()
 			for inFlight > 0 {
-				slot, err := s.next()
+				u, err := s.next()
 				inFlight--
 				if err != nil {
 					if ctx.Err() == nil {
@@ -178,18 +189,19 @@ func runAsyncLoad(n, submitters, frame int, warm, dur time.Duration, newSubmitte
 					continue
 				}
 				t1 := time.Now()
-				if !sent[slot].Before(from) {
-					mine.Add(t1.Sub(sent[slot]))
+				if !sent[u].Before(from) {
+					mine.Add(t1.Sub(sent[u]))
 				}
 				if !t1.Before(from) && t1.Before(to) {
-					done++
+					done += size
 				}
 				if t1.Before(to) && ctx.Err() == nil {
-					sent[slot] = t1
-					pending = append(pending, slot)
-					if len(pending) == step || inFlight == 0 {
-						flush()
+					sent[u] = t1
+					if err := s.submit(ctx, u); err != nil {
+						fail(err)
+						continue
 					}
+					inFlight++
 				}
 			}
 		}()

@@ -57,7 +57,7 @@ func cmdBenchServer(args []string) error {
 	pickDevice := deviceFlags(fs)
 	opsFlag := fs.String("ops", "rsa2048,x25519", "operations: rsa2048 (Signer.Sign, PKCS #1 v1.5 SHA-256), x25519 (SharedSecret)")
 	callersFlag := fs.String("callers", "1,16,256,2048,16384,65536", "numbers of concurrent callers (blocking), or of calls in flight (async)")
-	formsFlag := fs.String("forms", "blocking,async", "forms of submission: blocking (one goroutine per caller, Signer.SignContext, Server.SharedSecret), async (Signer.Go, Server.Go from --submitters goroutines), async-frames (x25519 only: the same in frames of 64 calls, Server.GoMany)")
+	formsFlag := fs.String("forms", "blocking,async", "forms of submission: blocking (one goroutine per caller, Signer.SignContext, Server.SharedSecret), async (Signer.Go, Server.Go from --submitters goroutines), async-frames (x25519 only: frames of 64 calls from --submitters goroutines, Server.GoFrame, each frame back on a channel once)")
 	submitters := fs.Int("submitters", 16, "goroutines that submit the async form's calls")
 	sharedContext := fs.Bool("shared-context", false, "blocking callers pass one cancellable context they all share (the load's), instead of context.Background() (what crypto.Signer's Sign passes): every waiting caller then also waits on that context's channel")
 	devicesFlag := fs.String("devices", "1", "numbers of GPUs behind the Server, one Engine each, measured in turn (\"1,2\": one, then two); the devices are the chosen one and others of the same name and backend; \"all\": every such device")
@@ -129,7 +129,7 @@ func cmdBenchServer(args []string) error {
 			}
 			for _, form := range forms {
 				if form == "async-frames" && op != "x25519" {
-					continue // only ecdh.Server has GoMany
+					continue // only ecdh.Server has GoFrame
 				}
 				for _, n := range callers {
 					r, err := serveLoad(op, form, n, *submitters, *sharedContext, warm, dur, sv)
@@ -198,8 +198,10 @@ func serverDevices(d *device.Device, spec string) ([]*device.Device, []int, erro
 type server struct {
 	call         func(context.Context) error
 	newSubmitter func(window int) submitter
-	stats        func() batch.Stats
-	close        func()
+	// newFrameSubmitter: the same in frames (nil: no such form)
+	newFrameSubmitter func(window int) submitter
+	stats             func() batch.Stats
+	close             func()
 }
 
 // benchServer starts a Server for op over one Engine per device.
@@ -261,9 +263,10 @@ func benchServer(op string, devs []*device.Device, opts batch.Options) (server, 
 				_, err := s.SharedSecret(ctx, ecdh.X25519(), priv, peer)
 				return err
 			},
-			newSubmitter: func(window int) submitter { return newECDHSubmitter(s, priv, peer, window) },
-			stats:        s.Stats,
-			close:        func() { s.Close() },
+			newSubmitter:      func(window int) submitter { return newECDHSubmitter(s, priv, peer, window) },
+			newFrameSubmitter: func(window int) submitter { return newFrameSubmitter(s, priv, peer, window) },
+			stats:             s.Stats,
+			close:             func() { s.Close() },
 		}, nil
 	}
 	return server{}, fmt.Errorf("bench server: unknown op %q (have rsa2048, x25519)", op)
@@ -292,11 +295,11 @@ func serveLoad(op, form string, n, submitters int, sharedContext bool, warm, dur
 	var w loadWindow
 	var err error
 	if form == "async" || form == "async-frames" {
-		frame := 1
+		newSubmitter := sv.newSubmitter
 		if form == "async-frames" {
-			frame = frameSize
+			newSubmitter = sv.newFrameSubmitter
 		}
-		w, err = runAsyncLoad(n, submitters, frame, warm, dur, sv.newSubmitter, edge)
+		w, err = runAsyncLoad(n, submitters, warm, dur, newSubmitter, edge)
 	} else {
 		submitters = 0
 		call := sv.call
