@@ -80,7 +80,7 @@ func (j *keysJob) Device(ch *engine.Chunk) error {
 	seeds, pubs := words[:8*n], words[8*n:]
 	end := ch.Step("pack")
 	batch.Parallel(n, hostChunk, func(a, b int) {
-		putValues(seeds, n, a, b, func(k int) []byte {
+		putRecords(device.Uint32Bytes(seeds), SeedSize, a, b, func(k int) []byte {
 			i := ch.Lo + k
 			err := checkSeed(j.seeds[i])
 			j.errs.Set(i, err)
@@ -115,7 +115,7 @@ func (j *keysJob) Device(ch *engine.Chunk) error {
 		return err
 	}
 	end = ch.Step("unpack")
-	batch.Parallel(n, hostChunk, func(a, b int) { j.unpack(ch, pubs, a, b) })
+	batch.Parallel(n, hostChunk, func(a, b int) { j.unpack(ch, device.Uint32Bytes(pubs), a, b) })
 	end()
 	defer ch.Step("check")()
 	return engine.Check(ch.Sample(), j.check)
@@ -124,17 +124,16 @@ func (j *keysJob) Device(ch *engine.Chunk) error {
 // unpack makes the keys of elements [a, b) of the batch ch, each its seed
 // and the kernel's public key, in new outputs, one allocation for the
 // range; an element with an error keeps a nil key.
-func (j *keysJob) unpack(ch *engine.Chunk, pubs []uint32, a, b int) {
-	n := ch.Hi - ch.Lo
+func (j *keysJob) unpack(ch *engine.Chunk, pubs []byte, a, b int) {
 	out, slab := j.out.Get(), newOutputs(b-a, PrivateKeySize)
-	getValues(pubs, n, a, b, func(k int) []byte {
+	for k := a; k < b; k++ {
 		i := ch.Lo + k
 		if j.errs.Get(i) != nil {
-			return nil
+			continue
 		}
 		key := slab.next()
 		copy(key, j.seeds[i])
+		copy(key[SeedSize:], pubs[k*PublicKeySize:(k+1)*PublicKeySize])
 		out[i] = key
-		return key[SeedSize:]
-	})
+	}
 }

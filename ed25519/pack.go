@@ -72,6 +72,21 @@ func getValues(words []uint32, n, lo, hi int, out func(k int) []byte) {
 	}
 }
 
+// putRecords writes element k's value value(k) (its first size bytes;
+// nil: zeros) into record k of records, size bytes each, element by
+// element as the signing and key generation kernels read them, for every
+// k in [lo, hi): one copy per element.
+func putRecords(records []byte, size, lo, hi int, value func(k int) []byte) {
+	for k := lo; k < hi; k++ {
+		r := records[k*size : (k+1)*size]
+		if v := value(k); v != nil {
+			copy(r, v[:size])
+		} else {
+			clear(r)
+		}
+	}
+}
+
 // tile is the number of elements putValues and getValues move at once:
 // runs of 16 words (64 bytes) of each row. maxRows is the most rows they
 // move: a 64-byte value's.

@@ -107,7 +107,7 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 	if err != nil {
 		return err
 	}
-	keys, lengths, sigs := words[:16*n], words[16*n:17*n], words[17*n:]
+	keys, lengths, sigs := device.Uint32Bytes(words[:16*n]), words[16*n:17*n], device.Uint32Bytes(words[17*n:])
 	end := ch.Step("pack")
 	onHost := j.pack(ch, keys, lengths) // malformed elements and long messages
 	end()
@@ -121,9 +121,8 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 	if err != nil {
 		return err
 	}
-	seeds, pubs := keys[:8*n], keys[8*n:]
-	ch.ZeroAfterUpload(device.Uint32Bytes(seeds))
-	ch.Public(device.Uint32Bytes(words[8*n:])) // the public keys, lengths and signatures
+	ch.ZeroAfterUpload(keys)
+	ch.Public(device.Uint32Bytes(words[16*n:])) // the lengths and signatures
 	// the host's share (malformed elements, long messages) beside the
 	// kernel; it is waited for on every way out of Device, a panic of ch.Run
 	// included (the batch's memory is released and recomputed after it),
@@ -147,11 +146,7 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 	}
 	defer waitHost()
 	err = ch.Run(func(cmds *device.Commands) error {
-		dseeds, err := cmds.Upload(seeds, true)
-		if err != nil {
-			return err
-		}
-		dpubs, err := cmds.Upload(pubs, false)
+		dkeys, err := cmds.Upload(words[:16*n], true)
 		if err != nil {
 			return err
 		}
@@ -163,11 +158,11 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 		if err != nil {
 			return err
 		}
-		args := append(append([]any{dsigs, dseeds, dpubs}, margs...), j.e.table, uint32(n))
+		args := append(append([]any{dsigs, dkeys}, margs...), j.e.table, uint32(n))
 		if err := cmds.Launch(kern, n, WorkGroup, args...); err != nil {
 			return err
 		}
-		return cmds.Read(dsigs, device.Uint32Bytes(sigs))
+		return cmds.Read(dsigs, sigs)
 	})
 	waitHost()
 	if err != nil {
@@ -180,17 +175,17 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 	return engine.Check(ch.Sample(), j.check)
 }
 
-// pack writes the kernel's keys of the batch ch into keys (the seeds'
-// rows, then the public keys': a private key's 64 bytes as they are) and
-// each element's message length into lengths, or lengthSkip for the
-// elements the host signs (a malformed key or message, a message longer
-// than DeviceMessageMax), whose keys are zeros; it reports whether there
-// are any of those.
-func (j *signJob) pack(ch *engine.Chunk, keys, lengths []uint32) bool {
+// pack writes the kernel's keys of the batch ch into keys (each private
+// key's 64 bytes as they are, element by element) and each element's
+// message length into lengths, or lengthSkip for the elements the host
+// signs (a malformed key or message, a message longer than
+// DeviceMessageMax), whose keys are zeros; it reports whether there are
+// any of those.
+func (j *signJob) pack(ch *engine.Chunk, keys []byte, lengths []uint32) bool {
 	n := ch.Hi - ch.Lo
 	var onHost atomic.Bool
 	batch.Parallel(n, hostChunk, func(a, b int) {
-		putValues(keys, n, a, b, func(k int) []byte {
+		putRecords(keys, PrivateKeySize, a, b, func(k int) []byte {
 			i := ch.Lo + k
 			key, msg := j.keys[i], j.msgs[i]
 			j.errs.Set(i, nil)
@@ -218,18 +213,16 @@ func (j *signJob) signOnHost(ch *engine.Chunk, lengths []uint32) {
 	})
 }
 
-// unpack reads the kernel's signatures of elements [a, b) of the batch
-// ch (R's rows, then S's: a signature's 64 bytes as they are) into new
-// outputs, one allocation for the range, but for those the host signed.
-func (j *signJob) unpack(ch *engine.Chunk, sigs, lengths []uint32, a, b int) {
-	n := ch.Hi - ch.Lo
+// unpack gives elements [a, b) of the batch ch the kernel's signatures
+// (sigs: 64 bytes each, element by element), copied into one new
+// allocation for the range, but for those the host signed.
+func (j *signJob) unpack(ch *engine.Chunk, sigs []byte, lengths []uint32, a, b int) {
 	out, slab := j.out.Get(), newOutputs(b-a, SignatureSize)
-	getValues(sigs, n, a, b, func(k int) []byte {
-		if lengths[k] == lengthSkip {
-			return nil
-		}
+	copy(slab.rest, sigs[a*SignatureSize:b*SignatureSize])
+	for k := a; k < b; k++ {
 		sig := slab.next()
-		out[ch.Lo+k] = sig
-		return sig
-	})
+		if lengths[k] != lengthSkip {
+			out[ch.Lo+k] = sig
+		}
+	}
 }

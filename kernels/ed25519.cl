@@ -7,7 +7,9 @@
  *                   S = r + k·s mod L
  *   ed25519_verify  verdicts: [k](−A) + [S]B encodes to R exactly
  * Values of 32 bytes (seeds, public keys, R, S) travel as 8 little-endian
- * words, limb-major (dialect.h's LIMB); signatures as 16 (R, then S).
+ * words, signatures and private keys as 16 (R, then S; the seed, then the
+ * public key): element by element for signing and key generation (below),
+ * limb-major (dialect.h's LIMB) for verification.
  * Messages lie in one byte buffer, element i's at offsets[i], lengths[i]
  * bytes long; dom is the call's RFC 8032 dom2 prefix (Ed25519ctx,
  * Ed25519ph; none for Ed25519: domLength 0).
@@ -79,6 +81,15 @@ DEVICE_FN void ed25519_hash_scalar(u32 *r, GLOBAL const u8 *RESTRICT dom, const 
 	sc25519_reduce(r, h);
 }
 
+/* Signing and key generation read their keys and write their results
+ * element by element (element i's words at i·words .. i·words + words − 1:
+ * its bytes as the host has them), not in rows: the host then moves each
+ * element with one copy, where the rows cost it a transposition per batch
+ * (most of its time in a call of a million; docs/BENCHMARKS.md,
+ * seventeenth session). These loads and stores are few beside the
+ * kernels' work. Verification keeps the rows. */
+
+/* pubs: 8 words per element; seeds: 8 words per element */
 KERNEL void ed25519_public(GLOBAL u32 *RESTRICT pubs, GLOBAL const u32 *RESTRICT seeds,
 	GLOBAL const u32 *RESTRICT tab, const u32 count)
 {
@@ -88,17 +99,19 @@ KERNEL void ed25519_public(GLOBAL u32 *RESTRICT pubs, GLOBAL const u32 *RESTRICT
 	u32 e[NL], f[NL], g[NL], hh[NL];
 	COMB_FE_T E[COMB_FE_N], F[COMB_FE_N], G[COMB_FE_N], H[COMB_FE_N];
 	for (int j = 0; j < NL; j++)
-		seed[j] = LIMB(seeds + i, j, count);
+		seed[j] = seeds[i * NL + j];
 	ed25519_expand(s, h, seed);
 	comb_sum(E, F, G, H, s, tab);
 	ed_completed_out(e, f, g, hh, E, F, G, H);
 	ed_encode(enc, e, f, g, hh);
 	for (int j = 0; j < NL; j++)
-		LIMB(pubs + i, j, count) = enc[j];
+		pubs[i * NL + j] = enc[j];
 }
 
-KERNEL void ed25519_sign(GLOBAL u32 *RESTRICT sigs, GLOBAL const u32 *RESTRICT seeds,
-	GLOBAL const u32 *RESTRICT pubs, GLOBAL const u8 *RESTRICT messages,
+/* sigs: 16 words per element (R, then S); keys: 16 words per element (a
+ * private key's 64 bytes: the seed, then the public key) */
+KERNEL void ed25519_sign(GLOBAL u32 *RESTRICT sigs, GLOBAL const u32 *RESTRICT keys,
+	GLOBAL const u8 *RESTRICT messages,
 	GLOBAL const u32 *RESTRICT offsets, GLOBAL const u32 *RESTRICT lengths,
 	GLOBAL const u8 *RESTRICT dom, const u32 domLength,
 	GLOBAL const u32 *RESTRICT tab, const u32 count)
@@ -112,8 +125,8 @@ KERNEL void ed25519_sign(GLOBAL u32 *RESTRICT sigs, GLOBAL const u32 *RESTRICT s
 	u32 e[NL], f[NL], g[NL], hh[NL];
 	COMB_FE_T E[COMB_FE_N], F[COMB_FE_N], G[COMB_FE_N], H[COMB_FE_N];
 	for (int j = 0; j < NL; j++) {
-		seed[j] = LIMB(seeds + i, j, count);
-		a[j] = LIMB(pubs + i, j, count);
+		seed[j] = keys[i * 2 * NL + j];
+		a[j] = keys[i * 2 * NL + NL + j];
 	}
 	ed25519_expand(s, h, seed);
 	ed25519_hash_scalar(r, dom, domLength, h + NL, 0, message, length);
@@ -123,8 +136,8 @@ KERNEL void ed25519_sign(GLOBAL u32 *RESTRICT sigs, GLOBAL const u32 *RESTRICT s
 	ed25519_hash_scalar(k, dom, domLength, R, a, message, length);
 	sc25519_muladd(S, k, s, r);
 	for (int j = 0; j < NL; j++) {
-		LIMB(sigs + i, j, count) = R[j];
-		LIMB(sigs + i, NL + j, count) = S[j];
+		sigs[i * 2 * NL + j] = R[j];
+		sigs[i * 2 * NL + NL + j] = S[j];
 	}
 }
 
