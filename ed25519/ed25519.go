@@ -40,6 +40,8 @@ var (
 	// ErrOptions: Options that crypto/ed25519 refuses (a hash other than
 	// none or SHA-512, a context longer than 255 bytes).
 	ErrOptions = errors.New("ed25519: bad options")
+	// ErrOutputLength: an output of SignInto not of SignatureSize bytes.
+	ErrOutputLength = errors.New("ed25519: bad signature output length")
 )
 
 // variant is the RFC 8032 variant that an *ed25519.Options selects: its
@@ -91,6 +93,9 @@ func (v *variant) checkMessage(msg []byte) error {
 // signOne is crypto/ed25519's signature of msg under key into out
 // (SignatureSize bytes).
 func (v *variant) signOne(out []byte, key ed25519.PrivateKey, msg []byte) error {
+	if len(out) != SignatureSize {
+		return fmt.Errorf("%w: %d bytes", ErrOutputLength, len(out))
+	}
 	if len(key) != PrivateKeySize {
 		return fmt.Errorf("%w: a private key of %d bytes", ErrKeyLength, len(key))
 	}

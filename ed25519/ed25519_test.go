@@ -276,6 +276,61 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
+// SignInto writes Sign's signatures into the caller's outputs, reused
+// from call to call (a long message, signed on the host, among them); an
+// output of the wrong length or a bad key fails its element alone, whose
+// output is zeroed.
+func TestSignInto(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for name, e := range engines(t) {
+		t.Run(name, func(t *testing.T) {
+			const n = 300
+			keys, msgs, out := make([]stded25519.PrivateKey, n), make([][]byte, n), make([][]byte, n)
+			for i := range out {
+				out[i] = make([]byte, ed25519.SignatureSize)
+			}
+			for round := range 2 {
+				for i := range keys {
+					keys[i] = stded25519.NewKeyFromSeed(randomBytes(r, 32))
+					msgs[i] = randomBytes(r, r.IntN(200))
+				}
+				msgs[7] = randomBytes(r, ed25519.DeviceMessageMax+1)
+				for _, opts := range []*stded25519.Options{nil, {Context: "ctx"}} {
+					require.NoError(t, e.SignInto(keys, msgs, out, opts), "round %d", round)
+					for i := range out {
+						want, err := keys[i].Sign(nil, msgs[i], optsOrPlain(opts))
+						require.NoError(t, err)
+						require.Equal(t, want, out[i], "round %d, element %d", round, i)
+					}
+				}
+			}
+
+			short := make([]byte, ed25519.SignatureSize-1)
+			bad := []stded25519.PrivateKey{keys[0], keys[1], keys[2][:63]}
+			outs := [][]byte{bytes.Repeat([]byte{1}, ed25519.SignatureSize), short, bytes.Repeat([]byte{1}, ed25519.SignatureSize)}
+			err := e.SignInto(bad, msgs[:3], outs, nil)
+			var be *batch.Error
+			require.ErrorAs(t, err, &be)
+			require.NoError(t, be.Errs[0])
+			require.Equal(t, stded25519.Sign(keys[0], msgs[0]), outs[0])
+			require.ErrorIs(t, be.Errs[1], ed25519.ErrOutputLength)
+			require.Len(t, outs[1], ed25519.SignatureSize-1, "the caller's output stays")
+			require.ErrorIs(t, be.Errs[2], ed25519.ErrKeyLength)
+			require.Equal(t, make([]byte, ed25519.SignatureSize), outs[2], "zeroed")
+			require.Error(t, e.SignInto(keys[:2], msgs[:2], out[:1], nil), "mismatched slices")
+			require.NoError(t, e.SignInto(nil, nil, nil, nil))
+		})
+	}
+}
+
+// optsOrPlain is opts as PrivateKey.Sign takes it (nil: plain Ed25519).
+func optsOrPlain(opts *stded25519.Options) crypto.SignerOpts {
+	if opts == nil {
+		return crypto.Hash(0)
+	}
+	return opts
+}
+
 // A private key whose second half is not its seed's public key signs as
 // crypto/ed25519 does: with the public key it holds.
 func TestMismatchedPrivateKey(t *testing.T) {

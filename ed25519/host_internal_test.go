@@ -26,6 +26,14 @@ func BenchmarkHost(b *testing.B) {
 	b.Run("sign", func(b *testing.B) {
 		hostbench.Run(b, e.core, n, nil, func() error { _, err := e.Sign(keys, msgs, nil); return err })
 	})
+	b.Run("sign-into", func(b *testing.B) {
+		out := make([][]byte, n)
+		slab := make([]byte, n*SignatureSize)
+		for i := range out {
+			out[i] = slab[i*SignatureSize : (i+1)*SignatureSize]
+		}
+		hostbench.Run(b, e.core, n, nil, func() error { return e.SignInto(keys, msgs, out, nil) })
+	})
 	b.Run("keygen", func(b *testing.B) {
 		hostbench.Run(b, e.core, n, nil, func() error { _, err := e.NewKeysFromSeeds(seeds); return err })
 	})

@@ -30,11 +30,37 @@ func (e *Engine) Sign(keys []ed25519.PrivateKey, msgs [][]byte, opts *ed25519.Op
 	// the signatures' bytes are allocated by the batches (outputs), their
 	// slice beside the first ones
 	j := &signJob{e: e, v: &v, keys: keys, msgs: msgs, out: engine.LaterSlice[[]byte](e.core, len(keys)), errs: engine.NewErrors(len(keys))}
-	plan := engine.Plan{Op: "Ed25519 sign", N: len(keys), Cut: cutByMessages(msgs), Depth: pipelineDepth}
-	if err := e.core.Run(plan, j); err != nil {
+	if err := e.sign(j); err != nil {
 		return nil, err
 	}
 	return j.out.Get(), j.errs.Err()
+}
+
+// SignInto is Sign writing the signature of msgs[i] into out[i],
+// SignatureSize bytes that the caller owns: a caller that reuses its
+// outputs from call to call allocates nothing per element, and a large
+// call leaves no garbage behind it (the end-to-end figures of
+// docs/BENCHMARKS.md are SignInto's). An element that fails has its error
+// in the returned *batch.Error and out[i] zeroed; an out[i] not of
+// SignatureSize bytes fails its element (ErrOutputLength).
+func (e *Engine) SignInto(keys []ed25519.PrivateKey, msgs, out [][]byte, opts *ed25519.Options) error {
+	if len(msgs) != len(keys) || len(out) != len(keys) {
+		return fmt.Errorf("ed25519: %d private keys, %d messages and %d outputs", len(keys), len(msgs), len(out))
+	}
+	v, err := variantOf(opts)
+	if err != nil {
+		return err
+	}
+	j := &signJob{e: e, v: &v, keys: keys, msgs: msgs, out: engine.Ready(out), into: true, errs: engine.NewErrors(len(keys))}
+	if err := e.sign(j); err != nil {
+		return err
+	}
+	return j.errs.Err()
+}
+
+func (e *Engine) sign(j *signJob) error {
+	plan := engine.Plan{Op: "Ed25519 sign", N: len(j.keys), Cut: cutByMessages(j.msgs), Depth: pipelineDepth}
+	return e.core.Run(plan, j)
 }
 
 // outputs hands out consecutive pieces of size bytes of one allocation:
@@ -59,34 +85,55 @@ func (o *outputs) next() []byte {
 	return v
 }
 
-// signJob is one call of Sign (an engine.Job). An element's out is nil
-// until it is signed, and stays nil when it has an error.
+// signJob is one call of Sign or SignInto (an engine.Job). Sign's out is
+// nil for an element until it is signed, and stays nil when it has an
+// error; SignInto's (into) is the caller's outputs.
 type signJob struct {
 	e    *Engine
 	v    *variant
 	keys []ed25519.PrivateKey
 	msgs [][]byte
 	out  *engine.Later[[][]byte]
+	into bool
 	errs *engine.Errors
 }
 
 // CPU implements engine.Job: crypto/ed25519 on all cores.
 func (j *signJob) CPU(lo, hi int) {
 	batch.Parallel(hi-lo, 64, func(a, b int) {
-		sigs := newOutputs(b-a, SignatureSize)
+		var sigs *outputs
+		if !j.into {
+			sigs = newOutputs(b-a, SignatureSize)
+		}
 		for i := lo + a; i < lo+b; i++ {
-			j.signCPU(i, sigs.next())
+			j.signCPU(i, sigs)
 		}
 	})
 }
 
-// signCPU signs element i with crypto/ed25519 into sig, its output.
-func (j *signJob) signCPU(i int, sig []byte) {
+// output is element i's output: the caller's (SignInto), or the next of
+// sigs, else a new one.
+func (j *signJob) output(i int, sigs *outputs) []byte {
+	switch {
+	case j.into:
+		return j.out.Get()[i]
+	case sigs != nil:
+		return sigs.next()
+	}
+	return make([]byte, SignatureSize)
+}
+
+// signCPU signs element i with crypto/ed25519 into its output (of sigs:
+// see output).
+func (j *signJob) signCPU(i int, sigs *outputs) {
+	sig := j.output(i, sigs)
 	err := j.v.signOne(sig, j.keys[i], j.msgs[i])
 	j.errs.Set(i, err)
 	if err != nil {
 		clear(sig)
-		sig = nil
+		if !j.into {
+			sig = nil
+		}
 	}
 	j.out.Get()[i] = sig
 }
@@ -95,6 +142,9 @@ func (j *signJob) signCPU(i int, sig []byte) {
 func (j *signJob) check(i int) bool {
 	var want [SignatureSize]byte
 	err := j.v.signOne(want[:], j.keys[i], j.msgs[i])
+	if got := j.out.Get()[i]; err == nil && len(got) != SignatureSize {
+		err = ErrOutputLength // SignInto's output
+	}
 	return (err == nil) == (j.errs.Get(i) == nil) && (err != nil || bytes.Equal(want[:], j.out.Get()[i]))
 }
 
@@ -189,7 +239,8 @@ func (j *signJob) pack(ch *engine.Chunk, keys []byte, lengths []uint32) bool {
 			i := ch.Lo + k
 			key, msg := j.keys[i], j.msgs[i]
 			j.errs.Set(i, nil)
-			if len(key) != PrivateKeySize || j.v.checkMessage(msg) != nil || len(msg) > DeviceMessageMax {
+			if len(key) != PrivateKeySize || j.v.checkMessage(msg) != nil || len(msg) > DeviceMessageMax ||
+				j.into && len(j.out.Get()[i]) != SignatureSize {
 				lengths[k] = lengthSkip
 				onHost.Store(true)
 				return nil
@@ -207,17 +258,27 @@ func (j *signJob) signOnHost(ch *engine.Chunk, lengths []uint32) {
 	batch.Parallel(ch.Hi-ch.Lo, hostChunk, func(a, b int) {
 		for k := a; k < b; k++ {
 			if lengths[k] == lengthSkip {
-				j.signCPU(ch.Lo+k, make([]byte, SignatureSize)) // few: no slab
+				j.signCPU(ch.Lo+k, nil) // few: no slab
 			}
 		}
 	})
 }
 
 // unpack gives elements [a, b) of the batch ch the kernel's signatures
-// (sigs: 64 bytes each, element by element), copied into one new
-// allocation for the range, but for those the host signed.
+// (sigs: 64 bytes each, element by element), but for those the host
+// signed: copied into the caller's outputs (SignInto), else into one new
+// allocation for the range.
 func (j *signJob) unpack(ch *engine.Chunk, sigs []byte, lengths []uint32, a, b int) {
-	out, slab := j.out.Get(), newOutputs(b-a, SignatureSize)
+	out := j.out.Get()
+	if j.into {
+		for k := a; k < b; k++ {
+			if lengths[k] != lengthSkip {
+				copy(out[ch.Lo+k], sigs[k*SignatureSize:(k+1)*SignatureSize])
+			}
+		}
+		return
+	}
+	slab := newOutputs(b-a, SignatureSize)
 	copy(slab.rest, sigs[a*SignatureSize:b*SignatureSize])
 	for k := a; k < b; k++ {
 		sig := slab.next()

@@ -39,7 +39,7 @@ type benchResult struct {
 	CPUOps            float64 `json:"cpu_ops_per_s"`                 // math/big on all cores, same run
 	Speedup           float64 `json:"speedup_end_to_end"`            // E2EOps / CPUOps
 	BinvGroup         int     `json:"binv_group,omitempty"`          // x25519, ...: the batch-inversion group size the batch used; *-binv ops: the K asked for
-	IntoCallerBuffers bool    `json:"into_caller_buffers,omitempty"` // ecdh ops: results written into strings the caller reuses (SharedSecretsInto)
+	IntoCallerBuffers bool    `json:"into_caller_buffers,omitempty"` // ecdh ops and ed25519-sign: results written into slices the caller reuses (SharedSecretsInto, SignInto)
 	BinvAuto          bool    `json:"binv_auto,omitempty"`           // BinvGroup is the library's automatic choice (ecdh.BatchInversionAuto)
 	// ecdh ops: Pipeline batches of the same size run at once from as many
 	// goroutines, as a Server with batch.Options.Pipeline keeps them in
@@ -284,6 +284,7 @@ func cmdBench(args []string) error {
 		fs.StringVar(batchFlag, "batch", "", "batch sizes (default: 16384,131072,524288 on a GPU, 4096 on a CPU device)")
 	case "ed25519":
 		fs.StringVar(batchFlag, "batch", "", "batch sizes (default: 16384,131072,1048576 on a GPU, 1024 on a CPU device); messages of 64 bytes")
+		fs.BoolVar(allocFlag, "ed25519-alloc", false, "ed25519-sign: signatures in new slices each call (Sign) instead of the caller's reused ones (SignInto)")
 	case "ecdsa":
 		fs.StringVar(batchFlag, "batch", "", "batch sizes (default: 16384,131072,1048576 on a GPU, 1024 on a CPU device); signatures of SHA-256 hashes by 256 keys, ECDH of random key pairs")
 	default:
@@ -448,7 +449,7 @@ func cmdBench(args []string) error {
 		} else if slices.Contains(ed25519Ops, bc.op) {
 			var ee *ed25519.Engine
 			if ee, err = edEngine(); err == nil {
-				r, err = benchEd25519(ee, bc.op, bc.batch, dur)
+				r, err = benchEd25519(ee, bc.op, bc.batch, *allocFlag, dur)
 			}
 		} else if _, ok := rsaOpBits(bc.op); ok {
 			var re *rsa.Engine

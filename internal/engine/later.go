@@ -32,6 +32,13 @@ func (l *Later[T]) Get() T {
 	return l.value
 }
 
+// Ready is a Later whose value is made already: v.
+func Ready[T any](v T) *Later[T] {
+	l := &Later[T]{value: v}
+	l.ready.Store(true)
+	return l
+}
+
 // LaterSlice is a Later slice of a call's n results (zero values), made
 // in c's step "outputs".
 func LaterSlice[T any](c *Core, n int) *Later[[]T] {
