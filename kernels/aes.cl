@@ -329,7 +329,7 @@ DEVICE_FN void gcm_segments_run(LOCAL_PTR const u32 *t, GLOBAL const u32 *keys, 
 				GLOBAL const u32x4 *ip = (GLOBAL const u32x4 *)in + (b - na);
 				GLOBAL u32x4 *op = (GLOBAL u32x4 *)out + (b - na);
 				u32 x1[4], x2[4];
-				u64 r[4] = {0, 0, 0, 0};
+				u32 r[8] = {0, 0, 0, 0, 0, 0, 0, 0};
 				gcm_crypt2(t, lane4, rk, rounds, j0, j1, j2, ctr + b, ip, op, keep, x1, x2);
 				y[0] ^= x1[0]; y[1] ^= x1[1]; y[2] ^= x1[2]; y[3] ^= x1[3];
 #if GHASH_WAYS == 4
