@@ -52,7 +52,7 @@ type Config struct {
 	Layout    Layout
 	WorkGroup int // work-items per work-group (default 512 wide, 256 compact)
 	// Segment is the number of blocks of a GCM message one work-item
-	// hashes (default 16); a power of two from 1 to 256.
+	// encrypts and hashes (default 16); a power of two from 1 to 256.
 	Segment int
 	// StageBytes and Stages size the device batches of the host-memory
 	// calls: the most bytes of one batch (a multiple of 16, at least 4096;
@@ -60,7 +60,7 @@ type Config struct {
 	// 4).
 	StageBytes, Stages int
 	// Defines are extra -D definitions for the kernels: tuning knobs for
-	// experiments (kernels/aes.cl: GHASH_GROUPS, GHASH_WAYS).
+	// experiments (kernels/aes.cl: GHASH_WAYS).
 	Defines map[string]string
 }
 
@@ -376,7 +376,7 @@ func (e *Engine) KernelBuilds() []ProgramBuild {
 	}
 	desc := fmt.Sprintf("(layout %s, work-group %d, GCM segment %d)", e.layout, e.group, e.Segment())
 	return []ProgramBuild{
-		{kernels.Program("aes.cl", e.defines), []string{"aes_ecb_encrypt", "aes_ecb_decrypt", "aes_ctr", "gcm_hash", "gcm_crypt", "gcm_reduce", "gcm_reduce_one", "gcm_finish"}, desc},
+		{kernels.Program("aes.cl", e.defines), []string{"aes_ecb_encrypt", "aes_ecb_decrypt", "aes_ctr", "gcm_segments", "gcm_segments_r10", "gcm_segments_r12", "gcm_segments_r14", "gcm_reduce", "gcm_reduce_one", "gcm_finish"}, desc},
 		{kernels.Program("aes_modes.cl", e.defines), []string{"cbc_encrypt", "cbc_decrypt", "xts_tweak", "xts_encrypt", "xts_decrypt"}, desc},
 	}
 }

@@ -347,8 +347,9 @@ func TestGCMOut(t *testing.T) {
 	require.ErrorIs(t, be.Errs[0], aes.ErrOverlap)
 }
 
-// TestGHASHFourWays keeps the four-block gcm_hash variant (a tuning knob;
-// the default aggregates two) correct.
+// TestGHASHFourWays keeps the four-block groups of gcm_segments
+// (GHASH_WAYS=4, a tuning knob; the default hashes two blocks per
+// reduction) correct, sealing and opening.
 func TestGHASHFourWays(t *testing.T) {
 	d := devicetest.Device(t)
 	e, err := aes.NewEngineConfig(d, aes.Config{Layout: aes.LayoutCompact, Segment: 8, Defines: map[string]string{"GHASH_WAYS": "4"}})
@@ -369,6 +370,62 @@ func TestGHASHFourWays(t *testing.T) {
 	for i := range msgs {
 		require.Equal(t, want[i], got[i], "message %d", i)
 	}
+	opens := make([]aes.Message, len(msgs))
+	for i, m := range msgs {
+		opens[i] = aes.Message{Key: m.Key, Nonce: m.Nonce, AAD: m.AAD, Data: got[i]}
+	}
+	plain, err := e.Open(opens)
+	require.NoError(t, err)
+	for i, m := range msgs {
+		require.True(t, bytes.Equal(m.Data, plain[i]), "message %d opened", i)
+	}
+}
+
+// TestGCMOneKeySize runs batches whose keys all have one size, which the
+// kernel with that number of rounds fixed computes (gcm_segments_r10, r12,
+// r14; mixed sizes take gcm_segments), through lengths around the groups
+// of full blocks and the segments (AAD, partial blocks, the lengths block
+// in any position), sealing, opening and in place.
+func TestGCMOneKeySize(t *testing.T) {
+	eachLayout(t, func(t *testing.T, e *aes.Engine) {
+		for _, size := range []int{16, 24, 32} {
+			var msgs []aes.Message
+			var want [][]byte
+			for i, n := range []int{0, 1, 16, 31, 32, 33, 48, 64, 255, 256, 257, 512, 1000, 4096} {
+				k, std, _ := newKey(t, size)
+				aead, _ := cipher.NewGCM(std)
+				m := aes.Message{Key: k, Nonce: randBytes(12), AAD: randBytes([]int{0, 1, 16, 17, 32, 45}[i%6]), Data: randBytes(n)}
+				msgs = append(msgs, m)
+				want = append(want, aead.Seal(nil, m.Nonce, m.Data, m.AAD))
+			}
+			got, err := e.Seal(msgs)
+			require.NoError(t, err)
+			for i, m := range msgs {
+				require.Equal(t, want[i], got[i], "AES-%d, message %d (%d bytes, AAD %d)", 8*size, i, len(m.Data), len(m.AAD))
+			}
+			// one message alone, in place: sealed, then opened
+			for i := range msgs {
+				m := msgs[i]
+				buf := make([]byte, len(m.Data), len(m.Data)+aes.TagSize)
+				copy(buf, m.Data)
+				res, err := e.Seal([]aes.Message{{Key: m.Key, Nonce: m.Nonce, AAD: m.AAD, Data: buf, Out: buf}})
+				require.NoError(t, err)
+				require.Equal(t, want[i], res[0], "AES-%d, message %d alone", 8*size, i)
+				res, err = e.Open([]aes.Message{{Key: m.Key, Nonce: m.Nonce, AAD: m.AAD, Data: res[0], Out: res[0][:0]}})
+				require.NoError(t, err)
+				require.True(t, bytes.Equal(m.Data, res[0]), "AES-%d, message %d opened alone", 8*size, i)
+			}
+			opens := make([]aes.Message, len(msgs))
+			for i, m := range msgs {
+				opens[i] = aes.Message{Key: m.Key, Nonce: m.Nonce, AAD: m.AAD, Data: got[i]}
+			}
+			plain, err := e.Open(opens)
+			require.NoError(t, err)
+			for i, m := range msgs {
+				require.True(t, bytes.Equal(m.Data, plain[i]), "AES-%d, message %d opened", 8*size, i)
+			}
+		}
+	})
 }
 
 func TestSelfTest(t *testing.T) {

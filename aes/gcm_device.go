@@ -3,6 +3,7 @@ package aes
 import (
 	"encoding/binary"
 	"fmt"
+	"strconv"
 
 	"github.com/gpucrypto/gpucrypto/device"
 	"github.com/gpucrypto/gpucrypto/internal/engine"
@@ -12,16 +13,6 @@ import (
 // of 64).
 func (e *Engine) smallGlobal(work int) int {
 	return max((work+63)/64, 1) * 64
-}
-
-// ghashGroup is the work-group size of gcm_hash (GHASH_GROUP).
-const ghashGroup = 256
-
-// hashGlobal is the launch size of gcm_hash: whole groups, at most eight
-// per compute unit (the kernel loops).
-func (e *Engine) hashGlobal(work int) int {
-	groups := min((work+ghashGroup-1)/ghashGroup, 8*e.core.Device().ComputeUnits)
-	return max(groups, 1) * ghashGroup
 }
 
 // gcmTables are a plan's tables on the device: key records, descriptors,
@@ -59,32 +50,34 @@ func uploadTables(cmds *device.Commands, p *gcmPlan, records, descs, segments []
 	return t, nil
 }
 
-// launchGCM enqueues the GCM kernels of plan p among cmds: counter mode
-// (gcm_crypt, or aes_ctr for one message, whose E(K, J0) the caller has
-// written into ekj0) before gcm_hash to seal, after it to open (the
-// ciphertext is hashed, and dout may be din), then one gcm_reduce per
-// level and gcm_finish.
+// gcmKernel is the kernel of plan p's segments: the one with the number
+// of rounds fixed when every key of p has that size (no branch in the
+// rounds, and AES-128's schedule in 44 registers instead of 60), else the
+// one that reads it from each key record.
+func gcmKernel(p *gcmPlan) string {
+	r := p.keys[0].rounds
+	for _, k := range p.keys[1:] {
+		if k.rounds != r {
+			return "gcm_segments"
+		}
+	}
+	return "gcm_segments_r" + strconv.Itoa(r)
+}
+
+// launchGCM enqueues the GCM kernels of plan p among cmds: gcm_segments,
+// which encrypts (or decrypts) and hashes every segment in one pass over
+// the data (dout may be din) and writes each message's E(K, J0) into
+// ekj0, then one reduction per level and gcm_finish.
 func (e *Engine) launchGCM(cmds *device.Commands, p *gcmPlan, t *gcmTables, din, dout, daad, ekj0, tags, ok *device.Buffer) error {
 	keys, descs, segs, values := t.keys, t.descs, t.segs, t.values
 	n := len(p.index)
-	crypt := func() error {
-		if n == 1 {
-			k := p.keys[0]
-			length := int(p.messages[2])
-			if length == 0 {
-				return nil
-			}
-			blocks, tail := length/BlockSize, length%BlockSize
-			total := blocks
-			if tail > 0 {
-				total++
-			}
-			d := p.messages
-			return e.launchTables(cmds, e.prog, "aes_ctr", total, false, keys, uint32(k.rounds),
-				d[8], d[9], d[10], d[11], uint64(1), uint32(1), din, dout, uint32(blocks), uint32(tail))
-		}
-		return e.launchTables(cmds, e.prog, "gcm_crypt", p.nsegs, false,
-			keys, uint32(p.keyWords), descs, uint32(n), segs, din, dout, ekj0, uint32(p.nsegs))
+	open := uint32(0)
+	if p.open {
+		open = 1
+	}
+	if err := e.launchTables(cmds, e.prog, gcmKernel(p), p.nsegs, false,
+		keys, uint32(p.keyWords), descs, uint32(n), segs, din, dout, daad, values, ekj0, uint32(p.nsegs), open); err != nil {
+		return err
 	}
 	launch := func(name string, global, local int, args ...any) error {
 		kern, err := e.prog.Kernel(name)
@@ -92,25 +85,6 @@ func (e *Engine) launchGCM(cmds *device.Commands, p *gcmPlan, t *gcmTables, din,
 			return err
 		}
 		return cmds.Launch(kern, global, local, args...)
-	}
-	hash := func(text *device.Buffer) error {
-		return launch("gcm_hash", e.hashGlobal(p.nsegs), ghashGroup, keys, uint32(p.keyWords), descs, uint32(n), segs,
-			text, daad, values, uint32(p.nsegs))
-	}
-	if p.open {
-		if err := hash(din); err != nil {
-			return err
-		}
-		if err := crypt(); err != nil {
-			return err
-		}
-	} else {
-		if err := crypt(); err != nil {
-			return err
-		}
-		if err := hash(dout); err != nil {
-			return err
-		}
 	}
 	for lv, u := range p.levels {
 		count := len(u) / 4
@@ -125,32 +99,7 @@ func (e *Engine) launchGCM(cmds *device.Commands, p *gcmPlan, t *gcmTables, din,
 			return err
 		}
 	}
-	decrypt := uint32(0)
-	if p.open {
-		decrypt = 1
-	}
-	return launch("gcm_finish", e.smallGlobal(n), 64, descs, values, ekj0, tags, ok, uint32(n), decrypt)
-}
-
-// singleEKJ0 is E(K, J0) of a plan with one message, computed on the host
-// (aes_ctr, which encrypts a single message, does not), as the words
-// gcm_finish reads.
-func singleEKJ0(p *gcmPlan) ([]uint32, error) {
-	block := p.keys[0].cipherBlock()
-	if block == nil {
-		return nil, ErrKeyDestroyed
-	}
-	var j0, out [16]byte
-	for w := range 4 {
-		binary.LittleEndian.PutUint32(j0[4*w:], p.messages[8+w])
-	}
-	block.Encrypt(out[:], j0[:])
-	words := make([]uint32, 4)
-	for w := range 4 {
-		words[w] = binary.LittleEndian.Uint32(out[4*w:])
-	}
-	clear(out[:])
-	return words, nil
+	return launch("gcm_finish", e.smallGlobal(n), 64, descs, values, ekj0, tags, ok, uint32(n), open)
 }
 
 // SealDevice encrypts n bytes of src into dst, device buffers of the
@@ -200,11 +149,6 @@ func (e *Engine) gcmResident(k *Key, nonce, aad []byte, dst, src *device.Buffer,
 	}
 	records := e.keyRecords(p, nil)
 	defer clear(records)
-	ekj0, err := singleEKJ0(p)
-	if err != nil {
-		return nil, err
-	}
-	defer clear(ekj0)
 	enqueue := func(cmds *device.Commands) error {
 		daad, err := cmds.Buffer(max(len(aad), 16), true)
 		if err != nil {
@@ -219,7 +163,7 @@ func (e *Engine) gcmResident(k *Key, nonce, aad []byte, dst, src *device.Buffer,
 		if err != nil {
 			return err
 		}
-		dekj0, err := cmds.Upload(ekj0, true)
+		dekj0, err := cmds.Buffer(16, true)
 		if err != nil {
 			return err
 		}
@@ -239,7 +183,7 @@ func (e *Engine) gcmResident(k *Key, nonce, aad []byte, dst, src *device.Buffer,
 		}
 		return cmds.Read(dtags, device.Uint32Bytes(tags))
 	}
-	err = e.resident(func(ch *engine.Chunk) error {
+	err := e.resident(func(ch *engine.Chunk) error {
 		if err := ch.Run(enqueue); err != nil {
 			return err
 		}

@@ -162,7 +162,7 @@ func (j *gcmJob) piece(u gcmUnit) (off int, text, out []byte) {
 
 // deviceMessages is a batch of whole messages on the device: packed into
 // staging memory as the plan lays them out, copied in, computed (counter
-// mode and GHASH: launchGCM), copied back; the sampled results are checked
+// mode and GHASH in one pass: launchGCM), copied back; the sampled results are checked
 // against crypto/cipher's before any result is written.
 func (j *gcmJob) deviceMessages(ch *engine.Chunk) error {
 	e, msgs, open := j.e, j.msgs, j.open
@@ -221,13 +221,6 @@ func (j *gcmJob) deviceMessages(ch *engine.Chunk) error {
 	for l, u := range p.levels {
 		copy(words(units[l]), u)
 	}
-	var ekj0 []uint32
-	if n == 1 { // aes_ctr encrypts a single message: E(K, J0) from the host
-		if ekj0, err = singleEKJ0(p); err != nil {
-			return err
-		}
-		defer clear(ekj0)
-	}
 	err = ch.Run(func(cmds *device.Commands) error {
 		upload := func(b []byte, secret bool) (*device.Buffer, error) {
 			buf, err := cmds.Buffer(max(len(b), 4), secret)
@@ -256,12 +249,7 @@ func (j *gcmJob) deviceMessages(ch *engine.Chunk) error {
 		if err != nil {
 			return err
 		}
-		var dekj0 *device.Buffer
-		if ekj0 != nil {
-			dekj0, err = cmds.Upload(ekj0, true)
-		} else {
-			dekj0, err = cmds.Buffer(16*n, true)
-		}
+		dekj0, err := cmds.Buffer(16*n, true)
 		if err != nil {
 			return err
 		}

@@ -44,7 +44,7 @@ type Key struct {
 	// inverse cipher (FIPS-197 §5.3.5), in the order decryption uses it.
 	enc, dec [scheduleWords]uint32
 	// hashPowers[i] is H^(2^i) in GCM's field (ghash.go); hashSmall[i]
-	// is H^(i+1), the powers gcm_hash aggregates four blocks with.
+	// is H^(i+1), the powers gcm_segments aggregates up to four blocks with.
 	hashPowers [hashPowerCount]fieldElement
 	hashSmall  [4]fieldElement
 

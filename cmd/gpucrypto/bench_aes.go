@@ -71,7 +71,7 @@ func cmdBenchAES(args []string) error {
 	group := fs.Int("group", 0, "work-group size (0: the engine's default)")
 	segment := fs.Int("segment", 0, "GCM blocks per work-item (0: default)")
 	noCPU := fs.Bool("no-cpu", false, "skip the CPU figures")
-	defines := fs.String("define", "", "extra kernel definitions, NAME=VALUE,... (tuning: GHASH_GROUPS, GHASH_WAYS)")
+	defines := fs.String("define", "", "extra kernel definitions, NAME=VALUE,... (tuning: GHASH_WAYS)")
 	stageMB := fs.Int("stage-mb", 0, "host-memory pipeline: MB of staging per stage (0: default)")
 	stages := fs.Int("stages", 0, "host-memory pipeline: stages (0: default)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
