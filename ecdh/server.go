@@ -331,7 +331,6 @@ func (s *Server) GoFrame(ctx context.Context, f *Frame) error {
 		f.done = make([]batch.Completer[[]byte], n)
 	}
 	f.slots, f.reqs, f.done = f.slots[:n], f.reqs[:n], f.done[:n]
-	defer clear(f.reqs) // the requests hold keys: no reference kept
 	submitted := false
 	// submit puts calls [lo, hi) in, all for b; on an error, the calls
 	// from lo on are not submitted
@@ -373,6 +372,9 @@ func (s *Server) GoFrame(ctx context.Context, f *Frame) error {
 	if err == nil {
 		err = submit(run, lo, n)
 	}
+	// the requests hold keys: no reference kept; and before f can come
+	// back (the last complete below), after which its caller may reuse it
+	clear(f.reqs)
 	if err != nil {
 		if !submitted {
 			f.pending.Store(0)

@@ -1,6 +1,7 @@
 package ecdh_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -390,6 +391,68 @@ func (b gatedBackend) PublicKeys(c ecdh.Curve, privs [][]byte) ([][]byte, error)
 
 func (b gatedBackend) SharedSecrets(c ecdh.Curve, privs, peers [][]byte) ([][]byte, error) {
 	return b.PublicKeys(c, privs)
+}
+
+// echoBackend answers each request with a copy of its private key, at
+// once: a Backend whose answers tell which request they belong to.
+type echoBackend struct{}
+
+func (echoBackend) PublicKeys(c ecdh.Curve, privs [][]byte) ([][]byte, error) {
+	out := make([][]byte, len(privs))
+	for i, p := range privs {
+		out[i] = bytes.Clone(p)
+	}
+	return out, nil
+}
+
+func (b echoBackend) SharedSecrets(c ecdh.Curve, privs, peers [][]byte) ([][]byte, error) {
+	return b.PublicKeys(c, privs)
+}
+
+// Frames resubmitted as soon as they come back, by goroutines other
+// than the one that submitted them last (a dispatcher's pattern), over a
+// backend that answers at once, so that a frame may come back while the
+// GoFrame that submitted it still runs: every call gets its own request's
+// answer, every time. (GoFrame touches nothing of a frame after the
+// completion that may send it back; a window that small is rarely hit,
+// so this test cannot promise to catch a change that breaks that.)
+func TestServerGoFrameResubmitted(t *testing.T) {
+	s, err := ecdh.NewServer(batch.Options{MaxBatch: 64, MaxDelay: 50 * time.Microsecond}, echoBackend{})
+	require.NoError(t, err)
+	defer s.Close()
+	const frames, rounds = 8, 400
+	done := make(chan *ecdh.Frame, frames)
+	for k := range frames {
+		f := &ecdh.Frame{Calls: make([]ecdh.Call, 16), Done: done}
+		for i := range f.Calls {
+			priv := make([]byte, 32)
+			priv[0], priv[1] = byte(k), byte(i)
+			f.Calls[i] = ecdh.Call{Curve: ecdh.X25519(), Priv: priv}
+		}
+		require.NoError(t, s.GoFrame(context.Background(), f))
+	}
+	var wg sync.WaitGroup
+	for range 4 { // no other synchronisation between them than done
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range rounds {
+				back := <-done
+				for i, c := range back.Calls {
+					if c.Err != nil || !bytes.Equal(c.Result, c.Priv) {
+						t.Errorf("call %d: %x, %v", i, c.Result, c.Err)
+					}
+				}
+				if err := s.GoFrame(context.Background(), back); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for range frames {
+		<-done
+	}
 }
 
 // A Frame submitted again before it came back is refused, and the frame
