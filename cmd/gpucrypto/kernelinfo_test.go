@@ -68,7 +68,7 @@ func TestKernelInfoBuilds(t *testing.T) {
 				continue
 			}
 			params[m[2]] = true
-			for _, use := range regexp.MustCompile(`(?m)^` + m[1] + `\((\w+)`).FindAllStringSubmatch(text, -1) {
+			for _, use := range regexp.MustCompile(`(?m)^`+m[1]+`\((\w+)`).FindAllStringSubmatch(text, -1) {
 				defined = append(defined, use[1])
 			}
 		}
