@@ -19,7 +19,7 @@ const (
 // putValues writes element k's value value(k) (nil: zeros) into the
 // limb-major rows words for every k in [lo, hi): as many rows of n words
 // as the value has 32-bit words (len(words)/n, at most maxRows: 8 for a
-// point or scalar, 16 for a private key or a signature, whose halves'
+// point or scalar, 16 for a signature (verification), whose halves'
 // rows follow each other), word j of the value at j·n + k. It moves tile
 // elements at a time: each row then takes a run of tile neighbouring
 // words (64 bytes) instead of one scattered word per element, which cost
@@ -49,29 +49,6 @@ func putValues(words []uint32, n, lo, hi int, value func(k int) []byte) {
 	clear(tileRows[:rows]) // it may have held seeds
 }
 
-// getValues is the converse: element k of the rows into out(k) (4 bytes a
-// row; nil: skipped) for every k in [lo, hi).
-func getValues(words []uint32, n, lo, hi int, out func(k int) []byte) {
-	rows := len(words) / n
-	var tileRows [maxRows][tile]uint32
-	for t := lo; t < hi; t += tile {
-		m := min(tile, hi-t)
-		for j := range rows {
-			copy(tileRows[j][:m], words[j*n+t:j*n+t+m])
-		}
-		for e := range m {
-			v := out(t + e)
-			if v == nil {
-				continue
-			}
-			v = v[:4*rows]
-			for j := range rows {
-				binary.LittleEndian.PutUint32(v[4*j:], tileRows[j][e])
-			}
-		}
-	}
-}
-
 // putRecords writes element k's value value(k) (its first size bytes;
 // nil: zeros) into record k of records, size bytes each, element by
 // element as the signing and key generation kernels read them, for every
@@ -87,9 +64,9 @@ func putRecords(records []byte, size, lo, hi int, value func(k int) []byte) {
 	}
 }
 
-// tile is the number of elements putValues and getValues move at once:
-// runs of 16 words (64 bytes) of each row. maxRows is the most rows they
-// move: a 64-byte value's.
+// tile is the number of elements putValues moves at once: runs of 16
+// words (64 bytes) of each row. maxRows is the most rows it moves: a
+// 64-byte value's.
 const (
 	tile    = 16
 	maxRows = 16
