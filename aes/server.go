@@ -230,6 +230,21 @@ func (s *Server) seal(ctx context.Context, k *Key, cpu cipher.AEAD, ret, out, no
 		return nil, err
 	}
 	res, err := s.do(ctx, s.sealer, &request{key: k, cpu: cpu, nonce: nonce, aad: aad, data: plaintext})
+	return sealed(ret, out, res, err)
+}
+
+// open computes a checked Open into out (the tail of ret).
+func (s *Server) open(ctx context.Context, k *Key, cpu cipher.AEAD, ret, out, nonce, ciphertext, aad []byte) ([]byte, error) {
+	if err := s.ready(ctx, k); err != nil {
+		return nil, err
+	}
+	res, err := s.do(ctx, s.opener, &request{key: k, cpu: cpu, nonce: nonce, aad: aad, data: ciphertext})
+	return opened(ret, out, res, err)
+}
+
+// sealed is Seal's answer from its batch's: res, the ciphertext and tag,
+// copied into out (the tail of ret).
+func sealed(ret, out, res []byte, err error) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -240,12 +255,9 @@ func (s *Server) seal(ctx context.Context, k *Key, cpu cipher.AEAD, ret, out, no
 	return ret, nil
 }
 
-// open computes a checked Open into out (the tail of ret).
-func (s *Server) open(ctx context.Context, k *Key, cpu cipher.AEAD, ret, out, nonce, ciphertext, aad []byte) ([]byte, error) {
-	if err := s.ready(ctx, k); err != nil {
-		return nil, err
-	}
-	res, err := s.do(ctx, s.opener, &request{key: k, cpu: cpu, nonce: nonce, aad: aad, data: ciphertext})
+// opened is Open's answer from its batch's: res, the plaintext, copied
+// into out (the tail of ret) and cleared; out cleared on ErrOpen.
+func opened(ret, out, res []byte, err error) ([]byte, error) {
 	if err != nil {
 		if errors.Is(err, ErrOpen) {
 			clear(out)
@@ -260,6 +272,88 @@ func (s *Server) open(ctx context.Context, k *Key, cpu cipher.AEAD, ret, out, no
 	copy(out, res)
 	clear(res)
 	return ret, nil
+}
+
+// Call is one Seal or Open submitted with Server.Go: its inputs, and once
+// it is complete its Result (Dst with the output appended, as Seal and
+// Open return it) or Err, after which the Server sends the Call on Done.
+// The Server reads Nonce, Data and AAD and writes Dst's capacity until
+// then: the caller must leave them alone while the Call is in flight. A
+// Call may be reused once it has come back on Done.
+type Call struct {
+	Key *Key
+	// Open asks for Open (the tag checked, Data decrypted) instead of Seal.
+	Open                  bool
+	Dst, Nonce, Data, AAD []byte
+	Result                []byte
+	Err                   error
+	// Done receives the Call when it is complete. It must be buffered,
+	// with room for every Call in flight on it: a full Done holds up the
+	// answers of the other requests of the Call's batch.
+	Done chan *Call
+
+	req      request // the batch's request (no allocation per call)
+	ret, out []byte  // Result-to-be and the part of it the output fills
+}
+
+// Go submits call and returns without waiting for it: the asynchronous
+// form of Seal and Open, for a caller that holds many requests (a gateway
+// that decodes a frame of records, a storage server's queue). Its outcome
+// arrives on call.Done: Result, or Err as Seal and Open would return it
+// (ErrOpen, ErrKeyDestroyed, the context's error if ctx ends before the
+// request's batch runs). Go blocks only while the server's queue is full
+// (batch.Options.QueueSize), until ctx ends. Its own error (a nil or
+// unbuffered Done, the argument errors of Seal and Open, a nil or
+// destroyed key, a nil or ended context, a closed server) means the Call
+// was not submitted and will not arrive on Done. Calls submitted with Go
+// always go to the engines' batches, never to the CPU path of a lone
+// request.
+func (s *Server) Go(ctx context.Context, call *Call) error {
+	if call == nil || call.Done == nil || cap(call.Done) == 0 {
+		return errors.New("aes: Server.Go needs a Call with a buffered Done channel")
+	}
+	cpu, err := cpuGCM(call.Key)
+	if err != nil {
+		return err
+	}
+	args, b := sealArgs, s.sealer
+	if call.Open {
+		args, b = openArgs, s.opener
+	}
+	ret, out, err := args(call.Dst, call.Nonce, call.Data, call.AAD)
+	if err != nil {
+		return err
+	}
+	if err := s.ready(ctx, call.Key); err != nil {
+		return err
+	}
+	call.Result, call.Err, call.ret, call.out = nil, nil, ret, out
+	call.req = request{key: call.Key, cpu: cpu, nonce: call.Nonce, aad: call.AAD, data: call.Data}
+	if err := b.Go(ctx, &call.req, (*pendingCall)(call)); err != nil {
+		call.clearRequest()
+		return err
+	}
+	return nil
+}
+
+// clearRequest drops the Call's references to its buffers and key.
+func (c *Call) clearRequest() {
+	c.req = request{}
+	c.ret, c.out = nil, nil
+}
+
+// pendingCall is a Call as the batcher completes it.
+type pendingCall Call
+
+func (c *pendingCall) Complete(res []byte, err error) {
+	call := (*Call)(c)
+	if call.Open {
+		call.Result, call.Err = opened(call.ret, call.out, res, err)
+	} else {
+		call.Result, call.Err = sealed(call.ret, call.out, res, err)
+	}
+	call.clearRequest()
+	c.Done <- call
 }
 
 // ready reports why a request cannot start: s closed, ctx ended, k

@@ -560,3 +560,74 @@ func TestServerKeys(t *testing.T) {
 	_, err = s.Seal(nil, k, nil, make([]byte, 12), []byte("hello"), nil) //nolint:staticcheck
 	require.Error(t, err, "a nil context is an error, not a panic")
 }
+
+// Go, the asynchronous form: calls of Seal and Open (in place, with a
+// prefix in Dst, tampered) come back on their Done with crypto/cipher's
+// answers; argument errors, a nil key, a nil Done, an ended context and a
+// closed server are Go's own errors, and such calls do not come back.
+func TestServerGo(t *testing.T) {
+	eachMode(t, batch.Options{}, func(t *testing.T, s *aes.Server) {
+		done := make(chan *aes.Call, 64)
+		type want struct {
+			out []byte
+			err error
+		}
+		wants := map[*aes.Call]want{}
+		for i, n := range []int{0, 1, 16, 100, 4999, 20000} {
+			k, std := stdGCM(t, []int{16, 32}[i%2])
+			msg, aad, nonce := randBytes(n), randBytes(i*5), randBytes(12)
+			sealed := std.Seal(nil, nonce, msg, aad)
+			prefix := []byte("prefix")
+			seal := &aes.Call{Key: k, Dst: bytes.Clone(prefix), Nonce: nonce, Data: msg, AAD: aad, Done: done}
+			inPlace := withSpare(msg, aes.TagSize)
+			sealInPlace := &aes.Call{Key: k, Dst: inPlace[:0], Nonce: nonce, Data: inPlace, AAD: aad, Done: done}
+			open := &aes.Call{Key: k, Open: true, Nonce: nonce, Data: sealed, AAD: aad, Done: done}
+			tampered := bytes.Clone(sealed)
+			tampered[len(tampered)-1] ^= 1
+			bad := &aes.Call{Key: k, Open: true, Dst: make([]byte, 0, len(sealed)), Nonce: nonce, Data: tampered, AAD: aad, Done: done}
+			wants[seal] = want{out: append(bytes.Clone(prefix), sealed...)}
+			wants[sealInPlace] = want{out: sealed}
+			wants[open] = want{out: msg}
+			wants[bad] = want{err: aes.ErrOpen}
+			for _, c := range []*aes.Call{seal, sealInPlace, open, bad} {
+				require.NoError(t, s.Go(context.Background(), c))
+			}
+		}
+		for range len(wants) {
+			c := <-done
+			w, ok := wants[c]
+			require.True(t, ok, "a call came back twice")
+			delete(wants, c)
+			if w.err != nil {
+				require.ErrorIs(t, c.Err, w.err)
+				require.Nil(t, c.Result)
+				require.Equal(t, make([]byte, cap(c.Dst)), c.Dst[:cap(c.Dst)], "a failed Open zeroes Dst's room")
+				continue
+			}
+			require.NoError(t, c.Err)
+			require.True(t, bytes.Equal(w.out, c.Result), "open %v, %d bytes", c.Open, len(c.Data))
+		}
+
+		k, _ := stdGCM(t, 16)
+		ok := func() *aes.Call { return &aes.Call{Key: k, Nonce: make([]byte, 12), Done: done} }
+		c := ok()
+		c.Nonce = c.Nonce[:11]
+		require.Error(t, s.Go(context.Background(), c), "short nonce")
+		c = ok()
+		c.Open, c.Data = true, make([]byte, aes.TagSize-1)
+		require.ErrorIs(t, s.Go(context.Background(), c), aes.ErrOpen, "shorter than the tag")
+		c = ok()
+		c.Key = nil
+		require.ErrorIs(t, s.Go(context.Background(), c), aes.ErrNilKey)
+		c = ok()
+		c.Done = make(chan *aes.Call)
+		require.Error(t, s.Go(context.Background(), c), "unbuffered Done")
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		require.ErrorIs(t, s.Go(ctx, ok()), context.Canceled)
+		require.Error(t, s.Go(nil, ok())) //nolint:staticcheck // a nil context is an error
+		require.NoError(t, s.Close())
+		require.ErrorIs(t, s.Go(context.Background(), ok()), batch.ErrClosed)
+		require.Empty(t, done, "a refused call does not come back")
+	})
+}
