@@ -27,7 +27,10 @@
 // it, and fewer than Options.CPUOffload requests are on the CPU, Do computes
 // it at once in the caller's goroutine. Go is the asynchronous form of Do:
 // it submits a request and returns, and the request's Completer receives
-// its outcome, for a caller that holds many requests at once. Close
+// its outcome, for a caller that holds many requests at once; GoMany
+// submits a frame of them with one lock and one clock reading (ecdh's
+// Server.GoFrame answers such a frame with one send; a send per request
+// was a fifth of the host's time at millions of requests a second). Close
 // finishes the queued requests; Do and Go then return ErrClosed. The
 // Servers of packages rsa, ecdh and aes are built on it.
 //
