@@ -142,10 +142,7 @@ func TestGCMDifferential(t *testing.T) {
 			want := aeads[i].Seal(nil, m.Nonce, m.Data, m.AAD)
 			require.True(t, bytes.Equal(want, sealed[i]), "message %d: %d bytes, AAD %d, nonce %d, key %d", i, len(m.Data), len(m.AAD), len(m.Nonce), m.Key.Size())
 		}
-		opens := make([]aes.Message, len(msgs))
-		for i, m := range msgs {
-			opens[i] = aes.Message{Key: m.Key, Nonce: m.Nonce, AAD: m.AAD, Data: sealed[i]}
-		}
+		opens := opensOf(msgs, sealed)
 		// tamper with a few
 		tampered := map[int]bool{}
 		for _, i := range []int{2, 7, 11} {
@@ -370,14 +367,26 @@ func TestGHASHFourWays(t *testing.T) {
 	for i := range msgs {
 		require.Equal(t, want[i], got[i], "message %d", i)
 	}
+	requireOpened(t, e, msgs, got, "")
+}
+
+// opensOf are the Open messages of msgs, sealed into sealed.
+func opensOf(msgs []aes.Message, sealed [][]byte) []aes.Message {
 	opens := make([]aes.Message, len(msgs))
 	for i, m := range msgs {
-		opens[i] = aes.Message{Key: m.Key, Nonce: m.Nonce, AAD: m.AAD, Data: got[i]}
+		opens[i] = aes.Message{Key: m.Key, Nonce: m.Nonce, AAD: m.AAD, Data: sealed[i]}
 	}
-	plain, err := e.Open(opens)
+	return opens
+}
+
+// requireOpened opens msgs, sealed into sealed, in one call of e, and
+// requires each plaintext back; label prefixes the failures' messages.
+func requireOpened(t *testing.T, e *aes.Engine, msgs []aes.Message, sealed [][]byte, label string) {
+	t.Helper()
+	plain, err := e.Open(opensOf(msgs, sealed))
 	require.NoError(t, err)
 	for i, m := range msgs {
-		require.True(t, bytes.Equal(m.Data, plain[i]), "message %d opened", i)
+		require.True(t, bytes.Equal(m.Data, plain[i]), "%smessage %d opened", label, i)
 	}
 }
 
@@ -415,15 +424,7 @@ func TestGCMOneKeySize(t *testing.T) {
 				require.NoError(t, err)
 				require.True(t, bytes.Equal(m.Data, res[0]), "AES-%d, message %d opened alone", 8*size, i)
 			}
-			opens := make([]aes.Message, len(msgs))
-			for i, m := range msgs {
-				opens[i] = aes.Message{Key: m.Key, Nonce: m.Nonce, AAD: m.AAD, Data: got[i]}
-			}
-			plain, err := e.Open(opens)
-			require.NoError(t, err)
-			for i, m := range msgs {
-				require.True(t, bytes.Equal(m.Data, plain[i]), "AES-%d, message %d opened", 8*size, i)
-			}
+			requireOpened(t, e, msgs, got, fmt.Sprintf("AES-%d, ", 8*size))
 		}
 	})
 }

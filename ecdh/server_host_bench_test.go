@@ -10,32 +10,15 @@ import (
 	"github.com/gpucrypto/gpucrypto/ecdh"
 )
 
-// instantBackend answers every request at once with one fixed string: a
-// Backend with no cost of its own, so that a benchmark of a Server over it
-// measures the Server's host cost per request (intake, batching,
-// answers), apart from any engine.
-type instantBackend struct{ out []byte }
-
-func (b instantBackend) PublicKeys(c ecdh.Curve, privs [][]byte) ([][]byte, error) {
-	out := make([][]byte, len(privs))
-	for i := range out {
-		out[i] = b.out
-	}
-	return out, nil
-}
-
-func (b instantBackend) SharedSecrets(c ecdh.Curve, privs, peers [][]byte) ([][]byte, error) {
-	return b.PublicKeys(c, privs)
-}
-
 // BenchmarkServerHost is the host cost per request of ecdh.Server over a
-// backend that costs nothing: async, 16 submitters keeping 4,096 calls in
-// flight each (Server.Go), the same in frames of 64 (Server.GoFrame), and
-// blocking, 2,048 goroutines per GOMAXPROCS (SharedSecret).
+// backend that costs nothing (stubBackend): async, 16 submitters keeping
+// 4,096 calls in flight each (Server.Go), the same in frames of 64
+// (Server.GoFrame), and blocking, 2,048 goroutines per GOMAXPROCS
+// (SharedSecret).
 func BenchmarkServerHost(b *testing.B) {
 	key := make([]byte, 32)
 	b.Run("async", func(b *testing.B) {
-		s, err := ecdh.NewServer(batch.Options{CPUOffload: -1}, instantBackend{out: key})
+		s, err := ecdh.NewServer(batch.Options{CPUOffload: -1}, stubBackend{out: key})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -83,7 +66,7 @@ func BenchmarkServerHost(b *testing.B) {
 		wg.Wait()
 	})
 	b.Run("async-frames", func(b *testing.B) { // GoFrame, frames of 64
-		s, err := ecdh.NewServer(batch.Options{CPUOffload: -1}, instantBackend{out: key})
+		s, err := ecdh.NewServer(batch.Options{CPUOffload: -1}, stubBackend{out: key})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -130,7 +113,7 @@ func BenchmarkServerHost(b *testing.B) {
 		wg.Wait()
 	})
 	b.Run("blocking", func(b *testing.B) {
-		s, err := ecdh.NewServer(batch.Options{CPUOffload: -1, MaxDelay: time.Millisecond}, instantBackend{out: key})
+		s, err := ecdh.NewServer(batch.Options{CPUOffload: -1, MaxDelay: time.Millisecond}, stubBackend{out: key})
 		if err != nil {
 			b.Fatal(err)
 		}

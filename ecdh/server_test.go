@@ -373,39 +373,33 @@ func TestServerGoFrame(t *testing.T) {
 	require.Empty(t, done, "a refused frame does not come back")
 }
 
-// gatedBackend answers each batch once its gate is open: a Backend that
-// holds its requests in flight for as long as a test needs.
-type gatedBackend struct {
+// stubBackend is a Backend with no cost of its own: it answers every
+// request of a batch at once (once gate is open, where there is one) with
+// a copy of the request's private key (echo: answers that tell which
+// request they belong to), else with out. Over it a Server's own host
+// cost, or its handling of requests held in flight, is what a test sees.
+type stubBackend struct {
 	gate chan struct{}
+	echo bool
 	out  []byte
 }
 
-func (b gatedBackend) PublicKeys(c ecdh.Curve, privs [][]byte) ([][]byte, error) {
-	<-b.gate
-	out := make([][]byte, len(privs))
-	for i := range out {
-		out[i] = b.out
+func (b stubBackend) PublicKeys(c ecdh.Curve, privs [][]byte) ([][]byte, error) {
+	if b.gate != nil {
+		<-b.gate
 	}
-	return out, nil
-}
-
-func (b gatedBackend) SharedSecrets(c ecdh.Curve, privs, peers [][]byte) ([][]byte, error) {
-	return b.PublicKeys(c, privs)
-}
-
-// echoBackend answers each request with a copy of its private key, at
-// once: a Backend whose answers tell which request they belong to.
-type echoBackend struct{}
-
-func (echoBackend) PublicKeys(c ecdh.Curve, privs [][]byte) ([][]byte, error) {
 	out := make([][]byte, len(privs))
 	for i, p := range privs {
-		out[i] = bytes.Clone(p)
+		if b.echo {
+			out[i] = bytes.Clone(p)
+		} else {
+			out[i] = b.out
+		}
 	}
 	return out, nil
 }
 
-func (b echoBackend) SharedSecrets(c ecdh.Curve, privs, peers [][]byte) ([][]byte, error) {
+func (b stubBackend) SharedSecrets(c ecdh.Curve, privs, peers [][]byte) ([][]byte, error) {
 	return b.PublicKeys(c, privs)
 }
 
@@ -417,7 +411,7 @@ func (b echoBackend) SharedSecrets(c ecdh.Curve, privs, peers [][]byte) ([][]byt
 // completion that may send it back; a window that small is rarely hit,
 // so this test cannot promise to catch a change that breaks that.)
 func TestServerGoFrameResubmitted(t *testing.T) {
-	s, err := ecdh.NewServer(batch.Options{MaxBatch: 64, MaxDelay: 50 * time.Microsecond}, echoBackend{})
+	s, err := ecdh.NewServer(batch.Options{MaxBatch: 64, MaxDelay: 50 * time.Microsecond}, stubBackend{echo: true})
 	require.NoError(t, err)
 	defer s.Close()
 	const frames, rounds = 8, 400
@@ -459,7 +453,7 @@ func TestServerGoFrameResubmitted(t *testing.T) {
 // in flight still comes back once, whole.
 func TestServerGoFrameInFlight(t *testing.T) {
 	gate := make(chan struct{})
-	s, err := ecdh.NewServer(batch.Options{MaxDelay: time.Millisecond}, gatedBackend{gate: gate, out: []byte{7}})
+	s, err := ecdh.NewServer(batch.Options{MaxDelay: time.Millisecond}, stubBackend{gate: gate, out: []byte{7}})
 	require.NoError(t, err)
 	defer s.Close()
 	done := make(chan *ecdh.Frame, 1)

@@ -1,6 +1,7 @@
 package ecdsa
 
 import (
+	"cmp"
 	"context"
 	"crypto"
 	"crypto/ecdsa"
@@ -70,7 +71,7 @@ func NewServer(opts batch.Options, engines ...*Engine) (*Server, error) {
 func signRequests(e *Engine, reqs []signRequest) ([][]byte, error) {
 	out := make([][]byte, len(reqs))
 	errs := make([]error, len(reqs))
-	byKind(reqs, []bool{false, true}, func(r signRequest) bool { return r.deterministic }, func(deterministic bool, idx []int) {
+	engine.Groups(reqs, func(r signRequest) bool { return r.deterministic }, func(deterministic bool, idx []int) {
 		keys := make([]*ecdsa.PrivateKey, len(idx))
 		hashes := make([][]byte, len(idx))
 		random := make([]byte, 32*len(idx))
@@ -80,7 +81,7 @@ func signRequests(e *Engine, reqs []signRequest) ([][]byte, error) {
 		}
 		sigs, sigErrs, err := e.signBatch(ASN1, deterministic, keys, hashes, random)
 		clear(random)
-		spread(idx, sigs, sigErrs.Slice(), err, out, errs)
+		engine.Scatter(idx, sigs, cmp.Or(err, sigErrs.Err()), out, errs)
 	})
 	return out, batch.Collect(errs)
 }
@@ -90,7 +91,7 @@ func signRequests(e *Engine, reqs []signRequest) ([][]byte, error) {
 func verifyRequests(e *Engine, reqs []verifyRequest) ([]bool, error) {
 	out := make([]bool, len(reqs))
 	errs := make([]error, len(reqs))
-	byKind(reqs, []Form{ASN1, P1363}, func(r verifyRequest) Form { return r.form }, func(form Form, idx []int) {
+	engine.Groups(reqs, func(r verifyRequest) Form { return r.form }, func(form Form, idx []int) {
 		pubs := make([]*ecdsa.PublicKey, len(idx))
 		hashes := make([][]byte, len(idx))
 		sigs := make([][]byte, len(idx))
@@ -98,43 +99,9 @@ func verifyRequests(e *Engine, reqs []verifyRequest) ([]bool, error) {
 			pubs[k], hashes[k], sigs[k] = reqs[i].pub, reqs[i].hash, reqs[i].sig
 		}
 		ok, okErrs, err := e.verifyBatch(form, pubs, hashes, sigs)
-		spread(idx, ok, okErrs, err, out, errs)
+		engine.Scatter(idx, ok, cmp.Or(err, batch.Collect(okErrs)), out, errs)
 	})
 	return out, batch.Collect(errs)
-}
-
-// byKind calls run once for each of kinds that some request has, with the
-// indices of those requests: a Server's batch mixes requests that need
-// different engine calls.
-func byKind[R any, K comparable](reqs []R, kinds []K, kindOf func(R) K, run func(kind K, idx []int)) {
-	for _, kind := range kinds {
-		var idx []int
-		for i, r := range reqs {
-			if kindOf(r) == kind {
-				idx = append(idx, i)
-			}
-		}
-		if len(idx) > 0 {
-			run(kind, idx)
-		}
-	}
-}
-
-// spread puts the results and errors of a call on the requests idx into
-// out and errs at those indices (resultErrs nil: none failed); a failed
-// call is every request's error.
-func spread[T any](idx []int, results []T, resultErrs []error, err error, out []T, errs []error) {
-	for k, i := range idx {
-		if err != nil {
-			var zero T
-			out[i], errs[i] = zero, err
-			continue
-		}
-		out[i] = results[k]
-		if resultErrs != nil {
-			errs[i] = resultErrs[k]
-		}
-	}
 }
 
 // ecdhRequests computes a batch of a Server's shared secrets on e.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto"
 	"crypto/ed25519"
-	"errors"
 	"fmt"
 	"io"
 	"sync/atomic"
@@ -58,57 +57,19 @@ func NewServer(opts batch.Options, engines ...*Engine) (*Server, error) {
 	return s, nil
 }
 
-// groups calls f with the indices of reqs that share Options, in groups
-// (one, in the common case).
-func groups[Q any](reqs []Q, opts func(Q) ed25519.Options, f func(o ed25519.Options, idx []int) error) error {
-	first := opts(reqs[0])
-	same := true
-	for _, r := range reqs[1:] {
-		if opts(r) != first {
-			same = false
-			break
-		}
-	}
-	if same {
-		idx := make([]int, len(reqs))
-		for i := range idx {
-			idx[i] = i
-		}
-		return f(first, idx)
-	}
-	byOpts := map[ed25519.Options][]int{}
-	var order []ed25519.Options
-	for i, r := range reqs {
-		o := opts(r)
-		if _, ok := byOpts[o]; !ok {
-			order = append(order, o)
-		}
-		byOpts[o] = append(byOpts[o], i)
-	}
-	for _, o := range order {
-		if err := f(o, byOpts[o]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // signRequests signs a batch of a Server's requests on e.
 func signRequests(e *Engine, reqs []signRequest) ([][]byte, error) {
 	out := make([][]byte, len(reqs))
 	errs := make([]error, len(reqs))
-	err := groups(reqs, func(r signRequest) ed25519.Options { return r.opts }, func(o ed25519.Options, idx []int) error {
+	engine.Groups(reqs, func(r signRequest) ed25519.Options { return r.opts }, func(o ed25519.Options, idx []int) {
 		keys := make([]ed25519.PrivateKey, len(idx))
 		msgs := make([][]byte, len(idx))
 		for k, i := range idx {
 			keys[k], msgs[k] = reqs[i].key, reqs[i].msg
 		}
 		sigs, err := e.Sign(keys, msgs, &o)
-		return scatter(idx, sigs, err, out, errs)
+		engine.Scatter(idx, sigs, err, out, errs)
 	})
-	if err != nil {
-		return nil, err
-	}
 	return out, batch.Collect(errs)
 }
 
@@ -116,7 +77,7 @@ func signRequests(e *Engine, reqs []signRequest) ([][]byte, error) {
 func verifyRequests(e *Engine, reqs []verifyRequest) ([]bool, error) {
 	out := make([]bool, len(reqs))
 	errs := make([]error, len(reqs))
-	err := groups(reqs, func(r verifyRequest) ed25519.Options { return r.opts }, func(o ed25519.Options, idx []int) error {
+	engine.Groups(reqs, func(r verifyRequest) ed25519.Options { return r.opts }, func(o ed25519.Options, idx []int) {
 		pubs := make([]ed25519.PublicKey, len(idx))
 		msgs := make([][]byte, len(idx))
 		sigs := make([][]byte, len(idx))
@@ -124,32 +85,9 @@ func verifyRequests(e *Engine, reqs []verifyRequest) ([]bool, error) {
 			pubs[k], msgs[k], sigs[k] = reqs[i].pub, reqs[i].msg, reqs[i].sig
 		}
 		ok, err := e.Verify(pubs, msgs, sigs, &o)
-		return scatter(idx, ok, err, out, errs)
+		engine.Scatter(idx, ok, err, out, errs)
 	})
-	if err != nil {
-		return nil, err
-	}
 	return out, batch.Collect(errs)
-}
-
-// scatter puts the results and per-element errors of a group (idx) into
-// the batch's out and errs; another error is the group's as a whole,
-// which fails each of its elements.
-func scatter[R any](idx []int, res []R, err error, out []R, errs []error) error {
-	var per *batch.Error
-	if err != nil && !errors.As(err, &per) {
-		for _, i := range idx {
-			errs[i] = err
-		}
-		return nil
-	}
-	for k, i := range idx {
-		out[i] = res[k]
-		if per != nil {
-			errs[i] = per.Errs[k]
-		}
-	}
-	return nil
 }
 
 // Sign computes one signature, batched with other callers' requests

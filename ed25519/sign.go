@@ -142,10 +142,11 @@ func (j *signJob) signCPU(i int, sigs *outputs) {
 func (j *signJob) check(i int) bool {
 	var want [SignatureSize]byte
 	err := j.v.signOne(want[:], j.keys[i], j.msgs[i])
-	if got := j.out.Get()[i]; err == nil && len(got) != SignatureSize {
+	got := j.out.Get()[i]
+	if err == nil && len(got) != SignatureSize {
 		err = ErrOutputLength // SignInto's output
 	}
-	return (err == nil) == (j.errs.Get(i) == nil) && (err != nil || bytes.Equal(want[:], j.out.Get()[i]))
+	return (err == nil) == (j.errs.Get(i) == nil) && (err != nil || bytes.Equal(want[:], got))
 }
 
 // Device implements engine.Job: the seeds, public keys and messages up,

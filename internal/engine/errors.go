@@ -41,8 +41,8 @@ func (e *Errors) Get(i int) error {
 	return nil
 }
 
-// Slice is every element's error, or nil when none has one.
-func (e *Errors) Slice() []error {
+// slice is every element's error, or nil when none has one.
+func (e *Errors) slice() []error {
 	if errs := e.errs.Load(); errs != nil {
 		return *errs
 	}
@@ -51,7 +51,7 @@ func (e *Errors) Slice() []error {
 
 // Err is the call's elements' errors as batch.Collect gives them: nil
 // when none has one, else a *batch.Error.
-func (e *Errors) Err() error { return batch.Collect(e.Slice()) }
+func (e *Errors) Err() error { return batch.Collect(e.slice()) }
 
 // make makes the slice, once.
 func (e *Errors) make() *[]error {

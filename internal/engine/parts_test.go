@@ -27,7 +27,7 @@ func TestErrors(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	require.Nil(t, e.Slice(), "no error: no slice")
+	require.Nil(t, e.slice(), "no error: no slice")
 	require.NoError(t, e.Err())
 	bad := errors.New("bad")
 	for k := range 10 {

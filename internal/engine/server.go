@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/gpucrypto/gpucrypto/batch"
@@ -44,4 +45,63 @@ func NewBatcher[E placed, Q, R any](opts batch.Options, engines []E, cpu E, run 
 		offload = func(reqs []Q) ([]R, error) { return run(cpu, reqs) }
 	}
 	return batch.NewWithCPU(opts, offload, workers...)
+}
+
+// Groups calls run once for each distinct key of reqs (in the order the
+// keys first appear), with the indices of the requests that have it: a
+// Server's batch mixes requests that need different engine calls (options,
+// signature forms, kinds of nonce). A batch of one key, the common one,
+// costs no map.
+func Groups[Q any, K comparable](reqs []Q, keyOf func(Q) K, run func(key K, idx []int)) {
+	if len(reqs) == 0 {
+		return
+	}
+	first := keyOf(reqs[0])
+	same := true
+	for _, r := range reqs[1:] {
+		if keyOf(r) != first {
+			same = false
+			break
+		}
+	}
+	if same {
+		idx := make([]int, len(reqs))
+		for i := range idx {
+			idx[i] = i
+		}
+		run(first, idx)
+		return
+	}
+	byKey := map[K][]int{}
+	var order []K
+	for i, r := range reqs {
+		k := keyOf(r)
+		if _, ok := byKey[k]; !ok {
+			order = append(order, k)
+		}
+		byKey[k] = append(byKey[k], i)
+	}
+	for _, k := range order {
+		run(k, byKey[k])
+	}
+}
+
+// Scatter puts the results of an engine call on the requests idx of a
+// batch (Groups) into out, and its errors into errs, at those indices: a
+// *batch.Error's per element, any other error to each of them, whose
+// results stay zero.
+func Scatter[R any](idx []int, res []R, err error, out []R, errs []error) {
+	var per *batch.Error
+	if err != nil && !errors.As(err, &per) {
+		for _, i := range idx {
+			errs[i] = err
+		}
+		return
+	}
+	for k, i := range idx {
+		out[i] = res[k]
+		if per != nil {
+			errs[i] = per.Errs[k]
+		}
+	}
 }
