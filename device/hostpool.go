@@ -21,8 +21,11 @@ type HostPool struct {
 }
 
 // hostPoolMaxIdle is how many idle allocations a HostPool keeps at most
-// (the smallest go first).
-const hostPoolMaxIdle = 8
+// (the smallest go first), as many as a Pool's device buffers: two
+// callers with three batches in flight each, three allocations a batch,
+// came back to a pool of 8 that freed and pinned memory anew on every
+// batch (pinning synchronises the device).
+const hostPoolMaxIdle = 32
 
 // NewHostPool returns an empty pool whose idle memory is freed after
 // idleTime without use (0: kept until Drain).

@@ -120,6 +120,16 @@ func planFor(op string, n int) engine.Plan {
 	return engine.Plan{Op: op, N: n, Chunk: pipelineChunk, Depth: pipelineDepth}
 }
 
+// signingPlan is the plan of a signing call, whose host work per batch
+// (random nonces, packing, the signatures made into Go values) is about
+// its kernels' or more: one batch more in flight than the others keeps
+// the device busy while two are packed or unpacked.
+func signingPlan(n int) engine.Plan {
+	p := planFor("ECDSA P-256 sign", n)
+	p.Depth = pipelineDepth + 1
+	return p
+}
+
 // hostChunk is the smallest range of elements a core takes in the
 // host's passes.
 const hostChunk = 1024

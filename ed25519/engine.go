@@ -148,6 +148,12 @@ var (
 
 const pipelineDepth = 2
 
+// signingDepth is the number of batches in flight for signing, whose
+// host work per batch (packing keys and messages, the signatures written
+// out) is about its kernels': one more than the others' keeps the device
+// busy while two are packed or unpacked.
+const signingDepth = pipelineDepth + 1
+
 // hostChunk is the smallest range of elements a core takes in the
 // host's passes.
 const hostChunk = 1024
