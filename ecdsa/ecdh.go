@@ -3,7 +3,6 @@ package ecdsa
 import (
 	"bytes"
 	stdecdh "crypto/ecdh"
-	"crypto/subtle"
 	"encoding/binary"
 	"fmt"
 	"math/bits"
@@ -196,18 +195,25 @@ func (j *ecdhJob) inputs(i int) (d, x, y limbs, ok bool) {
 
 // validScalar reports whether d (big-endian) is in [1, n), as crypto/ecdh
 // checks a private key: in constant time, so that the answer is all it
-// tells of d.
+// tells of d. The test of zero ORs the words it subtracts n from,
+// instead of a second pass over d's bytes (key generation checks every
+// element's scalar).
 func validScalar(d *[32]byte) bool {
-	var borrow uint64
+	var borrow, nonzero uint64
 	for w := 3; w >= 0; w-- { // the least significant word first
-		_, borrow = bits.Sub64(binary.BigEndian.Uint64(d[8*w:]), binary.BigEndian.Uint64(groupOrder[8*w:]), borrow)
+		word := binary.BigEndian.Uint64(d[8*w:])
+		_, borrow = bits.Sub64(word, orderWords[w], borrow)
+		nonzero |= word
 	}
-	zero := subtle.ConstantTimeCompare(d[:], zeroScalar[:])
-	return borrow == 1 && zero == 0
+	return borrow == 1 && nonzero != 0
 }
 
-// zeroScalar is the scalar validScalar compares with.
-var zeroScalar [32]byte
+// orderWords are n's 64-bit words, big-endian (the most significant
+// first), as validScalar reads d's.
+var orderWords = [4]uint64{
+	binary.BigEndian.Uint64(groupOrder[0:]), binary.BigEndian.Uint64(groupOrder[8:]),
+	binary.BigEndian.Uint64(groupOrder[16:]), binary.BigEndian.Uint64(groupOrder[24:]),
+}
 
 // Device implements engine.Job: the scalars (zeroed behind their upload)
 // and the peers' points up, one kernel, the secrets or public points back
