@@ -104,24 +104,26 @@ func (e *Engine) runECDH(op string, privs, peers [][]byte) ([][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return j.out, batch.Collect(j.errs)
+	return j.out.Get(), j.errs.Err()
 }
 
 // ecdhBatch is runECDH's call, its job returned whole: the results, the
 // elements' errors, and the count of elements the device refused (for
 // the self-test, which must see the device answer).
 func (e *Engine) ecdhBatch(op string, privs, peers [][]byte) (*ecdhJob, error) {
-	j := &ecdhJob{e: e, privs: privs, peers: peers, out: make([][]byte, len(privs)), errs: make([]error, len(privs))}
+	j := &ecdhJob{e: e, privs: privs, peers: peers,
+		out: engine.LaterSlice[[]byte](e.core, len(privs)), errs: engine.NewErrors(len(privs))}
 	return j, e.core.Run(planFor(op, len(privs)), j)
 }
 
 // ecdhJob is one call of ECDH (shared secrets) or, with peers nil,
-// PublicKeys (an engine.Job).
+// PublicKeys (an engine.Job). Its results' slice is made beside the first
+// batches and its errors' at the first error, as signing's.
 type ecdhJob struct {
 	e            *Engine
 	privs, peers [][]byte
-	out          [][]byte
-	errs         []error
+	out          *engine.Later[[][]byte]
+	errs         *engine.Errors
 	// refused counts the elements the host gave the kernel and the kernel
 	// did not answer (a point off the curve; a fault): the CPU computed
 	// them
@@ -153,7 +155,11 @@ func (j *ecdhJob) reference(i int) ([]byte, error) {
 }
 
 // compute is element i by crypto/ecdh.
-func (j *ecdhJob) compute(i int) { j.out[i], j.errs[i] = j.reference(i) }
+func (j *ecdhJob) compute(i int) {
+	out, err := j.reference(i)
+	j.out.Get()[i] = out
+	j.errs.Set(i, err)
+}
 
 // CPU implements engine.Job: crypto/ecdh on all cores.
 func (j *ecdhJob) CPU(lo, hi int) {
@@ -168,7 +174,7 @@ func (j *ecdhJob) CPU(lo, hi int) {
 func (j *ecdhJob) check(i int) bool {
 	want, err := j.reference(i)
 	defer clear(want)
-	return bytes.Equal(j.out[i], want) && (err == nil) == (j.errs[i] == nil)
+	return bytes.Equal(j.out.Get()[i], want) && (err == nil) == (j.errs.Get(i) == nil)
 }
 
 // inputs are element i's inputs for the kernel, in the rows' limbs, or
@@ -332,7 +338,7 @@ func (j *ecdhJob) unpack(ch *engine.Chunk, results []uint32, onDevice []bool, a,
 	if shared {
 		size = 32
 	}
-	slab := make([]byte, 0, (b-a)*size)
+	out, slab := j.out.Get(), make([]byte, 0, (b-a)*size)
 	var x, y [tile][32]byte
 	defer clear(x[:])
 	refused := int64(0)
@@ -365,7 +371,7 @@ func (j *ecdhJob) unpack(ch *engine.Chunk, results []uint32, onDevice []bool, a,
 			} else {
 				slab = append(append(append(slab, 4), x[e][:]...), y[e][:]...)
 			}
-			j.out[i], j.errs[i] = slab[start:len(slab):len(slab)], nil
+			out[i] = slab[start:len(slab):len(slab)]
 		}
 	}
 	j.refused.Add(refused)
