@@ -231,8 +231,7 @@ func (j *signJob) pack(ch *engine.Chunk, rows *[signRows][]uint32, onDevice []bo
 				nonces[e], hashes[e] = limbs{}, limbs{}
 				continue
 			}
-			hash := hashInteger(j.hashes[i])
-			hashes[e] = limbsOf(&hash)
+			hashes[e] = hashLimbs(j.hashes[i])
 			switch {
 			case j.deterministic:
 				nonces[e] = deterministicNonceOf(&in.d, j.hashes[i])
@@ -248,6 +247,17 @@ func (j *signJob) pack(ch *engine.Chunk, rows *[signRows][]uint32, onDevice []bo
 			putTile(rows[rowNonce], n, t, nonces[:m])
 		}
 	}
+}
+
+// hashLimbs is hashInteger(hash) in limbs, read from the hash itself
+// where it has 32 bytes or more (SHA-256's and longer) rather than from a
+// copy.
+func hashLimbs(hash []byte) limbs {
+	if len(hash) >= 32 {
+		return limbsOf((*[32]byte)(hash))
+	}
+	v := hashInteger(hash)
+	return limbsOf(&v)
 }
 
 // deterministicNonceOf is RFC 6979's nonce (deterministicNonce) for the
