@@ -3,7 +3,6 @@ package ecdsa
 import (
 	"bytes"
 	stdecdh "crypto/ecdh"
-	"crypto/subtle"
 	"encoding/binary"
 	"fmt"
 	"math/bits"
@@ -105,24 +104,26 @@ func (e *Engine) runECDH(op string, privs, peers [][]byte) ([][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return j.out, batch.Collect(j.errs)
+	return j.out.Get(), j.errs.Err()
 }
 
 // ecdhBatch is runECDH's call, its job returned whole: the results, the
 // elements' errors, and the count of elements the device refused (for
 // the self-test, which must see the device answer).
 func (e *Engine) ecdhBatch(op string, privs, peers [][]byte) (*ecdhJob, error) {
-	j := &ecdhJob{e: e, privs: privs, peers: peers, out: make([][]byte, len(privs)), errs: make([]error, len(privs))}
+	j := &ecdhJob{e: e, privs: privs, peers: peers,
+		out: engine.LaterSlice[[]byte](e.core, len(privs)), errs: engine.NewErrors(len(privs))}
 	return j, e.core.Run(planFor(op, len(privs)), j)
 }
 
 // ecdhJob is one call of ECDH (shared secrets) or, with peers nil,
-// PublicKeys (an engine.Job).
+// PublicKeys (an engine.Job). Its results' slice is made beside the first
+// batches and its errors' at the first error, as signing's.
 type ecdhJob struct {
 	e            *Engine
 	privs, peers [][]byte
-	out          [][]byte
-	errs         []error
+	out          *engine.Later[[][]byte]
+	errs         *engine.Errors
 	// refused counts the elements the host gave the kernel and the kernel
 	// did not answer (a point off the curve; a fault): the CPU computed
 	// them
@@ -154,7 +155,11 @@ func (j *ecdhJob) reference(i int) ([]byte, error) {
 }
 
 // compute is element i by crypto/ecdh.
-func (j *ecdhJob) compute(i int) { j.out[i], j.errs[i] = j.reference(i) }
+func (j *ecdhJob) compute(i int) {
+	out, err := j.reference(i)
+	j.out.Get()[i] = out
+	j.errs.Set(i, err)
+}
 
 // CPU implements engine.Job: crypto/ecdh on all cores.
 func (j *ecdhJob) CPU(lo, hi int) {
@@ -169,57 +174,58 @@ func (j *ecdhJob) CPU(lo, hi int) {
 func (j *ecdhJob) check(i int) bool {
 	want, err := j.reference(i)
 	defer clear(want)
-	return bytes.Equal(j.out[i], want) && (err == nil) == (j.errs[i] == nil)
+	return bytes.Equal(j.out.Get()[i], want) && (err == nil) == (j.errs.Get(i) == nil)
 }
 
-// inputs are element i's inputs for the kernel, or ok false where
-// crypto/ecdh refuses them on their bytes alone: a scalar not of 32 bytes
-// or not in [1, n); a peer's key not of 65 bytes, not uncompressed (a
-// compressed point, the point at infinity), or with a coordinate not below
-// p. (Whether the point is on the curve, the kernel checks.)
-func (j *ecdhJob) inputs(i int) (d, x, y [32]byte, ok bool) {
+// inputs are element i's inputs for the kernel, in the rows' limbs, or
+// ok false (and zeros) where crypto/ecdh refuses them on their bytes
+// alone: a scalar not of 32 bytes or not in [1, n); a peer's key not of
+// 65 bytes, not uncompressed (a compressed point, the point at infinity),
+// or with a coordinate not below p. (Whether the point is on the curve,
+// the kernel checks.)
+func (j *ecdhJob) inputs(i int) (d, x, y limbs, ok bool) {
 	priv := j.privs[i]
-	if len(priv) != 32 {
-		return
-	}
-	copy(d[:], priv)
-	if !validScalar(&d) {
-		clear(d[:])
+	if len(priv) != 32 || !validScalar((*[32]byte)(priv)) {
 		return
 	}
 	if j.peers == nil {
-		return d, x, y, true
+		return limbsOf((*[32]byte)(priv)), x, y, true
 	}
 	peer := j.peers[i]
 	if len(peer) != 65 || peer[0] != 4 ||
 		bytes.Compare(peer[1:33], fieldPrime) >= 0 || bytes.Compare(peer[33:], fieldPrime) >= 0 {
-		clear(d[:])
 		return
 	}
-	copy(x[:], peer[1:33])
-	copy(y[:], peer[33:])
-	return d, x, y, true
+	return limbsOf((*[32]byte)(priv)), limbsOf((*[32]byte)(peer[1:33])), limbsOf((*[32]byte)(peer[33:])), true
 }
 
 // validScalar reports whether d (big-endian) is in [1, n), as crypto/ecdh
 // checks a private key: in constant time, so that the answer is all it
-// tells of d.
+// tells of d. The test of zero ORs the words it subtracts n from,
+// instead of a second pass over d's bytes (key generation checks every
+// element's scalar).
 func validScalar(d *[32]byte) bool {
-	var borrow uint64
+	var borrow, nonzero uint64
 	for w := 3; w >= 0; w-- { // the least significant word first
-		_, borrow = bits.Sub64(binary.BigEndian.Uint64(d[8*w:]), binary.BigEndian.Uint64(groupOrder[8*w:]), borrow)
+		word := binary.BigEndian.Uint64(d[8*w:])
+		_, borrow = bits.Sub64(word, orderWords[w], borrow)
+		nonzero |= word
 	}
-	zero := subtle.ConstantTimeCompare(d[:], zeroScalar[:])
-	return borrow == 1 && zero == 0
+	return borrow == 1 && nonzero != 0
 }
 
-// zeroScalar is the scalar validScalar compares with.
-var zeroScalar [32]byte
+// orderWords are n's 64-bit words, big-endian (the most significant
+// first), as validScalar reads d's.
+var orderWords = [4]uint64{
+	binary.BigEndian.Uint64(groupOrder[0:]), binary.BigEndian.Uint64(groupOrder[8:]),
+	binary.BigEndian.Uint64(groupOrder[16:]), binary.BigEndian.Uint64(groupOrder[24:]),
+}
 
 // Device implements engine.Job: the scalars (zeroed behind their upload)
 // and the peers' points up, one kernel, the secrets or public points back
-// (the staging memory that held them is zeroed with the batch). Elements
-// the kernel does not compute (see inputs, and a point off the curve, for
+// (the staging memory that held secrets is zeroed with the batch; that of
+// the peers' points and of public keys, public, is not). Elements the
+// kernel does not compute (see inputs, and a point off the curve, for
 // which it answers a status 0) are computed on the CPU, for crypto/ecdh's
 // error.
 func (j *ecdhJob) Device(ch *engine.Chunk) error {
@@ -235,18 +241,9 @@ func (j *ecdhJob) Device(ch *engine.Chunk) error {
 	}
 	secrets, peers, results := words[:8*n], words[8*n:8*n+peerWords], words[8*n+peerWords:]
 	onDevice := make([]bool, n)
-	batch.Parallel(n, hostChunk, func(a, b int) {
-		for k := a; k < b; k++ {
-			d, x, y, ok := j.inputs(ch.Lo + k)
-			onDevice[k] = ok
-			putRow(secrets, n, k, &d)
-			if shared {
-				putRow(peers, n, k, &x)
-				putRow(peers[8*n:], n, k, &y)
-			}
-			clear(d[:])
-		}
-	})
+	end := ch.Step("pack")
+	batch.Parallel(n, hostChunk, func(a, b int) { j.pack(ch, secrets, peers, onDevice, a, b) })
+	end()
 	name, public := "ecdh_p256_public_point", uint32(1) // the finishing kernel's argument public_keys
 	if shared {
 		name, public = "ecdh_p256_shared_point", 0
@@ -261,6 +258,10 @@ func (j *ecdhJob) Device(ch *engine.Chunk) error {
 	}
 	groups := inversionGroups(n)
 	ch.ZeroAfterUpload(device.Uint32Bytes(secrets))
+	ch.Public(device.Uint32Bytes(peers))
+	if !shared {
+		ch.Public(device.Uint32Bytes(results)) // public keys
+	}
 	err = ch.Run(func(cmds *device.Commands) error {
 		dsecrets, err := cmds.Upload(secrets, true)
 		if err != nil {
@@ -294,32 +295,84 @@ func (j *ecdhJob) Device(ch *engine.Chunk) error {
 	if err != nil {
 		return err
 	}
-	batch.Parallel(n, hostChunk, func(a, b int) {
-		refused := int64(0)
-		for k := a; k < b; k++ {
-			i := ch.Lo + k
-			var x, y [32]byte
-			getRow(&x, results, n, k)
+	end = ch.Step("unpack")
+	batch.Parallel(n, hostChunk, func(a, b int) { j.unpack(ch, results, onDevice, a, b) })
+	end()
+	defer ch.Step("check")()
+	return engine.Check(ch.Sample(), j.check)
+}
+
+// pack writes the kernel's inputs of elements [a, b) of the batch ch, the
+// scalars into the rows secrets and the peers' points (for shared
+// secrets) into the rows peers, tile elements at a time (as signing's
+// pack); onDevice[k] says whether element k is the kernel's, the others
+// get zeros. The tile that held scalars is zeroed.
+func (j *ecdhJob) pack(ch *engine.Chunk, secrets, peers []uint32, onDevice []bool, a, b int) {
+	n := ch.Hi - ch.Lo
+	var d, x, y [tile]limbs
+	defer clear(d[:])
+	for t := a; t < b; t += tile {
+		m := min(tile, b-t)
+		for e := range m {
+			d[e], x[e], y[e], onDevice[t+e] = j.inputs(ch.Lo + t + e)
+		}
+		putTile(secrets, n, t, d[:m])
+		if j.peers != nil {
+			putTile(peers, n, t, x[:m])
+			putTile(peers[8*n:], n, t, y[:m])
+		}
+	}
+}
+
+// unpack turns the kernel's answers for elements [a, b) of the batch ch
+// into results, a tile at a time, in one allocation (the results' bytes
+// one after the other: 65 per public key, 32 per shared secret) instead
+// of one or more per element; elements the kernel did not compute
+// (onDevice false, or not answered: a point off the curve, counted in
+// refused) are computed by crypto/ecdh, for its own answer and error.
+// The tile that held shared secrets is zeroed.
+func (j *ecdhJob) unpack(ch *engine.Chunk, results []uint32, onDevice []bool, a, b int) {
+	n := ch.Hi - ch.Lo
+	shared := j.peers != nil
+	size := 1 + 64 // 04 ‖ X ‖ Y
+	if shared {
+		size = 32
+	}
+	out, slab := j.out.Get(), make([]byte, 0, (b-a)*size)
+	var x, y [tile][32]byte
+	defer clear(x[:])
+	refused := int64(0)
+	for t := a; t < b; t += tile {
+		m := min(tile, b-t)
+		getTile(x[:m], results, n, t)
+		if !shared {
+			getTile(y[:m], results[8*n:], n, t)
+		}
+		for e := range m {
+			k, i := t+e, ch.Lo+t+e
 			var answered bool
 			if shared {
 				answered = results[8*n+k] == 1 // the kernel's status word
 			} else {
-				getRow(&y, results[8*n:], n, k)
-				answered = x != [32]byte{} || y != [32]byte{}
+				answered = x[e] != [32]byte{} || y[e] != [32]byte{}
 			}
 			switch {
 			case !onDevice[k]:
 				j.compute(i) // crypto/ecdh's own error
+				continue
 			case !answered:
 				refused++
 				j.compute(i)
-			case shared:
-				j.out[i], j.errs[i] = x[:], nil
-			default:
-				j.out[i], j.errs[i] = append(append([]byte{4}, x[:]...), y[:]...), nil
+				continue
 			}
+			start := len(slab)
+			if shared {
+				slab = append(slab, x[e][:]...)
+			} else {
+				slab = append(append(append(slab, 4), x[e][:]...), y[e][:]...)
+			}
+			out[i] = slab[start:len(slab):len(slab)]
 		}
-		j.refused.Add(refused)
-	})
-	return engine.Check(ch.Sample(), j.check)
+	}
+	j.refused.Add(refused)
 }

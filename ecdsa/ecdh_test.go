@@ -201,6 +201,42 @@ func TestECDHDifferential(t *testing.T) {
 	}
 }
 
+// A call that the host packs and unpacks in several ranges (one per core,
+// and more than one tile each), with elements crypto/ecdh refuses among
+// the others (a scalar of n, a peer's point off the curve, which the
+// kernel refuses): every element is crypto/ecdh's, shared secrets and
+// public keys.
+func TestECDHRanges(t *testing.T) {
+	e := ecdhEngines(t)["device"]
+	const distinct = 61
+	n := 3*hostChunk + 5
+	privs, peers := make([][]byte, n), make([][]byte, n)
+	for i := range n {
+		if i >= distinct {
+			privs[i], peers[i] = privs[i%distinct], peers[i%distinct]
+			continue
+		}
+		a, err := stdecdh.P256().GenerateKey(rand.Reader)
+		require.NoError(t, err)
+		b, err := stdecdh.P256().GenerateKey(rand.Reader)
+		require.NoError(t, err)
+		privs[i], peers[i] = a.Bytes(), b.PublicKey().Bytes()
+		switch i % 7 {
+		case 2:
+			peers[i][64] ^= 1 // off the curve
+		case 4:
+			privs[i] = groupOrder
+		}
+	}
+	what := func(i int) string { return "element " + strconv.Itoa(i) }
+	secrets, err := e.ECDH(privs, peers)
+	require.Error(t, err)
+	requireLikeCryptoECDH(t, privs, peers, secrets, err, what)
+	pubs, err := e.PublicKeys(privs)
+	require.Error(t, err)
+	requireLikeCryptoECDH(t, privs, nil, pubs, err, what)
+}
+
 // Scalars at the edges (small ones, whose digits are mostly 0 and whose
 // sums meet the table's own multiples: P + P, P + (−P), O + P; n − 1 and
 // its neighbours; powers of two; n/2 and n/16) with the base point, its
@@ -417,9 +453,9 @@ func TestECDHManyBatches(t *testing.T) {
 	j, err := e.ecdhBatch("ECDH P-256 shared secret", privs, peers)
 	require.NoError(t, err)
 	require.Equal(t, int64(n/5), j.refused.Load(), "the kernel refuses the points off the curve alone")
-	err = batch.Collect(j.errs)
+	err = j.errs.Err()
 	require.Error(t, err)
-	requireLikeCryptoECDH(t, privs, peers, j.out, err, func(i int) string { return "element " + strconv.Itoa(i) })
+	requireLikeCryptoECDH(t, privs, peers, j.out.Get(), err, func(i int) string { return "element " + strconv.Itoa(i) })
 	pubs, err := e.PublicKeys(privs)
 	require.Error(t, err)
 	requireLikeCryptoECDH(t, privs, nil, pubs, err, func(i int) string { return "element " + strconv.Itoa(i) })

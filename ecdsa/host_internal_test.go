@@ -1,6 +1,7 @@
 package ecdsa
 
 import (
+	stdecdh "crypto/ecdh"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -37,14 +38,85 @@ func BenchmarkHostSign(b *testing.B) {
 		h := sha256.Sum256(m[:])
 		hashes[i] = h[:]
 	}
-	hostbench.Run(b, e.core, n, signatureRows, func() error { _, err := e.SignASN1(nil, keys, hashes); return err })
+	hostbench.Run(b, e.core, n, resultRows, func() error { _, err := e.SignASN1(nil, keys, hashes); return err })
 }
 
-// signatureRows stands in for the signing kernel of the batch [lo, hi):
-// an (r, s) of bytes that vary, not zero, in the rows the kernel's
-// results are read into (the last 64 bytes per element of the batch's
-// first staging memory).
-func signatureRows(lo, hi int, staging [][]byte) error {
+// BenchmarkHostPublicKeys measures the host side of a device call of
+// PublicKeys on 1,048,576 scalars, 256 distinct ones cycled, as the GPU
+// bench's ecdh-p256-keygen: the device's commands are replaced by the
+// writing of a point that is not zero, which the host encodes as it
+// would the kernel's. Run it with -cpu 1 for each step's cost in core
+// time.
+func BenchmarkHostPublicKeys(b *testing.B) {
+	e := devicetest.Engine(b, NewEngine)
+	n := hostbench.Size
+	const distinct = 256
+	privs := make([][]byte, n)
+	for i := range n {
+		if i < distinct {
+			key, err := stdecdh.P256().GenerateKey(rand.Reader)
+			if err != nil {
+				b.Fatal(err)
+			}
+			privs[i] = key.Bytes()
+		} else {
+			privs[i] = privs[i%distinct]
+		}
+	}
+	hostbench.Run(b, e.core, n, resultRows, func() error { _, err := e.PublicKeys(privs); return err })
+}
+
+// BenchmarkHostECDH measures the host side of a device call of ECDH
+// (ecdh-p256) on 1,048,576 pairs of a scalar and a peer's point, 256
+// distinct ones cycled: the device's commands are replaced by the writing
+// of secrets that are not zero and a status of 1 (answered), which the
+// host reads as it would the kernel's.
+func BenchmarkHostECDH(b *testing.B) {
+	e := devicetest.Engine(b, NewEngine)
+	n := hostbench.Size
+	const distinct = 256
+	privs, peers := make([][]byte, n), make([][]byte, n)
+	for i := range n {
+		if i < distinct {
+			key, err := stdecdh.P256().GenerateKey(rand.Reader)
+			if err != nil {
+				b.Fatal(err)
+			}
+			privs[i] = key.Bytes()
+			peer, err := stdecdh.P256().GenerateKey(rand.Reader)
+			if err != nil {
+				b.Fatal(err)
+			}
+			peers[i] = peer.PublicKey().Bytes()
+		} else {
+			privs[i], peers[i] = privs[i%distinct], peers[i%distinct]
+		}
+	}
+	hostbench.Run(b, e.core, n, sharedRows, func() error { _, err := e.ECDH(privs, peers); return err })
+}
+
+// sharedRows stands in for the ECDH kernels of the batch [lo, hi): x
+// coordinates of bytes that vary, not zero, and status words of 1 in the
+// rows the results are read into (the last 36 bytes per element of the
+// batch's first staging memory: 8 rows of x, then the status row).
+func sharedRows(lo, hi int, staging [][]byte) error {
+	n := hi - lo
+	rows := staging[0][len(staging[0])-36*n:]
+	for k := range rows[:32*n] {
+		rows[k] = byte(k*131+7) | 1
+	}
+	for k := range n {
+		binary.LittleEndian.PutUint32(rows[32*n+4*k:], 1)
+	}
+	return nil
+}
+
+// resultRows stands in for the kernels of the batch [lo, hi) that answer
+// 64 bytes per element, signing's (r, s) and key generation's (x, y):
+// bytes that vary, not zero, in the rows the kernels' results are read
+// into (the last 64 bytes per element of the batch's first staging
+// memory).
+func resultRows(lo, hi int, staging [][]byte) error {
 	rows := staging[0][len(staging[0])-64*(hi-lo):]
 	for k := range rows {
 		rows[k] = byte(k*131+7) | 1

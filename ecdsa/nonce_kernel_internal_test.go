@@ -261,3 +261,54 @@ func hedgedNonce(d, hash, z []byte) [32]byte {
 	b := bits2octets(hash)
 	return newDRBG(sha512.New, z, nil, d, b[:]).nonce()
 }
+
+// A call that the host packs in several ranges (one per core, and more
+// than one tile each), with keys the kernel does not take among the
+// others: with a seeded reader every signature is the host's of the same
+// random bytes, in element order; with crypto/rand's, read straight into
+// the rows, every signature verifies; the refused keys fail their
+// elements either way.
+func TestSignRanges(t *testing.T) {
+	e := devicetest.Engine(t, NewEngine)
+	const distinct = 7
+	var keys [distinct]*ecdsa.PrivateKey
+	for k := range keys {
+		d := make([]byte, 32)
+		binary.BigEndian.PutUint64(d[24:], uint64(1000+k))
+		x, y := elliptic.P256().ScalarBaseMult(d)
+		keys[k] = &ecdsa.PrivateKey{PublicKey: ecdsa.PublicKey{Curve: elliptic.P256(), X: x, Y: y}, D: new(big.Int).SetBytes(d)}
+	}
+	keys[3] = &ecdsa.PrivateKey{PublicKey: keys[2].PublicKey, D: new(big.Int)} // d = 0: crypto/ecdsa refuses it
+	n := 3*hostChunk + 5
+	signers, hashes := make([]*ecdsa.PrivateKey, n), make([][]byte, n)
+	refused := 0
+	for i := range n {
+		signers[i] = keys[i%distinct]
+		if i%distinct == 3 {
+			refused++
+		}
+		hashes[i] = make([]byte, 32)
+		binary.LittleEndian.PutUint64(hashes[i], uint64(i))
+	}
+	seed := [32]byte{9}
+	z := make([]byte, 32*n)
+	_, err := io.ReadFull(rand.NewChaCha8(seed), z)
+	require.NoError(t, err)
+	seeded, seededErr := e.SignP1363(rand.NewChaCha8(seed), signers, hashes)
+	fresh, freshErr := e.SignP1363(nil, signers, hashes)
+	for _, err := range []error{seededErr, freshErr} {
+		var be *batch.Error
+		require.ErrorAs(t, err, &be)
+		require.Equal(t, refused, be.Failed())
+	}
+	for i, key := range signers {
+		if i%distinct == 3 {
+			require.Nil(t, seeded[i], "element %d", i)
+			require.Nil(t, fresh[i], "element %d", i)
+			continue
+		}
+		require.Equal(t, hostHedgedSignature(key, hashes[i], z[32*i:32*i+32]), seeded[i], "element %d", i)
+		r, s := new(big.Int).SetBytes(fresh[i][:32]), new(big.Int).SetBytes(fresh[i][32:])
+		require.True(t, ecdsa.Verify(&key.PublicKey, hashes[i], r, s), "element %d", i)
+	}
+}

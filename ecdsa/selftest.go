@@ -142,28 +142,29 @@ func selfTestECDH(e *Engine) error {
 	onDevice := e.Device() != nil
 	pubs, err := e.ecdhBatch("ECDH P-256 public key", [][]byte{i, r}, nil)
 	if err == nil {
-		err = batch.Collect(pubs.errs)
+		err = pubs.errs.Err()
 	}
 	switch {
 	case err != nil:
 		return fmt.Errorf("ecdsa: self-test ECDH public keys: %w", err)
 	case onDevice && pubs.refused.Load() != 0:
 		return errors.New("ecdsa: self-test ECDH public keys: the device did not answer")
-	case !bytes.Equal(pubs.out[0], gi) || !bytes.Equal(pubs.out[1], gr):
-		return fmt.Errorf("ecdsa: self-test ECDH public keys: %x, %x, want RFC 5903's %x, %x", pubs.out[0], pubs.out[1], gi, gr)
+	case !bytes.Equal(pubs.out.Get()[0], gi) || !bytes.Equal(pubs.out.Get()[1], gr):
+		return fmt.Errorf("ecdsa: self-test ECDH public keys: %x, %x, want RFC 5903's %x, %x", pubs.out.Get()[0], pubs.out.Get()[1], gi, gr)
 	}
 	secrets, err := e.ecdhBatch("ECDH P-256 shared secret", [][]byte{i, r, i}, [][]byte{gr, gi, offCurve})
 	switch {
 	case err != nil:
 		return fmt.Errorf("ecdsa: self-test ECDH: %w", err)
-	case secrets.errs[0] != nil || secrets.errs[1] != nil || secrets.errs[2] == nil:
-		return fmt.Errorf("ecdsa: self-test ECDH: errors %v, want one for the point off the curve alone", secrets.errs)
+	case secrets.errs.Get(0) != nil || secrets.errs.Get(1) != nil || secrets.errs.Get(2) == nil:
+		return fmt.Errorf("ecdsa: self-test ECDH: errors %v, want one for the point off the curve alone",
+			[]error{secrets.errs.Get(0), secrets.errs.Get(1), secrets.errs.Get(2)})
 	case onDevice && secrets.refused.Load() != 1:
 		return fmt.Errorf("ecdsa: self-test ECDH: the device refused %d elements, want 1 (the point off the curve)", secrets.refused.Load())
 	}
 	for k := range 2 {
-		if !bytes.Equal(secrets.out[k], gir) {
-			return fmt.Errorf("ecdsa: self-test ECDH: shared secret %d is %x, want RFC 5903's %x", k, secrets.out[k], gir)
+		if !bytes.Equal(secrets.out.Get()[k], gir) {
+			return fmt.Errorf("ecdsa: self-test ECDH: shared secret %d is %x, want RFC 5903's %x", k, secrets.out.Get()[k], gir)
 		}
 	}
 	return nil

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math/big"
-	"unsafe"
 
 	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/device"
@@ -157,11 +156,11 @@ func (j *signJob) check(i int) bool {
 }
 
 // keyInputs are a private key's values for the kernel: d and the public
-// point, 32 bytes big-endian each, and ok false where the host answers
-// the element (a nil key, another curve: an error; a scalar or coordinate
-// crypto/ecdsa refuses: its own error).
+// point in the rows' limbs, and ok false where the host answers the
+// element (a nil key, another curve: an error; a scalar or coordinate
+// crypto/ecdsa refuses: its own error), whose values are then zeros.
 type keyInputs struct {
-	d, x, y [32]byte
+	d, x, y limbs
 	ok      bool
 }
 
@@ -176,13 +175,13 @@ func inputsOf(key *ecdsa.PrivateKey, cache map[*ecdsa.PrivateKey]*keyInputs) *ke
 	if checkPrivate(key) != nil || key.D.Sign() < 0 || key.D.BitLen() > 256 {
 		return in
 	}
-	key.D.FillBytes(in.d[:])
-	okD := validScalar(&in.d)
-	var okX, okY bool
-	in.x, okX = coordinate32(key.X)
-	in.y, okY = coordinate32(key.Y)
-	if in.ok = okD && okX && okY; !in.ok {
-		clear(in.d[:])
+	var d [32]byte
+	defer clear(d[:])
+	key.D.FillBytes(d[:])
+	x, okX := coordinate32(key.X)
+	y, okY := coordinate32(key.Y)
+	if in.ok = validScalar(&d) && okX && okY; in.ok {
+		in.d, in.x, in.y = limbsOf(&d), limbsOf(&x), limbsOf(&y)
 	}
 	return in
 }
@@ -201,52 +200,74 @@ const (
 // pack writes the kernel's inputs of elements [a, b) of the batch ch into
 // the rows (rows[r] holds row set r: 8 rows of n words), tile elements at
 // a time: each row then takes runs of neighbouring words instead of one
-// scattered word per element. onDevice[k] says whether element k is the
-// kernel's; the others get zeros.
-func (j *signJob) pack(ch *engine.Chunk, rows [signRows][]uint32, onDevice []bool, a, b int) {
+// scattered word per element. The keys' limbs go from their cached
+// inputs to the rows, and crypto/rand's bytes (without random) straight
+// into the nonce rows, each in one read per row: no copy of either is
+// made on the way. onDevice[k] says whether element k is the kernel's;
+// the others get zeros.
+func (j *signJob) pack(ch *engine.Chunk, rows *[signRows][]uint32, onDevice []bool, a, b int) {
 	n := ch.Hi - ch.Lo
 	cache := map[*ecdsa.PrivateKey]*keyInputs{}
-	var values [signRows][tile][32]byte
-	var fresh [tile][32]byte // crypto/rand's bytes of a tile, without random
-	defer func() {           // they held nonces and keys (a panic included: the batch is recomputed)
-		clear(values[rowNonce][:])
-		clear(values[rowD][:])
-		clear(fresh[:])
+	var keys [tile]*keyInputs
+	var nonces, hashes [tile]limbs
+	defer func() { // they held nonces and keys (a panic included: the batch is recomputed)
+		clear(nonces[:])
 		for _, in := range cache {
 			clear(in.d[:])
 		}
 	}()
+	fresh := j.random == nil && !j.deterministic
+	if fresh {
+		readRows(rows[rowNonce], n, a, b)
+	}
 	for t := a; t < b; t += tile {
 		m := min(tile, b-t)
-		if j.random == nil && !j.deterministic {
-			readTile(&fresh, m)
-		}
 		for e := range m {
 			k := t + e
 			i := ch.Lo + k
 			in := inputsOf(j.keys[i], cache)
-			onDevice[k] = in.ok
+			onDevice[k], keys[e] = in.ok, in
 			if !in.ok {
-				for r := range signRows {
-					values[r][e] = [32]byte{}
-				}
+				nonces[e], hashes[e] = limbs{}, limbs{}
 				continue
 			}
+			hashes[e] = hashLimbs(j.hashes[i])
 			switch {
 			case j.deterministic:
-				values[rowNonce][e] = deterministicNonce(in.d[:], j.hashes[i])
-			case j.random == nil:
-				values[rowNonce][e] = fresh[e]
-			default:
-				copy(values[rowNonce][e][:], j.random[32*i:32*i+32])
+				nonces[e] = deterministicNonceOf(&in.d, j.hashes[i])
+			case !fresh:
+				nonces[e] = limbsOf((*[32]byte)(j.random[32*i:]))
 			}
-			values[rowD][e], values[rowX][e], values[rowY][e] = in.d, in.x, in.y
-			values[rowE][e] = hashInteger(j.hashes[i])
 		}
-		for r := range signRows {
-			putTile(rows[r], n, t, m, &values[r])
+		putKeys(rows, n, t, keys[:m])
+		putTile(rows[rowE], n, t, hashes[:m])
+		if fresh {
+			clearUnsigned(rows[rowNonce], n, t, keys[:m])
+		} else {
+			putTile(rows[rowNonce], n, t, nonces[:m])
 		}
 	}
+}
+
+// hashLimbs is hashInteger(hash) in limbs, read from the hash itself
+// where it has 32 bytes or more (SHA-256's and longer) rather than from a
+// copy.
+func hashLimbs(hash []byte) limbs {
+	if len(hash) >= 32 {
+		return limbsOf((*[32]byte)(hash))
+	}
+	v := hashInteger(hash)
+	return limbsOf(&v)
+}
+
+// deterministicNonceOf is RFC 6979's nonce (deterministicNonce) for the
+// scalar d, in limbs; the bytes of d it makes for the DRBG are zeroed.
+func deterministicNonceOf(d *limbs, hash []byte) limbs {
+	scalar := d.bytes()
+	defer clear(scalar[:])
+	k := deterministicNonce(scalar[:], hash)
+	defer clear(k[:])
+	return limbsOf(&k)
 }
 
 // Device implements engine.Job: keys, random bytes (or RFC 6979's nonces)
@@ -265,7 +286,7 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 	onDevice := make([]bool, n)
 	rows := [signRows][]uint32{rowNonce: secrets[:8*n], rowD: secrets[8*n:], rowX: keys[:8*n], rowY: keys[8*n:], rowE: hashes}
 	end := ch.Step("pack")
-	batch.Parallel(n, hostChunk, func(a, b int) { j.pack(ch, rows, onDevice, a, b) })
+	batch.Parallel(n, hostChunk, func(a, b int) { j.pack(ch, &rows, onDevice, a, b) })
 	end()
 	pointKernel, err := j.e.prog.Kernel("ecdsa_p256_sign_point")
 	if err != nil {
@@ -336,8 +357,8 @@ func (j *signJob) unpack(ch *engine.Chunk, sigs []uint32, onDevice []bool, a, b 
 	var r, s [tile][32]byte
 	for t := a; t < b; t += tile {
 		m := min(tile, b-t)
-		getTile(&r, sigs[:8*n], n, t, m)
-		getTile(&s, sigs[8*n:], n, t, m)
+		getTile(r[:m], sigs[:8*n], n, t)
+		getTile(s[:m], sigs[8*n:], n, t)
 		for e := range m {
 			k, i := t+e, ch.Lo+t+e
 			if !onDevice[k] || r[e] == [32]byte{} || s[e] == [32]byte{} {
@@ -356,30 +377,82 @@ func (j *signJob) unpack(ch *engine.Chunk, sigs []uint32, onDevice []bool, a, b 
 	}
 }
 
-// readTile reads 32 bytes from crypto/rand into each of the first m
-// values of v, in one read.
-func readTile(v *[tile][32]byte, m int) {
-	rand.Read(unsafe.Slice(&v[0][0], 32*m)) // crypto/rand.Read never fails (it crashes the program instead)
+// readRows fills elements [a, b) of the limb-major rows words (8 rows of
+// n words) with crypto/rand's bytes, one read per row. Each element's 32
+// bytes are then as random as those of one read of 32 (the kernel takes
+// them as they are).
+func readRows(words []uint32, n, a, b int) {
+	for w := range 8 {
+		rand.Read(device.Uint32Bytes(words[w*n+a : w*n+b])) // crypto/rand.Read never fails (it crashes the program instead)
+	}
 }
 
-// putTile writes the 32-byte big-endian values v[0..m) into the
-// limb-major rows words (8 rows of n words) as elements t..t+m−1: word w
-// of each (its bytes 28 − 4w … 31 − 4w) at w·n + t + e.
-func putTile(words []uint32, n, t, m int, v *[tile][32]byte) {
-	for w := range 8 {
-		row := words[w*n+t : w*n+t+m]
-		for e := range row {
-			row[e] = binary.BigEndian.Uint32(v[e][32-4*(w+1):])
+// clearUnsigned zeroes, in the limb-major rows words, the values of the
+// elements t, t+1, … that the kernel does not sign (keys[e].ok false):
+// they get zeros, as every row of theirs.
+func clearUnsigned(words []uint32, n, t int, keys []*keyInputs) {
+	for e, in := range keys {
+		if !in.ok {
+			for w := range 8 {
+				words[w*n+t+e] = 0
+			}
 		}
 	}
 }
 
-// getTile is the converse of putTile.
-func getTile(v *[tile][32]byte, words []uint32, n, t, m int) {
+// limbs are a 256-bit number as the kernels' rows hold it: 8 words, the
+// least significant first; word w is bytes 28 − 4w … 31 − 4w of the
+// number's 32 big-endian bytes.
+type limbs [8]uint32
+
+// limbsOf is the number of the 32 big-endian bytes v.
+func limbsOf(v *[32]byte) (out limbs) {
 	for w := range 8 {
-		row := words[w*n+t : w*n+t+m]
+		out[w] = binary.BigEndian.Uint32(v[28-4*w:])
+	}
+	return out
+}
+
+// bytes is the number's 32 big-endian bytes.
+func (v *limbs) bytes() (out [32]byte) {
+	for w, x := range v {
+		binary.BigEndian.PutUint32(out[28-4*w:], x)
+	}
+	return out
+}
+
+// putTile writes the numbers v into the limb-major rows words (8 rows of
+// n words) as elements t, t+1, …: limb w of v[e] at w·n + t + e.
+func putTile(words []uint32, n, t int, v []limbs) {
+	for w := range 8 {
+		row := words[w*n+t:][:len(v)]
+		for e := range row {
+			row[e] = v[e][w]
+		}
+	}
+}
+
+// putKeys writes the keys' limbs into the rows of d, x and y as elements
+// t, t+1, …, each limb of the three in one pass (putTile for three row
+// sets, from the cached inputs without copying them first).
+func putKeys(rows *[signRows][]uint32, n, t int, keys []*keyInputs) {
+	for w := range 8 {
+		d := rows[rowD][w*n+t:][:len(keys)]
+		x := rows[rowX][w*n+t:][:len(keys)]
+		y := rows[rowY][w*n+t:][:len(keys)]
+		for e, in := range keys {
+			d[e], x[e], y[e] = in.d[w], in.x[w], in.y[w]
+		}
+	}
+}
+
+// getTile reads elements t, t+1, … of the limb-major rows words (8 rows
+// of n words) into the 32 big-endian bytes of each v[e].
+func getTile(v [][32]byte, words []uint32, n, t int) {
+	for w := range 8 {
+		row := words[w*n+t:][:len(v)]
 		for e, x := range row {
-			binary.BigEndian.PutUint32(v[e][32-4*(w+1):], x)
+			binary.BigEndian.PutUint32(v[e][28-4*w:], x)
 		}
 	}
 }

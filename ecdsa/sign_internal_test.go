@@ -63,3 +63,25 @@ func TestBits2Octets(t *testing.T) {
 	short := []byte{1, 2, 3}
 	require.Equal(t, [32]byte{29: 1, 30: 2, 31: 3}, bits2octets(short))
 }
+
+// validScalar accepts [1, n) alone: at the edges (0, 1, n − 1, n, n + 1,
+// 2^256 − 1, a single bit in each word) and at random, as math/big
+// compares.
+func TestValidScalar(t *testing.T) {
+	one := big.NewInt(1)
+	cases := []*big.Int{new(big.Int), one, new(big.Int).Sub(orderInt, one), orderInt,
+		new(big.Int).Add(orderInt, one), new(big.Int).Sub(new(big.Int).Lsh(one, 256), one)}
+	for bit := 0; bit < 256; bit += 64 {
+		cases = append(cases, new(big.Int).Lsh(one, uint(bit)))
+	}
+	for i := range 1000 {
+		h := sha256.Sum256([]byte{byte(i), byte(i >> 8)})
+		cases = append(cases, new(big.Int).SetBytes(h[:]))
+	}
+	for _, v := range cases {
+		var d [32]byte
+		v.FillBytes(d[:])
+		want := v.Sign() > 0 && v.Cmp(orderInt) < 0
+		require.Equal(t, want, validScalar(&d), "%x", d)
+	}
+}
