@@ -488,22 +488,15 @@ func TestECDHResultCheck(t *testing.T) {
 // The kernels themselves, without the engine (which recomputes on the CPU
 // whatever the device does not answer), the finishing kernel for groups of
 // 1, 5 and all of the points: every valid element's status is
-// 1 and its result crypto/ecdh's, for random scalars and ones at the edges
-// (1, 2, 8, 9, n − 1, n − 2, n − 8, 2^255: n − 2 is the scalar whose last
-// addition adds a point to itself, p256_ecdh.cl); a point off the curve
-// has status 0.
+// 1 and its result crypto/ecdh's, for random scalars and ecdhKernelScalars;
+// a point off the curve, and the scalars 0 and n, which the host refuses,
+// have status 0.
 func TestECDHKernels(t *testing.T) {
 	d := devicetest.Device(t)
-	const n = 33
+	edges := append(ecdhKernelScalars(), make([]byte, 32), bytes.Clone(groupOrder))
+	n := len(edges) + 16
 	privs, peers := make([][]byte, n), make([][]byte, n)
 	secrets, points := make([]uint32, 8*n), make([]uint32, 16*n)
-	nInt := new(big.Int).SetBytes(groupOrder)
-	var edges [][]byte
-	for _, v := range []*big.Int{big.NewInt(1), big.NewInt(2), big.NewInt(8), big.NewInt(9),
-		new(big.Int).Sub(nInt, big.NewInt(1)), new(big.Int).Sub(nInt, big.NewInt(2)), new(big.Int).Sub(nInt, big.NewInt(8)),
-		new(big.Int).Lsh(big.NewInt(1), 255)} {
-		edges = append(edges, v.FillBytes(make([]byte, 32)))
-	}
 	for k := range n {
 		a, err := stdecdh.P256().GenerateKey(rand.Reader)
 		require.NoError(t, err)
@@ -535,6 +528,54 @@ func TestECDHKernels(t *testing.T) {
 	}
 }
 
+// ecdhKernelScalars are the scalars at the edges of ecdh_p256_mult, which
+// multiplies by d' = d or n − d, whichever is odd, over 64 odd digits
+// s_i ∈ {±1, …, ±15} (p256_ecdh.cl): 2 and n − 2 (d' = n − 2, the only
+// keys whose last addition adds a point to itself); 1 and n − 1 (d' = 1:
+// digits 1, −15, …, −15); small odd and even keys and n minus them (3 and
+// n − 3 share d' = 3); 2^255 and n/2; and keys from extreme digits, with
+// n minus each: 13, 15, …, 15 (the largest below n with digits 15 under
+// the top one), and 15 over alternating ∓15.
+func ecdhKernelScalars() [][]byte {
+	nInt := new(big.Int).SetBytes(groupOrder)
+	fromDigits := func(top int64, below func(i int) int64) *big.Int {
+		v := big.NewInt(top)
+		for i := 62; i >= 0; i-- {
+			v.Lsh(v, 4)
+			v.Add(v, big.NewInt(below(i)))
+		}
+		return v
+	}
+	alternate := func(first int64) func(i int) int64 {
+		return func(i int) int64 {
+			if i%2 == 0 {
+				return first
+			}
+			return -first
+		}
+	}
+	var vs []*big.Int
+	for _, v := range []int64{1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 30, 31, 32, 33} {
+		vs = append(vs, big.NewInt(v), new(big.Int).Sub(nInt, big.NewInt(v)))
+	}
+	vs = append(vs, new(big.Int).Lsh(big.NewInt(1), 255), new(big.Int).Rsh(nInt, 1))
+	for _, v := range []*big.Int{
+		fromDigits(13, func(int) int64 { return 15 }),
+		fromDigits(15, alternate(15)),  // from the top: 15, 15, −15, 15, …
+		fromDigits(15, alternate(-15)), // from the top: 15, −15, 15, −15, …
+	} {
+		vs = append(vs, v, new(big.Int).Sub(nInt, v))
+	}
+	out := make([][]byte, len(vs))
+	for i, v := range vs {
+		if v.Sign() <= 0 || v.Cmp(nInt) >= 0 {
+			panic("ecdhKernelScalars: a scalar out of [1, n)")
+		}
+		out[i] = v.FillBytes(make([]byte, 32))
+	}
+	return out
+}
+
 // checkECDHKernels checks TestECDHKernels' results for groups of size.
 func checkECDHKernels(t *testing.T, privs, peers [][]byte, shared, public []uint32, size int) {
 	n := len(privs)
@@ -542,12 +583,16 @@ func checkECDHKernels(t *testing.T, privs, peers [][]byte, shared, public []uint
 		var x, y [32]byte
 		getRow(&x, shared, n, k)
 		want, err := ecdhReference(privs[k], peers[k], false)
-		if k == n-1 {
+		switch {
+		case k == n-1:
 			require.Error(t, err)
 			require.Zero(t, shared[8*n+k], "groups of %d: status of the point off the curve", size)
 			require.Equal(t, [32]byte{}, x)
-		} else {
-			require.NoError(t, err)
+		case err != nil: // 0 or n: the point at infinity; no public key either
+			require.Zero(t, shared[8*n+k], "groups of %d: status of element %d (scalar 0 mod n)", size, k)
+			require.Equal(t, [32]byte{}, x)
+			continue
+		default:
 			require.Equal(t, uint32(1), shared[8*n+k], "groups of %d: status of element %d", size, k)
 			require.Equal(t, want, x[:], "groups of %d: shared secret %d", size, k)
 		}

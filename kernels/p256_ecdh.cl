@@ -5,12 +5,14 @@
  * Shared secrets (ecdh_p256_shared_point, then ecdh_p256_finish): for the
  * private scalar d (secret; the host checks 1 ≤ d < n) and the peer's
  * public point Q = (x, y) (the host checks x, y < p; the kernel checks
- * that Q is on the curve), the x-coordinate of d·Q. d·Q is a fixed-window
- * multiplication over the 65 signed radix-16 digits of d (radix16.h: any
- * 256-bit d; digits in [−8, 7], the top one 0 or 1), from a table of
- * 1·Q … 8·Q in local memory: per digit four doublings and one addition in
- * Jacobian coordinates (p256_jacobian.h), whose exceptions ecdh_p256_mult
- * handles with masks.
+ * that Q is on the curve), the x-coordinate of d·Q. It is computed as
+ * d'·Q = ±d·Q (the same x) for d' = d or n − d, whichever is odd, by a
+ * fixed-window multiplication over the 64 odd radix-16 digits of d'
+ * (ecdh_p256_recode_odd: digits in {±1, ±3, …, ±15}, the top one
+ * positive), from a table of 1·Q, 3·Q, …, 15·Q in local memory: per digit
+ * four doublings and one addition in Jacobian coordinates
+ * (p256_jacobian.h), whose one possible exception, at the last addition,
+ * ecdh_p256_mult handles with a mask.
  *
  * Public keys (ecdh_p256_public_point, then ecdh_p256_finish): d·G by the
  * constant-time comb of p256_comb.h.
@@ -18,13 +20,12 @@
  * ecdh_p256_finish makes the points affine with one field inversion per
  * group of points (below).
  *
- * Constant time in d: each digit's entry is picked by a masked scan of all
- * eight (no index depends on d), negated by a masked select; the sum is
- * computed for every digit and a zero digit or an accumulator at infinity
- * picks its result by mask; the inversions are Fermat's with a fixed
- * exponent (mont256.h) over products of the group's Z. The only branches
- * are on public values: the digit's position, and whether Q is on the
- * curve.
+ * Constant time in d: d' is picked by a mask of d's low bit; each digit's
+ * entry is picked by a masked scan of all eight (no index depends on d),
+ * negated by a masked select; every digit adds its entry; the inversions
+ * are Fermat's with a fixed exponent (mont256.h) over products of the
+ * group's Z. The only branches are on public values: the digit's
+ * position, and whether Q is on the curve.
  *
  * With 1 ≤ d < n and Q ≠ O on the curve (whose order n is prime) d·Q is
  * never the point at infinity; should it be (a fault), the kernels answer
@@ -35,83 +36,141 @@
  */
 #include "p256_comb.h"
 #include "p256_jacobian.h"
-#include "radix16.h"
 
-/* (X : Y : Z) = d·(x, y), Jacobian (p256_jacobian.h), for d in 8
- * little-endian words with 1 ≤ d < n and (x, y) affine on the curve,
- * Montgomery coordinates; constant time in d.
+/* ecdh_p256_mult's recoding. Only x(d·Q) is wanted, and x(−P) = x(P), so
+ * the multiplication may use d' = d or n − d, whichever is odd (n is odd):
+ * d'·Q = ±d·Q. An odd d' has a form whose digits are all odd (Joye and
+ * Tunstall's regular recoding): with s_i = 2·u_i − 15 for the nibbles
+ * u_i of U (so s_i ∈ {±1, ±3, …, ±15}),
+ *   Σ_{i<L} s_i·16^i = 2·U − (16^L − 1),  so  U = (d' − 1)/2 + 16^L/2.
+ * L = 64 digits suffice, not the 65 of radix16.h: (d' − 1)/2 < 2^255 for
+ * d' < n < 2^256, so U = (d' >> 1) + 2^255 holds in 256 bits, and its top
+ * bit makes u_63 ≥ 8, the top digit s_63 ≥ 1. No digit is 0, so the
+ * multiplication never adds the point at infinity and never starts from
+ * it.
  *
- * The Jacobian additions are not complete (p256_jacobian.h). The point at
- * infinity as either input is handled by masks: the accumulator A is the
- * point at infinity until the first nonzero digit, and a digit 0 adds
- * nothing. A = ±T for the entry T = s_i·Q otherwise needs
- * 16·P ≡ ±s_i (mod n), where P = Σ_{j>i} s_j·16^(j−i−1) is the value of
- * the digits above i, so A = 16·P·Q. For i ≥ 1, |16·P| < d/16^i + 16 < n/2
- * and |s_i| ≤ 8, so the congruence is an equality of integers, and
- * 16·P = ±s_i has no solution but P = 0, s_i = 0 — both handled by the
- * masks. Only the last addition (i = 0) can meet A = T: there
- * d = 16·P + s_0 and A = T means d ≡ 2·s_0 (mod n), which one valid key
- * satisfies: d = n − 2, whose last digit is −1 (n ≡ 1 mod 16), so that
- * A = (n − 1)·Q = −Q = T. So the last addition also doubles A and takes
- * the doubling where the addition reports P1 = P2 (TestECDHKernels has
- * that key). (A = −T there means
- * d ≡ 0, which gives the point at infinity, as it should.) The table's
- * entries j·Q, j = 1..8, are distinct and finite (n is a prime above 8),
- * so building it meets no exception either. */
+ * u = U for d in 8 little-endian words, 1 ≤ d < n; constant time: n − d
+ * is computed for every d and kept by a mask of d's low bit. n − d is the
+ * plain difference, so d = 0 (which the host refuses) gives d' = n and
+ * the point at infinity, as 0·Q should (the last addition adds
+ * −s_0·Q to its opposite, ecdh_p256_mult). */
+DEVICE_FN void ecdh_p256_recode_odd(u32 *u, const u32 *d)
+{
+	const u32 order[8] = P256_ORDER;
+	u32 odd[8];
+	{
+		CARRY_DECL;
+		SUB_CC(odd[0], order[0], d[0]);
+		SUBC_CC(odd[1], order[1], d[1]);
+		SUBC_CC(odd[2], order[2], d[2]);
+		SUBC_CC(odd[3], order[3], d[3]);
+		SUBC_CC(odd[4], order[4], d[4]);
+		SUBC_CC(odd[5], order[5], d[5]);
+		SUBC_CC(odd[6], order[6], d[6]);
+		SUBC(odd[7], order[7], d[7]);
+	}
+	p256n_cmov(odd, d, 0u - (d[0] & 1u));
+	for (int w = 0; w < 7; w++)
+		u[w] = (odd[w] >> 1) | (odd[w + 1] << 31);
+	u[7] = (odd[7] >> 1) | 0x80000000u;
+}
+
+/* nibble u_i of the recoding u, for the digit's position i (public) */
+DEVICE_FN u32 ecdh_p256_nibble(const u32 *u, const int i)
+{
+	return (u[i >> 3] >> ((i & 7) << 2)) & 15u;
+}
+
+/* (TX : TY : TZ) = s·Q for the digit s = 2·v − 15 of the nibble v, from
+ * multiples, the entries (2j + 1)·Q for j = 0..7, 24 words each (X, Y,
+ * Z). s < 0 exactly when v < 8, and |s| = 2j + 1 for j = v − 8 (v ≥ 8)
+ * or j = 7 − v (v < 8): v's low three bits, flipped for a negative s.
+ * Constant time in v: a masked scan of every entry, negated by mask. */
+DEVICE_FN void ecdh_p256_select(u32 *TX, u32 *TY, u32 *TZ, const u32 *multiples, const u32 v)
+{
+	const u32 negative = ((v >> 3) & 1u) - 1u;
+	const u32 entry = (v ^ negative) & 7u;
+	for (int w = 0; w < 8; w++)
+		TX[w] = TY[w] = TZ[w] = 0;
+	/* a loop with its counter as the index (not unrolled), so that the
+	 * table stays in local memory rather than in 192 registers */
+	_Pragma("unroll 1")
+	for (u32 j = 0; j < 8; j++) {
+		const u32 m = mask_if_zero(entry ^ j);
+		for (int w = 0; w < 8; w++) {
+			TX[w] |= multiples[24 * j + w] & m;
+			TY[w] |= multiples[24 * j + 8 + w] & m;
+			TZ[w] |= multiples[24 * j + 16 + w] & m;
+		}
+	}
+	u32 negY[8];
+	p256_neg(negY, TY);
+	p256_cmov(TY, negY, negative);
+}
+
+/* (X : Y : Z) = ±d·(x, y), Jacobian (p256_jacobian.h): the same x as
+ * d·(x, y), which is all ECDH outputs. For d in 8 little-endian words
+ * with 1 ≤ d < n and (x, y) affine on the curve, Montgomery coordinates;
+ * constant time in d. The multiplication is d'·Q over the 64 odd digits
+ * of ecdh_p256_recode_odd: A = s_63·Q, then per digit i = 62..0 four
+ * doublings and A += s_i·Q, in place.
+ *
+ * The Jacobian additions are not complete (p256_jacobian.h): they need
+ * A and T = s_i·Q finite and A ≠ ±T. T is finite (|s_i| ≤ 15 < n). Before
+ * digit i, A = 16·P·Q for P = Σ_{j>i} s_j·16^(j−i−1), the value of the
+ * digits above i. P ≥ 1: the top digit is ≥ 1 and the k digits below it
+ * are ≥ −15, so P ≥ 16^k − 15·(16^k − 1)/15 = 1. The digits up to i sum
+ * to more than −16^(i+1), so 16^(i+1)·P < d' + 16^(i+1), and
+ * 16·P < d'/16^i + 16. A = ±T needs 16·P ∓ s_i ≡ 0 (mod n); 16·P ∓ s_i
+ * is odd (even ∓ odd), so never 0:
+ *   - for i ≥ 1, 1 ≤ 16·P ∓ s_i < n/16 + 31 < n, so A ≠ ±T, and A is
+ *     finite (0 < 16·P < n);
+ *   - for i = 0, 16·P = d' − s_0 lies in [16, n + 13] and is even, n
+ *     odd, so A is finite; A = −T means d' ≡ 0, impossible for
+ *     1 ≤ d' < n; A = T means d' ≡ 2·s_0 (mod n), and with d' odd and
+ *     |2·s_0| ≤ 30 that is d' = n + 2·s_0 with s_0 < 0, where s_0 must
+ *     be that d''s own last digit. n ≡ 17 (mod 32), so d' = n + 2·s_0 has
+ *     u_0 = ((17 + 2·s_0) mod 32) >> 1, and 2·u_0 − 15 = s_0 holds for
+ *     s_0 = −1 alone (−3 gives −5, −5 gives −9, ..., −15 gives 3):
+ *     d' = n − 2, from d = n − 2 (odd) or d = 2 (even, d' = n − d),
+ *     where A = (n − 1)·Q = −Q = T.
+ * So the last addition also doubles T (after the addition, which reads
+ * T and leaves it) and takes 2·T where the addition reports A = T
+ * (TestECDHKernels has both keys). The table's entries (2j + 1)·Q are
+ * built as 2·Q, then (2j − 1)·Q + 2·Q, which meets no exception either:
+ * (2j − 1)·Q = ±2·Q needs (2j − 1) ∓ 2 ≡ 0 (mod n), an odd number of size
+ * at most 15. */
 DEVICE_FN void ecdh_p256_mult(u32 *X, u32 *Y, u32 *Z, const u32 *d, const u32 *x, const u32 *y)
 {
-	/* multiples[j] = (j + 1)·Q, Jacobian. The scan below reads them with
-	 * its loop counter as the index (a loop, not unrolled), so they live
-	 * in local memory rather than in 192 registers. */
-	u32 multiples[8][24];
+	/* multiples[24·j ..] = (2j + 1)·Q, Jacobian; local memory (see
+	 * ecdh_p256_select) */
+	u32 multiples[8 * 24];
 	for (int w = 0; w < 8; w++) {
-		multiples[0][w] = x[w];
-		multiples[0][8 + w] = y[w];
+		multiples[w] = x[w];
+		multiples[8 + w] = y[w];
 	}
-	p256_set_one(multiples[0] + 16);
-	p256_jacobian_double(multiples[1], multiples[1] + 8, multiples[1] + 16,
-		multiples[0], multiples[0] + 8, multiples[0] + 16);
+	p256_set_one(multiples + 16);
+	/* 2·Q, held in the result's place until the table is built */
+	p256_jacobian_double(X, Y, Z, multiples, multiples + 8, multiples + 16);
 	_Pragma("unroll 1")
-	for (int j = 2; j < 8; j++)
-		p256_jacobian_add(multiples[j], multiples[j] + 8, multiples[j] + 16,
-			multiples[j - 1], multiples[j - 1] + 8, multiples[j - 1] + 16,
-			multiples[0], multiples[0] + 8, multiples[0] + 16);
+	for (int j = 1; j < 8; j++)
+		p256_jacobian_add(multiples + 24 * j, multiples + 24 * j + 8, multiples + 24 * j + 16,
+			multiples + 24 * (j - 1), multiples + 24 * (j - 1) + 8, multiples + 24 * (j - 1) + 16,
+			X, Y, Z);
 
-	u32 s[9], PX[8], PY[8], PZ[8], SX[8], SY[8], SZ[8], negY[8];
-	radix16_recode(s, d);
-	for (int w = 0; w < 8; w++)
-		X[w] = Y[w] = Z[w] = 0;         /* the point at infinity */
+	u32 u[8], TX[8], TY[8], TZ[8];
+	ecdh_p256_recode_odd(u, d);
+	ecdh_p256_select(X, Y, Z, multiples, ecdh_p256_nibble(u, 63));   /* s_63 ≥ 1 */
 	_Pragma("unroll 1")
-	for (int i = 64; i >= 0; i--) {
-		if (i != 64)                    /* the digit's position: public */
-			for (int dbl = 0; dbl < 4; dbl++)
-				p256_jacobian_double(X, Y, Z, X, Y, Z);
-		const u32 digit = (u32)radix16_digit(s, i);   /* two's complement */
-		const u32 neg = 0u - (digit >> 31);
-		const u32 absd = (digit ^ neg) - neg;
-		/* T = |digit|·Q by a masked scan of every entry (zeros for 0) */
-		for (int w = 0; w < 8; w++)
-			PX[w] = PY[w] = PZ[w] = 0;
-		_Pragma("unroll 1")
-		for (u32 n = 1; n <= 8; n++) {
-			const u32 m = mask_if_zero(absd ^ n);
-			for (int w = 0; w < 8; w++) {
-				PX[w] |= multiples[n - 1][w] & m;
-				PY[w] |= multiples[n - 1][8 + w] & m;
-				PZ[w] |= multiples[n - 1][16 + w] & m;
-			}
-		}
-		p256_neg(negY, PY);
-		p256_cmov(PY, negY, neg);
-		const u32 infinity = p256_is_zero(Z);       /* A, the point at infinity */
-		const u32 same = p256_jacobian_add(SX, SY, SZ, X, Y, Z, PX, PY, PZ);
+	for (int i = 62; i >= 0; i--) {
+		for (int k = 0; k < 4; k++)
+			p256_jacobian_double(X, Y, Z, X, Y, Z);
+		ecdh_p256_select(TX, TY, TZ, multiples, ecdh_p256_nibble(u, i));
+		const u32 same = p256_jacobian_add(X, Y, Z, X, Y, Z, TX, TY, TZ);
 		if (i == 0) {                   /* the last addition, where A = T can occur */
-			u32 DX[8], DY[8], DZ[8];
-			p256_jacobian_double(DX, DY, DZ, X, Y, Z);
-			p256_jacobian_cmov(SX, SY, SZ, DX, DY, DZ, same);
+			p256_jacobian_double(TX, TY, TZ, TX, TY, TZ);
+			p256_jacobian_cmov(X, Y, Z, TX, TY, TZ, same);
 		}
-		p256_jacobian_cmov(X, Y, Z, SX, SY, SZ, ~mask_if_zero(absd));  /* a digit 0 adds nothing */
-		p256_jacobian_cmov(X, Y, Z, PX, PY, PZ, infinity);             /* O + T = T */
 	}
 }
 
@@ -123,8 +182,10 @@ DEVICE_FN void ecdh_p256_mult(u32 *X, u32 *Y, u32 *Z, const u32 *d, const u32 *x
  *
  * points: 24 rows of count words, limb-major, secret (the Jacobian
  * coordinates of d·Q reveal bits of d; the host zeroes the buffer): X, Y,
- * Z (Montgomery form); all zeros where the peer's point (peers: x then y)
- * is not on the curve, or d·Q is the point at infinity. secrets: d. */
+ * Z (Montgomery form) of d·Q or −d·Q (ecdh_p256_mult: the same x, the only
+ * coordinate ecdh_p256_finish reads for shared secrets); Z is zero where
+ * the peer's point (peers: x then y) is not on the curve (all zeros then),
+ * or the point is at infinity. secrets: d. */
 KERNEL void ecdh_p256_shared_point(GLOBAL u32 *RESTRICT points, GLOBAL const u32 *RESTRICT peers,
 	GLOBAL const u32 *RESTRICT secrets, const u32 count)
 {
