@@ -52,7 +52,11 @@ type Config struct {
 	Layout    Layout
 	WorkGroup int // work-items per work-group (default 512 wide, 256 compact)
 	// Segment is the number of blocks of a GCM message one work-item
-	// encrypts and hashes (default 16); a power of two from 1 to 256.
+	// encrypts and hashes, one after the other (default 8: the lines a
+	// work-group's segments read, 512 work-items × 128 bytes, can stay in
+	// the L1 cache beside the round tables in shared memory while each
+	// work-item reads its segment block by block); a power of two from 1
+	// to 256.
 	Segment int
 	// StageBytes and Stages size the device batches of the host-memory
 	// calls: the most bytes of one batch (a multiple of 16, at least 4096;
@@ -139,7 +143,7 @@ func NewEngineConfig(dev *device.Device, cfg Config) (*Engine, error) {
 	}
 	seg := cfg.Segment
 	if seg == 0 {
-		seg = 16
+		seg = 8
 	}
 	if seg < 1 || seg > 256 || seg&(seg-1) != 0 {
 		return nil, fmt.Errorf("aes: GCM segment of %d blocks: want a power of two from 1 to 256", seg)

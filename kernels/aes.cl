@@ -17,7 +17,7 @@
 #error "AES_GROUP must be defined"
 #endif
 #ifndef GCM_SEGMENT
-#define GCM_SEGMENT 16
+#define GCM_SEGMENT 8
 #endif
 
 /* The layout of a key record (GCM), given by the host (aes/engine.go):

@@ -16,6 +16,11 @@ typedef unsigned char u8;
 typedef uint4 u32x4;
 #define KERNEL extern "C" __global__
 #define DEVICE_FN static __device__ __forceinline__
+/* A function compiled once and called, not copied into each call site:
+ * for large bodies (a field product) called from many places, whose
+ * inlined copies outgrow the instruction cache. OpenCL C has no portable
+ * way to say it; there it is DEVICE_FN. */
+#define DEVICE_FN_NOINLINE static __device__ __noinline__
 #define GLOBAL
 #define LOCAL_PTR
 #define RESTRICT __restrict__
@@ -46,6 +51,7 @@ typedef uchar u8;
 typedef uint4 u32x4;
 #define KERNEL __kernel
 #define DEVICE_FN static inline
+#define DEVICE_FN_NOINLINE static inline
 #define GLOBAL __global
 #define LOCAL_PTR __local
 #define RESTRICT restrict

@@ -458,17 +458,50 @@ DEVICE_FN void mont256_invert(u32 *r, const u32 *a, const u32 *m, const u32 minu
  *   prefix_invert(r, a)      a^(m−2) (Montgomery in and out): the inverse
  *                            for prime m, 0 for 0
  * MODULUS and R_SQUARED are brace initializers; they are expanded before
- * substitution, so names of #defined initializers work as arguments. */
+ * substitution, so names of #defined initializers work as arguments.
+ *
+ * The product and the square are each one function that every call site
+ * calls (DEVICE_FN_NOINLINE: on CUDA), with their operands by value in a
+ * mont256_value, so that they travel in registers: inlined at each of
+ * the hundreds of call sites of a point multiplication, their copies
+ * outgrew the instruction cache and the warps waited on instruction
+ * fetch (docs/BENCHMARKS.md, eighteenth session). */
+typedef struct { u32 w[8]; } mont256_value;
+
 #define MONT256_DEFINE(prefix, MODULUS, MINUS_INVERSE, R_SQUARED) \
-	DEVICE_FN void prefix##_mul(u32 *r, const u32 *a, const u32 *b) \
+	DEVICE_FN_NOINLINE mont256_value prefix##_mul_value(const mont256_value a, const mont256_value b) \
 	{ \
 		const u32 m[8] = MODULUS; \
-		mont256_mul(r, a, b, m, MINUS_INVERSE); \
+		mont256_value r; \
+		mont256_mul(r.w, a.w, b.w, m, MINUS_INVERSE); \
+		return r; \
+	} \
+	DEVICE_FN_NOINLINE mont256_value prefix##_sqr_value(const mont256_value a) \
+	{ \
+		const u32 m[8] = MODULUS; \
+		mont256_value r; \
+		mont256_sqr(r.w, a.w, m, MINUS_INVERSE); \
+		return r; \
+	} \
+	DEVICE_FN void prefix##_mul(u32 *r, const u32 *a, const u32 *b) \
+	{ \
+		mont256_value x, y; \
+		for (int i = 0; i < 8; i++) { \
+			x.w[i] = a[i]; \
+			y.w[i] = b[i]; \
+		} \
+		const mont256_value z = prefix##_mul_value(x, y); \
+		for (int i = 0; i < 8; i++) \
+			r[i] = z.w[i]; \
 	} \
 	DEVICE_FN void prefix##_sqr(u32 *r, const u32 *a) \
 	{ \
-		const u32 m[8] = MODULUS; \
-		mont256_sqr(r, a, m, MINUS_INVERSE); \
+		mont256_value x; \
+		for (int i = 0; i < 8; i++) \
+			x.w[i] = a[i]; \
+		const mont256_value z = prefix##_sqr_value(x); \
+		for (int i = 0; i < 8; i++) \
+			r[i] = z.w[i]; \
 	} \
 	DEVICE_FN void prefix##_add(u32 *r, const u32 *a, const u32 *b) \
 	{ \
