@@ -111,6 +111,55 @@ func sharedRows(lo, hi int, staging [][]byte) error {
 	return nil
 }
 
+// BenchmarkHostVerify measures the host side of a device call of
+// VerifyASN1 on 1,048,576 SHA-256 hashes and DER signatures, each
+// distinct, by 256 keys, as the GPU bench's ecdsa-p256-verify: the
+// device's commands are replaced by the writing of verdicts of 1 (valid),
+// which the host reads as it would the kernel's. The signatures are not
+// the keys' (no kernel checks them) but parse, with r and s in [1, n), so
+// that every element goes to the device. Run it with -cpu 1 for each
+// step's cost in core time.
+func BenchmarkHostVerify(b *testing.B) {
+	e := devicetest.Engine(b, NewEngine)
+	n := hostbench.Size
+	const distinct = 256
+	pubs, hashes, sigs := make([]*ecdsa.PublicKey, n), make([][]byte, n), make([][]byte, n)
+	for i := range n {
+		if i < distinct {
+			key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+			if err != nil {
+				b.Fatal(err)
+			}
+			pubs[i] = &key.PublicKey
+		} else {
+			pubs[i] = pubs[i%distinct]
+		}
+		var m [9]byte
+		binary.LittleEndian.PutUint64(m[:], uint64(i))
+		h := sha256.Sum256(m[:])
+		hashes[i] = h[:]
+		m[8] = 'r'
+		r := sha256.Sum256(m[:])
+		m[8] = 's'
+		s := sha256.Sum256(m[:])
+		sigs[i] = appendASN1(nil, &r, &s)
+	}
+	hostbench.Run(b, e.core, n, verdictRows, func() error { _, err := e.VerifyASN1(pubs, hashes, sigs); return err })
+}
+
+// verdictRows stands in for the verification kernels of the batch
+// [lo, hi): a verdict of 1 (valid) per element in the row the verdicts
+// are read into (the last 4 bytes per element of the batch's first
+// staging memory).
+func verdictRows(lo, hi int, staging [][]byte) error {
+	n := hi - lo
+	rows := staging[0][len(staging[0])-4*n:]
+	for k := range n {
+		binary.LittleEndian.PutUint32(rows[4*k:], 1)
+	}
+	return nil
+}
+
 // resultRows stands in for the kernels of the batch [lo, hi) that answer
 // 64 bytes per element, signing's (r, s) and key generation's (x, y):
 // bytes that vary, not zero, in the rows the kernels' results are read

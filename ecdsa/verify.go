@@ -130,6 +130,7 @@ func (j *verifyJob) Device(ch *engine.Chunk) error {
 	}
 	keys, sigs, hashes, verdicts := words[:16*n], words[16*n:32*n], words[32*n:40*n], words[40*n:]
 	onDevice := make([]bool, n)
+	end := ch.Step("pack")
 	batch.Parallel(n, hostChunk, func(a, b int) {
 		for k := a; k < b; k++ {
 			el := j.prepare(ch.Lo + k)
@@ -144,6 +145,7 @@ func (j *verifyJob) Device(ch *engine.Chunk) error {
 			putRow(hashes, n, k, &el.e)
 		}
 	})
+	end()
 	scalarKernel, err := j.e.prog.Kernel("ecdsa_p256_verify_scalars")
 	if err != nil {
 		return err
@@ -185,10 +187,13 @@ func (j *verifyJob) Device(ch *engine.Chunk) error {
 	if err != nil {
 		return err
 	}
+	end = ch.Step("unpack")
 	for k, dev := range onDevice {
 		if dev {
 			j.out[ch.Lo+k] = verdicts[k] == 1
 		}
 	}
+	end()
+	defer ch.Step("check")()
 	return engine.Check(ch.Sample(), j.check)
 }
