@@ -101,8 +101,13 @@ func coordinate32(v *big.Int) (out [32]byte, ok bool) {
 }
 
 // parseASN1 reads an ASN.1 DER signature as crypto/ecdsa does (a SEQUENCE
-// of two non-negative INTEGERs, nothing after it).
+// of two non-negative INTEGERs, nothing after it). The signatures of
+// P-256 take parseShortASN1's path; what it does not take, cryptobyte's
+// reading decides.
 func parseASN1(sig []byte) (r, s []byte, ok bool) {
+	if r, s, ok := parseShortASN1(sig); ok {
+		return r, s, true
+	}
 	var inner cryptobyte.String
 	input := cryptobyte.String(sig)
 	if !input.ReadASN1(&inner, asn1.SEQUENCE) || !input.Empty() ||
@@ -110,6 +115,46 @@ func parseASN1(sig []byte) (r, s []byte, ok bool) {
 		return nil, nil, false
 	}
 	return r, s, true
+}
+
+// parseShortASN1 is parseASN1 for signatures whose lengths all take
+// DER's short form (below 128 bytes: every P-256 signature), read in
+// place: cryptobyte's calls per field cost verification's host more than
+// the rest of its work on an element. It takes only what cryptobyte
+// takes, with the same r and s (see readShortInteger); false means "not
+// read here", not "invalid": parseASN1 then asks cryptobyte.
+func parseShortASN1(sig []byte) (r, s []byte, ok bool) {
+	if len(sig) < 2 || sig[0] != 0x30 || sig[1] >= 0x80 || int(sig[1]) != len(sig)-2 {
+		return nil, nil, false
+	}
+	r, rest, okR := readShortInteger(sig[2:])
+	s, rest, okS := readShortInteger(rest)
+	if !okR || !okS || len(rest) != 0 {
+		return nil, nil, false
+	}
+	return r, s, true
+}
+
+// readShortInteger reads a DER INTEGER of a short-form length from the
+// front of der as cryptobyte's ReadASN1Integer into a []byte does: at
+// least one byte, minimally encoded (no leading zero before a byte whose
+// top bit is clear), not negative, and the value without its leading
+// zero; rest is what follows it.
+func readShortInteger(der []byte) (value, rest []byte, ok bool) {
+	if len(der) < 2 || der[0] != 0x02 || der[1] == 0 || der[1] >= 0x80 || int(der[1]) > len(der)-2 {
+		return nil, nil, false
+	}
+	value, rest = der[2:2+der[1]], der[2+der[1]:]
+	switch {
+	case value[0]&0x80 != 0: // negative
+		return nil, nil, false
+	case len(value) > 1 && value[0] == 0:
+		if value[1]&0x80 == 0 { // not minimal
+			return nil, nil, false
+		}
+		value = value[1:]
+	}
+	return value, rest, true
 }
 
 // encodeASN1 is the DER signature of r ‖ s (32 bytes each).
