@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"math/bits"
 
 	"golang.org/x/crypto/cryptobyte"
 	"golang.org/x/crypto/cryptobyte/asn1"
@@ -99,6 +100,51 @@ func coordinate32(v *big.Int) (out [32]byte, ok bool) {
 	v.FillBytes(out[:])
 	return out, bytes.Compare(out[:], fieldPrime) < 0
 }
+
+// scalarLimbs is scalar32(v, groupOrder) in limbs: v (big-endian, leading
+// zeros allowed) if it is in [1, n).
+func scalarLimbs(v []byte) (out limbs, ok bool) {
+	for len(v) > 0 && v[0] == 0 {
+		v = v[1:]
+	}
+	if len(v) == 0 || len(v) > 32 {
+		return out, false
+	}
+	var padded [32]byte
+	copy(padded[32-len(v):], v)
+	out = limbsOf(&padded)
+	return out, below(&out, &orderLimbs)
+}
+
+// coordinateLimbs is coordinate32 in limbs, read from v's words without
+// the 32 bytes FillBytes would make: v if it is in [0, p).
+func coordinateLimbs(v *big.Int) (out limbs, ok bool) {
+	if v == nil || v.Sign() < 0 || v.BitLen() > 256 {
+		return out, false
+	}
+	for k, word := range v.Bits() { // at most 256 bits: 256 / bits.UintSize words
+		for h := 0; h < bits.UintSize/32; h++ {
+			out[k*bits.UintSize/32+h] = uint32(uint64(word) >> (32 * h))
+		}
+	}
+	return out, below(&out, &primeLimbs)
+}
+
+// below reports whether a < b (not in constant time: for public values).
+func below(a, b *limbs) bool {
+	for w := 7; w >= 0; w-- {
+		if a[w] != b[w] {
+			return a[w] < b[w]
+		}
+	}
+	return false
+}
+
+// P-256's field prime p and group order n in limbs.
+var (
+	primeLimbs = limbsOf((*[32]byte)(fieldPrime))
+	orderLimbs = limbsOf((*[32]byte)(groupOrder))
+)
 
 // parseASN1 reads an ASN.1 DER signature as crypto/ecdsa does (a SEQUENCE
 // of two non-negative INTEGERs, nothing after it). The signatures of

@@ -99,7 +99,7 @@ func verifyRequests(e *Engine, reqs []verifyRequest) ([]bool, error) {
 			pubs[k], hashes[k], sigs[k] = reqs[i].pub, reqs[i].hash, reqs[i].sig
 		}
 		ok, okErrs, err := e.verifyBatch(form, pubs, hashes, sigs)
-		engine.Scatter(idx, ok, cmp.Or(err, batch.Collect(okErrs)), out, errs)
+		engine.Scatter(idx, ok, cmp.Or(err, okErrs.Err()), out, errs)
 	})
 	return out, batch.Collect(errs)
 }

@@ -2,7 +2,6 @@ package ecdsa
 
 import (
 	"crypto/ecdsa"
-	"encoding/binary"
 	"fmt"
 
 	"github.com/gpucrypto/gpucrypto/batch"
@@ -36,32 +35,36 @@ func (e *Engine) verify(pubs []*ecdsa.PublicKey, hashes, sigs [][]byte, form For
 	if err != nil {
 		return nil, err
 	}
-	return out, batch.Collect(errs)
+	return out, errs.Err()
 }
 
 // verifyBatch is the one place a verification job is made and run: the
-// verdicts, each element's error, and the call's.
-func (e *Engine) verifyBatch(form Form, pubs []*ecdsa.PublicKey, hashes, sigs [][]byte) ([]bool, []error, error) {
-	j := &verifyJob{e: e, form: form, pubs: pubs, hashes: hashes, sigs: sigs, out: make([]bool, len(pubs)), errs: make([]error, len(pubs))}
+// verdicts, the elements' errors, and the call's.
+func (e *Engine) verifyBatch(form Form, pubs []*ecdsa.PublicKey, hashes, sigs [][]byte) ([]bool, *engine.Errors, error) {
+	j := &verifyJob{e: e, form: form, pubs: pubs, hashes: hashes, sigs: sigs, out: make([]bool, len(pubs)), errs: engine.NewErrors(len(pubs))}
 	err := e.core.Run(planFor("ECDSA P-256 verify", len(pubs)), j)
 	return j.out, j.errs, err
 }
 
 // verifyJob is one call of VerifyASN1 or VerifyP1363 (an engine.Job).
+// Its errors' slice is made at the first error, as signing's: a call
+// whose keys are all usable has none.
 type verifyJob struct {
 	e            *Engine
 	form         Form
 	pubs         []*ecdsa.PublicKey
 	hashes, sigs [][]byte
 	out          []bool
-	errs         []error
+	errs         *engine.Errors
 }
 
 // CPU implements engine.Job: crypto/ecdsa on all cores.
 func (j *verifyJob) CPU(lo, hi int) {
 	batch.Parallel(hi-lo, 16, func(a, b int) {
 		for i := lo + a; i < lo+b; i++ {
-			j.out[i], j.errs[i] = verifyCPU(j.pubs[i], j.hashes[i], j.sigs[i], j.form)
+			ok, err := verifyCPU(j.pubs[i], j.hashes[i], j.sigs[i], j.form)
+			j.out[i] = ok
+			j.errs.Set(i, err)
 		}
 	})
 }
@@ -69,27 +72,36 @@ func (j *verifyJob) CPU(lo, hi int) {
 // check is the result check of element i: crypto/ecdsa's verdict.
 func (j *verifyJob) check(i int) bool {
 	ok, err := verifyCPU(j.pubs[i], j.hashes[i], j.sigs[i], j.form)
-	return ok == j.out[i] && (err == nil) == (j.errs[i] == nil)
+	return ok == j.out[i] && (err == nil) == (j.errs.Get(i) == nil)
 }
 
-// element is one element's inputs as the kernel reads them, or the
-// host's verdict where its inputs alone decide it.
-type element struct {
-	x, y, r, s, e [32]byte
-	device        bool // false: out and errs hold the verdict already
-}
+// The values of a verification element for the kernel, in the order of
+// their row sets in the batch's staging memory (Device): the key's point,
+// then r and s (the signature), then the hash's integer.
+const (
+	valueX = iota
+	valueY
+	valueR
+	valueS
+	valueE
+	verifyValues
+)
+
+// verifyInputs are one element's values for the kernel, in the rows'
+// limbs.
+type verifyInputs [verifyValues]limbs
 
 // prepare settles element i on the host where its inputs alone decide it
 // (a nil key or one on another curve: an error; crypto/ecdsa's checks
 // before any curve arithmetic: a signature that does not parse, r or s
-// out of [1, n), a coordinate not in [0, p)); else it returns the kernel's
-// inputs.
-func (j *verifyJob) prepare(i int) (el element) {
-	j.out[i], j.errs[i] = false, nil
+// out of [1, n), a coordinate not in [0, p)), the verdict false, and
+// reports false; else it writes the kernel's inputs into in and reports
+// true.
+func (j *verifyJob) prepare(i int, in *verifyInputs) bool {
 	pub := j.pubs[i]
 	if err := checkPublic(pub); err != nil {
-		j.errs[i] = err
-		return
+		j.errs.Set(i, err)
+		return false
 	}
 	var r, s []byte
 	var ok bool
@@ -99,23 +111,59 @@ func (j *verifyJob) prepare(i int) (el element) {
 		r, s, ok = parseASN1(j.sigs[i])
 	}
 	if !ok {
-		return
+		return false
 	}
 	var okR, okS, okX, okY bool
-	el.r, okR = scalar32(r, groupOrder)
-	el.s, okS = scalar32(s, groupOrder)
-	el.x, okX = coordinate32(pub.X)
-	el.y, okY = coordinate32(pub.Y)
-	el.e = hashInteger(j.hashes[i])
-	el.device = okR && okS && okX && okY
-	return el
+	in[valueR], okR = scalarLimbs(r)
+	in[valueS], okS = scalarLimbs(s)
+	in[valueX], okX = coordinateLimbs(pub.X)
+	in[valueY], okY = coordinateLimbs(pub.Y)
+	in[valueE] = hashLimbs(j.hashes[i])
+	return okR && okS && okX && okY
 }
 
-// putRow writes the 32 big-endian bytes v into the limb-major rows words
-// (8 rows of n) as element k, least significant word first.
-func putRow(words []uint32, n, k int, v *[32]byte) {
-	for w := range 8 {
-		words[w*n+k] = binary.BigEndian.Uint32(v[32-4*(w+1):])
+// pack writes the kernel's inputs of elements [a, b) of the batch ch
+// into words (the row sets of verifyValues, 8 rows of n words each, one
+// after the other), tile elements at a time: each row then takes runs of
+// neighbouring words instead of one scattered word per element.
+// onDevice[k] says whether element k is the kernel's; the others get
+// zeros (the kernel's verdict on them is discarded).
+func (j *verifyJob) pack(ch *engine.Chunk, words []uint32, onDevice []bool, a, b int) {
+	n := ch.Hi - ch.Lo
+	var inputs [tile]verifyInputs
+	for t := a; t < b; t += tile {
+		m := min(tile, b-t)
+		for e := range m {
+			k := t + e
+			onDevice[k] = j.prepare(ch.Lo+k, &inputs[e])
+			if !onDevice[k] {
+				inputs[e] = verifyInputs{}
+			}
+		}
+		putInputs(words, n, t, inputs[:m])
+	}
+}
+
+// putInputs writes the values v into words as elements t, t+1, …: limb w
+// of value r of v[e] at (8r + w)·n + t + e, putTile for every row set.
+func putInputs(words []uint32, n, t int, v []verifyInputs) {
+	for r := range verifyValues {
+		for w := range 8 {
+			row := words[(8*r+w)*n+t:][:len(v)]
+			for e := range row {
+				row[e] = v[e][r][w]
+			}
+		}
+	}
+}
+
+// unpack sets the verdicts of elements [a, b) of the batch ch from the
+// kernel's verdict words: true where the kernel had the element
+// (onDevice) and answered 1. Those the host settled are false.
+func (j *verifyJob) unpack(ch *engine.Chunk, verdicts []uint32, onDevice []bool, a, b int) {
+	out := j.out[ch.Lo:ch.Hi]
+	for k := a; k < b; k++ {
+		out[k] = onDevice[k] && verdicts[k] == 1
 	}
 }
 
@@ -131,21 +179,9 @@ func (j *verifyJob) Device(ch *engine.Chunk) error {
 	keys, sigs, hashes, verdicts := words[:16*n], words[16*n:32*n], words[32*n:40*n], words[40*n:]
 	onDevice := make([]bool, n)
 	end := ch.Step("pack")
-	batch.Parallel(n, hostChunk, func(a, b int) {
-		for k := a; k < b; k++ {
-			el := j.prepare(ch.Lo + k)
-			onDevice[k] = el.device
-			if !el.device {
-				el = element{} // zeros: the kernel's verdict is discarded
-			}
-			putRow(keys, n, k, &el.x)
-			putRow(keys[8*n:], n, k, &el.y)
-			putRow(sigs, n, k, &el.r)
-			putRow(sigs[8*n:], n, k, &el.s)
-			putRow(hashes, n, k, &el.e)
-		}
-	})
+	batch.Parallel(n, hostChunk, func(a, b int) { j.pack(ch, words[:verifyValues*8*n], onDevice, a, b) })
 	end()
+	ch.Public(device.Uint32Bytes(words)) // keys, signatures, hashes and verdicts: all public
 	scalarKernel, err := j.e.prog.Kernel("ecdsa_p256_verify_scalars")
 	if err != nil {
 		return err
@@ -188,11 +224,7 @@ func (j *verifyJob) Device(ch *engine.Chunk) error {
 		return err
 	}
 	end = ch.Step("unpack")
-	for k, dev := range onDevice {
-		if dev {
-			j.out[ch.Lo+k] = verdicts[k] == 1
-		}
-	}
+	batch.Parallel(n, hostChunk, func(a, b int) { j.unpack(ch, verdicts, onDevice, a, b) })
 	end()
 	defer ch.Step("check")()
 	return engine.Check(ch.Sample(), j.check)
