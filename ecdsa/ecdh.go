@@ -113,7 +113,11 @@ func (e *Engine) runECDH(op string, privs, peers [][]byte) ([][]byte, error) {
 func (e *Engine) ecdhBatch(op string, privs, peers [][]byte) (*ecdhJob, error) {
 	j := &ecdhJob{e: e, privs: privs, peers: peers,
 		out: engine.LaterSlice[[]byte](e.core, len(privs)), errs: engine.NewErrors(len(privs))}
-	return j, e.core.Run(planFor(op, len(privs)), j)
+	depth := pipelineDepth
+	if peers == nil { // public keys
+		depth = hostBoundDepth
+	}
+	return j, e.core.Run(planFor(op, len(privs), depth), j)
 }
 
 // ecdhJob is one call of ECDH (shared secrets) or, with peers nil,

@@ -110,24 +110,24 @@ func (e *Engine) ReleaseBuffers() { e.core.ReleaseBuffers() }
 func (e *Engine) Close() error { return e.core.Close() }
 
 // A call of more than pipelineChunk elements runs on the device as
-// batches of about equal size, pipelineDepth at once.
+// batches of about equal size, some of them at once.
 var pipelineChunk = 1 << 17 // a variable for the tests
 
-const pipelineDepth = 2
-
-// planFor is the plan of a call of op on n elements.
-func planFor(op string, n int) engine.Plan {
-	return engine.Plan{Op: op, N: n, Chunk: pipelineChunk, Depth: pipelineDepth}
-}
-
-// signingPlan is the plan of a signing call, whose host work per batch
-// (random nonces, packing, the signatures made into Go values) is about
-// its kernels' or more: one batch more in flight than the others keeps
+// The batches in flight of a call: pipelineDepth for ECDH's shared
+// secrets, whose host work per batch is well below its kernels';
+// hostBoundDepth for signing, verification and public keys, whose host
+// work per batch (random nonces, parsing and packing, the results made
+// into Go values) is about their kernels': one batch more in flight keeps
 // the device busy while two are packed or unpacked.
-func signingPlan(n int) engine.Plan {
-	p := planFor("ECDSA P-256 sign", n)
-	p.Depth = pipelineDepth + 1
-	return p
+const (
+	pipelineDepth  = 2
+	hostBoundDepth = pipelineDepth + 1
+)
+
+// planFor is the plan of a call of op on n elements, depth batches in
+// flight.
+func planFor(op string, n, depth int) engine.Plan {
+	return engine.Plan{Op: op, N: n, Chunk: pipelineChunk, Depth: depth}
 }
 
 // hostChunk is the smallest range of elements a core takes in the

@@ -71,7 +71,7 @@ func (e *Engine) sign(random io.Reader, keys []*ecdsa.PrivateKey, hashes [][]byt
 func (e *Engine) signBatch(form Form, deterministic bool, keys []*ecdsa.PrivateKey, hashes [][]byte, random []byte) ([][]byte, *engine.Errors, error) {
 	j := &signJob{e: e, form: form, deterministic: deterministic, keys: keys, hashes: hashes, random: random,
 		out: engine.LaterSlice[[]byte](e.core, len(keys)), errs: engine.NewErrors(len(keys))}
-	err := e.core.Run(signingPlan(len(keys)), j)
+	err := e.core.Run(planFor("ECDSA P-256 sign", len(keys), hostBoundDepth), j)
 	return j.out.Get(), j.errs, err
 }
 

@@ -42,7 +42,7 @@ func (e *Engine) verify(pubs []*ecdsa.PublicKey, hashes, sigs [][]byte, form For
 // verdicts, the elements' errors, and the call's.
 func (e *Engine) verifyBatch(form Form, pubs []*ecdsa.PublicKey, hashes, sigs [][]byte) ([]bool, *engine.Errors, error) {
 	j := &verifyJob{e: e, form: form, pubs: pubs, hashes: hashes, sigs: sigs, out: make([]bool, len(pubs)), errs: engine.NewErrors(len(pubs))}
-	err := e.core.Run(planFor("ECDSA P-256 verify", len(pubs)), j)
+	err := e.core.Run(planFor("ECDSA P-256 verify", len(pubs), hostBoundDepth), j)
 	return j.out, j.errs, err
 }
 

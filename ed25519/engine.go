@@ -139,8 +139,9 @@ func (e *Engine) ReleaseBuffers() { e.core.ReleaseBuffers() }
 func (e *Engine) Close() error { return e.core.Close() }
 
 // A call of more than pipelineChunk elements runs on the device as
-// batches of about equal size, pipelineDepth at once, each with at most
-// batchMessageBytes of messages.
+// batches of about equal size, each with at most batchMessageBytes of
+// messages: pipelineDepth of them at once for verification,
+// hostBoundDepth for signing and key generation.
 var (
 	pipelineChunk     = 1 << 17 // variables for the tests
 	batchMessageBytes = 64 << 20
@@ -148,11 +149,11 @@ var (
 
 const pipelineDepth = 2
 
-// signingDepth is the number of batches in flight for signing, whose
-// host work per batch (packing keys and messages, the signatures written
-// out) is about its kernels': one more than the others' keeps the device
-// busy while two are packed or unpacked.
-const signingDepth = pipelineDepth + 1
+// hostBoundDepth is the number of batches in flight for signing and key
+// generation, whose host work per batch (packing keys and messages, the
+// results written out) is about their kernels': one more than
+// verification's keeps the device busy while two are packed or unpacked.
+const hostBoundDepth = pipelineDepth + 1
 
 // hostChunk is the smallest range of elements a core takes in the
 // host's passes.
