@@ -460,21 +460,3 @@ func getTile(v [][32]byte, words []uint32, n, t int) {
 // tile is the number of elements pack and unpack move at
 // once: runs of 16 words (64 bytes) of each row.
 const tile = 16
-
-// putRow writes the 32 big-endian bytes v into the limb-major rows words
-// (8 rows of n) as element k, least significant word first.
-func putRow(words []uint32, n, k int, v *[32]byte) {
-	for w := range 8 {
-		words[w*n+k] = binary.BigEndian.Uint32(v[32-4*(w+1):])
-	}
-}
-
-// getRow reads element k of the limb-major rows words into the 32
-// big-endian bytes v (the inverse of putRow).
-func getRow(v *[32]byte, words []uint32, n, k int) {
-	for w := range 8 {
-		x := words[w*n+k]
-		o := 32 - 4*(w+1)
-		v[o], v[o+1], v[o+2], v[o+3] = byte(x>>24), byte(x>>16), byte(x>>8), byte(x)
-	}
-}
