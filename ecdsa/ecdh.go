@@ -329,20 +329,21 @@ func (j *ecdhJob) pack(ch *engine.Chunk, secrets, peers []uint32, onDevice []boo
 }
 
 // unpack turns the kernel's answers for elements [a, b) of the batch ch
-// into results, a tile at a time, in one allocation (the results' bytes
-// one after the other: 65 per public key, 32 per shared secret) instead
-// of one or more per element; elements the kernel did not compute
-// (onDevice false, or not answered: a point off the curve, counted in
-// refused) are computed by crypto/ecdh, for its own answer and error.
-// The tile that held shared secrets is zeroed.
+// into results, a tile at a time: public keys in one allocation (65
+// bytes each, one after the other) instead of three per key; shared
+// secrets in one each, as crypto/ecdh returns them, so that a secret the
+// caller keeps keeps no other caller's secret in memory. Elements the
+// kernel did not compute (onDevice false, or not answered: a point off
+// the curve, counted in refused) are computed by crypto/ecdh, for its own
+// answer and error. The tile that held shared secrets is zeroed.
 func (j *ecdhJob) unpack(ch *engine.Chunk, results []uint32, onDevice []bool, a, b int) {
 	n := ch.Hi - ch.Lo
 	shared := j.peers != nil
-	size := 1 + 64 // 04 ‖ X ‖ Y
-	if shared {
-		size = 32
+	out := j.out.Get()
+	var slab []byte // the public keys, 04 ‖ X ‖ Y each
+	if !shared {
+		slab = make([]byte, 0, (b-a)*(1+64))
 	}
-	out, slab := j.out.Get(), make([]byte, 0, (b-a)*size)
 	var x, y [tile][32]byte
 	defer clear(x[:])
 	refused := int64(0)
@@ -369,12 +370,12 @@ func (j *ecdhJob) unpack(ch *engine.Chunk, results []uint32, onDevice []bool, a,
 				j.compute(i)
 				continue
 			}
-			start := len(slab)
 			if shared {
-				slab = append(slab, x[e][:]...)
-			} else {
-				slab = append(append(append(slab, 4), x[e][:]...), y[e][:]...)
+				out[i] = bytes.Clone(x[e][:])
+				continue
 			}
+			start := len(slab)
+			slab = append(append(append(slab, 4), x[e][:]...), y[e][:]...)
 			out[i] = slab[start:len(slab):len(slab)]
 		}
 	}
