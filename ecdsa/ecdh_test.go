@@ -208,26 +208,8 @@ func TestECDHDifferential(t *testing.T) {
 // public keys.
 func TestECDHRanges(t *testing.T) {
 	e := ecdhEngines(t)["device"]
-	const distinct = 61
 	n := 3*hostChunk + 5
-	privs, peers := make([][]byte, n), make([][]byte, n)
-	for i := range n {
-		if i >= distinct {
-			privs[i], peers[i] = privs[i%distinct], peers[i%distinct]
-			continue
-		}
-		a, err := stdecdh.P256().GenerateKey(rand.Reader)
-		require.NoError(t, err)
-		b, err := stdecdh.P256().GenerateKey(rand.Reader)
-		require.NoError(t, err)
-		privs[i], peers[i] = a.Bytes(), b.PublicKey().Bytes()
-		switch i % 7 {
-		case 2:
-			peers[i][64] ^= 1 // off the curve
-		case 4:
-			privs[i] = groupOrder
-		}
-	}
+	privs, peers := ecdhPairs(t, n, 61, 7)
 	what := func(i int) string { return "element " + strconv.Itoa(i) }
 	secrets, err := e.ECDH(privs, peers)
 	require.Error(t, err)
@@ -425,6 +407,33 @@ func TestECDHKeys(t *testing.T) {
 	}
 }
 
+// ecdhPairs is n pairs of a scalar and a peer's point, the first
+// distinct made anew and the others repeating them in turn; of those made
+// anew, those at index 2 modulo every have their peer's point off the
+// curve and those at index 4 modulo every the scalar n, both of which
+// crypto/ecdh refuses.
+func ecdhPairs(t *testing.T, n, distinct, every int) (privs, peers [][]byte) {
+	privs, peers = make([][]byte, n), make([][]byte, n)
+	for i := range n {
+		if i >= distinct {
+			privs[i], peers[i] = privs[i%distinct], peers[i%distinct]
+			continue
+		}
+		a, err := stdecdh.P256().GenerateKey(rand.Reader)
+		require.NoError(t, err)
+		b, err := stdecdh.P256().GenerateKey(rand.Reader)
+		require.NoError(t, err)
+		privs[i], peers[i] = a.Bytes(), b.PublicKey().Bytes()
+		switch i % every {
+		case 2:
+			peers[i][64] ^= 1 // off the curve
+		case 4:
+			privs[i] = groupOrder
+		}
+	}
+	return privs, peers
+}
+
 // A call larger than pipelineChunk runs as several device batches: each
 // element's inputs and results at its own index (ch.Lo + k), with bad
 // elements in every batch; the kernel answers every element it is given
@@ -435,20 +444,7 @@ func TestECDHManyBatches(t *testing.T) {
 	pipelineChunk = 7
 	t.Cleanup(func() { pipelineChunk = old })
 	const n = 40
-	privs, peers := make([][]byte, n), make([][]byte, n)
-	for i := range n {
-		a, err := stdecdh.P256().GenerateKey(rand.Reader)
-		require.NoError(t, err)
-		b, err := stdecdh.P256().GenerateKey(rand.Reader)
-		require.NoError(t, err)
-		privs[i], peers[i] = a.Bytes(), b.PublicKey().Bytes()
-		switch i % 5 {
-		case 2:
-			peers[i][64] ^= 1 // off the curve
-		case 4:
-			privs[i] = groupOrder
-		}
-	}
+	privs, peers := ecdhPairs(t, n, n, 5)
 	batches := e.Stats().Batches
 	j, err := e.ecdhBatch("ECDH P-256 shared secret", privs, peers)
 	require.NoError(t, err)

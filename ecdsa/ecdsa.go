@@ -103,17 +103,9 @@ func coordinate32(v *big.Int) (out [32]byte, ok bool) {
 
 // scalarLimbs is scalar32(v, groupOrder) in limbs: v (big-endian, leading
 // zeros allowed) if it is in [1, n).
-func scalarLimbs(v []byte) (out limbs, ok bool) {
-	for len(v) > 0 && v[0] == 0 {
-		v = v[1:]
-	}
-	if len(v) == 0 || len(v) > 32 {
-		return out, false
-	}
-	var padded [32]byte
-	copy(padded[32-len(v):], v)
-	out = limbsOf(&padded)
-	return out, below(&out, &orderLimbs)
+func scalarLimbs(v []byte) (limbs, bool) {
+	padded, ok := scalar32(v, groupOrder)
+	return limbsOf(&padded), ok
 }
 
 // coordinateLimbs is coordinate32 in limbs, read from v's words without
@@ -140,11 +132,8 @@ func below(a, b *limbs) bool {
 	return false
 }
 
-// P-256's field prime p and group order n in limbs.
-var (
-	primeLimbs = limbsOf((*[32]byte)(fieldPrime))
-	orderLimbs = limbsOf((*[32]byte)(groupOrder))
-)
+// primeLimbs is P-256's field prime p in limbs.
+var primeLimbs = limbsOf((*[32]byte)(fieldPrime))
 
 // parseASN1 reads an ASN.1 DER signature as crypto/ecdsa does (a SEQUENCE
 // of two non-negative INTEGERs, nothing after it). The signatures of
@@ -252,6 +241,17 @@ func hashInteger(hash []byte) (out [32]byte) {
 	}
 	copy(out[32-len(hash):], hash)
 	return out
+}
+
+// hashLimbs is hashInteger(hash) in limbs, read from the hash itself
+// where it has 32 bytes or more (SHA-256's and longer) rather than from a
+// copy.
+func hashLimbs(hash []byte) limbs {
+	if len(hash) >= 32 {
+		return limbsOf((*[32]byte)(hash))
+	}
+	v := hashInteger(hash)
+	return limbsOf(&v)
 }
 
 // verifyCPU is crypto/ecdsa's verdict on one element (sig in form).

@@ -23,16 +23,9 @@ func BenchmarkHostSign(b *testing.B) {
 	e := devicetest.Engine(b, NewEngine)
 	n := hostbench.Size
 	const distinct = 256
-	keys, hashes := make([]*ecdsa.PrivateKey, n), make([][]byte, n)
+	keys := cycled(b, n, distinct, func() (*ecdsa.PrivateKey, error) { return ecdsa.GenerateKey(elliptic.P256(), rand.Reader) })
+	hashes := make([][]byte, n)
 	for i := range n {
-		if i < distinct {
-			var err error
-			if keys[i], err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader); err != nil {
-				b.Fatal(err)
-			}
-		} else {
-			keys[i] = keys[i%distinct]
-		}
 		var m [8]byte
 		binary.LittleEndian.PutUint64(m[:], uint64(i))
 		h := sha256.Sum256(m[:])
@@ -51,18 +44,7 @@ func BenchmarkHostPublicKeys(b *testing.B) {
 	e := devicetest.Engine(b, NewEngine)
 	n := hostbench.Size
 	const distinct = 256
-	privs := make([][]byte, n)
-	for i := range n {
-		if i < distinct {
-			key, err := stdecdh.P256().GenerateKey(rand.Reader)
-			if err != nil {
-				b.Fatal(err)
-			}
-			privs[i] = key.Bytes()
-		} else {
-			privs[i] = privs[i%distinct]
-		}
-	}
+	privs := cycled(b, n, distinct, scalarBytes)
 	hostbench.Run(b, e.core, n, resultRows, func() error { _, err := e.PublicKeys(privs); return err })
 }
 
@@ -75,24 +57,43 @@ func BenchmarkHostECDH(b *testing.B) {
 	e := devicetest.Engine(b, NewEngine)
 	n := hostbench.Size
 	const distinct = 256
-	privs, peers := make([][]byte, n), make([][]byte, n)
-	for i := range n {
-		if i < distinct {
-			key, err := stdecdh.P256().GenerateKey(rand.Reader)
-			if err != nil {
-				b.Fatal(err)
-			}
-			privs[i] = key.Bytes()
-			peer, err := stdecdh.P256().GenerateKey(rand.Reader)
-			if err != nil {
-				b.Fatal(err)
-			}
-			peers[i] = peer.PublicKey().Bytes()
-		} else {
-			privs[i], peers[i] = privs[i%distinct], peers[i%distinct]
+	privs := cycled(b, n, distinct, scalarBytes)
+	peers := cycled(b, n, distinct, func() ([]byte, error) {
+		key, err := stdecdh.P256().GenerateKey(rand.Reader)
+		if err != nil {
+			return nil, err
 		}
-	}
+		return key.PublicKey().Bytes(), nil
+	})
 	hostbench.Run(b, e.core, n, sharedRows, func() error { _, err := e.ECDH(privs, peers); return err })
+}
+
+// cycled is n values for a host benchmark: the first distinct made by
+// fresh, the others repeating them in turn (value i is value i mod
+// distinct), as a server's many requests by few keys.
+func cycled[T any](b *testing.B, n, distinct int, fresh func() (T, error)) []T {
+	values := make([]T, n)
+	for i := range values {
+		if i >= distinct {
+			values[i] = values[i%distinct]
+			continue
+		}
+		v, err := fresh()
+		if err != nil {
+			b.Fatal(err)
+		}
+		values[i] = v
+	}
+	return values
+}
+
+// scalarBytes is a random P-256 private scalar, as crypto/ecdh encodes it.
+func scalarBytes() ([]byte, error) {
+	key, err := stdecdh.P256().GenerateKey(rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	return key.Bytes(), nil
 }
 
 // sharedRows stands in for the ECDH kernels of the batch [lo, hi): x
@@ -123,17 +124,15 @@ func BenchmarkHostVerify(b *testing.B) {
 	e := devicetest.Engine(b, NewEngine)
 	n := hostbench.Size
 	const distinct = 256
-	pubs, hashes, sigs := make([]*ecdsa.PublicKey, n), make([][]byte, n), make([][]byte, n)
-	for i := range n {
-		if i < distinct {
-			key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-			if err != nil {
-				b.Fatal(err)
-			}
-			pubs[i] = &key.PublicKey
-		} else {
-			pubs[i] = pubs[i%distinct]
+	pubs := cycled(b, n, distinct, func() (*ecdsa.PublicKey, error) {
+		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		if err != nil {
+			return nil, err
 		}
+		return &key.PublicKey, nil
+	})
+	hashes, sigs := make([][]byte, n), make([][]byte, n)
+	for i := range n {
 		var m [9]byte
 		binary.LittleEndian.PutUint64(m[:], uint64(i))
 		h := sha256.Sum256(m[:])

@@ -4,7 +4,6 @@ import (
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/rand"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"math/big"
@@ -249,17 +248,6 @@ func (j *signJob) pack(ch *engine.Chunk, rows *[signRows][]uint32, onDevice []bo
 	}
 }
 
-// hashLimbs is hashInteger(hash) in limbs, read from the hash itself
-// where it has 32 bytes or more (SHA-256's and longer) rather than from a
-// copy.
-func hashLimbs(hash []byte) limbs {
-	if len(hash) >= 32 {
-		return limbsOf((*[32]byte)(hash))
-	}
-	v := hashInteger(hash)
-	return limbsOf(&v)
-}
-
 // deterministicNonceOf is RFC 6979's nonce (deterministicNonce) for the
 // scalar d, in limbs; the bytes of d it makes for the DRBG are zeroed.
 func deterministicNonceOf(d *limbs, hash []byte) limbs {
@@ -400,38 +388,6 @@ func clearUnsigned(words []uint32, n, t int, keys []*keyInputs) {
 	}
 }
 
-// limbs are a 256-bit number as the kernels' rows hold it: 8 words, the
-// least significant first; word w is bytes 28 − 4w … 31 − 4w of the
-// number's 32 big-endian bytes.
-type limbs [8]uint32
-
-// limbsOf is the number of the 32 big-endian bytes v.
-func limbsOf(v *[32]byte) (out limbs) {
-	for w := range 8 {
-		out[w] = binary.BigEndian.Uint32(v[28-4*w:])
-	}
-	return out
-}
-
-// bytes is the number's 32 big-endian bytes.
-func (v *limbs) bytes() (out [32]byte) {
-	for w, x := range v {
-		binary.BigEndian.PutUint32(out[28-4*w:], x)
-	}
-	return out
-}
-
-// putTile writes the numbers v into the limb-major rows words (8 rows of
-// n words) as elements t, t+1, …: limb w of v[e] at w·n + t + e.
-func putTile(words []uint32, n, t int, v []limbs) {
-	for w := range 8 {
-		row := words[w*n+t:][:len(v)]
-		for e := range row {
-			row[e] = v[e][w]
-		}
-	}
-}
-
 // putKeys writes the keys' limbs into the rows of d, x and y as elements
 // t, t+1, …, each limb of the three in one pass (putTile for three row
 // sets, from the cached inputs without copying them first).
@@ -445,18 +401,3 @@ func putKeys(rows *[signRows][]uint32, n, t int, keys []*keyInputs) {
 		}
 	}
 }
-
-// getTile reads elements t, t+1, … of the limb-major rows words (8 rows
-// of n words) into the 32 big-endian bytes of each v[e].
-func getTile(v [][32]byte, words []uint32, n, t int) {
-	for w := range 8 {
-		row := words[w*n+t:][:len(v)]
-		for e, x := range row {
-			binary.BigEndian.PutUint32(v[e][28-4*w:], x)
-		}
-	}
-}
-
-// tile is the number of elements pack and unpack move at
-// once: runs of 16 words (64 bytes) of each row.
-const tile = 16

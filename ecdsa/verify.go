@@ -75,85 +75,56 @@ func (j *verifyJob) check(i int) bool {
 	return ok == j.out[i] && (err == nil) == (j.errs.Get(i) == nil)
 }
 
-// The values of a verification element for the kernel, in the order of
-// their row sets in the batch's staging memory (Device): the key's point,
-// then r and s (the signature), then the hash's integer.
-const (
-	valueX = iota
-	valueY
-	valueR
-	valueS
-	valueE
-	verifyValues
-)
-
-// verifyInputs are one element's values for the kernel, in the rows'
-// limbs.
-type verifyInputs [verifyValues]limbs
-
 // prepare settles element i on the host where its inputs alone decide it
 // (a nil key or one on another curve: an error; crypto/ecdsa's checks
 // before any curve arithmetic: a signature that does not parse, r or s
 // out of [1, n), a coordinate not in [0, p)), the verdict false, and
-// reports false; else it writes the kernel's inputs into in and reports
-// true.
-func (j *verifyJob) prepare(i int, in *verifyInputs) bool {
+// reports false with zeros; else it returns the kernel's inputs in the
+// rows' limbs: the key's point, r and s, the hash's integer.
+func (j *verifyJob) prepare(i int) (x, y, r, s, e limbs, ok bool) {
 	pub := j.pubs[i]
 	if err := checkPublic(pub); err != nil {
 		j.errs.Set(i, err)
-		return false
+		return
 	}
-	var r, s []byte
-	var ok bool
+	var rb, sb []byte
 	if j.form == P1363 {
-		r, s, ok = parseP1363(j.sigs[i])
+		rb, sb, ok = parseP1363(j.sigs[i])
 	} else {
-		r, s, ok = parseASN1(j.sigs[i])
+		rb, sb, ok = parseASN1(j.sigs[i])
 	}
 	if !ok {
-		return false
+		return
 	}
 	var okR, okS, okX, okY bool
-	in[valueR], okR = scalarLimbs(r)
-	in[valueS], okS = scalarLimbs(s)
-	in[valueX], okX = coordinateLimbs(pub.X)
-	in[valueY], okY = coordinateLimbs(pub.Y)
-	in[valueE] = hashLimbs(j.hashes[i])
-	return okR && okS && okX && okY
+	r, okR = scalarLimbs(rb)
+	s, okS = scalarLimbs(sb)
+	x, okX = coordinateLimbs(pub.X)
+	y, okY = coordinateLimbs(pub.Y)
+	if !(okR && okS && okX && okY) {
+		return limbs{}, limbs{}, limbs{}, limbs{}, limbs{}, false
+	}
+	return x, y, r, s, hashLimbs(j.hashes[i]), true
 }
 
 // pack writes the kernel's inputs of elements [a, b) of the batch ch
-// into words (the row sets of verifyValues, 8 rows of n words each, one
-// after the other), tile elements at a time: each row then takes runs of
-// neighbouring words instead of one scattered word per element.
-// onDevice[k] says whether element k is the kernel's; the others get
-// zeros (the kernel's verdict on them is discarded).
-func (j *verifyJob) pack(ch *engine.Chunk, words []uint32, onDevice []bool, a, b int) {
+// into the rows of keys (x, y), sigs (r, s) and hashes, tile elements at
+// a time (as signing's pack). onDevice[k] says whether element k is the
+// kernel's; the others get zeros (the kernel's verdict on them is
+// discarded).
+func (j *verifyJob) pack(ch *engine.Chunk, keys, sigs, hashes []uint32, onDevice []bool, a, b int) {
 	n := ch.Hi - ch.Lo
-	var inputs [tile]verifyInputs
+	var x, y, r, s, e [tile]limbs
 	for t := a; t < b; t += tile {
 		m := min(tile, b-t)
-		for e := range m {
-			k := t + e
-			onDevice[k] = j.prepare(ch.Lo+k, &inputs[e])
-			if !onDevice[k] {
-				inputs[e] = verifyInputs{}
-			}
+		for k := range m {
+			x[k], y[k], r[k], s[k], e[k], onDevice[t+k] = j.prepare(ch.Lo + t + k)
 		}
-		putInputs(words, n, t, inputs[:m])
-	}
-}
-
-// putInputs writes the values v into words as elements t, t+1, …: limb w
-// of value r of v[e] at (8r + w)·n + t + e, putTile for every row set.
-func putInputs(words []uint32, n, t int, v []verifyInputs) {
-	for r := range verifyValues {
-		for w := range 8 {
-			row := words[(8*r+w)*n+t:][:len(v)]
-			for e := range row {
-				row[e] = v[e][r][w]
-			}
-		}
+		putTile(keys, n, t, x[:m])
+		putTile(keys[8*n:], n, t, y[:m])
+		putTile(sigs, n, t, r[:m])
+		putTile(sigs[8*n:], n, t, s[:m])
+		putTile(hashes, n, t, e[:m])
 	}
 }
 
@@ -179,7 +150,7 @@ func (j *verifyJob) Device(ch *engine.Chunk) error {
 	keys, sigs, hashes, verdicts := words[:16*n], words[16*n:32*n], words[32*n:40*n], words[40*n:]
 	onDevice := make([]bool, n)
 	end := ch.Step("pack")
-	batch.Parallel(n, hostChunk, func(a, b int) { j.pack(ch, words[:verifyValues*8*n], onDevice, a, b) })
+	batch.Parallel(n, hostChunk, func(a, b int) { j.pack(ch, keys, sigs, hashes, onDevice, a, b) })
 	end()
 	ch.Public(device.Uint32Bytes(words)) // keys, signatures, hashes and verdicts: all public
 	scalarKernel, err := j.e.prog.Kernel("ecdsa_p256_verify_scalars")
