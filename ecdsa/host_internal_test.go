@@ -15,7 +15,7 @@ import (
 
 // BenchmarkHostSign measures the host side of a device call of SignASN1
 // on 1,048,576 SHA-256 hashes by 256 keys, as the GPU bench's
-// (hostbench.Run), with crypto/rand's bytes: the device's commands are
+// (hostbench.Run), with a nil reader (randomRows): the device's commands are
 // replaced by the writing of an (r, s) that is not zero, which the host
 // encodes as it would the kernel's. Run it with -cpu 1 for each step's
 // cost in core time.

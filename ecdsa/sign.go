@@ -2,6 +2,8 @@ package ecdsa
 
 import (
 	"crypto"
+	"crypto/aes"
+	"crypto/cipher"
 	"crypto/ecdsa"
 	"crypto/rand"
 	"fmt"
@@ -15,11 +17,13 @@ import (
 
 // SignASN1 signs hashes[i] with keys[i] as crypto/ecdsa.SignASN1 does and
 // returns ASN.1 DER signatures: nonces "hedged" as crypto/ecdsa makes
-// them (32 random bytes from rand, nil for crypto/rand.Reader, mixed with
-// the key and the hash by HMAC_DRBG; the device derives them,
-// kernels/hmac_drbg.h, and the host only reads the random bytes), so a
-// signature leaks nothing even when rand is poor, and every signature
-// verifies under crypto/ecdsa. (Go 1.26's crypto/ecdsa reads crypto/rand
+// them (32 random bytes from rand, mixed with the key and the hash by
+// HMAC_DRBG; the device derives them, kernels/hmac_drbg.h, and the host
+// only reads the random bytes), so a signature leaks nothing even when
+// rand is poor, and every signature verifies under crypto/ecdsa. A nil
+// rand or crypto/rand.Reader gives each range of elements an AES-256
+// counter-mode generator keyed from crypto/rand, as Go's crypto/rand is in
+// FIPS 140-3 mode (randomRows). (Go 1.26's crypto/ecdsa reads crypto/rand
 // whatever reader it is given, unless GODEBUG=cryptocustomrand=1; this
 // reads the one it is given, for the elements the device signs.) An
 // element whose key crypto/ecdsa refuses (a nil key, a scalar not in
@@ -42,7 +46,7 @@ func (e *Engine) sign(random io.Reader, keys []*ecdsa.PrivateKey, hashes [][]byt
 	if len(hashes) != len(keys) {
 		return nil, fmt.Errorf("ecdsa: %d private keys but %d hashes", len(keys), len(hashes))
 	}
-	var z []byte // nil: each batch reads crypto/rand for its elements (signJob.random)
+	var z []byte // nil: each batch makes its elements' (signJob.random)
 	if random != nil && random != rand.Reader {
 		// the caller's reader, read in the elements' order (a seeded one
 		// gives the same signatures every time) and once, not once per
@@ -64,8 +68,8 @@ func (e *Engine) sign(random io.Reader, keys []*ecdsa.PrivateKey, hashes [][]byt
 }
 
 // signBatch signs hashes[i] with keys[i] in form, with hedged nonces from
-// the 32 bytes of random each element has (nil random: crypto/rand's,
-// read by the batches), or RFC 6979's (deterministic): the signatures,
+// the 32 bytes of random each element has (nil random: randomRows's,
+// made by the batches), or RFC 6979's (deterministic): the signatures,
 // the elements' errors, and the call's.
 func (e *Engine) signBatch(form Form, deterministic bool, keys []*ecdsa.PrivateKey, hashes [][]byte, random []byte) ([][]byte, *engine.Errors, error) {
 	j := &signJob{e: e, form: form, deterministic: deterministic, keys: keys, hashes: hashes, random: random,
@@ -76,10 +80,9 @@ func (e *Engine) signBatch(form Form, deterministic bool, keys []*ecdsa.PrivateK
 
 // signJob is one call of SignASN1 or SignP1363 (an engine.Job). random
 // holds 32 random bytes per element, from which the device derives the
-// hedged nonces; nil, each batch reads them from crypto/rand as it packs
-// its elements, on all cores and beside the device's work on other
-// batches (crypto/rand is safe for concurrent use, and its bytes' order
-// does not matter: a million elements' 32 MB, read up front on one core,
+// hedged nonces; nil, each batch makes them (randomRows) as it packs its
+// elements, on all cores and beside the device's work on other batches (a
+// million elements' 32 MB, read from crypto/rand up front on one core,
 // took longer than the kernels). With deterministic (the self-test's known answers, the
 // Server's Signer with a nil reader) the nonces are RFC 6979's for
 // SHA-256 hashes instead, derived on the host (deterministicNonce) for the
@@ -200,9 +203,9 @@ const (
 // the rows (rows[r] holds row set r: 8 rows of n words), tile elements at
 // a time: each row then takes runs of neighbouring words instead of one
 // scattered word per element. The keys' limbs go from their cached
-// inputs to the rows, and crypto/rand's bytes (without random) straight
-// into the nonce rows, each in one read per row: no copy of either is
-// made on the way. onDevice[k] says whether element k is the kernel's;
+// inputs to the rows, and the random bytes (without random) straight
+// into the nonce rows (randomRows): no copy of either is made on the
+// way. onDevice[k] says whether element k is the kernel's;
 // the others get zeros.
 func (j *signJob) pack(ch *engine.Chunk, rows *[signRows][]uint32, onDevice []bool, a, b int) {
 	n := ch.Hi - ch.Lo
@@ -217,7 +220,7 @@ func (j *signJob) pack(ch *engine.Chunk, rows *[signRows][]uint32, onDevice []bo
 	}()
 	fresh := j.random == nil && !j.deterministic
 	if fresh {
-		readRows(rows[rowNonce], n, a, b)
+		randomRows(rows[rowNonce], n, a, b)
 	}
 	for t := a; t < b; t += tile {
 		m := min(tile, b-t)
@@ -365,13 +368,31 @@ func (j *signJob) unpack(ch *engine.Chunk, sigs []uint32, onDevice []bool, a, b 
 	}
 }
 
-// readRows fills elements [a, b) of the limb-major rows words (8 rows of
-// n words) with crypto/rand's bytes, one read per row. Each element's 32
-// bytes are then as random as those of one read of 32 (the kernel takes
-// them as they are).
-func readRows(words []uint32, n, a, b int) {
+// randomRows fills elements [a, b) of the limb-major rows words (8 rows
+// of n words) with random bytes: the keystream of AES-256 in counter mode
+// under a key and a first counter block read from crypto/rand for this
+// range, the generator of NIST SP 800-90A's CTR_DRBG (Go's crypto/rand is
+// one in FIPS 140-3 mode). crypto/rand read for every element (the
+// getrandom vDSO) took most of the signing pack's host time (81 of
+// 118–126 ns per element, BenchmarkHostSign on the VM; about a fifth of
+// signing's host CPU on the H100 host); the keystream costs a tenth of
+// it. The bytes feed the hedged nonces only (nonce.go): were they
+// predictable, or the key schedule that crypto/aes keeps and this cannot
+// zero read later, the nonces would still be derived from the private
+// key and the hash, as RFC 6979's are.
+func randomRows(words []uint32, n, a, b int) {
+	var seed [32 + aes.BlockSize]byte
+	rand.Read(seed[:]) // crypto/rand.Read never fails (it crashes the program instead)
+	block, err := aes.NewCipher(seed[:32])
+	if err != nil {
+		panic(err) // a 32-byte key: never
+	}
+	stream := cipher.NewCTR(block, seed[32:])
+	clear(seed[:])
 	for w := range 8 {
-		rand.Read(device.Uint32Bytes(words[w*n+a : w*n+b])) // crypto/rand.Read never fails (it crashes the program instead)
+		row := device.Uint32Bytes(words[w*n+a : w*n+b])
+		clear(row)
+		stream.XORKeyStream(row, row)
 	}
 }
 

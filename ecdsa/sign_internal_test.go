@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"math/big"
+	"slices"
 	"strings"
 	"testing"
 
@@ -83,5 +84,31 @@ func TestValidScalar(t *testing.T) {
 		v.FillBytes(d[:])
 		want := v.Sign() > 0 && v.Cmp(orderInt) < 0
 		require.Equal(t, want, validScalar(&d), "%x", d)
+	}
+}
+
+// randomRows writes every word of elements [a, b) in each of the 8 rows
+// and nothing else, and two ranges' bytes (two generators) differ: a
+// generator keyed the same each time, or a row left as it was, fails.
+func TestRandomRows(t *testing.T) {
+	const n, a, b = 100, 13, 77
+	const mark = 0xa5a5a5a5
+	first := make([]uint32, 8*n)
+	for i := range first {
+		first[i] = mark
+	}
+	second := slices.Clone(first)
+	randomRows(first, n, a, b)
+	randomRows(second, n, a, b)
+	for w := range 8 {
+		for k := range n {
+			i := w*n + k
+			if k < a || k >= b {
+				require.Equal(t, uint32(mark), first[i], "row %d, element %d outside the range", w, k)
+				continue
+			}
+			require.NotEqual(t, uint32(mark), first[i], "row %d, element %d not written", w, k) // 2^-32 each
+		}
+		require.NotEqual(t, first[w*n+a:w*n+b], second[w*n+a:w*n+b], "row %d: two ranges' bytes equal", w)
 	}
 }
