@@ -163,7 +163,8 @@ func TestBatchesGrowUnderLoad(t *testing.T) {
 	var sizes []int
 	first := make(chan struct{})
 	var once sync.Once
-	b := batch.New(batch.Options{MaxBatch: 1000, MaxDelay: time.Millisecond, Pipeline: 1}, func(reqs []int) ([]int, error) {
+	var meter batch.Meter
+	b := batch.New(batch.Options{MaxBatch: 1000, MaxDelay: time.Millisecond, Pipeline: 1, Meter: &meter}, func(reqs []int) ([]int, error) {
 		mu.Lock()
 		sizes = append(sizes, len(reqs))
 		mu.Unlock()
@@ -179,7 +180,8 @@ func TestBatchesGrowUnderLoad(t *testing.T) {
 		wg.Add(1)
 		go func() { defer wg.Done(); b.Do(context.Background(), i) }()
 	}
-	time.Sleep(50 * time.Millisecond) // far longer than MaxDelay: all 200 wait
+	// all 200 wait (far longer than MaxDelay), however late their goroutines run
+	require.Eventually(t, func() bool { return meter.Stats().QueueDepth == 200 }, 5*time.Second, time.Millisecond)
 	close(first)
 	wg.Wait()
 	mu.Lock()
@@ -190,9 +192,11 @@ func TestBatchesGrowUnderLoad(t *testing.T) {
 // TestFreeWorkerTakesAtOnce: with one worker busy, a free one takes a
 // request at once instead of waiting MaxDelay for company.
 func TestFreeWorkerTakesAtOnce(t *testing.T) {
-	hold := make(chan struct{})
+	hold, held := make(chan struct{}), make(chan struct{})
+	var once sync.Once
 	b := batch.New(batch.Options{MaxBatch: 2, MaxDelay: time.Hour, Pipeline: 2}, func(reqs []int) ([]int, error) {
 		if reqs[0] < 2 {
+			once.Do(func() { close(held) })
 			<-hold
 		}
 		return reqs, nil
@@ -201,7 +205,7 @@ func TestFreeWorkerTakesAtOnce(t *testing.T) {
 	for i := range 2 { // a full batch: goes at once, and holds a worker
 		go b.Do(context.Background(), i)
 	}
-	time.Sleep(20 * time.Millisecond)
+	<-held
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	t0 := time.Now()
@@ -216,7 +220,8 @@ func TestFreeWorkerTakesAtOnce(t *testing.T) {
 func TestIdleWaitsMaxDelay(t *testing.T) {
 	var sizes []int
 	var mu sync.Mutex
-	b := batch.New(batch.Options{MaxBatch: 100, MaxDelay: 60 * time.Millisecond}, func(reqs []int) ([]int, error) {
+	const maxDelay = 300 * time.Millisecond // the three requests 10 ms apart arrive within it, however late
+	b := batch.New(batch.Options{MaxBatch: 100, MaxDelay: maxDelay}, func(reqs []int) ([]int, error) {
 		mu.Lock()
 		sizes = append(sizes, len(reqs))
 		mu.Unlock()
@@ -231,7 +236,7 @@ func TestIdleWaitsMaxDelay(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	wg.Wait()
-	require.GreaterOrEqual(t, time.Since(t0), 50*time.Millisecond)
+	require.GreaterOrEqual(t, time.Since(t0), maxDelay)
 	mu.Lock()
 	defer mu.Unlock()
 	require.Equal(t, []int{3}, sizes, "the three requests within MaxDelay form one batch")
@@ -242,12 +247,20 @@ func TestIdleWaitsMaxDelay(t *testing.T) {
 func TestIdleEnginesShare(t *testing.T) {
 	var mu sync.Mutex
 	seen := map[string][]int{}
+	var both sync.WaitGroup // each engine's batch runs until the other's has started (5 s at most)
+	both.Add(2)
 	engine := func(name string) batch.RunFunc[int, int] {
 		return func(reqs []int) ([]int, error) {
 			mu.Lock()
 			seen[name] = append(seen[name], len(reqs))
 			mu.Unlock()
-			time.Sleep(20 * time.Millisecond)
+			both.Done()
+			started := make(chan struct{})
+			go func() { both.Wait(); close(started) }()
+			select {
+			case <-started:
+			case <-time.After(5 * time.Second): // one engine took everything: the test fails below
+			}
 			return reqs, nil
 		}
 	}
@@ -365,9 +378,10 @@ func TestGoMany(t *testing.T) {
 // A request submitted with Go whose context ends before its batch runs
 // completes with the context's error.
 func TestGoCancelled(t *testing.T) {
-	hold := make(chan struct{})
+	hold, held := make(chan struct{}), make(chan struct{})
 	b := batch.New(batch.Options{MaxBatch: 1, MaxDelay: time.Millisecond, Pipeline: 1}, func(reqs []int) ([]int, error) {
 		if reqs[0] == 0 {
+			close(held)
 			<-hold
 		}
 		return reqs, nil
@@ -375,7 +389,7 @@ func TestGoCancelled(t *testing.T) {
 	defer b.Close()
 	done := make(completions, 2)
 	require.NoError(t, b.Go(context.Background(), 0, done)) // holds the only worker
-	time.Sleep(20 * time.Millisecond)
+	<-held
 	ctx, cancel := context.WithCancel(context.Background())
 	require.NoError(t, b.Go(ctx, 1, done))
 	cancel()

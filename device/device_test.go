@@ -556,7 +556,7 @@ func slices0(b []byte) bool {
 // A pool with an idle time frees what no batch used for that long.
 func TestPoolIdleRelease(t *testing.T) {
 	d := devicetest.Device(t)
-	pool := d.NewPool(50 * time.Millisecond)
+	pool := d.NewPool(500 * time.Millisecond) // no stall between Release and Idle frees it first
 	l := pool.Lease(nil)
 	_, err := l.Buffer(100, true)
 	require.NoError(t, err)
