@@ -1,8 +1,9 @@
 // Package ecdsa signs and verifies ECDSA signatures over NIST P-256 in
 // batches on a GPU, and computes ECDH over P-256: an Engine signs (nonces
 // hedged as crypto/ecdsa makes them, derived on the device from 32 random
-// bytes per signature that the host reads; every signature verifies under
-// crypto/ecdsa), verifies (exactly crypto/ecdsa's verdicts) and computes
+// bytes per signature that the host reads from the caller's reader, or
+// with crypto/rand's from an AES-256 counter-mode generator keyed from
+// crypto/rand; every signature verifies under crypto/ecdsa), verifies (exactly crypto/ecdsa's verdicts) and computes
 // shared secrets and public keys (byte for byte crypto/ecdh.P256()'s)
 // for whole batches on a device, or on the CPU cores with crypto/ecdsa
 // and crypto/ecdh.
