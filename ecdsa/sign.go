@@ -373,10 +373,9 @@ func (j *signJob) unpack(ch *engine.Chunk, sigs []uint32, onDevice []bool, a, b 
 // under a key and a first counter block read from crypto/rand for this
 // range, the generator of NIST SP 800-90A's CTR_DRBG (Go's crypto/rand is
 // one in FIPS 140-3 mode). crypto/rand read for every element (the
-// getrandom vDSO) took most of the signing pack's host time (81 of
-// 118–126 ns per element, BenchmarkHostSign on the VM; about a fifth of
-// signing's host CPU on the H100 host); the keystream costs a tenth of
-// it. The bytes feed the hedged nonces only (nonce.go): were they
+// getrandom vDSO) took most of the signing pack's host time, and the
+// keystream costs about a tenth of it (docs/BENCHMARKS.md, nineteenth
+// session). The bytes feed the hedged nonces only (nonce.go): were they
 // predictable, or the key schedule that crypto/aes keeps and this cannot
 // zero read later, the nonces would still be derived from the private
 // key and the hash, as RFC 6979's are.
