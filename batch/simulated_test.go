@@ -38,32 +38,65 @@ func (d *simulatedDevice) kernel(n int) time.Duration {
 	return max(d.fixed, time.Duration(float64(n)/d.rate*float64(time.Second)))
 }
 
-// BenchmarkSimulatedDevice is the Batcher under closed loops of blocking
-// callers (each sends its next request once answered, as a TLS server's
-// handshakes do) over a simulated device shaped as RSA-2048 on an H100,
-// ten times slower (a batch of up to 7,000 in 65 ms, then 108K/s; host
-// work 2 µs a request; MaxDelay 20 ms): ops/s, that as a share of the
-// device's rate at batches of callers/2 (two in flight: what the engine
-// alone does at that concurrency), and the batch sizes' 10th and 90th
-// percentiles. The wall-clock time of a run is -benchtime (use 4s).
+// BenchmarkSimulatedDevice is the Batcher under closed loops of callers
+// over a simulated device shaped as RSA-2048 on an H100, ten times slower
+// (a batch of up to 7,000 in 65 ms, then 108K/s; host work 2 µs a
+// request; MaxDelay 20 ms): blocking callers (each sends its next request
+// once answered, as a TLS server's handshakes do), or 16 goroutines that
+// keep as many requests in flight with Go (async). It reports ops/s, that
+// as a share of the device's rate at batches of callers/2 (two in flight:
+// what the engine alone does at that concurrency), and the batch sizes'
+// 10th and 90th percentiles. The wall-clock time of a run is -benchtime
+// (use 4s).
 func BenchmarkSimulatedDevice(b *testing.B) {
-	for _, callers := range []int{16384, 65536} {
-		b.Run(fmt.Sprintf("rsa-shape/callers=%d", callers), func(b *testing.B) {
+	for _, c := range []struct {
+		form    string
+		callers int
+	}{{"blocking", 16384}, {"blocking", 65536}, {"async", 16384}} {
+		callers := c.callers
+		b.Run(fmt.Sprintf("rsa-shape/%s/callers=%d", c.form, callers), func(b *testing.B) {
 			d := &simulatedDevice{fixed: 65 * time.Millisecond, rate: 108e3, host: 2 * time.Microsecond}
 			bt := batch.New(batch.Options{MaxBatch: 16384, MaxDelay: 20 * time.Millisecond, Pipeline: 2, CPUOffload: -1}, d.run)
 			defer bt.Close()
 			var ops atomic.Int64
 			var stop atomic.Bool
 			var wg sync.WaitGroup
-			for c := range callers {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for !stop.Load() {
-						bt.Do(context.Background(), c)
-						ops.Add(1)
-					}
-				}()
+			if c.form == "blocking" {
+				for c := range callers {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for !stop.Load() {
+							bt.Do(context.Background(), c)
+							ops.Add(1)
+						}
+					}()
+				}
+			} else {
+				const submitters = 16
+				for range submitters {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						done := make(completions, callers/submitters)
+						for i := range callers / submitters {
+							if err := bt.Go(context.Background(), i, done); err != nil {
+								b.Error(err)
+								return
+							}
+						}
+						for range done {
+							ops.Add(1)
+							if stop.Load() {
+								return
+							}
+							if err := bt.Go(context.Background(), 0, done); err != nil {
+								b.Error(err)
+								return
+							}
+						}
+					}()
+				}
 			}
 			time.Sleep(time.Second) // the batches' sizes settle
 			d.mu.Lock()
