@@ -62,12 +62,12 @@ func BenchmarkSimulatedDevice(b *testing.B) {
 			var stop atomic.Bool
 			var wg sync.WaitGroup
 			if c.form == "blocking" {
-				for c := range callers {
+				for caller := range callers {
 					wg.Add(1)
 					go func() {
 						defer wg.Done()
 						for !stop.Load() {
-							bt.Do(context.Background(), c)
+							bt.Do(context.Background(), caller)
 							ops.Add(1)
 						}
 					}()

@@ -23,15 +23,7 @@ import (
 func BenchmarkHostSign(b *testing.B) {
 	e := devicetest.Engine(b, NewEngine)
 	n := hostbench.Size
-	const distinct = 256
-	keys := cycled(b, n, distinct, func() (*ecdsa.PrivateKey, error) { return ecdsa.GenerateKey(elliptic.P256(), rand.Reader) })
-	hashes := make([][]byte, n)
-	for i := range n {
-		var m [8]byte
-		binary.LittleEndian.PutUint64(m[:], uint64(i))
-		h := sha256.Sum256(m[:])
-		hashes[i] = h[:]
-	}
+	keys, hashes := signInputs(b, n)
 	hostbench.Run(b, e.core, n, resultRows, func() error { _, err := e.SignASN1(nil, keys, hashes); return err })
 }
 
@@ -43,15 +35,22 @@ func BenchmarkHostSign(b *testing.B) {
 func BenchmarkPipelineSign(b *testing.B) {
 	e := devicetest.Engine(b, NewEngine)
 	n := hostbench.Size
-	keys := cycled(b, n, 256, func() (*ecdsa.PrivateKey, error) { return ecdsa.GenerateKey(elliptic.P256(), rand.Reader) })
-	hashes := make([][]byte, n)
+	keys, hashes := signInputs(b, n)
+	hostbench.Pipeline(b, e.core, n, 260*time.Nanosecond, resultRows, func() error { _, err := e.SignASN1(nil, keys, hashes); return err })
+}
+
+// signInputs are the signing benchmarks' n keys (256 distinct ones,
+// cycled) and n distinct SHA-256 hashes.
+func signInputs(b *testing.B, n int) (keys []*ecdsa.PrivateKey, hashes [][]byte) {
+	keys = cycled(b, n, 256, func() (*ecdsa.PrivateKey, error) { return ecdsa.GenerateKey(elliptic.P256(), rand.Reader) })
+	hashes = make([][]byte, n)
 	for i := range n {
 		var m [8]byte
 		binary.LittleEndian.PutUint64(m[:], uint64(i))
 		h := sha256.Sum256(m[:])
 		hashes[i] = h[:]
 	}
-	hostbench.Pipeline(b, e.core, n, 260*time.Nanosecond, resultRows, func() error { _, err := e.SignASN1(nil, keys, hashes); return err })
+	return keys, hashes
 }
 
 // BenchmarkHostPublicKeys measures the host side of a device call of

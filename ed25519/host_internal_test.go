@@ -28,11 +28,7 @@ func BenchmarkHost(b *testing.B) {
 		hostbench.Run(b, e.core, n, nil, func() error { _, err := e.Sign(keys, msgs, nil); return err })
 	})
 	b.Run("sign-into", func(b *testing.B) {
-		out := make([][]byte, n)
-		slab := make([]byte, n*SignatureSize)
-		for i := range out {
-			out[i] = slab[i*SignatureSize : (i+1)*SignatureSize]
-		}
+		out := signatureOutputs(n)
 		hostbench.Run(b, e.core, n, nil, func() error { return e.SignInto(keys, msgs, out, nil) })
 	})
 	b.Run("keygen", func(b *testing.B) {
@@ -52,12 +48,18 @@ func BenchmarkPipeline(b *testing.B) {
 	e := devicetest.Engine(b, NewEngine)
 	n := hostbench.Size
 	_, keys, _, msgs := hostInputs(n)
+	out := signatureOutputs(n)
+	hostbench.Pipeline(b, e.core, n, 100*time.Nanosecond, nil, func() error { return e.SignInto(keys, msgs, out, nil) })
+}
+
+// signatureOutputs are n signatures' outputs for SignInto, in one slab.
+func signatureOutputs(n int) [][]byte {
 	out := make([][]byte, n)
 	slab := make([]byte, n*SignatureSize)
 	for i := range out {
 		out[i] = slab[i*SignatureSize : (i+1)*SignatureSize]
 	}
-	hostbench.Pipeline(b, e.core, n, 100*time.Nanosecond, nil, func() error { return e.SignInto(keys, msgs, out, nil) })
+	return out
 }
 
 // hostInputs are n seeds and their keys (4,096 distinct ones, cycled),
