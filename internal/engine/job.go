@@ -44,10 +44,10 @@ type Plan struct {
 	// its own first Run. For jobs that pack on all cores: the batches in
 	// flight at a call's start then pack one after another, each on all
 	// cores, so the first reaches the device after its own packing
-	// rather than after all of theirs together (three batches packing at
-	// once held an Ed25519 signing call's first kernel ~1.3 ms, a trace
-	// of the eighteenth session, docs/BENCHMARKS.md). Later batches start
-	// as one ends, when the one before has long packed: no change there.
+	// rather than after all of theirs together (a trace of an Ed25519
+	// signing call, docs/BENCHMARKS.md, eighteenth session). Later
+	// batches start as one ends, when the one before has long packed: no
+	// change there.
 	PackInTurn bool
 	// Resident: the data lies in device memory, so the call runs on the
 	// device whatever the route, and a device failure is its error (there
