@@ -125,9 +125,9 @@ const (
 )
 
 // planFor is the plan of a call of op on n elements, depth batches in
-// flight.
+// flight, packed in turn (every job here packs on all cores).
 func planFor(op string, n, depth int) engine.Plan {
-	return engine.Plan{Op: op, N: n, Chunk: pipelineChunk, Depth: depth}
+	return engine.Plan{Op: op, N: n, Chunk: pipelineChunk, Depth: depth, PackInTurn: true}
 }
 
 // hostChunk is the smallest range of elements a core takes in the

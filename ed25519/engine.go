@@ -141,7 +141,8 @@ func (e *Engine) Close() error { return e.core.Close() }
 // A call of more than pipelineChunk elements runs on the device as
 // batches of about equal size, each with at most batchMessageBytes of
 // messages: pipelineDepth of them at once for verification,
-// hostBoundDepth for signing and key generation.
+// hostBoundDepth for signing and key generation, each packed in turn
+// (engine.Plan.PackInTurn: every pack here runs on all cores).
 var (
 	pipelineChunk     = 1 << 17 // variables for the tests
 	batchMessageBytes = 64 << 20

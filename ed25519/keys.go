@@ -18,7 +18,7 @@ func (e *Engine) NewKeysFromSeeds(seeds [][]byte) ([]ed25519.PrivateKey, error) 
 	// the keys' bytes are allocated by the batches (outputs), their slice
 	// beside the first ones
 	j := &keysJob{e: e, seeds: seeds, out: engine.LaterSlice[ed25519.PrivateKey](e.core, len(seeds)), errs: engine.NewErrors(len(seeds))}
-	if err := e.core.Run(engine.Plan{Op: "Ed25519 public key", N: len(seeds), Chunk: pipelineChunk, Depth: hostBoundDepth}, j); err != nil {
+	if err := e.core.Run(engine.Plan{Op: "Ed25519 public key", N: len(seeds), Chunk: pipelineChunk, Depth: hostBoundDepth, PackInTurn: true}, j); err != nil {
 		return nil, err
 	}
 	return j.out.Get(), j.errs.Err()

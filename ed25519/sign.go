@@ -59,7 +59,7 @@ func (e *Engine) SignInto(keys []ed25519.PrivateKey, msgs, out [][]byte, opts *e
 }
 
 func (e *Engine) sign(j *signJob) error {
-	plan := engine.Plan{Op: "Ed25519 sign", N: len(j.keys), Cut: cutByMessages(j.msgs), Depth: hostBoundDepth}
+	plan := engine.Plan{Op: "Ed25519 sign", N: len(j.keys), Cut: cutByMessages(j.msgs), Depth: hostBoundDepth, PackInTurn: true}
 	return e.core.Run(plan, j)
 }
 

@@ -29,7 +29,7 @@ func (e *Engine) Verify(pubs []ed25519.PublicKey, msgs, sigs [][]byte, opts *ed2
 	end := e.core.Step("outputs")
 	j := &verifyJob{e: e, v: &v, pubs: pubs, msgs: msgs, sigs: sigs, out: make([]bool, len(pubs)), errs: engine.NewErrors(len(pubs))}
 	end()
-	plan := engine.Plan{Op: "Ed25519 verify", N: len(pubs), Cut: cutByMessages(msgs), Depth: pipelineDepth}
+	plan := engine.Plan{Op: "Ed25519 verify", N: len(pubs), Cut: cutByMessages(msgs), Depth: pipelineDepth, PackInTurn: true}
 	if err := e.core.Run(plan, j); err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"log/slog"
 	"runtime"
 	"strings"
@@ -371,4 +372,53 @@ func TestCPURenewedWhole(t *testing.T) {
 	e.cpuDone(p, P, 7*time.Millisecond) // the CPU's real time
 	s.device[k].at = later              // (not itself due for renewal)
 	require.False(t, e.choose(p, later).device, "renewed: the CPU wins")
+}
+
+// packOrder is a Job whose device step records when its packing (the
+// host work before Run) starts and ends, and whose packing takes long
+// enough that batches started together would overlap.
+type packOrder struct {
+	squares
+	events []string
+}
+
+func (j *packOrder) Device(c *Chunk) error {
+	j.mu.Lock()
+	j.events = append(j.events, fmt.Sprintf("pack %d", c.Lo))
+	j.mu.Unlock()
+	time.Sleep(30 * time.Millisecond) // packing
+	j.mu.Lock()
+	j.events = append(j.events, fmt.Sprintf("run %d", c.Lo))
+	j.mu.Unlock()
+	if c.Lo == 20 {
+		return errors.New("a batch that fails before its Run") // the next one must not wait for ever
+	}
+	if err := c.Run(func(*device.Commands) error { return nil }); err != nil {
+		return err
+	}
+	return j.squares.Device(c)
+}
+
+// With PackInTurn the batches in flight pack one after another, in order
+// (each one's packing ends before the next one's starts), a batch that
+// fails before its Run included; without it, all that are in flight
+// start packing at once.
+func TestPackInTurn(t *testing.T) {
+	c := New("test", fakeDevice())
+	c.SetRoute(batch.RouteDevice)
+	c.SetHooks(&Hooks{Run: func(lo, hi int, staging [][]byte) error { return nil }})
+	for _, inTurn := range []bool{true, false} {
+		j := &packOrder{squares: *newSquares(50)}
+		require.NoError(t, c.Run(Plan{Op: "square", N: 50, Chunk: 10, Depth: 3, PackInTurn: inTurn}, j))
+		j.requireRight(t)
+		if inTurn {
+			var want []string
+			for lo := 0; lo < 50; lo += 10 {
+				want = append(want, fmt.Sprintf("pack %d", lo), fmt.Sprintf("run %d", lo))
+			}
+			require.Equal(t, want, j.events)
+		} else {
+			require.ElementsMatch(t, []string{"pack 0", "pack 10", "pack 20"}, j.events[:3], "three batches in flight pack at once: %v", j.events)
+		}
+	}
 }

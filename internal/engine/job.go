@@ -39,6 +39,16 @@ type Plan struct {
 	// once (0: 2): while the device computes one, the host packs the next
 	// and unpacks the last.
 	Depth int
+	// PackInTurn makes each device batch's host work before its first
+	// Chunk.Run (its packing) wait until the batch before it has reached
+	// its own first Run. For jobs that pack on all cores: the batches in
+	// flight at a call's start then pack one after another, each on all
+	// cores, so the first reaches the device after its own packing
+	// rather than after all of theirs together (a trace of an Ed25519
+	// signing call, docs/BENCHMARKS.md, eighteenth session). Later
+	// batches start as one ends, when the one before has long packed: no
+	// change there.
+	PackInTurn bool
 	// Resident: the data lies in device memory, so the call runs on the
 	// device whatever the route, and a device failure is its error (there
 	// is nothing the CPU could compute from).
@@ -92,7 +102,7 @@ func (c *Core) Run(p Plan, job Job) error {
 		if c.dev == nil {
 			return fmt.Errorf("%s: a device-resident call on the CPU engine", c.name)
 		}
-		return c.runBatch(job, 0, p.N) // one batch: no route, no fallback
+		return c.runBatch(job, 0, p.N, nil) // one batch: no route, no fallback
 	}
 	choice := c.choose(p)
 	if !choice.device {
@@ -146,12 +156,21 @@ func (c *Core) runDevice(p Plan, job Job, lo, hi int) {
 	}
 	inFlight := make(chan struct{}, depth)
 	var wg sync.WaitGroup
+	var packed chan struct{} // closed when the last batch started has packed (PackInTurn)
 	for r := range batches(p, lo, hi) {
 		inFlight <- struct{}{}
 		wg.Add(1)
+		turn, mine := packed, chan struct{}(nil) // the batch before's, this one's
+		if p.PackInTurn {
+			mine = make(chan struct{})
+			packed = mine
+		}
 		go func() {
 			defer func() { <-inFlight; wg.Done() }()
-			if err := c.runBatch(job, r[0], r[1]); err != nil {
+			if turn != nil {
+				<-turn
+			}
+			if err := c.runBatch(job, r[0], r[1], mine); err != nil {
 				failed.Store(true)
 				c.fellBack(r[1]-r[0], err)
 				c.runCPU(p, job, r[0], r[1], false)
@@ -210,9 +229,13 @@ func batches(p Plan, lo, hi int) iter.Seq[[2]int] {
 // runBatch computes one device batch. Its time, in the Stats, includes
 // the release of its memory (the zeroing): host work that holds one of
 // the call's places in flight as packing does.
-func (c *Core) runBatch(job Job, lo, hi int) error {
+func (c *Core) runBatch(job Job, lo, hi int, packed chan struct{}) error {
 	defer trace.StartRegion(context.Background(), "device batch").End()
 	ch := &Chunk{Lo: lo, Hi: hi, core: c}
+	if packed != nil {
+		ch.packed.Store(&packed)
+		defer ch.donePacking() // a batch that failed or panicked before its first Run
+	}
 	start := time.Now()
 	err := c.deviceStep(job, ch)
 	end := c.Step("release")
@@ -282,6 +305,17 @@ type Chunk struct {
 	// afterUpload are the staging regions to zero once the next Run's
 	// uploads have completed (ZeroAfterUpload)
 	afterUpload [][]byte
+	// packed is closed once the batch has packed (Plan.PackInTurn): at
+	// its first Run, or when its device step ends without one
+	packed atomic.Pointer[chan struct{}]
+}
+
+// donePacking tells the next batch of the call that this one has packed
+// (Plan.PackInTurn), once.
+func (c *Chunk) donePacking() {
+	if p := c.packed.Swap(nil); p != nil {
+		close(*p)
+	}
 }
 
 // staged is a staging allocation of a batch: the bytes handed out, and
@@ -384,8 +418,10 @@ func (c *Chunk) Words(n int) ([]uint32, error) {
 // Run runs one set of device commands on the Core's stages with its pool
 // of buffers (device.Stages.Run: the uploads overlap other batches'
 // kernels, secret buffers are zeroed behind their last use) and counts
-// the kernels' device time.
+// the kernels' device time. The first Run of a batch ends its packing
+// (Plan.PackInTurn).
 func (c *Chunk) Run(enqueue func(cmds *device.Commands) error) error {
+	c.donePacking()
 	s, err := c.core.Stages()
 	if err != nil {
 		return err
