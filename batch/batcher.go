@@ -439,9 +439,8 @@ func (b *Batcher[Q, R]) share(e int, waiting int64, oldest, free time.Time) (n i
 // size, small ones taken the moment a worker is free while the rest of
 // the callers are still being answered; a device whose batch takes about
 // as long at half the size (RSA: the engine's rate falls by half at 4,096
-// against 8,192) then loses throughput. A simulated device of that shape
-// with 16,384 blocking callers ran at 79% of its rate at even batches
-// before, 100% after (docs/BENCHMARKS.md, nineteenth session).
+// against 8,192) then loses throughput (BenchmarkSimulatedDevice;
+// docs/BENCHMARKS.md, nineteenth session).
 func (b *Batcher[Q, R]) matchRunning(e int, busy int32, n int, free time.Time) time.Duration {
 	w := &b.engines[e]
 	if busy <= 0 || n >= b.opts.MaxBatch || int64(n)*int64(busy) >= w.running.Load() {
