@@ -29,8 +29,10 @@ type Options struct {
 	MaxBatch int
 	// MaxDelay is how long the oldest waiting request may wait for others
 	// to join it while every worker is idle (default 2ms). A worker that is
-	// free while another is busy takes what waits at once: under load the
-	// wait for a free worker gathers the batch, not a timer.
+	// free while another is busy takes what waits at once (under load the
+	// wait for a free worker gathers the batch, not a timer), unless it is
+	// fewer than the engine's running batches hold: then it waits for
+	// more, at most MaxDelay and half the engine's last batch time.
 	MaxDelay time.Duration
 	// QueueSize is about the most requests that may wait for a batch; Do
 	// and Go block beyond, until their context ends (default 4·MaxBatch).
@@ -88,7 +90,9 @@ type RunFunc[Q, R any] func(reqs []Q) ([]R, error)
 // is formed when a worker is free to take it, from everything waiting (up
 // to MaxBatch): while the workers are busy, requests gather, so batches
 // grow with the load. Only when every worker is idle does a batch wait,
-// at most MaxDelay after its oldest request arrived, for more to join.
+// at most MaxDelay after its oldest request arrived, for more to join;
+// and a worker whose engine runs larger batches than what waits holds it
+// for a while, since it would wait behind them on the device anyway.
 // A full queue blocks callers (back-pressure); a caller's context cancels
 // its wait, and cancelled requests are dropped before their batch runs.
 //
@@ -115,9 +119,12 @@ type Batcher[Q, R any] struct {
 
 // engineWorkers are the workers of one RunFunc (engine).
 type engineWorkers struct {
-	busy atomic.Int32  // its workers running a batch
-	wake chan struct{} // a token wakes one of its idle workers
-	_    [64]byte      // apart from the next engine's counters
+	busy atomic.Int32 // its workers running a batch
+	// running is the number of requests in its batches running now;
+	// lastRun the time its last batch took (ns)
+	running, lastRun atomic.Int64
+	wake             chan struct{} // a token wakes one of its idle workers
+	_                [64]byte      // apart from the next engine's counters
 }
 
 // item is one request, kept by value in the intake and the batches (no
@@ -380,13 +387,17 @@ func (b *Batcher[Q, R]) wakeOne() {
 }
 
 // share is how many of the waiting requests the worker of engine e takes
-// now (0: none yet), given how many wait and since when: all of them (up
-// to MaxBatch) while another worker is busy or a batch is full or due;
-// else nothing, and wait says how long until the oldest is due. While
-// several engines are idle each takes an equal share, and an engine
-// running more batches than another one that has a free worker leaves
-// the work to it.
-func (b *Batcher[Q, R]) share(e int, waiting int64, oldest time.Time) (n int, wait time.Duration) {
+// now (0: none yet), given how many wait and since when, and since when
+// the worker is free: all of them (up to MaxBatch) while another worker
+// is busy or a batch is full or due; else nothing, and wait says how long
+// until the oldest is due. While several engines are idle each takes an
+// equal share, and an engine running more batches than another one that
+// has a free worker leaves the work to it.
+//
+// A worker whose engine is running batches larger than what waits holds
+// it for a while (matchRunning): such a batch would only wait behind them
+// on the engine's device.
+func (b *Batcher[Q, R]) share(e int, waiting int64, oldest, free time.Time) (n int, wait time.Duration) {
 	busy, idle, anyBusy, fewer := b.engines[e].busy.Load(), 0, false, false
 	for k := range b.engines {
 		kb := b.engines[k].busy.Load()
@@ -411,8 +422,40 @@ func (b *Batcher[Q, R]) share(e int, waiting int64, oldest time.Time) (n int, wa
 	if idle > 1 && busy == 0 {
 		n = min(n, int(waiting+int64(idle)-1)/idle)
 	}
+	if wait := b.matchRunning(e, busy, n, free); wait > 0 {
+		return 0, wait
+	}
 	return n, 0
 }
+
+// matchRunning is how much longer the worker of engine e, free since
+// free, holds the n requests it could take while the engine runs busy
+// batches (0: it takes them now). A batch smaller than the mean of those
+// running waits in the intake until it is as large, for at most MaxDelay
+// and half the engine's last batch time since the worker was freed (so
+// that it is on its way before the device runs dry), then goes as it is.
+// Callers that each wait for their answer before sending the next request
+// (blocking callers: a closed loop) otherwise form batches of uneven
+// size, small ones taken the moment a worker is free while the rest of
+// the callers are still being answered; a device whose batch takes about
+// as long at half the size (RSA: the engine's rate falls by half at 4,096
+// against 8,192) then loses throughput (BenchmarkSimulatedDevice;
+// docs/BENCHMARKS.md, nineteenth session).
+func (b *Batcher[Q, R]) matchRunning(e int, busy int32, n int, free time.Time) time.Duration {
+	w := &b.engines[e]
+	if busy <= 0 || n >= b.opts.MaxBatch || int64(n)*int64(busy) >= w.running.Load() {
+		return 0
+	}
+	hold := min(b.opts.MaxDelay, time.Duration(w.lastRun.Load())/2) - time.Since(free)
+	if hold <= 0 {
+		return 0
+	}
+	return min(hold, matchPoll) // arrivals do not wake a worker with requests waiting: it looks again
+}
+
+// matchPoll is how often a worker holding requests (matchRunning) looks
+// whether enough have arrived.
+const matchPoll = 100 * time.Microsecond
 
 // work is one worker of engine e: it waits for requests, takes a batch of
 // them from the intake when share says so, and runs it.
@@ -423,6 +466,7 @@ func (b *Batcher[Q, R]) work(e int, run RunFunc[Q, R]) {
 	timer.Stop()
 	var items []item[Q, R] // the batch, reused
 	var reqs []Q
+	free := time.Now() // since when the worker has had no batch
 	for {
 		// one worker at a time decides and takes: two that saw the same
 		// requests would split them
@@ -431,11 +475,12 @@ func (b *Batcher[Q, R]) work(e int, run RunFunc[Q, R]) {
 		var n int
 		wait := time.Duration(-1) // -1: until woken
 		if waiting > 0 {
-			n, wait = b.share(e, waiting, b.intake.oldest())
+			n, wait = b.share(e, waiting, b.intake.oldest(), free)
 		}
 		if n > 0 {
 			w.busy.Add(1)
 			items = b.intake.take(items[:0], n)
+			w.running.Add(int64(len(items)))
 		}
 		b.taking.Unlock()
 		if n == 0 {
@@ -473,10 +518,14 @@ func (b *Batcher[Q, R]) work(e int, run RunFunc[Q, R]) {
 			o.batched.Store(left + running)
 		}
 		if len(items) > 0 {
+			start := time.Now()
 			reqs = b.runBatch(run, items, reqs)
+			w.lastRun.Store(int64(time.Since(start)))
 		}
 		b.inBatches.Add(-int64(len(items)))
+		w.running.Add(-int64(len(items)))
 		w.busy.Add(-1)
+		free = time.Now()
 		clear(items) // the items may go back to the pool: no references here
 	}
 }
