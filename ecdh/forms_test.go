@@ -18,23 +18,30 @@ import (
 // iteration, X25519 4 and X448 2 by default, so "integer" is X25519's
 // integer default; LADDER_FP64: X25519's ladder on doubles,
 // kernels/fe25519_fp64.h, the default on GPUs with fast fp64;
-// LADDER_GROUPS: its kernels bounded to that many groups of 128 per
-// multiprocessor).
+// LADDER_GROUPS: its kernels (and X448's, kernels/x448.cl) bounded to
+// that many groups of 128 per multiprocessor; FIELD_MUL_FORM=karatsuba: X448's product and squaring
+// by the golden-ratio Karatsuba, three 7-limb half products, the
+// product's halves a loop of one row per iteration or, with
+// FIELD_MUL_ROWS=7, unrolled; "karatsuba-g4" with x448_xz bounded as
+// x448 is, to 128 registers, by LADDER_GROUPS=4).
 var fieldForms = map[string]map[ecdh.Curve]map[string]string{
-	"default":   nil,
-	"integer":   {ecdh.X25519(): {"FIELD_MUL_ROWS": "4"}},
-	"unrolled":  {ecdh.X25519(): {"FIELD_MUL_ROWS": "8"}, ecdh.X448(): {"FIELD_MUL_ROWS": "14"}},
-	"rows-half": {ecdh.X25519(): {"FIELD_MUL_ROWS": "4"}, ecdh.X448(): {"FIELD_MUL_ROWS": "7"}},
-	"rows-2":    {ecdh.X25519(): {"FIELD_MUL_ROWS": "2"}, ecdh.X448(): {"FIELD_MUL_ROWS": "2"}},
-	"rows-1":    {ecdh.X25519(): {"FIELD_MUL_ROWS": "1"}, ecdh.X448(): {"FIELD_MUL_ROWS": "1"}},
-	"fp64":      {ecdh.X25519(): {"LADDER_FP64": "1"}},
-	"fp64-g4":   {ecdh.X25519(): {"LADDER_FP64": "1", "LADDER_GROUPS": "4"}},
-	"fp64-g5":   {ecdh.X25519(): {"LADDER_FP64": "1", "LADDER_GROUPS": "5"}},
+	"default":            nil,
+	"integer":            {ecdh.X25519(): {"FIELD_MUL_ROWS": "4"}},
+	"unrolled":           {ecdh.X25519(): {"FIELD_MUL_ROWS": "8"}, ecdh.X448(): {"FIELD_MUL_ROWS": "14"}},
+	"rows-half":          {ecdh.X25519(): {"FIELD_MUL_ROWS": "4"}, ecdh.X448(): {"FIELD_MUL_ROWS": "7"}},
+	"rows-2":             {ecdh.X25519(): {"FIELD_MUL_ROWS": "2"}, ecdh.X448(): {"FIELD_MUL_ROWS": "2"}},
+	"rows-1":             {ecdh.X25519(): {"FIELD_MUL_ROWS": "1"}, ecdh.X448(): {"FIELD_MUL_ROWS": "1"}},
+	"fp64":               {ecdh.X25519(): {"LADDER_FP64": "1"}},
+	"fp64-g4":            {ecdh.X25519(): {"LADDER_FP64": "1", "LADDER_GROUPS": "4"}},
+	"fp64-g5":            {ecdh.X25519(): {"LADDER_FP64": "1", "LADDER_GROUPS": "5"}},
+	"karatsuba":          {ecdh.X448(): {"FIELD_MUL_FORM": "karatsuba"}},
+	"karatsuba-unrolled": {ecdh.X448(): {"FIELD_MUL_FORM": "karatsuba", "FIELD_MUL_ROWS": "7"}},
+	"karatsuba-g4":       {ecdh.X448(): {"FIELD_MUL_FORM": "karatsuba", "LADDER_GROUPS": "4"}},
 }
 
 // testedForms are the forms the tests run besides the default (which runs
 // in every other test; "integer" is rows-half's X25519).
-var testedForms = []string{"unrolled", "rows-half", "rows-1", "fp64"}
+var testedForms = []string{"unrolled", "rows-half", "rows-1", "fp64", "karatsuba", "karatsuba-unrolled"}
 
 // Every form of the field product gives crypto/ecdh's and circl's results:
 // shared secrets (the edge u-coordinates and low-order points included),
@@ -103,7 +110,7 @@ func BenchmarkFieldForms(b *testing.B) {
 	if s := os.Getenv("GPUCRYPTO_BENCH_ECDH_BATCH"); s != "" {
 		fmt.Sscan(s, &n)
 	}
-	for _, name := range []string{"default", "integer", "unrolled", "rows-half", "rows-2", "rows-1", "fp64", "fp64-g4", "fp64-g5"} {
+	for _, name := range []string{"default", "integer", "unrolled", "rows-half", "rows-2", "rows-1", "fp64", "fp64-g4", "fp64-g5", "karatsuba", "karatsuba-unrolled", "karatsuba-g4"} {
 		if _, ok := fieldForms[name]; !ok {
 			b.Fatalf("no field form %q", name)
 		}

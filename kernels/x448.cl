@@ -18,7 +18,16 @@
 /* at most 128 registers, four groups of 128 per multiprocessor: NVRTC gave
  * the ladder 140 (three groups) and it ran 20% slower than NVIDIA's OpenCL
  * build of it, which uses 128 (docs/BENCHMARKS.md) */
+#if !defined(LADDER_GROUPS)
 #define LADDER_BOUNDS KERNEL_BOUNDS(128, 4)
+#else
+/* LADDER_GROUPS (benchmarks of forms): both ladder kernels bounded to
+ * that many groups of 128 work-items per multiprocessor (x448_xz is
+ * unbounded otherwise: 128 registers in the default form, 130 in the
+ * karatsuba form of the field, NVRTC 11.8 for sm_90) */
+#define LADDER_BOUNDS KERNEL_BOUNDS(128, LADDER_GROUPS)
+#define LADDER_XZ_BOUNDS KERNEL_BOUNDS(128, LADDER_GROUPS)
+#endif
 #include "ladder.h"
 
 /* public keys by the fixed-base comb (comb.h), its constants generated */
