@@ -14,8 +14,9 @@ import (
 
 // Both curves' programs compile as CUDA C through NVRTC (sm_90; no GPU
 // needed) and hold every kernel the Engine launches, with the field
-// product unrolled (the default), as a loop of rows and (X25519) the
-// ladder on doubles; the test programs
+// product in its default form and as a loop of 2 rows, (X448) by the
+// golden-ratio Karatsuba with the halves' rows in a loop and unrolled,
+// and (X25519) the ladder on doubles; the test programs
 // of RFC 7748's iterated vectors (ecdh.Iterator) compile too, in the
 // default form (NVRTC takes about 8 s per program on two cores).
 func TestCUDABuildsEveryProgram(t *testing.T) {
@@ -27,6 +28,9 @@ func TestCUDABuildsEveryProgram(t *testing.T) {
 		forms := []map[string]string{nil, {"FIELD_MUL_ROWS": "2"}}
 		if file == "x25519.cl" {
 			forms = append(forms, map[string]string{"LADDER_FP64": "1"})
+		} else {
+			forms = append(forms, map[string]string{"FIELD_MUL_FORM": "karatsuba"},
+				map[string]string{"FIELD_MUL_FORM": "karatsuba", "FIELD_MUL_ROWS": "7"})
 		}
 		for _, defines := range forms {
 			p, err := d.Program(kernels.Program(file, defines))

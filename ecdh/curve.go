@@ -55,6 +55,11 @@ type montgomery struct {
 	// ladderFP64: on GPUs with fast double precision the ladder runs on
 	// doubles (ProgramDefines)
 	ladderFP64 bool
+	// integerDefines are the -D options of the program on 32-bit limbs
+	// (ProgramDefines): X448's product and squaring by the golden-ratio
+	// Karatsuba (kernels/internal/generate/field.go), 3% faster than the
+	// schoolbook product on the H100 (docs/BENCHMARKS.md, issue #26)
+	integerDefines map[string]string
 	// publicKey and shared compute on the CPU (constant-time, circl):
 	// out = X(priv, base point) or X(priv, peer); shared reports false for
 	// a low-order peer. out does not alias the inputs.
@@ -79,8 +84,9 @@ var (
 		name: "X448", size: 56, prefix: "x448",
 		// decodeScalar448: clear bits 0-1, set bit 447; u as it is
 		scalarMask: keyMask{^uint32(3), ^uint32(0), 0x80000000}, uMask: keyMask{^uint32(0), ^uint32(0), 0},
-		binvSharedMin: 2 * autoBinvMin,
-		publicKey:     func(out, priv []byte) { x448.KeyGen((*x448.Key)(out), (*x448.Key)(priv)) },
+		binvSharedMin:  2 * autoBinvMin,
+		integerDefines: map[string]string{"FIELD_MUL_FORM": "karatsuba"},
+		publicKey:      func(out, priv []byte) { x448.KeyGen((*x448.Key)(out), (*x448.Key)(priv)) },
 		shared: func(out, priv, peer []byte) bool {
 			return x448.Shared((*x448.Key)(out), (*x448.Key)(priv), (*x448.Key)(peer))
 		},

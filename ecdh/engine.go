@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"log/slog"
+	"maps"
 	"sync/atomic"
 
 	"github.com/gpucrypto/gpucrypto/batch"
@@ -118,7 +119,8 @@ var programDefines map[Curve]map[string]string
 // GPUs with fast double precision (device.Info.FastFP64) the X25519
 // ladder runs on doubles (LADDER_FP64, kernels/fe25519_fp64.h: 5 digits of
 // 51 bits, a digit product in three fp64 instructions), elsewhere, and
-// for X448, on 32-bit limbs.
+// for X448, on 32-bit limbs, X448's product and squaring by the
+// golden-ratio Karatsuba (FIELD_MUL_FORM=karatsuba).
 func ProgramDefines(dev *device.Device, c Curve) map[string]string {
 	if d, ok := programDefines[c]; ok {
 		return d
@@ -126,7 +128,7 @@ func ProgramDefines(dev *device.Device, c Curve) map[string]string {
 	if c.params().ladderFP64 && dev.FastFP64 {
 		return map[string]string{"LADDER_FP64": "1"}
 	}
-	return nil
+	return maps.Clone(c.params().integerDefines)
 }
 
 // Device is the engine's device (nil for the CPU engine).

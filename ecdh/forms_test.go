@@ -14,27 +14,32 @@ import (
 
 // fieldForms are forms of the field product the kernels can be built with
 // ("default": ecdh.ProgramDefines' choice for the device; FIELD_MUL_ROWS:
-// the integer field's product with its rows a loop of that many per
+// the integer field's schoolbook product with its rows a loop of that many per
 // iteration, X25519 4 and X448 2 by default, so "integer" is X25519's
 // integer default; LADDER_FP64: X25519's ladder on doubles,
 // kernels/fe25519_fp64.h, the default on GPUs with fast fp64;
-// LADDER_GROUPS: its kernels bounded to that many groups of 128 per
-// multiprocessor).
+// LADDER_GROUPS: its kernels (and X448's, kernels/x448.cl) bounded to
+// that many groups of 128 per multiprocessor; FIELD_MUL_FORM: X448's
+// product and squaring, by default the golden-ratio Karatsuba (three
+// 7-limb half products, each a loop of one row per iteration or, with
+// FIELD_MUL_ROWS=7, unrolled), "schoolbook" the form before it).
 var fieldForms = map[string]map[ecdh.Curve]map[string]string{
-	"default":   nil,
-	"integer":   {ecdh.X25519(): {"FIELD_MUL_ROWS": "4"}},
-	"unrolled":  {ecdh.X25519(): {"FIELD_MUL_ROWS": "8"}, ecdh.X448(): {"FIELD_MUL_ROWS": "14"}},
-	"rows-half": {ecdh.X25519(): {"FIELD_MUL_ROWS": "4"}, ecdh.X448(): {"FIELD_MUL_ROWS": "7"}},
-	"rows-2":    {ecdh.X25519(): {"FIELD_MUL_ROWS": "2"}, ecdh.X448(): {"FIELD_MUL_ROWS": "2"}},
-	"rows-1":    {ecdh.X25519(): {"FIELD_MUL_ROWS": "1"}, ecdh.X448(): {"FIELD_MUL_ROWS": "1"}},
-	"fp64":      {ecdh.X25519(): {"LADDER_FP64": "1"}},
-	"fp64-g4":   {ecdh.X25519(): {"LADDER_FP64": "1", "LADDER_GROUPS": "4"}},
-	"fp64-g5":   {ecdh.X25519(): {"LADDER_FP64": "1", "LADDER_GROUPS": "5"}},
+	"default":            nil,
+	"integer":            {ecdh.X25519(): {"FIELD_MUL_ROWS": "4"}},
+	"unrolled":           {ecdh.X25519(): {"FIELD_MUL_ROWS": "8"}, ecdh.X448(): {"FIELD_MUL_ROWS": "14"}},
+	"rows-half":          {ecdh.X25519(): {"FIELD_MUL_ROWS": "4"}, ecdh.X448(): {"FIELD_MUL_ROWS": "7"}},
+	"rows-2":             {ecdh.X25519(): {"FIELD_MUL_ROWS": "2"}, ecdh.X448(): {"FIELD_MUL_ROWS": "2"}},
+	"rows-1":             {ecdh.X25519(): {"FIELD_MUL_ROWS": "1"}, ecdh.X448(): {"FIELD_MUL_ROWS": "1"}},
+	"fp64":               {ecdh.X25519(): {"LADDER_FP64": "1"}},
+	"fp64-g4":            {ecdh.X25519(): {"LADDER_FP64": "1", "LADDER_GROUPS": "4"}},
+	"fp64-g5":            {ecdh.X25519(): {"LADDER_FP64": "1", "LADDER_GROUPS": "5"}},
+	"schoolbook":         {ecdh.X448(): {"FIELD_MUL_FORM": "schoolbook"}},
+	"karatsuba-unrolled": {ecdh.X448(): {"FIELD_MUL_FORM": "karatsuba", "FIELD_MUL_ROWS": "7"}},
 }
 
 // testedForms are the forms the tests run besides the default (which runs
 // in every other test; "integer" is rows-half's X25519).
-var testedForms = []string{"unrolled", "rows-half", "rows-1", "fp64"}
+var testedForms = []string{"unrolled", "rows-half", "rows-1", "fp64", "schoolbook", "karatsuba-unrolled"}
 
 // Every form of the field product gives crypto/ecdh's and circl's results:
 // shared secrets (the edge u-coordinates and low-order points included),
@@ -103,7 +108,7 @@ func BenchmarkFieldForms(b *testing.B) {
 	if s := os.Getenv("GPUCRYPTO_BENCH_ECDH_BATCH"); s != "" {
 		fmt.Sscan(s, &n)
 	}
-	for _, name := range []string{"default", "integer", "unrolled", "rows-half", "rows-2", "rows-1", "fp64", "fp64-g4", "fp64-g5"} {
+	for _, name := range []string{"default", "integer", "unrolled", "rows-half", "rows-2", "rows-1", "fp64", "fp64-g4", "fp64-g5", "schoolbook", "karatsuba-unrolled"} {
 		if _, ok := fieldForms[name]; !ok {
 			b.Fatalf("no field form %q", name)
 		}
@@ -143,17 +148,18 @@ func BenchmarkFieldForms(b *testing.B) {
 }
 
 // The X25519 ladder runs on doubles exactly where double precision is
-// fast; X448 and the other devices keep the integer field; forms under
-// test override the choice.
+// fast; X448 and the other devices keep the integer field, X448's product
+// the golden-ratio Karatsuba; forms under test override the choice.
 func TestProgramDefines(t *testing.T) {
 	fast := &device.Device{Info: device.Info{FP64: true, FastFP64: true}}
 	slow := &device.Device{Info: device.Info{FP64: true}}
 	require.Equal(t, map[string]string{"LADDER_FP64": "1"}, ecdh.ProgramDefines(fast, ecdh.X25519()))
-	require.Nil(t, ecdh.ProgramDefines(fast, ecdh.X448()))
+	karatsuba := map[string]string{"FIELD_MUL_FORM": "karatsuba"}
+	require.Equal(t, karatsuba, ecdh.ProgramDefines(fast, ecdh.X448()))
 	require.Nil(t, ecdh.ProgramDefines(slow, ecdh.X25519()))
-	require.Nil(t, ecdh.ProgramDefines(slow, ecdh.X448()))
+	require.Equal(t, karatsuba, ecdh.ProgramDefines(slow, ecdh.X448()))
 	restore := ecdh.WithProgramDefines(fieldForms["integer"])
 	defer restore()
 	require.Equal(t, map[string]string{"FIELD_MUL_ROWS": "4"}, ecdh.ProgramDefines(fast, ecdh.X25519()))
-	require.Nil(t, ecdh.ProgramDefines(fast, ecdh.X448()))
+	require.Equal(t, karatsuba, ecdh.ProgramDefines(fast, ecdh.X448()), "a form without X448: its default")
 }

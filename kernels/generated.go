@@ -28,8 +28,15 @@ import (
 //	                  modulus width n; FP64_SQR=1: fp64_sqr_<n> too
 //	field25519_gen.h  FIELD_MUL_ROWS=<u> (optional): the fe25519_* arithmetic,
 //	                  the product's rows a loop of u per iteration (8:
-//	                  unrolled; default 4)
-//	field448_gen.h    the same for fe448_* (14: unrolled; default 2)
+//	                  unrolled; default 4); FIELD_MUL_FORM (optional):
+//	                  schoolbook, the only form X25519 has
+//	field448_gen.h    the same for fe448_* (14: unrolled; default 2);
+//	                  FIELD_MUL_FORM=karatsuba: the product and squaring
+//	                  by Hamburg's golden-ratio Karatsuba, three 7-limb
+//	                  half products (generate.FieldForms), and then
+//	                  FIELD_MUL_ROWS the rows per iteration of each half
+//	                  product (7: unrolled; default 1; the squares'
+//	                  unrolled always); schoolbook (the default): as above
 //	comb25519_gen.h   none: the constants of the X25519 comb
 //	comb448_gen.h     none: the constants of the X448 comb
 //	ed25519_gen.h     none: the field constants of Ed25519
@@ -155,7 +162,11 @@ func fp64Gen(d options) (string, error) {
 	return generate.FP64(specs)
 }
 
-func fieldGen(d options, gen func(mulRows int) (string, error)) (string, error) {
+func fieldGen(d options, gen func(form string, mulRows int) (string, error)) (string, error) {
+	form, ok := d["FIELD_MUL_FORM"]
+	if ok && !slices.Contains(generate.FieldForms, form) {
+		return "", fmt.Errorf("FIELD_MUL_FORM=%s: unknown form of the field product (have %v)", form, generate.FieldForms)
+	}
 	rows := 0
 	if v, ok := d["FIELD_MUL_ROWS"]; ok {
 		var err error
@@ -163,5 +174,5 @@ func fieldGen(d options, gen func(mulRows int) (string, error)) (string, error) 
 			return "", fmt.Errorf("FIELD_MUL_ROWS=%s: want a positive number of rows", v)
 		}
 	}
-	return gen(rows)
+	return gen(form, rows)
 }

@@ -315,6 +315,51 @@ func TestFieldMulRows(t *testing.T) {
 	}
 }
 
+// The karatsuba form of X448's field (FIELD_MUL_FORM): three 7-limb half
+// products (two multiply instructions per partial product: 3·49 pairs in
+// the product, 3·28 in the squaring, against 196 and 105), the product's
+// halves a loop of one row per iteration by default and unrolled at 7;
+// schoolbook is the default form; other forms, X25519's karatsuba and
+// numbers of rows that do not divide 7 are errors.
+func TestFieldMulForm(t *testing.T) {
+	muls := func(src, fn string) int { // multiply macros in fn's body
+		_, body, ok := strings.Cut(src, "DEVICE_FN void "+fn+"(")
+		require.True(t, ok, fn)
+		body, _, _ = strings.Cut(body, "\n}\n")
+		return strings.Count(body, "MADLO") + strings.Count(body, "MADHI")
+	}
+	def := source(t, "x448.cl", nil)
+	require.Equal(t, def, source(t, "x448.cl", map[string]string{"FIELD_MUL_FORM": "schoolbook"}))
+	unrolled := source(t, "x448.cl", map[string]string{"FIELD_MUL_ROWS": "14"})
+	require.Equal(t, 2*196, muls(unrolled, "fe448_mul"))
+	require.Equal(t, 2*105, muls(def, "fe448_sqr"))
+
+	src := source(t, "x448.cl", map[string]string{"FIELD_MUL_FORM": "karatsuba"})
+	require.Equal(t, 3, strings.Count(src, "for (int i = 0; i < 7; i += 1) {"), "the product's three halves in loops")
+	has(t, src, "const u32 *a1 = a + 7;")
+	require.Equal(t, 2*3*28, muls(src, "fe448_sqr"))
+	src = source(t, "x448.cl", map[string]string{"FIELD_MUL_FORM": "karatsuba", "FIELD_MUL_ROWS": "7"})
+	lacks(t, src, "bl[i + 0]")
+	require.Equal(t, 2*3*49, muls(src, "fe448_mul"))
+	require.Equal(t, 2*3*28, muls(src, "fe448_sqr"))
+	require.Equal(t, source(t, "x25519.cl", nil), source(t, "x25519.cl", map[string]string{"FIELD_MUL_FORM": "schoolbook"}))
+
+	for _, c := range []struct {
+		file    string
+		defines map[string]string
+		want    string
+	}{
+		{"x448.cl", map[string]string{"FIELD_MUL_FORM": "toom"}, "FIELD_MUL_FORM=toom: unknown form"},
+		{"x448.cl", map[string]string{"FIELD_MUL_FORM": ""}, "FIELD_MUL_FORM=: unknown form"},
+		{"x448.cl", map[string]string{"FIELD_MUL_FORM": "karatsuba", "FIELD_MUL_ROWS": "2"}, "2 rows per iteration do not divide the halves' 7 limbs"},
+		{"x448.cl", map[string]string{"FIELD_MUL_FORM": "karatsuba", "FIELD_MUL_ROWS": "14"}, "14 rows per iteration do not divide the halves' 7 limbs"},
+		{"x25519.cl", map[string]string{"FIELD_MUL_FORM": "karatsuba"}, "fe25519: no karatsuba form"},
+	} {
+		_, err := Source(c.file, c.defines)
+		require.ErrorContains(t, err, c.want, "%s %v", c.file, c.defines)
+	}
+}
+
 // An #include with a comment after the name resolves like one without
 // (each file once); one the resolver cannot read (angle brackets, a macro)
 // is an error, not a line passed on for the compiler to include again.

@@ -15,10 +15,16 @@
 #define LADDER x448_ladder
 #define LADDER_KERNEL x448
 #define LADDER_XZ_KERNEL x448_xz
-/* at most 128 registers, four groups of 128 per multiprocessor: NVRTC gave
- * the ladder 140 (three groups) and it ran 20% slower than NVIDIA's OpenCL
- * build of it, which uses 128 (docs/BENCHMARKS.md) */
-#define LADDER_BOUNDS KERNEL_BOUNDS(128, 4)
+/* at most 128 registers, four groups of 128 per multiprocessor, for both
+ * ladder kernels: NVRTC gave the ladder 140 (three groups) and it ran 20%
+ * slower than NVIDIA's OpenCL build of it, which uses 128; x448_xz takes
+ * 130 in the Karatsuba form of the field (docs/BENCHMARKS.md).
+ * LADDER_GROUPS (benchmarks of forms): another number of groups. */
+#if !defined(LADDER_GROUPS)
+#define LADDER_GROUPS 4
+#endif
+#define LADDER_BOUNDS KERNEL_BOUNDS(128, LADDER_GROUPS)
+#define LADDER_XZ_BOUNDS KERNEL_BOUNDS(128, LADDER_GROUPS)
 #include "ladder.h"
 
 /* public keys by the fixed-base comb (comb.h), its constants generated */

@@ -41,8 +41,13 @@ func addAt(e *emitter, n int, first, rest, dst, src string, at map[int]string) {
 // For squares only the products a_j·a_i with j > i are formed, then doubled
 // and the squares a_i² added.
 func rowProduct(e *emitter, n int, a, b string, square bool) {
+	rowProductTo(e, n, a, b, "c", square)
+}
+
+// rowProductTo is rowProduct into the locals out0 … out(2n−1).
+func rowProductTo(e *emitter, n int, a, b, out string, square bool) {
 	for k := 0; k < 2*n; k++ {
-		e.f("u32 c%d = 0;", k)
+		e.f("u32 %s%d = 0;", out, k)
 	}
 	for i := 0; i < n; i++ {
 		j0 := 0
@@ -58,30 +63,30 @@ func rowProduct(e *emitter, n int, a, b string, square bool) {
 			if j == j0 {
 				op = "MADLO_CC"
 			}
-			e.f("%s(c%d, %s[%d], %s[%d], c%d);", op, i+j, a, j, b, i, i+j)
+			e.f("%s(%s%d, %s[%d], %s[%d], %s%d);", op, out, i+j, a, j, b, i, out, i+j)
 		}
-		e.f("ADDC(c%d, c%d, 0u);", i+n, i+n)
+		e.f("ADDC(%s%d, %s%d, 0u);", out, i+n, out, i+n)
 		// hi chain: c[i+j+1] += hi(a_j * b_i), carry into c[i+n+1]
 		for j := j0; j < n; j++ {
 			op := "MADHIC_CC"
 			if j == j0 {
 				op = "MADHI_CC"
 			}
-			e.f("%s(c%d, %s[%d], %s[%d], c%d);", op, i+j+1, a, j, b, i, i+j+1)
+			e.f("%s(%s%d, %s[%d], %s[%d], %s%d);", op, out, i+j+1, a, j, b, i, out, i+j+1)
 		}
 		if i+n+1 < 2*n {
-			e.f("ADDC(c%d, 0u, 0u);", i+n+1)
+			e.f("ADDC(%s%d, 0u, 0u);", out, i+n+1)
 		}
 	}
 	if !square {
 		return
 	}
 	// double the off-diagonal sum: c = 2c (c < 2^(64n-1), no carry out)
-	e.f("c%d = (c%d << 1) | (c%d >> 31);", 2*n-1, 2*n-1, 2*n-2)
+	e.f("%s%d = (%s%d << 1) | (%s%d >> 31);", out, 2*n-1, out, 2*n-1, out, 2*n-2)
 	for k := 2*n - 2; k > 0; k-- {
-		e.f("c%d = (c%d << 1) | (c%d >> 31);", k, k, k-1)
+		e.f("%s%d = (%s%d << 1) | (%s%d >> 31);", out, k, out, k, out, k-1)
 	}
-	e.f("c0 = c0 << 1;")
+	e.f("%s0 = %s0 << 1;", out, out)
 	// add the squares a_i² at 2i (lo) and 2i+1 (hi) in one chain
 	for i := 0; i < n; i++ {
 		lo, hi := "MADLOC_CC", "MADHIC_CC"
@@ -91,8 +96,8 @@ func rowProduct(e *emitter, n int, a, b string, square bool) {
 		if i == n-1 {
 			hi = "MADHIC"
 		}
-		e.f("%s(c%d, %s[%d], %s[%d], c%d);", lo, 2*i, a, i, a, i, 2*i)
-		e.f("%s(c%d, %s[%d], %s[%d], c%d);", hi, 2*i+1, a, i, a, i, 2*i+1)
+		e.f("%s(%s%d, %s[%d], %s[%d], %s%d);", lo, out, 2*i, a, i, a, i, out, 2*i)
+		e.f("%s(%s%d, %s[%d], %s[%d], %s%d);", hi, out, 2*i+1, a, i, a, i, out, 2*i+1)
 	}
 }
 
@@ -165,34 +170,195 @@ func rowLoopProductTo(e *emitter, n, u int, a, b, out string) {
 	e.f("}")
 }
 
+// goldenProduct emits r = a·b mod p (a² when square) for a field with
+// p = φ² − φ − 1, φ = 2^(32h), n = 2h limbs (X448: φ = 2^224, h = 7): one
+// level of Hamburg's golden-ratio Karatsuba, three h-limb half products
+// instead of the n×n schoolbook ones (147 multiply pairs instead of 196
+// for X448's product, 84 instead of 105 for its square), each a row
+// product (rowProductTo; the squares' triangles, and the products with
+// rows == h, unrolled; else a loop of rows per iteration,
+// rowLoopProductTo). r is written only after the last read of a and b, so
+// it may be either of them. The half products in the order M, L, H (below):
+// NVRTC 11.8 gave X448's x448_xz 130 registers so, 140 with L first (sm_90,
+// the halves in loops; not measured on a GPU).
+//
+// With a = a0 + a1·φ, b = b0 + b1·φ, 0 ≤ a_i, b_i ≤ φ − 1 (any loosely
+// reduced a, b < 2^(32n) = φ²) and φ² ≡ φ + 1 (mod p):
+//
+//	a·b = a0b0 + (a0b1 + a1b0)·φ + a1b1·φ² ≡ L + H + Y·φ,
+//	L = a0·b0, H = a1·b1, M = (a0 + a1)(b0 + b1), Y = M − L = a0b1 + a1b0 + a1b1.
+//
+// Y is a sum of products of non-negative halves, so M − L does not borrow
+// out, and Y ≤ 3(φ−1)² < 3φ². With Y = Y0 + Z·φ, Y0 < φ, Z < 3φ:
+// Y·φ = Y0·φ + Z·φ² ≡ Z + (Y0 + Z)·φ, so
+//
+//	a·b ≡ R = L + H + Z + (Y0 + Z)·φ,  R < 2φ² + 3φ + 4φ² < 7φ²,
+//
+// n words and a top word k ≤ 6, which the field's fold (fold448: k·φ² ≡
+// k·φ + k, twice) takes to a loosely reduced result: the first round
+// carries out at most 1 and leaves r < 2^(32h+3), so the second does not
+// carry. Every chain is exact (each sum fits the words it is given:
+// L, H < φ², M < 4φ² in n+1 words, Y < 3φ², the running sum < 7φ² in n
+// words and k).
+//
+// The sums a0 + a1 = sa + ca·φ and b0 + b1 = sb + cb·φ have a carry bit
+// each (ca, cb ∈ {0, 1}); M = sa·sb + (ca·sb + cb·sa)·φ + ca·cb·φ², the
+// middle terms added as words masked by 0 − ca and 0 − cb: no branch and
+// no index depends on the data. For a square M = sa² + 2·ca·sa·φ + ca·φ²
+// (sa masked, added twice).
+func goldenProduct(e *emitter, f fieldSpec, rows int, square bool) {
+	n := f.n
+	h := n / 2
+	b, b1 := "b", "b1" // the second operand and its high half
+	if square {
+		b, b1 = "a", "a1"
+	}
+	half := func(x, y, out string) { // out0 … out(n−1) = x·y, h limbs each
+		switch {
+		case square:
+			rowProductTo(e, h, x, x, out, true)
+		case rows == h:
+			rowProductTo(e, h, x, y, out, false)
+		default:
+			rowLoopProductTo(e, h, rows, x, y, out)
+		}
+	}
+	sum := func(s, c, x string) { // s + c·φ = x0 + x1
+		e.f("u32 %s[%d], %s;", s, h, c)
+		chain(e, 0, h, "ADD_CC", "ADDC_CC", func(op string, j int) string {
+			return fmt.Sprintf("%s(%s[%d], %s[%d], %s[%d]);", op, s, j, x, j, x, j+h)
+		})
+		e.f("ADDC(%s, 0u, 0u);", c)
+	}
+	// w += (x & mask)·φ, its carry into the top word w(n) by top
+	addMasked := func(x, mask, top string) {
+		chain(e, h, n, "ADD_CC", "ADDC_CC", func(op string, j int) string {
+			return fmt.Sprintf("%s(w%d, w%d, %s[%d] & %s);", op, j, j, x, j-h, mask)
+		})
+		e.f("%s", top)
+	}
+	e.f("const u32 *a1 = a + %d;", h)
+	if !square {
+		e.f("const u32 *b1 = b + %d;", h)
+	}
+	sum("sa", "ca", "a")
+	if !square {
+		sum("sb", "cb", "b")
+	}
+	// M = (a0 + a1)(b0 + b1) in w0 … w(n)
+	if square {
+		half("sa", "sa", "w")
+		e.f("u32 w%d;", n)
+		e.f("const u32 ma = 0u - ca;")
+		addMasked("sa", "ma", fmt.Sprintf("ADDC(w%d, ca, 0u);", n))
+		addMasked("sa", "ma", fmt.Sprintf("ADDC(w%d, w%d, 0u);", n, n))
+	} else {
+		half("sa", "sb", "w")
+		e.f("u32 w%d;", n)
+		e.f("const u32 ma = 0u - ca, mb = 0u - cb;")
+		addMasked("sb", "ma", fmt.Sprintf("ADDC(w%d, ca & cb, 0u);", n))
+		addMasked("sa", "mb", fmt.Sprintf("ADDC(w%d, w%d, 0u);", n, n))
+	}
+	// L = a0·b0 in u0 … u(n−1)
+	half("a", b, "u")
+	// Y = M − L ≥ 0: Y0 = w0 … w(h−1), Z = w(h) … w(n)
+	chain(e, 0, n, "SUB_CC", "SUBC_CC", func(op string, j int) string {
+		return fmt.Sprintf("%s(w%d, w%d, u%d);", op, j, j, j)
+	})
+	e.f("SUBC(w%d, w%d, 0u);", n, n)
+	// u, k = L + Z + Y0·φ + Z·φ
+	e.f("u32 k;")
+	chain(e, 0, n, "ADD_CC", "ADDC_CC", func(op string, j int) string {
+		z := "0u"
+		if j <= h {
+			z = fmt.Sprintf("w%d", j+h)
+		}
+		return fmt.Sprintf("%s(u%d, u%d, %s);", op, j, j, z)
+	})
+	e.f("ADDC(k, 0u, 0u);")
+	chain(e, h, n, "ADD_CC", "ADDC_CC", func(op string, j int) string {
+		return fmt.Sprintf("%s(u%d, u%d, w%d);", op, j, j, j-h)
+	})
+	e.f("ADDC(k, k, 0u);")
+	chain(e, h, n, "ADD_CC", "ADDC_CC", func(op string, j int) string {
+		return fmt.Sprintf("%s(u%d, u%d, w%d);", op, j, j, j)
+	})
+	e.f("ADDC(k, k, w%d);", n)
+	// H = a1·b1 in v0 … v(n−1): the last reads of a and b
+	half("a1", b1, "v")
+	// r, k = u + H, then k·φ² folded
+	chain(e, 0, n, "ADD_CC", "ADDC_CC", func(op string, j int) string {
+		return fmt.Sprintf("%s(r[%d], u%d, v%d);", op, j, j, j)
+	})
+	e.f("ADDC(k, k, 0u);")
+	f.fold(e, n)
+}
+
+// FieldForms are the forms of the fields' product and squaring
+// (FIELD_MUL_FORM): "schoolbook", the default, all n×n partial products
+// (the product's rows in a loop or unrolled, the squaring's triangle
+// unrolled), reduced by Dong et al.'s folding; "karatsuba", Hamburg's
+// golden-ratio Karatsuba (goldenProduct): three half-size products, for
+// the fields with p = φ² − φ − 1 only (X448).
+var FieldForms = []string{"schoolbook", "karatsuba"}
+
 // Field25519 returns field25519_gen.h: arithmetic modulo p25519 =
 // 2^255 − 19 in 8 limbs (the fe25519_* functions), with the fast
 // reduction of Dong et al. 2018. Elements are kept loosely reduced in
-// [0, 2^256); only fe25519_canon gives the unique value below p. mulRows
-// is the number of the product's rows per loop iteration (0: the field's
-// default; 8: unrolled).
-func Field25519(mulRows int) (string, error) { return field(p25519, mulRows) }
+// [0, 2^256); only fe25519_canon gives the unique value below p. form is
+// one of FieldForms ("": schoolbook; X25519 has no karatsuba form);
+// mulRows is the number of the product's rows per loop iteration (0: the
+// field's default; 8: unrolled).
+func Field25519(form string, mulRows int) (string, error) { return field(p25519, form, mulRows) }
 
 // Field448 returns field448_gen.h: arithmetic modulo p448 = 2^448 − 2^224
 // − 1 in 14 limbs (the fe448_* functions), with the fast reduction of Dong
 // et al. 2018. Elements are kept loosely reduced in [0, 2^448); only
-// fe448_canon gives the unique value below p. mulRows as for Field25519
-// (14: unrolled).
-func Field448(mulRows int) (string, error) { return field(p448, mulRows) }
+// fe448_canon gives the unique value below p. form and mulRows as for
+// Field25519 (14: unrolled), but in the karatsuba form mulRows are the
+// rows per iteration of each 7-limb half product (7: unrolled; default
+// 1, karatsubaRows).
+func Field448(form string, mulRows int) (string, error) { return field(p448, form, mulRows) }
+
+// karatsubaRows is the default number of rows per loop iteration of the
+// karatsuba form's half products: a loop, as the schoolbook product is,
+// for the instruction cache (unrolled, the three half products of each
+// of a ladder step's products are 147 multiply pairs of straight code;
+// the schoolbook product unrolled, 196, stalled X448's ladder on
+// instruction fetch). 1 because a half has 7 limbs, a prime number. Not
+// measured on a GPU yet (issue #26): FIELD_MUL_ROWS=7 is the other form.
+const karatsubaRows = 1
 
 // field is the arithmetic of f. Every function is free of data-dependent
 // branches and memory indices.
-func field(f fieldSpec, mulRows int) (string, error) {
-	if mulRows == 0 {
-		mulRows = f.mulRows
-	}
-	if mulRows < 0 || f.n%mulRows != 0 {
-		return "", fmt.Errorf("%s: %d rows per iteration do not divide %d limbs", f.name, mulRows, f.n)
+func field(f fieldSpec, form string, mulRows int) (string, error) {
+	karatsuba := false
+	switch form {
+	case "", "schoolbook":
+		if mulRows == 0 {
+			mulRows = f.mulRows
+		}
+		if mulRows < 0 || f.n%mulRows != 0 {
+			return "", fmt.Errorf("%s: %d rows per iteration do not divide %d limbs", f.name, mulRows, f.n)
+		}
+	case "karatsuba":
+		if !f.golden {
+			return "", fmt.Errorf("%s: no karatsuba form (p is not φ² − φ − 1 for φ = 2^%d)", f.name, 16*f.n)
+		}
+		karatsuba = true
+		if mulRows == 0 {
+			mulRows = karatsubaRows
+		}
+		if mulRows < 0 || (f.n/2)%mulRows != 0 {
+			return "", fmt.Errorf("%s karatsuba: %d rows per iteration do not divide the halves' %d limbs", f.name, mulRows, f.n/2)
+		}
+	default:
+		return "", fmt.Errorf("%s: unknown form %q of the product (have %v)", f.name, form, FieldForms)
 	}
 	var b strings.Builder
 	b.WriteString(header)
 	b.WriteString("#include \"limb.h\"\n")
-	f.emit(&b, mulRows)
+	f.emit(&b, mulRows, karatsuba)
 	return b.String(), nil
 }
 
@@ -218,6 +384,9 @@ type fieldSpec struct {
 	borrow func(e *emitter, n int)
 	// canon emits the final reduction of r into [0, p).
 	canon func(e *emitter, n int)
+	// golden: p = φ² − φ − 1 for φ = 2^(16n), the half width, so the
+	// karatsuba form (goldenProduct) applies.
+	golden bool
 }
 
 func (f fieldSpec) fn(b *strings.Builder, sig string, body func(e *emitter)) {
@@ -227,20 +396,30 @@ func (f fieldSpec) fn(b *strings.Builder, sig string, body func(e *emitter)) {
 }
 
 // emit writes the field's functions; mulRows, unless n, makes the product
-// a loop of that many rows per iteration (rowLoopProduct).
-func (f fieldSpec) emit(b *strings.Builder, mulRows int) {
+// a loop of that many rows per iteration (rowLoopProduct); karatsuba makes
+// the product and the squaring goldenProduct, mulRows the rows of its
+// half products.
+func (f fieldSpec) emit(b *strings.Builder, mulRows int, karatsuba bool) {
 	n := f.n
 	fmt.Fprintf(b, "\n/* ---- %s: %d limbs ---- */\n#define %s_LIMBS %d\n", f.name, n, strings.ToUpper(f.name), n)
 
 	f.fn(b, "mul(u32 *r, const u32 *a, const u32 *b)", func(e *emitter) {
-		if mulRows == n {
+		switch {
+		case karatsuba:
+			goldenProduct(e, f, mulRows, false)
+			return
+		case mulRows == n:
 			rowProduct(e, n, "a", "b", false)
-		} else {
+		default:
 			rowLoopProduct(e, n, mulRows, "a", "b")
 		}
 		f.reduce(e, n)
 	})
 	f.fn(b, "sqr(u32 *r, const u32 *a)", func(e *emitter) {
+		if karatsuba {
+			goldenProduct(e, f, mulRows, true)
+			return
+		}
 		rowProduct(e, n, "a", "a", true)
 		f.reduce(e, n)
 	})
@@ -366,7 +545,7 @@ func fold25519(e *emitter, n int) {
 
 // p448 = 2^448 − 2^224 − 1: 2^448 ≡ 2^224 + 1 (mod p).
 var p448 = fieldSpec{
-	name: "fe448", n: 14, mulRows: 2,
+	name: "fe448", n: 14, mulRows: 2, golden: true,
 	reduce: func(e *emitter, n int) {
 		// Dong eq. 18: limbs 0..6 get c_i + c_{i+14} + c_{i+21},
 		// limbs 7..13 get c_i + c_{i+7} + 2·c_{i+14}; carries summed in k
