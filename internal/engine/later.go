@@ -1,6 +1,12 @@
 package engine
 
-import "sync/atomic"
+import (
+	"os"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/gpucrypto/gpucrypto/batch"
+)
 
 // Later is a value made on a goroutine of its own while the work that
 // needs it later goes on: a call's slice of a million results (24 MB
@@ -40,10 +46,34 @@ func Ready[T any](v T) *Later[T] {
 }
 
 // LaterSlice is a Later slice of a call's n results (zero values), made
-// in c's step "outputs".
+// in c's step "outputs", its pages written there too (touchPages).
 func LaterSlice[T any](c *Core, n int) *Later[[]T] {
 	return MakeLater(func() []T {
 		defer c.Step("outputs")()
-		return make([]T, n)
+		s := make([]T, n)
+		touchPages(s)
+		return s
 	})
+}
+
+// touchPages writes the zero value to one element of each page of s, on
+// all cores. A slice of a million results is 24 MB that the runtime may
+// take fresh from the system, unzeroed and unmapped: then the first write
+// to each page faults, and those faults fell on the unpacking of results,
+// after the kernels (the first store of results took a quarter of ECDSA
+// signing's unpack on the H100 host, docs/BENCHMARKS.md).
+func touchPages[T any](s []T) {
+	var zero T
+	size := int(unsafe.Sizeof(zero))
+	if size == 0 || len(s) == 0 {
+		return
+	}
+	step := max(os.Getpagesize()/size, 1)
+	pages := (len(s) + step - 1) / step
+	batch.Parallel(pages, 256, func(lo, hi int) {
+		for p := lo; p < hi; p++ {
+			s[p*step] = zero
+		}
+	})
+	s[len(s)-1] = zero // the last page, where the stride stepped over it
 }

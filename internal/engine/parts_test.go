@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"errors"
+	"os"
 	"sync"
 	"testing"
 
@@ -124,4 +125,39 @@ func TestReleasePublic(t *testing.T) {
 	half := 1 << 15
 	require.True(t, bytes.Equal(idle[0][:half], make([]byte, half)), "the first half zeroed")
 	require.True(t, bytes.Equal(idle[0][half:2*half], bytes.Repeat([]byte{0xff}, half)), "the public half left")
+}
+
+// touchPages writes an element of every page of the slice, and its last
+// element (for slices of elements smaller than a page, of one page and
+// more, and of no size).
+func TestTouchPages(t *testing.T) {
+	page := os.Getpagesize()
+	check := func(t *testing.T, n, size int, touched func(i int) bool) {
+		require.True(t, touched(n-1), "the last element")
+		last := -1
+		for i := range n {
+			if touched(i) {
+				require.LessOrEqual(t, i-last, max(page/size, 1), "elements %d to %d untouched", last+1, i-1)
+				last = i
+			}
+		}
+	}
+	for _, n := range []int{1, 2, 511, 512, 513, 100_000} {
+		words := make([]uint64, n)
+		for i := range words {
+			words[i] = 1
+		}
+		touchPages(words)
+		check(t, n, 8, func(i int) bool { return words[i] == 0 })
+		big := make([][5000]byte, n%600)
+		for i := range big {
+			big[i][0] = 1
+		}
+		touchPages(big)
+		if len(big) > 0 {
+			check(t, len(big), 5000, func(i int) bool { return big[i][0] == 0 })
+		}
+	}
+	touchPages(make([]struct{}, 10))
+	touchPages([]uint64(nil))
 }
