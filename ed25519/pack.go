@@ -175,8 +175,8 @@ func (m *messageRows) args(cmds *device.Commands, dom []byte) ([]any, error) {
 // whatever its length). The lengths of the batch's window are summed in
 // parts on all cores first: the engine cuts a batch before packing it, so
 // the first batch's cut delays the first kernel, and one core reading a
-// window's 131,072 message lengths took 0.5 ms of the ~1.3 ms before it
-// on the H100 host (a trace of the eighteenth session, docs/BENCHMARKS.md).
+// window's 131,072 message lengths took a large part of the time before
+// it (a trace of a signing call, docs/BENCHMARKS.md, eighteenth session).
 func cutByMessages(msgs [][]byte) func(lo, hi int) int {
 	return func(lo, hi int) int {
 		hi = min(hi, lo+pipelineChunk)
