@@ -171,21 +171,55 @@ func (m *messageRows) args(cmds *device.Commands, dom []byte) ([]any, error) {
 }
 
 // cutByMessages is a Plan.Cut: batches of at most pipelineChunk elements
-// and batchMessageBytes of messages.
+// and batchMessageBytes of messages (a batch's first element is taken
+// whatever its length). The lengths of the batch's window are summed in
+// parts on all cores first: the engine cuts a batch before packing it, so
+// the first batch's cut delays the first kernel, and one core reading a
+// window's 131,072 message lengths took a large part of the time before
+// it (a trace of a signing call, docs/BENCHMARKS.md, eighteenth session).
 func cutByMessages(msgs [][]byte) func(lo, hi int) int {
 	return func(lo, hi int) int {
-		end, total := lo, 0
-		for end < hi && end-lo < pipelineChunk {
-			l := len(msgs[end])
-			if l > DeviceMessageMax {
-				l = 0 // hashed or signed by the host
+		hi = min(hi, lo+pipelineChunk)
+		parts := (hi - lo + cutPart - 1) / cutPart
+		sums := make([]int, parts)
+		batch.Parallel(parts, 1, func(a, b int) {
+			for p := a; p < b; p++ {
+				total := 0
+				for _, m := range msgs[lo+p*cutPart : min(lo+(p+1)*cutPart, hi)] {
+					total += deviceLength(m)
+				}
+				sums[p] = total
 			}
-			if end > lo && total+l > batchMessageBytes {
-				break
+		})
+		total := 0
+		for p, sum := range sums {
+			if total+sum <= batchMessageBytes {
+				total += sum
+				continue
 			}
-			total += l
-			end++
+			// the batch ends in part p: one element at a time from its start
+			for end := lo + p*cutPart; end < hi; end++ {
+				l := deviceLength(msgs[end])
+				if end > lo && total+l > batchMessageBytes {
+					return end
+				}
+				total += l
+			}
+			return hi
 		}
-		return end
+		return hi
 	}
+}
+
+// cutPart is the number of elements whose message lengths cutByMessages
+// sums in one step.
+const cutPart = 4096
+
+// deviceLength is the bytes of msg that a batch's message memory holds:
+// its length, or 0 for a message the host hashes or signs.
+func deviceLength(msg []byte) int {
+	if len(msg) > DeviceMessageMax {
+		return 0
+	}
+	return len(msg)
 }

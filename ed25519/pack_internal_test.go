@@ -69,3 +69,73 @@ func TestPackRows(t *testing.T) {
 		require.Equal(t, v, records[32*k:32*k+32], "element %d", k)
 	}
 }
+
+// cutSerially is cutByMessages one element at a time, as it was before it
+// summed parts on all cores: the reference of TestCutByMessages.
+func cutSerially(msgs [][]byte, lo, hi int) int {
+	end, total := lo, 0
+	for end < hi && end-lo < pipelineChunk {
+		l := deviceLength(msgs[end])
+		if end > lo && total+l > batchMessageBytes {
+			break
+		}
+		total += l
+		end++
+	}
+	return end
+}
+
+// cutByMessages cuts where one element at a time does, for limits of
+// elements and bytes that fall inside a part, at its edges and beyond
+// the call, with messages the host hashes (longer than DeviceMessageMax)
+// and empty ones, from any start.
+func TestCutByMessages(t *testing.T) {
+	r := rand.New(rand.NewPCG(19, 20))
+	msgs := make([][]byte, 5*cutPart+123)
+	long := make([]byte, DeviceMessageMax+1)
+	short := make([]byte, 300)
+	for i := range msgs {
+		switch r.IntN(50) {
+		case 0:
+			msgs[i] = long
+		case 1:
+			msgs[i] = nil
+		default:
+			msgs[i] = short[:r.IntN(len(short)+1)]
+		}
+	}
+	chunk, limit := pipelineChunk, batchMessageBytes
+	defer func() { pipelineChunk, batchMessageBytes = chunk, limit }()
+	for _, c := range []struct{ chunk, limit int }{
+		{1 << 17, 64 << 20}, {3 * cutPart, 1 << 20}, {cutPart, 100000}, {cutPart + 1, 150 * cutPart}, {10, 1}, {7000, 0}, {2 * cutPart, 150 * cutPart},
+	} {
+		pipelineChunk, batchMessageBytes = c.chunk, c.limit
+		for _, lo := range []int{0, 1, cutPart - 1, cutPart, 3*cutPart + 17, len(msgs) - 1} {
+			for _, hi := range []int{lo + 1, lo + cutPart, lo + 2*cutPart + 5, len(msgs)} {
+				hi = min(hi, len(msgs))
+				require.Equal(t, cutSerially(msgs, lo, hi), cutByMessages(msgs)(lo, hi), "chunk %d, limit %d, [%d, %d)", c.chunk, c.limit, lo, hi)
+			}
+		}
+	}
+}
+
+// BenchmarkCutByMessages is the cut of a call's first batch of 131,072
+// messages of 32 bytes (the engine's whole-call batches of 1,048,576),
+// on all cores and, for comparison, one element at a time.
+func BenchmarkCutByMessages(b *testing.B) {
+	msgs := make([][]byte, 1<<20)
+	for i := range msgs {
+		msgs[i] = make([]byte, 32)
+	}
+	b.Run("parts", func(b *testing.B) {
+		cut := cutByMessages(msgs)
+		for b.Loop() {
+			cut(0, len(msgs))
+		}
+	})
+	b.Run("serial", func(b *testing.B) {
+		for b.Loop() {
+			cutSerially(msgs, 0, len(msgs))
+		}
+	})
+}
