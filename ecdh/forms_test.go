@@ -22,7 +22,8 @@ import (
 // that many groups of 128 per multiprocessor; FIELD_MUL_FORM: X448's
 // product and squaring, by default the golden-ratio Karatsuba (three
 // 7-limb half products, each a loop of one row per iteration or, with
-// FIELD_MUL_ROWS=7, unrolled), "schoolbook" the form before it).
+// FIELD_MUL_ROWS=7, unrolled, or its ladder kernels bounded to 3 or 5
+// groups instead of 4), "schoolbook" the form before it).
 var fieldForms = map[string]map[ecdh.Curve]map[string]string{
 	"default":            nil,
 	"integer":            {ecdh.X25519(): {"FIELD_MUL_ROWS": "4"}},
@@ -35,6 +36,8 @@ var fieldForms = map[string]map[ecdh.Curve]map[string]string{
 	"fp64-g5":            {ecdh.X25519(): {"LADDER_FP64": "1", "LADDER_GROUPS": "5"}},
 	"schoolbook":         {ecdh.X448(): {"FIELD_MUL_FORM": "schoolbook"}},
 	"karatsuba-unrolled": {ecdh.X448(): {"FIELD_MUL_FORM": "karatsuba", "FIELD_MUL_ROWS": "7"}},
+	"karatsuba-g3":       {ecdh.X448(): {"FIELD_MUL_FORM": "karatsuba", "LADDER_GROUPS": "3"}},
+	"karatsuba-g5":       {ecdh.X448(): {"FIELD_MUL_FORM": "karatsuba", "LADDER_GROUPS": "5"}},
 }
 
 // testedForms are the forms the tests run besides the default (which runs
@@ -108,7 +111,7 @@ func BenchmarkFieldForms(b *testing.B) {
 	if s := os.Getenv("GPUCRYPTO_BENCH_ECDH_BATCH"); s != "" {
 		fmt.Sscan(s, &n)
 	}
-	for _, name := range []string{"default", "integer", "unrolled", "rows-half", "rows-2", "rows-1", "fp64", "fp64-g4", "fp64-g5", "schoolbook", "karatsuba-unrolled"} {
+	for _, name := range []string{"default", "integer", "unrolled", "rows-half", "rows-2", "rows-1", "fp64", "fp64-g4", "fp64-g5", "schoolbook", "karatsuba-unrolled", "karatsuba-g3", "karatsuba-g5"} {
 		if _, ok := fieldForms[name]; !ok {
 			b.Fatalf("no field form %q", name)
 		}
