@@ -440,7 +440,7 @@ func (b *Batcher[Q, R]) share(e int, waiting int64, oldest, free time.Time) (n i
 // the callers are still being answered; a device whose batch takes about
 // as long at half the size (RSA: the engine's rate falls by half at 4,096
 // against 8,192) then loses throughput (BenchmarkSimulatedDevice;
-// docs/BENCHMARKS.md, nineteenth session).
+// docs/BENCHMARKS.md, nineteenth session; on the H100, twentieth).
 func (b *Batcher[Q, R]) matchRunning(e int, busy int32, n int, free time.Time) time.Duration {
 	w := &b.engines[e]
 	if busy <= 0 || n >= b.opts.MaxBatch || int64(n)*int64(busy) >= w.running.Load() {
