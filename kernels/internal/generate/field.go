@@ -180,7 +180,7 @@ func rowLoopProductTo(e *emitter, n, u int, a, b, out string) {
 // rowLoopProductTo). r is written only after the last read of a and b, so
 // it may be either of them. The half products in the order M, L, H (below):
 // NVRTC 11.8 gave X448's x448_xz 130 registers so, 140 with L first (sm_90,
-// the halves in loops; not measured on a GPU).
+// the halves in loops; the order's speed not measured on a GPU).
 //
 // With a = a0 + a1·φ, b = b0 + b1·φ, 0 ≤ a_i, b_i ≤ φ − 1 (any loosely
 // reduced a, b < 2^(32n) = φ²) and φ² ≡ φ + 1 (mod p):
@@ -325,8 +325,9 @@ func Field448(form string, mulRows int) (string, error) { return field(p448, for
 // for the instruction cache (unrolled, the three half products of each
 // of a ladder step's products are 147 multiply pairs of straight code;
 // the schoolbook product unrolled, 196, stalled X448's ladder on
-// instruction fetch). 1 because a half has 7 limbs, a prime number. Not
-// measured on a GPU yet (issue #26): FIELD_MUL_ROWS=7 is the other form.
+// instruction fetch). 1 because a half has 7 limbs, a prime number; on
+// the H100 the unrolled halves (FIELD_MUL_ROWS=7) ran slower
+// (docs/BENCHMARKS.md, twentieth session).
 const karatsubaRows = 1
 
 // field is the arithmetic of f. Every function is free of data-dependent
