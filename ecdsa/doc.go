@@ -3,10 +3,10 @@
 // hedged as crypto/ecdsa makes them, derived on the device from 32 random
 // bytes per signature that the host reads from the caller's reader, or
 // with crypto/rand's from an AES-256 counter-mode generator keyed from
-// crypto/rand; every signature verifies under crypto/ecdsa), verifies (exactly crypto/ecdsa's verdicts) and computes
-// shared secrets and public keys (byte for byte crypto/ecdh.P256()'s)
-// for whole batches on a device, or on the CPU cores with crypto/ecdsa
-// and crypto/ecdh.
+// crypto/rand; every signature verifies under crypto/ecdsa), verifies
+// (exactly crypto/ecdsa's verdicts) and computes shared secrets and
+// public keys (byte for byte crypto/ecdh.P256()'s) for whole batches on a
+// device, or on the CPU cores with crypto/ecdsa and crypto/ecdh.
 //
 // Keys are crypto/ecdsa's; signatures are ASN.1 DER (as ecdsa.SignASN1
 // gives them and VerifyASN1 takes them) or IEEE P1363's r ‖ s (JOSE's

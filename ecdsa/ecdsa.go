@@ -90,17 +90,6 @@ func scalar32(v, limit []byte) (out [32]byte, ok bool) {
 	return out, bytes.Compare(out[:], limit) < 0
 }
 
-// coordinate32 is a public key coordinate as 32 bytes, if it is in [0, p)
-// (crypto/ecdsa refuses others: a negative one, or one that does not
-// encode below p).
-func coordinate32(v *big.Int) (out [32]byte, ok bool) {
-	if v == nil || v.Sign() < 0 || v.BitLen() > 256 {
-		return out, false
-	}
-	v.FillBytes(out[:])
-	return out, bytes.Compare(out[:], fieldPrime) < 0
-}
-
 // scalarLimbs is scalar32(v, groupOrder) in limbs: v (big-endian, leading
 // zeros allowed) if it is in [1, n).
 func scalarLimbs(v []byte) (limbs, bool) {
@@ -108,8 +97,10 @@ func scalarLimbs(v []byte) (limbs, bool) {
 	return limbsOf(&padded), ok
 }
 
-// coordinateLimbs is coordinate32 in limbs, read from v's words without
-// the 32 bytes FillBytes would make: v if it is in [0, p).
+// coordinateLimbs is a public key coordinate in limbs, if it is in
+// [0, p) (crypto/ecdsa refuses others: a negative one, or one that does
+// not encode below p), read from v's words without the 32 bytes FillBytes
+// would make.
 func coordinateLimbs(v *big.Int) (out limbs, ok bool) {
 	if v == nil || v.Sign() < 0 || v.BitLen() > 256 {
 		return out, false

@@ -180,10 +180,10 @@ func inputsOf(key *ecdsa.PrivateKey, cache map[*ecdsa.PrivateKey]*keyInputs) *ke
 	var d [32]byte
 	defer clear(d[:])
 	key.D.FillBytes(d[:])
-	x, okX := coordinate32(key.X)
-	y, okY := coordinate32(key.Y)
+	x, okX := coordinateLimbs(key.X)
+	y, okY := coordinateLimbs(key.Y)
 	if in.ok = validScalar(&d) && okX && okY; in.ok {
-		in.d, in.x, in.y = limbsOf(&d), limbsOf(&x), limbsOf(&y)
+		in.d, in.x, in.y = limbsOf(&d), x, y
 	}
 	return in
 }

@@ -1,6 +1,7 @@
 package ecdsa
 
 import (
+	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	crand "crypto/rand"
@@ -132,4 +133,15 @@ func TestVerifyRanges(t *testing.T) {
 		}
 	}
 	require.Equal(t, wantValid, valid)
+}
+
+// coordinate32 is a public key coordinate as 32 bytes, if it is in [0, p)
+// (crypto/ecdsa refuses others: a negative one, or one that does not
+// encode below p): the reference of coordinateLimbs.
+func coordinate32(v *big.Int) (out [32]byte, ok bool) {
+	if v == nil || v.Sign() < 0 || v.BitLen() > 256 {
+		return out, false
+	}
+	v.FillBytes(out[:])
+	return out, bytes.Compare(out[:], fieldPrime) < 0
 }

@@ -31,13 +31,13 @@ type keysJob struct {
 	e     *Engine
 	seeds [][]byte
 	out   *engine.Later[[]ed25519.PrivateKey]
-	mem   *engine.Later[[][]byte] // the keys' bytes
+	mem   *engine.Later[engine.Blocks] // the keys' bytes
 	errs  *engine.Errors
 }
 
 // key is element i's piece of the call's memory.
 func (j *keysJob) key(i int) []byte {
-	return engine.BlockResult(j.mem.Get(), i, PrivateKeySize, resultBlock)
+	return j.mem.Get().Result(i)
 }
 
 func checkSeed(seed []byte) error {

@@ -78,7 +78,7 @@ type signJob struct {
 	keys []ed25519.PrivateKey
 	msgs [][]byte
 	out  *engine.Later[[][]byte]
-	mem  *engine.Later[[][]byte] // Sign's: the signatures' bytes
+	mem  *engine.Later[engine.Blocks] // Sign's: the signatures' bytes
 	into bool
 	errs *engine.Errors
 }
@@ -98,7 +98,7 @@ func (j *signJob) output(i int) []byte {
 	if j.into {
 		return j.out.Get()[i]
 	}
-	return engine.BlockResult(j.mem.Get(), i, SignatureSize, resultBlock)
+	return j.mem.Get().Result(i)
 }
 
 // signCPU signs element i with crypto/ed25519 into its output.
@@ -259,7 +259,7 @@ func (j *signJob) unpack(ch *engine.Chunk, sigs []byte, lengths []uint32, a, b i
 	mem := j.mem.Get()
 	for k := a; k < b; k++ {
 		if lengths[k] != lengthSkip {
-			sig := engine.BlockResult(mem, ch.Lo+k, SignatureSize, resultBlock)
+			sig := mem.Result(ch.Lo + k)
 			copy(sig, sigs[k*SignatureSize:(k+1)*SignatureSize])
 			out[ch.Lo+k] = sig
 		}

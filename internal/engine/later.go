@@ -78,16 +78,28 @@ func touchPages[T any](s []T) {
 	s[len(s)-1] = zero // the last page, where the stride stepped over it
 }
 
-// LaterBlocks is a Later set of blocks of memory for a call's n results
-// of size bytes each, block results to a block (the last holds the rest),
-// made and their pages written in c's step "outputs" as LaterSlice's
-// slice is. Result i is BlockResult(blocks, i, size, block). The cores
+// Blocks are the memory of a call's results of a fixed size, in blocks
+// of a fixed number of results (LaterBlocks).
+type Blocks struct {
+	blocks      [][]byte
+	size, block int // bytes a result, results a block
+}
+
+// Result is result i: size bytes, its capacity as long.
+func (b Blocks) Result(i int) []byte {
+	at := (i % b.block) * b.size
+	return b.blocks[i/b.block][at : at+b.size : at+b.size]
+}
+
+// LaterBlocks is a Later memory for a call's n results of size bytes
+// each, block results to a block (the last holds the rest), made and its
+// pages written in c's step "outputs" as LaterSlice's slice is. The cores
 // that unpack each batch's results then copy into memory that is there
 // already, instead of allocating (zeroing and faulting in) their own
 // after the kernels. Blocks rather than one allocation, so that a result
 // kept alone keeps a block alive, not the whole call's memory.
-func LaterBlocks(c *Core, n, size, block int) *Later[[][]byte] {
-	return MakeLater(func() [][]byte {
+func LaterBlocks(c *Core, n, size, block int) *Later[Blocks] {
+	return MakeLater(func() Blocks {
 		defer c.Step("outputs")()
 		blocks := make([][]byte, (n+block-1)/block)
 		batch.Parallel(len(blocks), 1, func(lo, hi int) {
@@ -96,13 +108,6 @@ func LaterBlocks(c *Core, n, size, block int) *Later[[][]byte] {
 				touchPages(blocks[b])
 			}
 		})
-		return blocks
+		return Blocks{blocks: blocks, size: size, block: block}
 	})
-}
-
-// BlockResult is result i of blocks made by LaterBlocks(c, n, size,
-// block): size bytes, its capacity as long.
-func BlockResult(blocks [][]byte, i, size, block int) []byte {
-	at := (i % block) * size
-	return blocks[i/block][at : at+size : at+size]
 }

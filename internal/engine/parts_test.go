@@ -168,10 +168,10 @@ func TestLaterBlocks(t *testing.T) {
 	c := New("test", nil)
 	for _, n := range []int{1, 63, 64, 65, 1000} {
 		blocks := LaterBlocks(c, n, 64, 64).Get()
-		require.Len(t, blocks, (n+63)/64)
+		require.Len(t, blocks.blocks, (n+63)/64)
 		seen := map[*byte]bool{}
 		for i := range n {
-			r := BlockResult(blocks, i, 64, 64)
+			r := blocks.Result(i)
 			require.Len(t, r, 64)
 			require.Equal(t, 64, cap(r), "a result cannot grow into the next")
 			require.Equal(t, make([]byte, 64), r)
@@ -180,7 +180,7 @@ func TestLaterBlocks(t *testing.T) {
 			r[0], r[63] = byte(i), byte(i>>8)
 		}
 		for i := range n {
-			r := BlockResult(blocks, i, 64, 64)
+			r := blocks.Result(i)
 			require.Equal(t, []byte{byte(i), byte(i >> 8)}, []byte{r[0], r[63]}, "result %d", i)
 		}
 	}
