@@ -52,6 +52,18 @@ type deployedResult struct {
 	// ClientsLimit says the clients' cores were nearly all busy (90% or
 	// more): the server may do more than the rate says.
 	ClientsLimit bool `json:"clients_are_the_limit"`
+	// TCP is what the kernel counted in the window (Linux): connection
+	// attempts dropped at the listen queue, and SYNs sent again. Any
+	// drop means loopback TCP, not the CPUs, bounded the rate.
+	TCP *tcpCounters `json:"tcp,omitempty"`
+	// ServerCPUsBusy and ClientCPUsBusy are the shares of each side's
+	// CPUs' time that were not idle (Linux), whatever ran there: a
+	// process's use below its CPUs' busy share is time taken by the
+	// kernel's network work or by others.
+	ServerCPUsBusy float64 `json:"server_cpus_busy"`
+	ClientCPUsBusy float64 `json:"client_cpus_busy"`
+	// Backlog is the server's listen queue length (somaxconn on Linux).
+	Backlog int `json:"listen_backlog,omitempty"`
 	// OnCPU (gpu rows) is the share of the window's signatures the
 	// rsa.Server computed on its CPU path.
 	OnCPU *float64 `json:"on_cpu_fraction,omitempty"`
@@ -93,7 +105,9 @@ func runDeployed(setup deployedSetup, keys, versions []string, concurrency []int
 // counters so far.
 type serverMark struct {
 	Addr       string `json:"addr,omitempty"`
-	Cert       []byte `json:"cert,omitempty"` // DER (first line only)
+	Cert       []byte `json:"cert,omitempty"`    // DER (first line only)
+	Backlog    int    `json:"backlog,omitempty"` // the listen queue's length (first line only)
+	Elapsed    int64  `json:"elapsed_ns"`        // since the server started, on its monotonic clock
 	CPU        int64  `json:"cpu_ns"`
 	Handshakes int64  `json:"handshakes"`
 	Signatures int64  `json:"signatures_on_cpu_path"` // gpu key: the rsa.Server's CPU path
@@ -149,6 +163,10 @@ func deployedRun(args []string, key, v string, concurrency []int, curves []tls.C
 	for _, n := range concurrency {
 		var marks [2]serverMark
 		var clientCPU [2]time.Duration
+		var clientAt [2]time.Time
+		var tcp [2]tcpCounters
+		var cpus [2]cpuSample
+		tcpOK := true
 		var markErr error
 		w, err := runLoad(n, warm, dur, func(ctx context.Context) error {
 			return tcpHandshake(ctx, first.Addr, cli)
@@ -158,6 +176,11 @@ func deployedRun(args []string, key, v string, concurrency []int, curves []tls.C
 				i = 0
 			}
 			clientCPU[i], _ = cputime.Process()
+			clientAt[i] = time.Now()
+			var ok bool
+			tcp[i], ok = readTCPCounters()
+			tcpOK = tcpOK && ok
+			cpus[i] = sampleCPUs()
 			if _, err := io.WriteString(in, "mark\n"); err != nil {
 				markErr = err
 				return
@@ -175,22 +198,35 @@ func deployedRun(args []string, key, v string, concurrency []int, curves []tls.C
 		if failed := marks[1].Failed - marks[0].Failed; failed > 0 {
 			return nil, fmt.Errorf("%d handshakes failed on the server in the window", failed)
 		}
+		// The window is the server's own, between its two marks: a mark
+		// that reaches a busy server late must not count the handshakes
+		// and CPU time of a longer window over the nominal one.
 		done := marks[1].Handshakes - marks[0].Handshakes
-		r := deployedResult{Version: v, Key: key, Concurrency: n, Rate: float64(done) / dur.Seconds(),
-			P50Ms: w.percentileMs(0.50), P99Ms: w.percentileMs(0.99)}
+		window := time.Duration(marks[1].Elapsed - marks[0].Elapsed)
+		if window <= 0 {
+			return nil, fmt.Errorf("the server's window between marks is %v", window)
+		}
+		r := deployedResult{Version: v, Key: key, Concurrency: n, Rate: float64(done) / window.Seconds(),
+			P50Ms: w.percentileMs(0.50), P99Ms: w.percentileMs(0.99), Backlog: first.Backlog}
 		serverCPU := time.Duration(marks[1].CPU - marks[0].CPU)
 		if done > 0 {
 			r.ServerCPUMs = float64(serverCPU) / 1e6 / float64(done)
 		}
-		r.ServerUse = serverCPU.Seconds() / dur.Seconds() / float64(len(setup.serverCPUs))
-		r.ClientUse = (clientCPU[1] - clientCPU[0]).Seconds() / dur.Seconds() / float64(len(setup.clientCPUs))
+		r.ServerUse = serverCPU.Seconds() / window.Seconds() / float64(len(setup.serverCPUs))
+		r.ClientUse = (clientCPU[1] - clientCPU[0]).Seconds() / clientAt[1].Sub(clientAt[0]).Seconds() / float64(len(setup.clientCPUs))
+		r.ServerCPUsBusy = busyShare(cpus[0], cpus[1], setup.serverCPUs)
+		r.ClientCPUsBusy = busyShare(cpus[0], cpus[1], setup.clientCPUs)
+		if tcpOK {
+			d := tcp[1].sub(tcp[0])
+			r.TCP = &d
+		}
 		r.ClientsLimit = r.ClientUse >= 0.9
 		if key == "gpu" {
 			onCPU := min(1, float64(marks[1].Signatures-marks[0].Signatures)/float64(max(done, 1)))
 			r.OnCPU = &onCPU
 		}
-		fmt.Fprintf(os.Stderr, "deployed TLS %s, %s key, %d concurrent: %.0f handshakes/s, server %.3f ms CPU/handshake, CPU use server %.0f%% clients %.0f%%\n",
-			v, key, n, r.Rate, r.ServerCPUMs, 100*r.ServerUse, 100*r.ClientUse)
+		fmt.Fprintf(os.Stderr, "deployed TLS %s, %s key, %d concurrent: %.0f handshakes/s, server %.3f ms CPU/handshake, CPU use server %.0f%% clients %.0f%%, their CPUs busy %.0f%% and %.0f%%, listen queue %d (%s)\n",
+			v, key, n, r.Rate, r.ServerCPUMs, 100*r.ServerUse, 100*r.ClientUse, 100*r.ServerCPUsBusy, 100*r.ClientCPUsBusy, first.Backlog, r.TCP.String())
 		results = append(results, r)
 	}
 	return results, nil
@@ -346,6 +382,7 @@ func cmdBenchTLSServer(args []string) error {
 		defer stop()
 	}
 	var handshakes, failed atomic.Int64
+	start := time.Now()
 	go func() {
 		for {
 			c, err := ln.Accept()
@@ -366,9 +403,9 @@ func cmdBenchTLSServer(args []string) error {
 	enc := json.NewEncoder(os.Stdout)
 	mark := func(first bool) error {
 		cpu, _ := cputime.Process()
-		m := serverMark{CPU: int64(cpu), Handshakes: handshakes.Load(), Signatures: signatures(), Failed: failed.Load()}
+		m := serverMark{Elapsed: int64(time.Since(start)), CPU: int64(cpu), Handshakes: handshakes.Load(), Signatures: signatures(), Failed: failed.Load()}
 		if first {
-			m.Addr, m.Cert = ln.Addr().String(), cert.der
+			m.Addr, m.Cert, m.Backlog = ln.Addr().String(), cert.der, listenBacklog()
 		}
 		return enc.Encode(m)
 	}
@@ -474,7 +511,7 @@ func printDeployed(setup deployedSetup, results []deployedResult, groups map[str
 	fmt.Printf("commit: %s  %s\nCPU: %s  RSA-%d  server on CPUs %s, clients on CPUs %s, loopback TCP, no resumption\n\n",
 		commit(), runtime.Version(), cpuModel(), bits, cpuList(setup.serverCPUs), cpuList(setup.clientCPUs))
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "TLS\tkey\tconcurrency\thandshakes/s\tp50 ms\tp99 ms\tserver CPU ms/handshake\tserver CPU use\tclient CPU use\tsigned on CPU path\tof ed25519\t")
+	fmt.Fprintln(tw, "TLS\tkey\tconcurrency\thandshakes/s\tp50 ms\tp99 ms\tserver CPU ms/handshake\tserver CPU use (CPUs busy)\tclient CPU use (CPUs busy)\tlisten drops\tsigned on CPU path\tof ed25519\t")
 	for _, r := range results {
 		onCPU, ofEd := "-", "-"
 		if r.OnCPU != nil {
@@ -489,8 +526,30 @@ func printDeployed(setup deployedSetup, results []deployedResult, groups map[str
 		if r.ClientsLimit {
 			limit = " (clients the limit)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%.2f\t%.2f\t%.3f\t%.0f%%\t%.0f%%%s\t%s\t%s\t\n", r.Version, r.Key, r.Concurrency, human(r.Rate),
-			r.P50Ms, r.P99Ms, r.ServerCPUMs, 100*r.ServerUse, 100*r.ClientUse, limit, onCPU, ofEd)
+		drops := "-"
+		if r.TCP != nil {
+			drops = strconv.FormatInt(r.TCP.ListenDrops, 10)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%.2f\t%.2f\t%.3f\t%s\t%s%s\t%s\t%s\t%s\t\n", r.Version, r.Key, r.Concurrency, human(r.Rate),
+			r.P50Ms, r.P99Ms, r.ServerCPUMs, useOf(r.ServerUse, r.ServerCPUsBusy), useOf(r.ClientUse, r.ClientCPUsBusy), limit, drops, onCPU, ofEd)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range results {
+		if r.TCP != nil && (r.TCP.ListenDrops > 0 || r.TCP.ListenOverflows > 0) {
+			fmt.Printf("\nThe kernel dropped connection attempts at the listen queue (length %d) in some windows: each waits for a\n"+
+				"SYN retransmission (a second at first), so those rows are bounded by loopback TCP, not by the server's CPUs.\n", r.Backlog)
+			break
+		}
+	}
+	return nil
+}
+
+// useOf writes a process's CPU use beside its CPUs' busy share.
+func useOf(use, busy float64) string {
+	if busy < 0 {
+		return fmt.Sprintf("%.0f%%", 100*use)
+	}
+	return fmt.Sprintf("%.0f%% (%.0f%%)", 100*use, 100*busy)
 }
