@@ -15,10 +15,9 @@ import (
 // [s]B, s the clamped first half of SHA-512(seed). A seed not of SeedSize
 // bytes has ErrKeyLength in the returned *batch.Error and a nil key.
 func (e *Engine) NewKeysFromSeeds(seeds [][]byte) ([]ed25519.PrivateKey, error) {
-	// the keys' slice and their bytes are made beside the first batches
-	// (engine.LaterBlocks)
-	j := &keysJob{e: e, seeds: seeds, out: engine.LaterSlice[ed25519.PrivateKey](e.core, len(seeds)),
-		mem: engine.LaterBlocks(e.core, len(seeds), PrivateKeySize, resultBlock), errs: engine.NewErrors(len(seeds))}
+	// the keys' bytes are allocated by the batches (outputs), their slice
+	// beside the first ones
+	j := &keysJob{e: e, seeds: seeds, out: engine.LaterSlice[ed25519.PrivateKey](e.core, len(seeds)), errs: engine.NewErrors(len(seeds))}
 	if err := e.core.Run(engine.Plan{Op: "Ed25519 public key", N: len(seeds), Chunk: pipelineChunk, Depth: hostBoundDepth, PackInTurn: true}, j); err != nil {
 		return nil, err
 	}
@@ -31,13 +30,7 @@ type keysJob struct {
 	e     *Engine
 	seeds [][]byte
 	out   *engine.Later[[]ed25519.PrivateKey]
-	mem   *engine.Later[engine.Blocks] // the keys' bytes
 	errs  *engine.Errors
-}
-
-// key is element i's piece of the call's memory.
-func (j *keysJob) key(i int) []byte {
-	return j.mem.Get().Result(i)
 }
 
 func checkSeed(seed []byte) error {
@@ -50,7 +43,7 @@ func checkSeed(seed []byte) error {
 // CPU implements engine.Job: crypto/ed25519 on all cores.
 func (j *keysJob) CPU(lo, hi int) {
 	batch.Parallel(hi-lo, 64, func(a, b int) {
-		out := j.out.Get()
+		out, slab := j.out.Get(), newOutputs(b-a, PrivateKeySize)
 		for i := lo + a; i < lo+b; i++ {
 			out[i] = nil
 			if err := checkSeed(j.seeds[i]); err != nil {
@@ -59,7 +52,7 @@ func (j *keysJob) CPU(lo, hi int) {
 			}
 			j.errs.Set(i, nil)
 			key := ed25519.NewKeyFromSeed(j.seeds[i])
-			out[i] = j.key(i)
+			out[i] = slab.next()
 			copy(out[i], key)
 			clear(key)
 		}
@@ -129,16 +122,16 @@ func (j *keysJob) Device(ch *engine.Chunk) error {
 }
 
 // unpack makes the keys of elements [a, b) of the batch ch, each its seed
-// and the kernel's public key, in the call's memory
-// (engine.LaterBlocks); an element with an error keeps a nil key.
+// and the kernel's public key, in new outputs, one allocation for the
+// range; an element with an error keeps a nil key.
 func (j *keysJob) unpack(ch *engine.Chunk, pubs []byte, a, b int) {
-	out := j.out.Get()
+	out, slab := j.out.Get(), newOutputs(b-a, PrivateKeySize)
 	for k := a; k < b; k++ {
 		i := ch.Lo + k
 		if j.errs.Get(i) != nil {
 			continue
 		}
-		key := j.key(i)
+		key := slab.next()
 		copy(key, j.seeds[i])
 		copy(key[SeedSize:], pubs[k*PublicKeySize:(k+1)*PublicKeySize])
 		out[i] = key

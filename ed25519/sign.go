@@ -27,10 +27,9 @@ func (e *Engine) Sign(keys []ed25519.PrivateKey, msgs [][]byte, opts *ed25519.Op
 	if err != nil {
 		return nil, err
 	}
-	// the signatures' slice and their bytes are made beside the first
-	// batches (engine.LaterBlocks)
-	j := &signJob{e: e, v: &v, keys: keys, msgs: msgs, out: engine.LaterSlice[[]byte](e.core, len(keys)),
-		mem: engine.LaterBlocks(e.core, len(keys), SignatureSize, resultBlock), errs: engine.NewErrors(len(keys))}
+	// the signatures' bytes are allocated by the batches (outputs), their
+	// slice beside the first ones
+	j := &signJob{e: e, v: &v, keys: keys, msgs: msgs, out: engine.LaterSlice[[]byte](e.core, len(keys)), errs: engine.NewErrors(len(keys))}
 	if err := e.sign(j); err != nil {
 		return nil, err
 	}
@@ -64,10 +63,27 @@ func (e *Engine) sign(j *signJob) error {
 	return e.core.Run(plan, j)
 }
 
-// resultBlock is the number of results (signatures, private keys) to a
-// block of Sign's and NewKeysFromSeeds's memory (engine.LaterBlocks):
-// 256 KB.
-const resultBlock = 4096
+// outputs hands out consecutive pieces of size bytes of one allocation:
+// the results of a range of elements, allocated by the core that fills
+// them, beside the device's work on other batches (its zeroing and the
+// first touch of its pages spread over the cores), rather than for the
+// whole call on one core before its first batch.
+type outputs struct {
+	rest []byte
+	size int
+}
+
+// newOutputs returns the outputs of count elements of size bytes.
+func newOutputs(count, size int) *outputs {
+	return &outputs{rest: make([]byte, count*size), size: size}
+}
+
+// next is the next element's output.
+func (o *outputs) next() []byte {
+	v := o.rest[:o.size:o.size]
+	o.rest = o.rest[o.size:]
+	return v
+}
 
 // signJob is one call of Sign or SignInto (an engine.Job). Sign's out is
 // nil for an element until it is signed, and stays nil when it has an
@@ -78,7 +94,6 @@ type signJob struct {
 	keys []ed25519.PrivateKey
 	msgs [][]byte
 	out  *engine.Later[[][]byte]
-	mem  *engine.Later[engine.Blocks] // Sign's: the signatures' bytes
 	into bool
 	errs *engine.Errors
 }
@@ -86,24 +101,32 @@ type signJob struct {
 // CPU implements engine.Job: crypto/ed25519 on all cores.
 func (j *signJob) CPU(lo, hi int) {
 	batch.Parallel(hi-lo, 64, func(a, b int) {
+		var sigs *outputs
+		if !j.into {
+			sigs = newOutputs(b-a, SignatureSize)
+		}
 		for i := lo + a; i < lo+b; i++ {
-			j.signCPU(i)
+			j.signCPU(i, sigs)
 		}
 	})
 }
 
-// output is element i's output: the caller's (SignInto), else its piece
-// of the call's memory.
-func (j *signJob) output(i int) []byte {
-	if j.into {
+// output is element i's output: the caller's (SignInto), or the next of
+// sigs, else a new one.
+func (j *signJob) output(i int, sigs *outputs) []byte {
+	switch {
+	case j.into:
 		return j.out.Get()[i]
+	case sigs != nil:
+		return sigs.next()
 	}
-	return j.mem.Get().Result(i)
+	return make([]byte, SignatureSize)
 }
 
-// signCPU signs element i with crypto/ed25519 into its output.
-func (j *signJob) signCPU(i int) {
-	sig := j.output(i)
+// signCPU signs element i with crypto/ed25519 into its output (of sigs:
+// see output).
+func (j *signJob) signCPU(i int, sigs *outputs) {
+	sig := j.output(i, sigs)
 	err := j.v.signOne(sig, j.keys[i], j.msgs[i])
 	j.errs.Set(i, err)
 	if err != nil {
@@ -236,7 +259,7 @@ func (j *signJob) signOnHost(ch *engine.Chunk, lengths []uint32) {
 	batch.Parallel(ch.Hi-ch.Lo, hostChunk, func(a, b int) {
 		for k := a; k < b; k++ {
 			if lengths[k] == lengthSkip {
-				j.signCPU(ch.Lo + k)
+				j.signCPU(ch.Lo+k, nil) // few: no slab
 			}
 		}
 	})
@@ -244,8 +267,8 @@ func (j *signJob) signOnHost(ch *engine.Chunk, lengths []uint32) {
 
 // unpack gives elements [a, b) of the batch ch the kernel's signatures
 // (sigs: 64 bytes each, element by element), but for those the host
-// signed: copied into the caller's outputs (SignInto), else into the
-// call's memory (engine.LaterBlocks).
+// signed: copied into the caller's outputs (SignInto), else into one new
+// allocation for the range.
 func (j *signJob) unpack(ch *engine.Chunk, sigs []byte, lengths []uint32, a, b int) {
 	out := j.out.Get()
 	if j.into {
@@ -256,11 +279,11 @@ func (j *signJob) unpack(ch *engine.Chunk, sigs []byte, lengths []uint32, a, b i
 		}
 		return
 	}
-	mem := j.mem.Get()
+	slab := newOutputs(b-a, SignatureSize)
+	copy(slab.rest, sigs[a*SignatureSize:b*SignatureSize])
 	for k := a; k < b; k++ {
+		sig := slab.next()
 		if lengths[k] != lengthSkip {
-			sig := mem.Result(ch.Lo + k)
-			copy(sig, sigs[k*SignatureSize:(k+1)*SignatureSize])
 			out[ch.Lo+k] = sig
 		}
 	}

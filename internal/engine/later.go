@@ -77,37 +77,3 @@ func touchPages[T any](s []T) {
 	})
 	s[len(s)-1] = zero // the last page, where the stride stepped over it
 }
-
-// Blocks are the memory of a call's results of a fixed size, in blocks
-// of a fixed number of results (LaterBlocks).
-type Blocks struct {
-	blocks      [][]byte
-	size, block int // bytes a result, results a block
-}
-
-// Result is result i: size bytes, its capacity as long.
-func (b Blocks) Result(i int) []byte {
-	at := (i % b.block) * b.size
-	return b.blocks[i/b.block][at : at+b.size : at+b.size]
-}
-
-// LaterBlocks is a Later memory for a call's n results of size bytes
-// each, block results to a block (the last holds the rest), made and its
-// pages written in c's step "outputs" as LaterSlice's slice is. The cores
-// that unpack each batch's results then copy into memory that is there
-// already, instead of allocating (zeroing and faulting in) their own
-// after the kernels. Blocks rather than one allocation, so that a result
-// kept alone keeps a block alive, not the whole call's memory.
-func LaterBlocks(c *Core, n, size, block int) *Later[Blocks] {
-	return MakeLater(func() Blocks {
-		defer c.Step("outputs")()
-		blocks := make([][]byte, (n+block-1)/block)
-		batch.Parallel(len(blocks), 1, func(lo, hi int) {
-			for b := lo; b < hi; b++ {
-				blocks[b] = make([]byte, min(block, n-b*block)*size)
-				touchPages(blocks[b])
-			}
-		})
-		return Blocks{blocks: blocks, size: size, block: block}
-	})
-}

@@ -161,27 +161,3 @@ func TestTouchPages(t *testing.T) {
 	touchPages(make([]struct{}, 10))
 	touchPages([]uint64(nil))
 }
-
-// LaterBlocks holds n results of size bytes, each its own zeroed piece,
-// none overlapping another, in blocks of block results.
-func TestLaterBlocks(t *testing.T) {
-	c := New("test", nil)
-	for _, n := range []int{1, 63, 64, 65, 1000} {
-		blocks := LaterBlocks(c, n, 64, 64).Get()
-		require.Len(t, blocks.blocks, (n+63)/64)
-		seen := map[*byte]bool{}
-		for i := range n {
-			r := blocks.Result(i)
-			require.Len(t, r, 64)
-			require.Equal(t, 64, cap(r), "a result cannot grow into the next")
-			require.Equal(t, make([]byte, 64), r)
-			require.False(t, seen[&r[0]], "result %d of %d shares its memory", i, n)
-			seen[&r[0]] = true
-			r[0], r[63] = byte(i), byte(i>>8)
-		}
-		for i := range n {
-			r := blocks.Result(i)
-			require.Equal(t, []byte{byte(i), byte(i >> 8)}, []byte{r[0], r[63]}, "result %d", i)
-		}
-	}
-}
