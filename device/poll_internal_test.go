@@ -1,6 +1,7 @@
 package device
 
 import (
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -24,16 +25,18 @@ func (c *countedEvent) query() (bool, error) {
 }
 
 // TestPollBacksOff pins the back-off of Event.poll: polling a command that
-// does not complete for its whole budget makes at most about budget /
-// pollGap queries (each a driver call), not one per yield; a command that
-// has completed ends the poll at its next query.
+// does not complete for its whole budget makes one query per pollYields
+// yields once the gaps have grown, not one per yield; a command that has
+// completed ends the poll at its next query.
 func TestPollBacksOff(t *testing.T) {
 	const budget = 20 * time.Millisecond
 	c := &countedEvent{}
+	yieldsBefore := countYields(budget)
 	(&Event{ev: c}).poll(budget)
-	// budget / pollGap = 1,000 once the gaps reach pollGap, plus the
-	// first gaps' ramp (an eighth of the time so far: a few dozen).
-	require.LessOrEqual(t, c.queries.Load(), int64(budget/pollGap)+100)
+	// The yields a budget holds, as counted just before, over pollYields,
+	// with room for a host that yields twice as fast now and for the
+	// gaps' first doublings.
+	require.LessOrEqual(t, c.queries.Load(), 2*yieldsBefore/pollYields+20)
 	require.GreaterOrEqual(t, c.queries.Load(), int64(2), "the poll queried more than once")
 
 	c = &countedEvent{}
@@ -49,4 +52,16 @@ func TestPollBacksOff(t *testing.T) {
 	t0 := time.Now()
 	(&Event{ev: c}).poll(time.Minute)
 	require.Less(t, time.Since(t0), 30*time.Second, "the poll ended when the command completed, not at its budget")
+}
+
+// countYields is how many times this goroutine yields in d, reading the
+// clock once per pollYields yields as a poll does.
+func countYields(d time.Duration) int64 {
+	var n int64
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); n += pollYields {
+		for range pollYields {
+			runtime.Gosched()
+		}
+	}
+	return n
 }

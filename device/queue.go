@@ -363,13 +363,14 @@ func (e *Event) Wait() error {
 // between polls, where the driver can tell without waiting whether it has
 // completed (pollingEvent); Wait then returns at once if it has.
 //
-// The queries back off: after the first, each comes an eighth of the time
-// polled so far after the one before, at most pollGap; between them the
-// goroutine only yields. A query is a driver call, and a server whose
-// batches each polled for milliseconds spent about 2% of its CPU in them
-// (a TLS server with the GPU Signer); backed off, a wait of 2 ms makes
-// about a hundred queries instead of one per yield, and learns of the
-// command's end at most pollGap late.
+// The queries back off: between two queries the goroutine yields once,
+// then twice, four times, ... up to pollYields times. A query is a driver
+// call, and a server whose batches each polled for milliseconds spent
+// about 2% of its CPU in them (a TLS server with the GPU Signer), one per
+// yield. The gaps are counted in yields, not measured with the clock: on
+// a busy host each yield runs other goroutines (and the gap grows with
+// their work), on an idle one pollYields yields take microseconds; and on
+// some hosts reading the clock costs as much as the query it would save.
 func (e *Event) poll(budget time.Duration) {
 	e.mu.Lock()
 	pe, ok := e.ev.(pollingEvent)
@@ -378,21 +379,19 @@ func (e *Event) poll(budget time.Duration) {
 	if !ok || done {
 		return
 	}
-	start := time.Now()
-	deadline, next := start.Add(budget), start
-	for now := start; now.Before(deadline); now = time.Now() {
-		if !now.Before(next) {
-			if finished, err := pe.query(); finished || err != nil {
-				return
-			}
-			next = now.Add(min(now.Sub(start)/8, pollGap))
+	deadline := time.Now().Add(budget)
+	for yields := 1; ; yields = min(2*yields, pollYields) {
+		if finished, err := pe.query(); finished || err != nil || !time.Now().Before(deadline) {
+			return
 		}
-		runtime.Gosched()
+		for range yields {
+			runtime.Gosched()
+		}
 	}
 }
 
-// pollGap bounds the time between two queries of a poll (Event.poll).
-const pollGap = 20 * time.Microsecond
+// pollYields bounds the yields between two queries of a poll (Event.poll).
+const pollYields = 32
 
 // Duration is the time the device spent on the command; it waits for it.
 func (e *Event) Duration() (time.Duration, error) {
