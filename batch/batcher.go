@@ -38,7 +38,8 @@ type Options struct {
 	// and Go block beyond, until their context ends (default 4·MaxBatch).
 	// The limit is kept by the shards of the intake, each of which sums
 	// the others only once it holds its share: up to twice QueueSize may
-	// wait.
+	// wait. The blocked callers wait in turn, each shard's in a queue of
+	// its own, and a batch taken from a shard wakes as many as it took.
 	QueueSize int
 	// Pipeline is the number of batches each worker function may run at
 	// once (default 2): while the device computes one batch, the next is
@@ -332,22 +333,35 @@ func (b *Batcher[Q, R]) put(ctx context.Context, it item[Q, R]) error {
 }
 
 // waitRoom waits while the queue is full for a request to shard s
-// (Options.QueueSize), until ctx ends or the Batcher closes.
+// (Options.QueueSize), until ctx ends or the Batcher closes: in s's queue
+// of waiting callers, which a take from s wakes as many of as it took
+// requests, and Close all of. (The wait is not a select on the Batcher's
+// done channel: one channel that every waiting caller selects on has each
+// of them lock it, as a shared context does; see Do.)
 func (b *Batcher[Q, R]) waitRoom(ctx context.Context, s *intakeShard[Q, R]) error {
-	for limit := int64(b.opts.QueueSize); b.intake.full(s, limit); {
-		room := b.intake.room.wait()
-		if !b.intake.full(s, limit) {
-			break
+	limit := int64(b.opts.QueueSize)
+	if !b.intake.full(s, limit) {
+		return nil
+	}
+	w := b.intake.waiter()
+	defer b.intake.release(w)
+	for again := false; ; again = true {
+		// woken again and still full: its turn was taken, it goes first
+		queued, err := s.enqueue(w, again, &b.intake, limit)
+		if !queued {
+			return err
+		}
+		if ctx.Done() == nil { // a context that never ends: no select
+			<-w.ready
+			continue
 		}
 		select {
-		case <-room:
+		case <-w.ready:
 		case <-ctx.Done():
+			s.leave(w)
 			return ctx.Err()
-		case <-b.done:
-			return ErrClosed
 		}
 	}
-	return nil
 }
 
 // wakeIfIdle follows a put: for the first requests of a shard (first), or
@@ -466,7 +480,8 @@ func (b *Batcher[Q, R]) work(e int, run RunFunc[Q, R]) {
 	timer.Stop()
 	var items []item[Q, R] // the batch, reused
 	var reqs []Q
-	free := time.Now() // since when the worker has had no batch
+	var woken []*roomWaiter // callers blocked on a full queue, reused
+	free := time.Now()      // since when the worker has had no batch
 	for {
 		// one worker at a time decides and takes: two that saw the same
 		// requests would split them
@@ -479,7 +494,7 @@ func (b *Batcher[Q, R]) work(e int, run RunFunc[Q, R]) {
 		}
 		if n > 0 {
 			w.busy.Add(1)
-			items = b.intake.take(items[:0], n)
+			items, woken = b.intake.take(items[:0], n, woken)
 			w.running.Add(int64(len(items)))
 		}
 		b.taking.Unlock()
@@ -513,6 +528,9 @@ func (b *Batcher[Q, R]) work(e int, run RunFunc[Q, R]) {
 		if left > 0 {
 			b.wakeOne() // the rest: another worker (or engine) may take it at once
 		}
+		// the callers blocked on a full queue that the batch made room
+		// for (take dequeued them), woken out of the taking lock
+		woken = wake(woken)
 		running := b.inBatches.Add(int64(len(items)))
 		if o := b.offload; o != nil {
 			o.batched.Store(left + running)

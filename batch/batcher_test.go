@@ -114,6 +114,79 @@ func TestBackPressure(t *testing.T) {
 	b.Close()
 }
 
+// Callers blocked on a full queue end their wait when their context ends
+// (and the others all get in and are answered: a caller that gives up
+// does not take another's turn) or when the Batcher closes, while its
+// worker is still busy (the queued ones are answered).
+func TestBackPressureEnds(t *testing.T) {
+	const queue, callers = 8, 200
+	start := func(meter *batch.Meter) (*batch.Batcher[int, int], chan struct{}) {
+		gate := make(chan struct{})
+		return batch.New(batch.Options{MaxBatch: 1, MaxDelay: time.Millisecond, QueueSize: queue, Pipeline: 1, Meter: meter}, func(reqs []int) ([]int, error) {
+			<-gate
+			return reqs, nil
+		}), gate
+	}
+	// count runs n callers of b with ctx and counts their outcomes
+	count := func(b *batch.Batcher[int, int], ctx context.Context, n int, wg *sync.WaitGroup) (answered, closed, cancelled *atomic.Int32) {
+		answered, closed, cancelled = new(atomic.Int32), new(atomic.Int32), new(atomic.Int32)
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, err := b.Do(ctx, i)
+				switch {
+				case err == nil:
+					answered.Add(1)
+				case errors.Is(err, batch.ErrClosed):
+					closed.Add(1)
+				case errors.Is(err, context.Canceled):
+					cancelled.Add(1)
+				default:
+					t.Error(err)
+				}
+			}()
+		}
+		return answered, closed, cancelled
+	}
+
+	t.Run("context", func(t *testing.T) {
+		var meter batch.Meter
+		b, gate := start(&meter)
+		defer b.Close()
+		var wg sync.WaitGroup
+		answered, _, _ := count(b, context.Background(), callers, &wg)
+		require.Eventually(t, func() bool { return meter.Stats().QueueDepth >= queue }, 5*time.Second, time.Millisecond)
+		ctx, cancel := context.WithCancel(context.Background())
+		var gone sync.WaitGroup
+		_, _, cancelled := count(b, ctx, callers, &gone)
+		cancel()
+		gone.Wait()
+		require.EqualValues(t, callers, cancelled.Load())
+		close(gate)
+		wg.Wait()
+		require.EqualValues(t, callers, answered.Load())
+	})
+
+	t.Run("close", func(t *testing.T) {
+		var meter batch.Meter
+		b, gate := start(&meter)
+		var wg sync.WaitGroup
+		answered, closed, _ := count(b, context.Background(), callers, &wg)
+		require.Eventually(t, func() bool { return meter.Stats().QueueDepth >= queue }, 5*time.Second, time.Millisecond)
+		closing := make(chan struct{})
+		go func() { b.Close(); close(closing) }()
+		// every caller is in the running batch, queued, or has ended
+		require.Eventually(t, func() bool { return 1+meter.Stats().QueueDepth+int64(closed.Load()) == callers }, 5*time.Second, time.Millisecond)
+		require.Zero(t, answered.Load())
+		close(gate)
+		wg.Wait()
+		<-closing
+		require.EqualValues(t, callers, answered.Load()+closed.Load())
+		require.Positive(t, closed.Load())
+	})
+}
+
 func TestErrorFormatting(t *testing.T) {
 	require.NoError(t, batch.Collect([]error{nil, nil}))
 	err := batch.Collect([]error{nil, errors.New("a"), errors.New("b"), errors.New("c"), errors.New("d")})

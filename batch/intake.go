@@ -18,7 +18,9 @@ import (
 type intake[Q, R any] struct {
 	shards []intakeShard[Q, R]
 	next   atomic.Uint32 // where the next take starts, round robin
-	room   roomSignal    // callers blocked on a full queue wait here
+	// waiters is a pool of *roomWaiter: the callers blocked on a full
+	// queue wait in the shards' queues
+	waiters sync.Pool
 }
 
 type intakeShard[Q, R any] struct {
@@ -27,7 +29,16 @@ type intakeShard[Q, R any] struct {
 	closed bool
 	count  atomic.Int64 // len(items), for readers without the lock
 	oldest atomic.Int64 // when the shard's oldest request arrived, Unix ns
-	_      [64]byte     // apart from the next shard
+	// head and tail of the callers waiting for room in the shard, first
+	// come first served (under mu). A take from the shard wakes as many
+	// as it took requests; each woken caller looks again whether there
+	// is room. Waking every waiting caller at each batch instead had all
+	// of them, most of whom only found the queue full again, contend for
+	// one lock, the taking worker among them while the other workers
+	// waited for it to take: with blocking callers many times QueueSize,
+	// the device idled between batches (BenchmarkSimulatedCallers).
+	head, tail *roomWaiter
+	_          [64]byte // apart from the next shard
 }
 
 func (in *intake[Q, R]) init() {
@@ -122,8 +133,9 @@ func (in *intake[Q, R]) full(s *intakeShard[Q, R], limit int64) bool {
 }
 
 // take appends up to n waiting requests to items and returns it, and
-// wakes the callers blocked on a full queue.
-func (in *intake[Q, R]) take(items []item[Q, R], n int) []item[Q, R] {
+// appends to woken as many callers blocked on a full queue as it took
+// requests from their shards (the caller wakes them, out of its locks).
+func (in *intake[Q, R]) take(items []item[Q, R], n int, woken []*roomWaiter) ([]item[Q, R], []*roomWaiter) {
 	start := int(in.next.Add(1))
 	for k := 0; k < len(in.shards) && n > 0; k++ {
 		s := &in.shards[(start+k)%len(in.shards)]
@@ -140,51 +152,126 @@ func (in *intake[Q, R]) take(items []item[Q, R], n int) []item[Q, R] {
 			s.oldest.Store(s.items[0].start.UnixNano())
 		}
 		s.count.Store(int64(rest))
+		woken = s.dequeue(m, woken)
 		s.mu.Unlock()
 		n -= m
 	}
-	in.room.signal()
-	return items
+	return items, woken
 }
 
-// close refuses further requests.
+// close refuses further requests and wakes the callers blocked on a full
+// queue (they find it closed).
 func (in *intake[Q, R]) close() {
+	var woken []*roomWaiter
 	for i := range in.shards {
 		s := &in.shards[i]
 		s.mu.Lock()
 		s.closed = true
+		woken = s.dequeue(-1, woken)
 		s.mu.Unlock()
 	}
-	in.room.signal()
+	wake(woken)
 }
 
-// roomSignal wakes the callers that wait for room in a full queue: each
-// gets the current channel (wait), which signal closes.
-type roomSignal struct {
-	waiters atomic.Bool
-	mu      sync.Mutex
-	ch      chan struct{}
+// roomWaiter is a caller waiting for room in a shard of a full queue.
+type roomWaiter struct {
+	ready      chan struct{} // buffered: its token, sent once it is dequeued
+	prev, next *roomWaiter
+	queued     bool
 }
 
-func (r *roomSignal) wait() <-chan struct{} {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.ch == nil {
-		r.ch = make(chan struct{})
+// waiter returns a roomWaiter for one caller's wait, to be given back with
+// release once it no longer waits (its token, if one was sent, taken).
+func (in *intake[Q, R]) waiter() *roomWaiter {
+	if w, ok := in.waiters.Get().(*roomWaiter); ok {
+		return w
 	}
-	r.waiters.Store(true)
-	return r.ch
+	return &roomWaiter{ready: make(chan struct{}, 1)}
 }
 
-func (r *roomSignal) signal() {
-	if !r.waiters.Load() {
+func (in *intake[Q, R]) release(w *roomWaiter) { in.waiters.Put(w) }
+
+// enqueue queues w in s, at the tail, or at the head for a caller that
+// was woken and found no room after all (its turn was taken by a caller
+// that did not wait), unless there is room for a request to s now (false)
+// or s is closed (ErrClosed). It looks under s's lock, which take holds
+// as it frees room in s and dequeues s's waiters: one of the two sees the
+// other.
+func (s *intakeShard[Q, R]) enqueue(w *roomWaiter, head bool, in *intake[Q, R], limit int64) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false, ErrClosed
+	}
+	if !in.full(s, limit) {
+		return false, nil
+	}
+	w.queued = true
+	switch {
+	case s.head == nil:
+		s.head, s.tail = w, w
+	case head:
+		w.next, s.head.prev, s.head = s.head, w, w
+	default:
+		w.prev, s.tail.next, s.tail = s.tail, w, w
+	}
+	return true, nil
+}
+
+// unlink takes w out of s's queue (under mu).
+func (s *intakeShard[Q, R]) unlink(w *roomWaiter) {
+	if w.prev != nil {
+		w.prev.next = w.next
+	} else {
+		s.head = w.next
+	}
+	if w.next != nil {
+		w.next.prev = w.prev
+	} else {
+		s.tail = w.prev
+	}
+	w.prev, w.next, w.queued = nil, nil, false
+}
+
+// dequeue appends up to n of s's waiters (n < 0: all), the first queued,
+// to woken and returns it (under mu); wake sends them their tokens.
+func (s *intakeShard[Q, R]) dequeue(n int, woken []*roomWaiter) []*roomWaiter {
+	for ; n != 0 && s.head != nil; n-- {
+		w := s.head
+		s.unlink(w)
+		woken = append(woken, w)
+	}
+	return woken
+}
+
+// leave ends w's wait in s before it took its token (its caller's
+// context ended): it takes w out of the queue, or, where take dequeued it
+// meanwhile, takes its token and gives its turn to the next waiter.
+func (s *intakeShard[Q, R]) leave(w *roomWaiter) {
+	s.mu.Lock()
+	if w.queued {
+		s.unlink(w)
+		s.mu.Unlock()
 		return
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.ch != nil {
-		close(r.ch)
-		r.ch = nil
+	var next []*roomWaiter
+	if s.head != nil {
+		next = s.dequeue(1, make([]*roomWaiter, 0, 1))
 	}
-	r.waiters.Store(false)
+	s.mu.Unlock()
+	<-w.ready // sent, or about to be
+	wake(next)
+}
+
+// wake sends the dequeued waiters their tokens and returns woken emptied
+// (for reuse). Each send readies a goroutine: many are sent from all
+// cores.
+func wake(woken []*roomWaiter) []*roomWaiter {
+	Parallel(len(woken), 1024, func(lo, hi int) {
+		for _, w := range woken[lo:hi] {
+			w.ready <- struct{}{}
+		}
+	})
+	clear(woken) // the waiters go back to the pool once woken
+	return woken[:0]
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gpucrypto/gpucrypto/batch"
+	"github.com/gpucrypto/gpucrypto/internal/cputime"
 )
 
 // simulatedDevice runs one batch at a time, in max(fixed, n/rate) (a GPU
@@ -119,6 +120,64 @@ func BenchmarkSimulatedDevice(b *testing.B) {
 			if len(sizes) > 0 {
 				b.ReportMetric(float64(sizes[len(sizes)/10]), "p10-batch")
 				b.ReportMetric(float64(sizes[len(sizes)*9/10]), "p90-batch")
+			}
+		})
+	}
+}
+
+// BenchmarkSimulatedCallers is the Batcher under closed loops of blocking
+// callers over a simulated device shaped as X25519 through ecdh.Server
+// (MaxBatch 16,384, Pipeline 4, the default MaxDelay and QueueSize), its
+// device slow enough (a batch of 16,384 in about 80 ms) that the host's
+// cores are not the limit: callers 4 and 16 times MaxBatch (beyond the
+// queue's limit and the batches in flight, callers wait for room). It
+// reports ops/s, the process's CPU time per operation and the mean batch.
+func BenchmarkSimulatedCallers(b *testing.B) {
+	for _, callers := range []int{65536, 262144} {
+		b.Run(fmt.Sprintf("x25519-shape/blocking/callers=%d", callers), func(b *testing.B) {
+			d := &simulatedDevice{fixed: 10 * time.Millisecond, rate: 200e3}
+			bt := batch.New(batch.Options{MaxBatch: 16384, Pipeline: 4, CPUOffload: -1}, d.run)
+			defer bt.Close()
+			var ops atomic.Int64
+			var stop atomic.Bool
+			var wg sync.WaitGroup
+			for caller := range callers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for !stop.Load() {
+						bt.Do(context.Background(), caller)
+						ops.Add(1)
+					}
+				}()
+			}
+			time.Sleep(2 * time.Second) // the queue fills, the batches' sizes settle
+			d.mu.Lock()
+			first := len(d.sizes)
+			d.mu.Unlock()
+			before, start := ops.Load(), time.Now()
+			cpu0, _ := cputime.Process()
+			for b.Loop() {
+				time.Sleep(10 * time.Millisecond)
+			}
+			cpu1, _ := cputime.Process()
+			done := ops.Load() - before
+			rate := float64(done) / time.Since(start).Seconds()
+			stop.Store(true)
+			wg.Wait()
+			d.mu.Lock()
+			sizes := slices.Clone(d.sizes[first:])
+			d.mu.Unlock()
+			b.ReportMetric(rate, "ops/s")
+			if done > 0 {
+				b.ReportMetric(float64(cpu1-cpu0)/float64(time.Microsecond)/float64(done), "cpu-µs/op")
+			}
+			if len(sizes) > 0 {
+				sum := 0
+				for _, n := range sizes {
+					sum += n
+				}
+				b.ReportMetric(float64(sum)/float64(len(sizes)), "mean-batch")
 			}
 		})
 	}
