@@ -436,6 +436,9 @@ func (b *Batcher[Q, R]) share(e int, waiting int64, oldest, free time.Time) (n i
 	if idle > 1 && busy == 0 {
 		n = min(n, int(waiting+int64(idle)-1)/idle)
 	}
+	if len(b.engines) > 1 && busy > 0 {
+		n = min(n, b.fairShare(waiting))
+	}
 	if wait := b.matchRunning(e, busy, n, free); wait > 0 {
 		return 0, wait
 	}
@@ -465,6 +468,28 @@ func (b *Batcher[Q, R]) matchRunning(e int, busy int32, n int, free time.Time) t
 		return 0
 	}
 	return min(hold, matchPoll) // arrivals do not wake a worker with requests waiting: it looks again
+}
+
+// fairShare bounds a batch where several engines share the requests and
+// the worker's engine is running one already (share): the worker takes at
+// most the requests in the system (waiting and in running batches) over
+// two batches per engine, and no less than MaxBatch over the same (a
+// light load goes as it is). Two batches in flight keep a device busy,
+// one running while the other is packed or answered; a deeper Pipeline
+// is there to hide host work, not to split the load further. An idle
+// engine takes what it can: its device waits. Callers that each wait for
+// their answer before sending again (a closed loop) otherwise leave the
+// engines uneven batches: one worker takes most of what waits while
+// another engine's takes the rest, and the engines' pipelines are not both
+// full. With the share, 16,384 such callers over two engines run batches
+// of 4,096, as a MaxBatch of 4,096 set by hand did, which beat the default
+// on two H100s (docs/BENCHMARKS.md, twenty-first session); under a heavier
+// load the share exceeds MaxBatch and changes nothing. One engine is left
+// to matchRunning, whose batches even out the same way.
+func (b *Batcher[Q, R]) fairShare(waiting int64) int {
+	batches := int64(2 * len(b.engines))
+	total := waiting + b.inBatches.Load()
+	return int(max((total+batches-1)/batches, int64(b.opts.MaxBatch)/batches, 1))
 }
 
 // matchPoll is how often a worker holding requests (matchRunning) looks
