@@ -410,7 +410,9 @@ func (b *Batcher[Q, R]) wakeOne() {
 //
 // A worker whose engine is running batches larger than what waits holds
 // it for a while (matchRunning): such a batch would only wait behind them
-// on the engine's device.
+// on the engine's device. Where several engines share the requests, a
+// worker whose engine is running a batch takes no more than a fair share
+// of them (fairShare).
 func (b *Batcher[Q, R]) share(e int, waiting int64, oldest, free time.Time) (n int, wait time.Duration) {
 	busy, idle, anyBusy, fewer := b.engines[e].busy.Load(), 0, false, false
 	for k := range b.engines {
