@@ -32,8 +32,10 @@ import (
 // in a process of its own (this binary again, as `bench tls-server`),
 // pinned to --server-cpus with GOMAXPROCS to match, accepting full
 // handshakes over loopback TCP; the clients in this process, pinned to
-// --client-cpus. The rate is the server's handshakes per second; each
-// side's CPU use in the window says which one is the limit.
+// --client-cpus. The rate is the server's handshakes per second over its
+// own window; each side's CPU use and its CPUs' busy share say which one
+// is the limit, and the kernel's listen-queue drops whether loopback TCP
+// was.
 
 // deployedResult is one line of `bench tls --deployed`.
 type deployedResult struct {
