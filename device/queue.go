@@ -380,7 +380,7 @@ func (e *Event) poll(budget time.Duration) {
 		return
 	}
 	deadline := time.Now().Add(budget)
-	for yields := 1; ; yields = min(2*yields, pollYields) {
+	for yields := 1; ; yields = nextYields(yields) {
 		if finished, err := pe.query(); finished || err != nil || !time.Now().Before(deadline) {
 			return
 		}
@@ -392,6 +392,9 @@ func (e *Event) poll(budget time.Duration) {
 
 // pollYields bounds the yields between two queries of a poll (Event.poll).
 const pollYields = 32
+
+// nextYields is the yields between a poll's next two queries after y.
+func nextYields(y int) int { return min(2*y, pollYields) }
 
 // Duration is the time the device spent on the command; it waits for it.
 func (e *Event) Duration() (time.Duration, error) {
