@@ -39,6 +39,35 @@ func (d *simulatedDevice) kernel(n int) time.Duration {
 	return max(d.fixed, time.Duration(float64(n)/d.rate*float64(time.Second)))
 }
 
+// batches is how many batches the device has run so far.
+func (d *simulatedDevice) batches() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.sizes)
+}
+
+// sizesFrom are the sizes of the batches the device ran from batch first on.
+func (d *simulatedDevice) sizesFrom(first int) []int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.sizes[first:])
+}
+
+// blockingCallers starts n goroutines, each calling bt.Do once answered
+// (a closed loop) and counting in ops, until stop is set.
+func blockingCallers(bt *batch.Batcher[int, int], n int, ops *atomic.Int64, stop *atomic.Bool, wg *sync.WaitGroup) {
+	for caller := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !stop.Load() {
+				bt.Do(context.Background(), caller)
+				ops.Add(1)
+			}
+		}()
+	}
+}
+
 // BenchmarkSimulatedDevice is the Batcher under closed loops of callers
 // over a simulated device shaped as RSA-2048 on an H100, ten times slower
 // (a batch of up to 7,000 in 65 ms, then 108K/s; host work 2 µs a
@@ -63,16 +92,7 @@ func BenchmarkSimulatedDevice(b *testing.B) {
 			var stop atomic.Bool
 			var wg sync.WaitGroup
 			if c.form == "blocking" {
-				for caller := range callers {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						for !stop.Load() {
-							bt.Do(context.Background(), caller)
-							ops.Add(1)
-						}
-					}()
-				}
+				blockingCallers(bt, callers, &ops, &stop, &wg)
 			} else {
 				const submitters = 16
 				for range submitters {
@@ -100,9 +120,7 @@ func BenchmarkSimulatedDevice(b *testing.B) {
 				}
 			}
 			time.Sleep(time.Second) // the batches' sizes settle
-			d.mu.Lock()
-			first := len(d.sizes)
-			d.mu.Unlock()
+			first := d.batches()
 			before, start := ops.Load(), time.Now()
 			for b.Loop() {
 				time.Sleep(10 * time.Millisecond)
@@ -110,9 +128,7 @@ func BenchmarkSimulatedDevice(b *testing.B) {
 			rate := float64(ops.Load()-before) / time.Since(start).Seconds()
 			stop.Store(true)
 			wg.Wait()
-			d.mu.Lock()
-			sizes := slices.Clone(d.sizes[first:])
-			d.mu.Unlock()
+			sizes := d.sizesFrom(first)
 			slices.Sort(sizes)
 			even := min(callers/2, 16384)
 			b.ReportMetric(rate, "ops/s")
@@ -141,20 +157,9 @@ func BenchmarkSimulatedCallers(b *testing.B) {
 			var ops atomic.Int64
 			var stop atomic.Bool
 			var wg sync.WaitGroup
-			for caller := range callers {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for !stop.Load() {
-						bt.Do(context.Background(), caller)
-						ops.Add(1)
-					}
-				}()
-			}
+			blockingCallers(bt, callers, &ops, &stop, &wg)
 			time.Sleep(2 * time.Second) // the queue fills, the batches' sizes settle
-			d.mu.Lock()
-			first := len(d.sizes)
-			d.mu.Unlock()
+			first := d.batches()
 			before, start := ops.Load(), time.Now()
 			cpu0, _ := cputime.Process()
 			for b.Loop() {
@@ -165,9 +170,7 @@ func BenchmarkSimulatedCallers(b *testing.B) {
 			rate := float64(done) / time.Since(start).Seconds()
 			stop.Store(true)
 			wg.Wait()
-			d.mu.Lock()
-			sizes := slices.Clone(d.sizes[first:])
-			d.mu.Unlock()
+			sizes := d.sizesFrom(first)
 			b.ReportMetric(rate, "ops/s")
 			if done > 0 {
 				b.ReportMetric(float64(cpu1-cpu0)/float64(time.Microsecond)/float64(done), "cpu-µs/op")
