@@ -182,7 +182,7 @@ func deployedRun(args []string, key, v string, concurrency []int, curves []tls.C
 			var ok bool
 			tcp[i], ok = readTCPCounters()
 			tcpOK = tcpOK && ok
-			cpus[i] = sampleCPUs()
+			cpus[i] = readCPUTimes()
 			if _, err := io.WriteString(in, "mark\n"); err != nil {
 				markErr = err
 				return

@@ -27,32 +27,3 @@ func (c *tcpCounters) String() string {
 	}
 	return fmt.Sprintf("listen overflows %d, drops %d, SYNs sent again %d", c.ListenOverflows, c.ListenDrops, c.SynRetransmits)
 }
-
-// cpuSample is /proc/stat's busy and total ticks of each CPU at one time.
-type cpuSample struct {
-	busy, total map[int]int64
-	ok          bool
-}
-
-func sampleCPUs() cpuSample {
-	b, t, ok := readCPUTimes()
-	return cpuSample{b, t, ok}
-}
-
-// busyShare is the share of the time of cpus between a and b that was
-// not idle, whatever ran (either process, the kernel's network work, or
-// something else); -1 where it is not known.
-func busyShare(a, b cpuSample, cpus []int) float64 {
-	if !a.ok || !b.ok {
-		return -1
-	}
-	var busy, total int64
-	for _, c := range cpus {
-		busy += b.busy[c] - a.busy[c]
-		total += b.total[c] - a.total[c]
-	}
-	if total <= 0 {
-		return -1
-	}
-	return float64(busy) / float64(total)
-}
