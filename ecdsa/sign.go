@@ -30,9 +30,9 @@ import (
 // *batch.Error and a nil signature: crypto/ecdsa's for a key it refuses
 // (a scalar not in [1, n), a public point off the curve), ErrNilKey or
 // ErrIncompleteKey for one it would panic on, ErrCurve for a key on
-// another curve than P-256. The device
-// computes in constant time in the nonces, random bytes and keys
-// (kernels/ecdsa.cl), and the host buffers that held them are zeroed.
+// another curve than P-256. The device computes in constant time in the
+// nonces, random bytes and keys (kernels/ecdsa.cl), and the host buffers
+// that held them are zeroed.
 func (e *Engine) SignASN1(rand io.Reader, keys []*ecdsa.PrivateKey, hashes [][]byte) ([][]byte, error) {
 	return e.sign(rand, keys, hashes, nil, false, ASN1)
 }
@@ -58,9 +58,9 @@ func (e *Engine) SignP1363(rand io.Reader, keys []*ecdsa.PrivateKey, hashes [][]
 // new slices take pieces of one allocation per range of elements). An
 // element that fails has its error in the returned *batch.Error and
 // out[i] set to out[i][:0] (the bytes past its length are not cleared:
-// they held a signature, public).
-// keys, hashes and out of different lengths fail the call, and no out[i]
-// is touched; so does a reader that fails.
+// they held a signature, which is public). A call that fails as a whole
+// (keys, hashes and out of different lengths, a reader that fails, a
+// closed engine) returns its error with no out[i] touched.
 //
 // While the call runs, out and the memory of its elements are the
 // engine's: it writes them from several goroutines, and a batch that the
