@@ -42,7 +42,7 @@ func TestAppendASN1(t *testing.T) {
 		want := b.BytesOrPanic()
 		got := appendASN1([]byte{7}, &rv, &sv)
 		require.Equal(t, append([]byte{7}, want...), got, "r %x s %x", rv, sv)
-		require.LessOrEqual(t, len(want), maxASN1Size)
+		require.LessOrEqual(t, len(want), MaxASN1Size)
 	}
 }
 

@@ -11,6 +11,10 @@
 // Keys are crypto/ecdsa's; signatures are ASN.1 DER (as ecdsa.SignASN1
 // gives them and VerifyASN1 takes them) or IEEE P1363's r ‖ s (JOSE's
 // ES256). Keys on other curves fail their element (ErrCurve).
+// Engine.SignASN1 and SignP1363 return new signatures; SignASN1Into and
+// SignP1363Into write them into outputs the caller owns and reuses from
+// call to call (in place for a capacity of MaxASN1Size or P1363Size), so
+// that a large call allocates nothing per signature and leaves no garbage.
 // A Server batches single requests from many goroutines (signatures,
 // verifications, ECDH) and gives crypto.Signer values for crypto/tls and
 // crypto/x509.

@@ -186,12 +186,8 @@ func readShortInteger(der []byte) (value, rest []byte, ok bool) {
 // encodeASN1 is the DER signature of r ‖ s (32 bytes each).
 func encodeASN1(rs []byte) []byte {
 	r, s := [32]byte(rs[:32]), [32]byte(rs[32:])
-	return appendASN1(make([]byte, 0, maxASN1Size), &r, &s)
+	return appendASN1(make([]byte, 0, MaxASN1Size), &r, &s)
 }
-
-// maxASN1Size is the longest DER signature of P-256: a SEQUENCE header
-// and two INTEGERs of 33 bytes (a leading zero before a top bit set).
-const maxASN1Size = 2 + 2*(2+33)
 
 // appendASN1 appends the DER SEQUENCE of the INTEGERs r and s (32 bytes
 // big-endian each) to b.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gpucrypto/gpucrypto/internal/devicetest"
+	"github.com/gpucrypto/gpucrypto/internal/engine"
 	"github.com/gpucrypto/gpucrypto/internal/hostbench"
 )
 
@@ -27,6 +28,49 @@ func BenchmarkHostSign(b *testing.B) {
 	hostbench.Run(b, e.core, n, resultRows, func() error { _, err := e.SignASN1(nil, keys, hashes); return err })
 }
 
+// BenchmarkHostSignInto is BenchmarkHostSign with SignASN1Into, into
+// outputs reused from call to call (of MaxASN1Size capacity, in one
+// slab): its unpack against SignASN1's is the cost of new signatures.
+func BenchmarkHostSignInto(b *testing.B) {
+	e := devicetest.Engine(b, NewEngine)
+	n := hostbench.Size
+	keys, hashes := signInputs(b, n)
+	out := signatureOutputs(n, MaxASN1Size)
+	hostbench.Run(b, e.core, n, resultRows, func() error { return e.SignASN1Into(nil, keys, hashes, out) })
+}
+
+// BenchmarkUnpackSign measures signing's unpack alone, on one core, for
+// a batch of 131,072 (r, s) of the kernel's: new signatures (SignASN1's
+// slab per range) against the caller's outputs reused (SignASN1Into),
+// per element (ns/elem) and per batch (-benchmem's allocations).
+func BenchmarkUnpackSign(b *testing.B) {
+	const n = 1 << 17
+	sigs := make([]uint32, 16*n)
+	for k := range sigs {
+		sigs[k] = uint32(k)*2654435761 | 1
+	}
+	onDevice := make([]bool, n)
+	for k := range onDevice {
+		onDevice[k] = true
+	}
+	ch := &engine.Chunk{Lo: 0, Hi: n}
+	for _, into := range []bool{false, true} {
+		name := "alloc"
+		out := make([][]byte, n)
+		if into {
+			name, out = "into", signatureOutputs(n, MaxASN1Size)
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			j := &signJob{form: ASN1, out: engine.Ready(out), into: into, errs: engine.NewErrors(n)}
+			for b.Loop() {
+				j.unpack(ch, sigs, onDevice, 0, n)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/elem")
+		})
+	}
+}
+
 // BenchmarkPipelineSign is signing calls as BenchmarkHostSign's over
 // hostbench.Pipeline's simulated device, 260 ns per signature: the H100's
 // kernel time (32 ns) times 8, its host's 16 cores against the 2 of the
@@ -37,6 +81,28 @@ func BenchmarkPipelineSign(b *testing.B) {
 	n := hostbench.Size
 	keys, hashes := signInputs(b, n)
 	hostbench.Pipeline(b, e.core, n, 260*time.Nanosecond, resultRows, func() error { _, err := e.SignASN1(nil, keys, hashes); return err })
+}
+
+// BenchmarkPipelineSignInto is BenchmarkPipelineSign with SignASN1Into,
+// into outputs reused from call to call (as the GPU bench's
+// ecdsa-p256-sign).
+func BenchmarkPipelineSignInto(b *testing.B) {
+	e := devicetest.Engine(b, NewEngine)
+	n := hostbench.Size
+	keys, hashes := signInputs(b, n)
+	out := signatureOutputs(n, MaxASN1Size)
+	hostbench.Pipeline(b, e.core, n, 260*time.Nanosecond, resultRows, func() error { return e.SignASN1Into(nil, keys, hashes, out) })
+}
+
+// signatureOutputs are n outputs of capacity size for SignASN1Into or
+// SignP1363Into, in one slab.
+func signatureOutputs(n, size int) [][]byte {
+	out := make([][]byte, n)
+	slab := make([]byte, n*size)
+	for i := range out {
+		out[i] = slab[i*size : i*size : (i+1)*size]
+	}
+	return out
 }
 
 // signInputs are the signing benchmarks' n keys (256 distinct ones,

@@ -26,23 +26,68 @@ import (
 // FIPS 140-3 mode (randomRows). (Go 1.26's crypto/ecdsa reads crypto/rand
 // whatever reader it is given, unless GODEBUG=cryptocustomrand=1; this
 // reads the one it is given, for the elements the device signs.) An
-// element whose key crypto/ecdsa refuses (a nil key, a scalar not in
-// [1, n), a public point off the curve) has crypto/ecdsa's
-// error in the returned *batch.Error and a nil signature; keys on curves
-// other than P-256 are signed by crypto/ecdsa on the CPU. The device
-// computes in constant time in the nonces, random bytes and keys
-// (kernels/ecdsa.cl), and the host buffers that held them are zeroed.
+// element whose key cannot sign has its error in the returned
+// *batch.Error and a nil signature: crypto/ecdsa's for a key it refuses
+// (a scalar not in [1, n), a public point off the curve), ErrNilKey or
+// ErrIncompleteKey for one it would panic on, ErrCurve for a key on
+// another curve than P-256. The device computes in constant time in the
+// nonces, random bytes and keys (kernels/ecdsa.cl), and the host buffers
+// that held them are zeroed.
 func (e *Engine) SignASN1(rand io.Reader, keys []*ecdsa.PrivateKey, hashes [][]byte) ([][]byte, error) {
-	return e.sign(rand, keys, hashes, ASN1)
+	return e.sign(rand, keys, hashes, nil, false, ASN1)
 }
 
 // SignP1363 is SignASN1 with signatures in IEEE P1363's form, r ‖ s (32
 // bytes each for P-256).
 func (e *Engine) SignP1363(rand io.Reader, keys []*ecdsa.PrivateKey, hashes [][]byte) ([][]byte, error) {
-	return e.sign(rand, keys, hashes, P1363)
+	return e.sign(rand, keys, hashes, nil, false, P1363)
 }
 
-func (e *Engine) sign(random io.Reader, keys []*ecdsa.PrivateKey, hashes [][]byte, form Form) ([][]byte, error) {
+// SignASN1Into is SignASN1 writing the signature of hashes[i] into out[i],
+// which the caller owns: a caller that passes the last call's outputs
+// back allocates nothing per element, and a large call leaves no garbage
+// behind it. The signatures, nonces and errors are SignASN1's.
+//
+// out[i] is set as out[i] = append(out[i][:0], signature...) would set it,
+// with one difference: out[i]'s backing array is written over when its
+// capacity is at least MaxASN1Size, whatever the signature's length;
+// otherwise out[i] gets a new slice of that capacity, so that the next
+// call with the same outputs writes in place whatever its signatures'
+// lengths (DER's vary: 70 to 72 bytes for P-256, fewer rarely). A nil
+// out[i] is thus fine on a first call (the device's signatures that need
+// new slices take pieces of one allocation per range of elements). An
+// element that fails has its error in the returned *batch.Error and
+// out[i] set to out[i][:0] (the bytes past its length are not cleared:
+// they held a signature, which is public). A call that fails as a whole
+// (keys, hashes and out of different lengths, a reader that fails, a
+// closed engine) returns its error with no out[i] touched.
+//
+// While the call runs, out and the memory of its elements are the
+// engine's: it writes them from several goroutines, and a batch that the
+// device fails may be written twice. The caller must neither read nor
+// write them until the call returns, and out[i] must not overlap out[j]
+// (j ≠ i) or any hash: overlapping outputs give wrong signatures (or a
+// fallback to the CPU that signs what was overwritten), and are the
+// caller's to avoid.
+func (e *Engine) SignASN1Into(rand io.Reader, keys []*ecdsa.PrivateKey, hashes, out [][]byte) error {
+	_, err := e.sign(rand, keys, hashes, out, true, ASN1)
+	return err
+}
+
+// SignP1363Into is SignASN1Into with signatures in IEEE P1363's form,
+// r ‖ s: out[i]'s backing array is written over when its capacity is at
+// least P1363Size, else out[i] gets a new slice of that capacity.
+func (e *Engine) SignP1363Into(rand io.Reader, keys []*ecdsa.PrivateKey, hashes, out [][]byte) error {
+	_, err := e.sign(rand, keys, hashes, out, true, P1363)
+	return err
+}
+
+// sign is a call of SignASN1, SignP1363 (into false: new signatures,
+// returned) or their Into forms (into: written into out).
+func (e *Engine) sign(random io.Reader, keys []*ecdsa.PrivateKey, hashes, out [][]byte, into bool, form Form) ([][]byte, error) {
+	if into && (len(hashes) != len(keys) || len(out) != len(keys)) {
+		return nil, fmt.Errorf("ecdsa: %d private keys, %d hashes and %d outputs", len(keys), len(hashes), len(out))
+	}
 	if len(hashes) != len(keys) {
 		return nil, fmt.Errorf("ecdsa: %d private keys but %d hashes", len(keys), len(hashes))
 	}
@@ -60,25 +105,37 @@ func (e *Engine) sign(random io.Reader, keys []*ecdsa.PrivateKey, hashes [][]byt
 		}
 		defer clear(z)
 	}
-	out, errs, err := e.signBatch(form, false, keys, hashes, z)
-	if err != nil {
+	j := &signJob{form: form, keys: keys, hashes: hashes, random: z, into: into}
+	if into {
+		j.out = engine.Ready(out)
+	} else {
+		j.out = engine.LaterSlice[[]byte](e.core, len(keys))
+	}
+	if err := e.runSign(j); err != nil {
 		return nil, err
 	}
-	return out, errs.Err()
+	return j.out.Get(), j.errs.Err()
 }
 
 // signBatch signs hashes[i] with keys[i] in form, with hedged nonces from
 // the 32 bytes of random each element has (nil random: randomRows's,
-// made by the batches), or RFC 6979's (deterministic): the signatures,
-// the elements' errors, and the call's.
+// made by the batches), or RFC 6979's (deterministic): the signatures
+// (new ones), the elements' errors, and the call's.
 func (e *Engine) signBatch(form Form, deterministic bool, keys []*ecdsa.PrivateKey, hashes [][]byte, random []byte) ([][]byte, *engine.Errors, error) {
-	j := &signJob{e: e, form: form, deterministic: deterministic, keys: keys, hashes: hashes, random: random,
-		out: engine.LaterSlice[[]byte](e.core, len(keys)), errs: engine.NewErrors(len(keys))}
-	err := e.core.Run(planFor("ECDSA P-256 sign", len(keys), hostBoundDepth), j)
+	j := &signJob{form: form, deterministic: deterministic, keys: keys, hashes: hashes, random: random,
+		out: engine.LaterSlice[[]byte](e.core, len(keys))}
+	err := e.runSign(j)
 	return j.out.Get(), j.errs, err
 }
 
-// signJob is one call of SignASN1 or SignP1363 (an engine.Job). random
+// runSign runs the signing job j, whose inputs and outputs are set, on e.
+func (e *Engine) runSign(j *signJob) error {
+	j.e, j.errs = e, engine.NewErrors(len(j.keys))
+	return e.core.Run(planFor("ECDSA P-256 sign", len(j.keys), hostBoundDepth), j)
+}
+
+// signJob is one call of SignASN1 or SignP1363, or of their Into forms
+// (an engine.Job). random
 // holds 32 random bytes per element, from which the device derives the
 // hedged nonces; nil, each batch makes them (randomRows) as it packs its
 // elements, on all cores and beside the device's work on other batches (a
@@ -96,8 +153,45 @@ type signJob struct {
 	random []byte
 	// deterministic: RFC 6979's nonces (hashes of 32 bytes, SHA-256)
 	deterministic bool
-	out           *engine.Later[[][]byte] // made beside the first batches
-	errs          *engine.Errors
+	// out is nil for an element until it is signed, and stays nil when it
+	// has an error, its signatures new slices (made beside the first
+	// batches); with into, it is the caller's outputs (SignASN1Into),
+	// each written as appendOutput says, out[i][:0] for an error.
+	out  *engine.Later[[][]byte]
+	into bool
+	errs *engine.Errors
+}
+
+// MaxASN1Size is the length of the longest ASN.1 DER signature of P-256
+// (a SEQUENCE of two INTEGERs of 33 bytes, each a leading zero before a
+// top bit set): an output of SignASN1Into with this capacity takes any of
+// its signatures in place.
+const MaxASN1Size = 2 + 2*(2+33)
+
+// P1363Size is the length of a P-256 signature in IEEE P1363's form,
+// r ‖ s: an output of SignP1363Into with this capacity takes its
+// signatures in place.
+const P1363Size = 64
+
+// outputSize is the capacity an output of j's form must have to be
+// written in place (SignASN1Into, SignP1363Into), and the capacity of the
+// new ones.
+func (j *signJob) outputSize() int {
+	if j.form == P1363 {
+		return P1363Size
+	}
+	return MaxASN1Size
+}
+
+// appendOutput is sig written into dst (an element's output of an Into
+// form) as SignASN1Into says: in dst's backing array if its capacity is
+// at least size, else in a new slice of that capacity (of len(sig), were
+// it longer: never for P-256, the one curve signed).
+func appendOutput(dst, sig []byte, size int) []byte {
+	if need := max(size, len(sig)); cap(dst) < need {
+		dst = make([]byte, 0, need)
+	}
+	return append(dst[:0], sig...)
 }
 
 // cryptoRand is the source of a nil reader.
@@ -105,36 +199,43 @@ var cryptoRand io.Reader = rand.Reader
 
 // signCPU signs element i with crypto/ecdsa (with crypto/rand's bytes,
 // whatever the call's source: Go 1.26's crypto/ecdsa uses them for any
-// reader unless GODEBUG=cryptocustomrand=1).
+// reader unless GODEBUG=cryptocustomrand=1), into its output with into
+// (appendOutput).
 func (j *signJob) signCPU(i int) {
 	out := j.out.Get()
-	out[i] = nil
+	if j.into {
+		out[i] = out[i][:0]
+	} else {
+		out[i] = nil
+	}
 	j.errs.Set(i, nil)
 	key := j.keys[i]
 	if err := checkPrivate(key); err != nil {
 		j.errs.Set(i, err)
 		return
 	}
-	var der []byte
+	var sig []byte
 	var err error
 	if j.deterministic {
-		der, err = key.Sign(nil, j.hashes[i], crypto.SHA256)
+		sig, err = key.Sign(nil, j.hashes[i], crypto.SHA256)
 	} else {
-		der, err = ecdsa.SignASN1(rand.Reader, key, j.hashes[i])
+		sig, err = ecdsa.SignASN1(rand.Reader, key, j.hashes[i])
 	}
 	if err != nil {
 		j.errs.Set(i, err)
 		return
 	}
 	if j.form == P1363 {
-		r, s, _ := parseASN1(der)
+		r, s, _ := parseASN1(sig)
 		size := (key.Curve.Params().N.BitLen() + 7) / 8
-		out := make([]byte, 2*size)
-		new(big.Int).SetBytes(r).FillBytes(out[:size])
-		new(big.Int).SetBytes(s).FillBytes(out[size:])
-		der = out
+		sig = make([]byte, 2*size)
+		new(big.Int).SetBytes(r).FillBytes(sig[:size])
+		new(big.Int).SetBytes(s).FillBytes(sig[size:])
 	}
-	out[i] = der
+	if j.into {
+		sig = appendOutput(out[i], sig, j.outputSize())
+	}
+	out[i] = sig
 }
 
 // CPU implements engine.Job: crypto/ecdsa on all cores.
@@ -146,8 +247,9 @@ func (j *signJob) CPU(lo, hi int) {
 	})
 }
 
-// check is the result check of element i: the signature verifies under
-// crypto/ecdsa (signatures are randomized: there is no other to compare).
+// check is the result check of element i: the signature written (the
+// new one, or the caller's output with into) verifies under crypto/ecdsa
+// (signatures are randomized: there is no other to compare).
 // An element's error came from crypto/ecdsa on the host, not the device.
 func (j *signJob) check(i int) bool {
 	if j.errs.Get(i) != nil {
@@ -334,17 +436,22 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 }
 
 // unpack turns the kernel's (r, s) of elements [a, b) of the batch ch
-// into signatures, a tile at a time, in one allocation (the signatures'
-// bytes one after the other); elements the kernel did not sign (onDevice
-// false, or zeros: a key off the curve) are signed by crypto/ecdsa, for
-// its own answer and error.
+// into signatures, a tile at a time; elements the kernel did not sign
+// (onDevice false, or zeros: a key off the curve) are signed by
+// crypto/ecdsa, for its own answer and error. Without into the
+// signatures take one allocation (their bytes one after the other); with
+// into they are written into the caller's outputs, and those short of
+// outputSize's capacity get pieces of one allocation made for the rest of
+// the range when the first of them comes: nothing is allocated for
+// outputs passed back from an earlier call.
 func (j *signJob) unpack(ch *engine.Chunk, sigs []uint32, onDevice []bool, a, b int) {
 	n := ch.Hi - ch.Lo
-	size := maxASN1Size
-	if j.form == P1363 {
-		size = 64
+	size := j.outputSize()
+	out := j.out.Get()
+	var slab, spare []byte
+	if !j.into {
+		slab = make([]byte, 0, (b-a)*size)
 	}
-	out, slab := j.out.Get(), make([]byte, 0, (b-a)*size)
 	var r, s [tile][32]byte
 	for t := a; t < b; t += tile {
 		m := min(tile, b-t)
@@ -357,15 +464,31 @@ func (j *signJob) unpack(ch *engine.Chunk, sigs []uint32, onDevice []bool, a, b 
 				continue
 			}
 			j.errs.Set(i, nil)
-			start := len(slab)
-			if j.form == P1363 {
-				slab = append(append(slab, r[e][:]...), s[e][:]...)
-			} else {
-				slab = appendASN1(slab, &r[e], &s[e])
+			if j.into {
+				dst := out[i][:0]
+				if cap(dst) < size {
+					if len(spare) < size {
+						spare = make([]byte, (b-k)*size)
+					}
+					dst, spare = spare[:0:size], spare[size:]
+				}
+				out[i] = j.appendSignature(dst, &r[e], &s[e])
+				continue
 			}
+			start := len(slab)
+			slab = j.appendSignature(slab, &r[e], &s[e])
 			out[i] = slab[start:len(slab):len(slab)]
 		}
 	}
+}
+
+// appendSignature appends the signature (r, s) in j's form to b: without
+// allocating where b's capacity holds outputSize more bytes.
+func (j *signJob) appendSignature(b []byte, r, s *[32]byte) []byte {
+	if j.form == P1363 {
+		return append(append(b, r[:]...), s[:]...)
+	}
+	return appendASN1(b, r, s)
 }
 
 // randomRows fills elements [a, b) of the limb-major rows words (8 rows

@@ -3,17 +3,24 @@ package ecdsa
 import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"math/big"
+	mrand "math/rand/v2"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/internal/devicetest"
+	"github.com/gpucrypto/gpucrypto/internal/engine"
 )
 
 // RFC 6979 §A.2.5's P-256 SHA-256 vectors ("sample", "test") and one whose
@@ -112,5 +119,160 @@ func TestRandomRows(t *testing.T) {
 		}
 		require.Less(t, unchanged, 2, "row %d: words not written", w)
 		require.NotEqual(t, first[w*n+a:w*n+b], second[w*n+a:w*n+b], "row %d: two ranges' bytes equal", w)
+	}
+}
+
+// unpack into the caller's outputs (SignASN1Into, SignP1363Into) writes
+// each element's signature, appendASN1's or r ‖ s, and allocates nothing
+// for outputs of outputSize's capacity, one slab for a range whose
+// outputs are nil (SignASN1's path: one per range as well); appendASN1
+// into a slice with room allocates nothing.
+func TestUnpackIntoAllocs(t *testing.T) {
+	const n = 100 // six tiles and a part
+	r := mrand.New(mrand.NewPCG(23, 24))
+	sigs := make([]uint32, 16*n)
+	want := make([][2][32]byte, n)
+	for i := range want {
+		for half := range want[i] {
+			for b := range want[i][half] {
+				want[i][half][b] = byte(r.Uint32())
+			}
+			clear(want[i][half][:r.IntN(3)]) // shorter INTEGERs at times
+			want[i][half][31] |= 1
+		}
+		putRow(sigs[:8*n], n, i, &want[i][0])
+		putRow(sigs[8*n:], n, i, &want[i][1])
+	}
+	onDevice := make([]bool, n)
+	for i := range onDevice {
+		onDevice[i] = true
+	}
+	ch := &engine.Chunk{Lo: 0, Hi: n}
+	for _, form := range []Form{ASN1, P1363} {
+		t.Run(fmt.Sprint(form), func(t *testing.T) {
+			wantSig := func(i int) []byte {
+				if form == P1363 {
+					return append(want[i][0][:], want[i][1][:]...)
+				}
+				return appendASN1(nil, &want[i][0], &want[i][1])
+			}
+			outs := make([][]byte, n)
+			j := &signJob{form: form, out: engine.Ready(outs), into: true, errs: engine.NewErrors(n)}
+			allocs := testing.AllocsPerRun(5, func() {
+				clear(outs)
+				j.unpack(ch, sigs, onDevice, 0, n)
+			})
+			require.Equal(t, 1.0, allocs, "nil outputs: one slab for the range")
+			for i := range outs {
+				require.Equal(t, wantSig(i), outs[i], "element %d", i)
+				require.Equal(t, j.outputSize(), cap(outs[i]), "element %d", i)
+			}
+			for i := range outs {
+				outs[i] = make([]byte, 0, j.outputSize())
+			}
+			allocs = testing.AllocsPerRun(5, func() { j.unpack(ch, sigs, onDevice, 0, n) })
+			require.Zero(t, allocs, "outputs with room")
+			for i := range outs {
+				require.Equal(t, wantSig(i), outs[i], "element %d", i)
+			}
+
+			fresh := &signJob{form: form, out: engine.Ready(make([][]byte, n)), errs: engine.NewErrors(n)}
+			allocs = testing.AllocsPerRun(5, func() { fresh.unpack(ch, sigs, onDevice, 0, n) })
+			require.Equal(t, 1.0, allocs, "new signatures: one slab for the range")
+			for i, sig := range fresh.out.Get() {
+				require.Equal(t, wantSig(i), sig, "element %d", i)
+			}
+		})
+	}
+	buf := make([]byte, 0, MaxASN1Size)
+	allocs := testing.AllocsPerRun(100, func() { buf = appendASN1(buf[:0], &want[0][0], &want[0][1]) })
+	require.Zero(t, allocs, "appendASN1 with room")
+}
+
+// A call of several device batches into the caller's outputs (some nil,
+// some with room, bad keys among them), one batch's results wrong (the
+// result check finds them: the CPU recomputes the batch) and another's
+// device failing: every output verifies, in place where it had room, a
+// bad key's is empty, and the fallbacks are reported.
+func TestSignIntoFallback(t *testing.T) {
+	e, err := NewEngine(devicetest.Device(t))
+	require.NoError(t, err)
+	defer e.Close()
+	e.SetRoute(batch.RouteDevice)
+	e.SetResultCheck(1)
+	var fallbacks atomic.Int32
+	e.OnFallback(func(error) { fallbacks.Add(1) })
+	old := pipelineChunk
+	pipelineChunk = 8
+	t.Cleanup(func() { pipelineChunk = old })
+	const n = 40
+	keys, hashes := make([]*ecdsa.PrivateKey, n), make([][]byte, n)
+	for i := range keys {
+		if i < 5 {
+			key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+			require.NoError(t, err)
+			keys[i] = key
+		} else {
+			keys[i] = keys[i%5]
+		}
+		h := sha256.Sum256([]byte{byte(i)})
+		hashes[i] = h[:]
+	}
+	bad := map[int]bool{3: true, 10: true, 27: true} // in a good batch, the wrong one, the failing one
+	for i := range bad {
+		keys[i] = nil
+	}
+	failDevice := errors.New("the device fails")
+	e.core.SetHooks(&engine.Hooks{
+		BeforeDevice: func(lo, hi int) error {
+			if lo <= 24 && 24 < hi {
+				return failDevice
+			}
+			return nil
+		},
+		AfterRun: func(lo, hi int, staging [][]byte) {
+			if lo <= 8 && 8 < hi { // (r, s), the staging's last rows, wrong
+				rows := staging[0][len(staging[0])-64*(hi-lo):]
+				for k := range rows {
+					rows[k] ^= 0x5a
+				}
+			}
+		},
+	})
+	defer e.core.SetHooks(nil)
+	for _, form := range []Form{ASN1, P1363} {
+		size := map[Form]int{ASN1: MaxASN1Size, P1363: P1363Size}[form]
+		out := make([][]byte, n)
+		for i := range out {
+			if i%3 != 0 {
+				out[i] = make([]byte, size)
+			}
+		}
+		before := slices.Clone(out)
+		start, batches := fallbacks.Load(), e.Stats().Batches
+		var errs *batch.Error
+		if form == P1363 {
+			require.ErrorAs(t, e.SignP1363Into(nil, keys, hashes, out), &errs)
+		} else {
+			require.ErrorAs(t, e.SignASN1Into(nil, keys, hashes, out), &errs)
+		}
+		require.EqualValues(t, 2, fallbacks.Load()-start, "form %d: two batches recomputed", form)
+		require.GreaterOrEqual(t, e.Stats().Batches-batches, int64(3), "form %d", form)
+		for i, key := range keys {
+			if before[i] != nil {
+				require.Same(t, unsafe.SliceData(before[i]), unsafe.SliceData(out[i]), "form %d, element %d: in place", form, i)
+			} else if !bad[i] {
+				require.Equal(t, size, cap(out[i]), "form %d, element %d", form, i)
+			}
+			if bad[i] {
+				require.ErrorIs(t, errs.Errs[i], ErrNilKey, "form %d, element %d", form, i)
+				require.Empty(t, out[i], "form %d, element %d", form, i)
+				continue
+			}
+			require.NoError(t, errs.Errs[i], "form %d, element %d", form, i)
+			ok, err := verifyCPU(&key.PublicKey, hashes[i], out[i], form)
+			require.NoError(t, err)
+			require.True(t, ok, "form %d, element %d", form, i)
+		}
 	}
 }

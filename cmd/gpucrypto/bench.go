@@ -39,7 +39,7 @@ type benchResult struct {
 	CPUOps            float64 `json:"cpu_ops_per_s"`                 // math/big on all cores, same run
 	Speedup           float64 `json:"speedup_end_to_end"`            // E2EOps / CPUOps
 	BinvGroup         int     `json:"binv_group,omitempty"`          // x25519, ...: the batch-inversion group size the batch used; *-binv ops: the K asked for
-	IntoCallerBuffers bool    `json:"into_caller_buffers,omitempty"` // ecdh ops and ed25519-sign: results written into slices the caller reuses (SharedSecretsInto, SignInto)
+	IntoCallerBuffers bool    `json:"into_caller_buffers,omitempty"` // ecdh ops, ed25519-sign and ecdsa-p256-sign: results written into slices the caller reuses (SharedSecretsInto, SignInto, SignASN1Into)
 	BinvAuto          bool    `json:"binv_auto,omitempty"`           // BinvGroup is the library's automatic choice (ecdh.BatchInversionAuto)
 	// ecdh ops: Pipeline batches of the same size run at once from as many
 	// goroutines, as a Server with batch.Options.Pipeline keeps them in
@@ -287,6 +287,7 @@ func cmdBench(args []string) error {
 		fs.BoolVar(allocFlag, "ed25519-alloc", false, "ed25519-sign: signatures in new slices each call (Sign) instead of the caller's reused ones (SignInto)")
 	case "ecdsa":
 		fs.StringVar(batchFlag, "batch", "", "batch sizes (default: 16384,131072,1048576 on a GPU, 1024 on a CPU device); signatures of SHA-256 hashes by 256 keys, ECDH of random key pairs")
+		fs.BoolVar(allocFlag, "ecdsa-alloc", false, "ecdsa-p256-sign: signatures in new slices each call (SignASN1) instead of the caller's reused ones (SignASN1Into)")
 	default:
 		fs.StringVar(bitsFlag, "bits", "", "operand sizes in bits of add/sub/mul and modexp (default: all supported)")
 		fs.StringVar(batchFlag, "batch", "", "batch sizes (default on a GPU: 262144 for add/sub/mul, 16384,131072,524288 for ecdh, 16384,131072,1048576 for ed25519, 65536 for modexp and rsa; on a CPU device 4096, 1024 for ed25519, and 16 for modexp and rsa)")
@@ -444,7 +445,7 @@ func cmdBench(args []string) error {
 		} else if slices.Contains(ecdsaOps, bc.op) {
 			var ee *ecdsa.Engine
 			if ee, err = ecdsaEngine(); err == nil {
-				r, err = benchECDSA(ee, bc.op, bc.batch, dur)
+				r, err = benchECDSA(ee, bc.op, bc.batch, *allocFlag, dur)
 			}
 		} else if slices.Contains(ed25519Ops, bc.op) {
 			var ee *ed25519.Engine

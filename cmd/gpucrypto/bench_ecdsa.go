@@ -23,8 +23,9 @@ var ecdsaOps = []string{"ecdsa-p256-verify", "ecdsa-p256-sign", "ecdh-p256", "ec
 // distinct keys (cycled), n distinct SHA-256 hashes, crypto/ecdsa's
 // signatures of them (512 signed, cycled: signing a million on the CPU
 // would take most of a minute); the CPU figure is crypto/ecdsa on all
-// cores in the same run.
-func benchECDSA(e *ecdsa.Engine, op string, n int, dur time.Duration) (benchResult, error) {
+// cores in the same run. Signatures go into slices each caller reuses
+// (SignASN1Into), or with alloc into new ones each call (SignASN1).
+func benchECDSA(e *ecdsa.Engine, op string, n int, alloc bool, dur time.Duration) (benchResult, error) {
 	if op == "ecdh-p256" || op == "ecdh-p256-keygen" {
 		return benchP256ECDH(e, op, n, dur)
 	}
@@ -63,12 +64,31 @@ func benchECDSA(e *ecdsa.Engine, op string, n int, dur time.Duration) (benchResu
 	for i := range privs {
 		privs[i] = keys[i%distinctKeys]
 	}
+	sign := op == "ecdsa-p256-sign"
+	var outs chan [][]byte
+	if sign && !alloc {
+		outs = make(chan [][]byte, 3) // one set of outputs per caller in flight (the pipelined figure's two, and one)
+		for range cap(outs) {
+			out := make([][]byte, n)
+			slab := make([]byte, n*ecdsa.MaxASN1Size)
+			for i := range out {
+				out[i] = slab[i*ecdsa.MaxASN1Size : i*ecdsa.MaxASN1Size : (i+1)*ecdsa.MaxASN1Size]
+			}
+			outs <- out
+		}
+	}
 	run := func() (time.Duration, error) {
 		t0 := e.Stats().DeviceTime
 		var err error
-		if op == "ecdsa-p256-sign" {
+		if sign {
 			var sigs [][]byte
-			sigs, err = e.SignASN1(nil, privs, hashes)
+			if alloc {
+				sigs, err = e.SignASN1(nil, privs, hashes)
+			} else {
+				sigs = <-outs
+				defer func() { outs <- sigs }()
+				err = e.SignASN1Into(nil, privs, hashes, sigs)
+			}
 			if err == nil && !stdecdsa.VerifyASN1(&privs[n-1].PublicKey, hashes[n-1], sigs[n-1]) {
 				err = fmt.Errorf("a signature does not verify under crypto/ecdsa")
 			}
@@ -81,14 +101,16 @@ func benchECDSA(e *ecdsa.Engine, op string, n int, dur time.Duration) (benchResu
 		}
 		return e.Stats().DeviceTime - t0, err
 	}
-	return measureEngine(e, op, 256, n, dur, run, func(i int) {
+	r, err := measureEngine(e, op, 256, n, dur, run, func(i int) {
 		s := sigs[i%distinctSigs]
-		if op == "ecdsa-p256-sign" {
+		if sign {
 			stdecdsa.SignASN1(rand.Reader, keys[i%distinctKeys], s.hash)
 			return
 		}
 		stdecdsa.VerifyASN1(s.pub, s.hash, s.sig)
 	})
+	r.IntoCallerBuffers = sign && !alloc
+	return r, err
 }
 
 // benchP256ECDH measures ECDH over P-256 on batches of n elements:
