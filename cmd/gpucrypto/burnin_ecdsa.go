@@ -33,7 +33,8 @@ const ecdsaKeyCount = 64
 // ecdsaBurninOp checks ECDSA over P-256 on the device. A case is one of
 // ecdsaKeyCount keys (derived from --seed) and a random hash (32 bytes;
 // about one in ecdsaOddHashEvery 20 or 64): the device signs it
-// (SignASN1, hedged nonces from the batch's random stream) and verifies
+// (SignASN1, or SignASN1Into in about half the batches; hedged nonces
+// from the batch's random stream) and verifies
 // the signature (VerifyASN1), which must be valid (a check of every case
 // that needs no CPU: a wrong signature fails it); the first case of each
 // batch and about one in ecdsaTamperEvery are verified again with one bit
@@ -123,10 +124,26 @@ func checkECDSA(b *burninBatch, e *ecdsa.Engine, pool []ecdsaKey) {
 	}
 	// the nonces' random bytes: a stream from the batch's seed, so that a
 	// run's signatures depend on --seed only
-	sigs, err := e.SignASN1(mrand.NewChaCha8([32]byte(b.bytes(32))), privs, hashes)
+	random := mrand.NewChaCha8([32]byte(b.bytes(32)))
+	sign, sigs := "SignASN1", [][]byte(nil)
+	var err error
+	if b.rng.IntN(2) == 0 {
+		sigs, err = e.SignASN1(random, privs, hashes)
+	} else {
+		// into outputs of the caller's, as a server reusing them signs:
+		// most written in place, some (nil) made anew
+		sign, sigs = "SignASN1Into", make([][]byte, n)
+		outs := make([]byte, n*ecdsa.MaxASN1Size)
+		for i := range sigs {
+			if b.rng.IntN(8) != 0 {
+				sigs[i] = outs[i*ecdsa.MaxASN1Size : i*ecdsa.MaxASN1Size : (i+1)*ecdsa.MaxASN1Size]
+			}
+		}
+		err = e.SignASN1Into(random, privs, hashes, sigs)
+	}
 	signErrs, ok := elementErrors(err, n)
 	if !ok {
-		b.failAll("SignASN1", err)
+		b.failAll(sign, err)
 		return
 	}
 	b.tamper(sigs)
