@@ -3,48 +3,69 @@ package batch
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
-// Parallel splits [0, n) into one contiguous range per core, each at least
-// minChunk long, and runs f on each range in its own goroutine; small n
-// stays on the calling goroutine. A panic of f in any range is raised
-// again in the calling goroutine once every range has returned (where the
-// caller's recover sees it: an engine then recomputes the batch on the
-// CPU), instead of ending the process from a goroutine of its own.
+// Parallel runs f over [0, n) on all cores: [0, n) is cut into contiguous
+// pieces of at least minChunk (n below 2·minChunk stays on the calling
+// goroutine), a few per core, and the calling goroutine and one more per
+// core take the next piece until none is left. Cores woken for the work
+// start one after another, tens of microseconds apart: with one piece per
+// core the last one started held up the whole pass, while here the
+// running ones take its share (docs/BENCHMARKS.md, twenty-second
+// session). A panic of f in any piece is raised again in the calling
+// goroutine once every piece has returned (where the caller's recover
+// sees it: an engine then recomputes the batch on the CPU), instead of
+// ending the process from a goroutine of its own.
 func Parallel(n, minChunk int, f func(lo, hi int)) {
-	w := min(runtime.GOMAXPROCS(0), (n+max(minChunk, 1)-1)/max(minChunk, 1))
-	if w <= 1 {
-		f(0, n)
+	pieces := min(n/max(minChunk, 1), piecesPerCore*runtime.GOMAXPROCS(0))
+	if pieces <= 1 {
+		if n > 0 {
+			f(0, n)
+		}
 		return
 	}
 	var (
+		next     atomic.Int64
 		wg       sync.WaitGroup
 		mu       sync.Mutex
 		panicked bool
 		value    any
 	)
-	for k := range w {
-		lo, hi := k*n/w, (k+1)*n/w
+	run := func(p int) {
+		defer func() {
+			if v := recover(); v != nil {
+				mu.Lock()
+				if !panicked {
+					panicked, value = true, v
+				}
+				mu.Unlock()
+			}
+		}()
+		f(p*n/pieces, (p+1)*n/pieces)
+	}
+	work := func() {
+		for p := int(next.Add(1) - 1); p < pieces; p = int(next.Add(1) - 1) {
+			run(p)
+		}
+	}
+	for range min(runtime.GOMAXPROCS(0), pieces) - 1 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer func() {
-				if p := recover(); p != nil {
-					mu.Lock()
-					if !panicked {
-						panicked, value = true, p
-					}
-					mu.Unlock()
-				}
-			}()
-			f(lo, hi)
+			work()
 		}()
 	}
+	work()
 	wg.Wait()
 	if panicked {
 		panic(value)
 	}
 }
+
+// piecesPerCore is the number of pieces per core that Parallel cuts a
+// pass into.
+const piecesPerCore = 4
 
 // Each computes f(i) for every i < n on all cores and returns the values
 // and the per-element errors (nil, or an *Error).

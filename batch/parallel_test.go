@@ -3,6 +3,8 @@ package batch_test
 import (
 	"errors"
 	"fmt"
+	"runtime"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -116,4 +118,29 @@ func TestParallelPanicReachesCaller(t *testing.T) {
 	}()
 	require.Equal(t, "range of 40000", got)
 	require.Equal(t, int64(1<<16), done.Load())
+}
+
+// Every range Parallel gives f is at least minChunk long (where n holds
+// two), and a pass over many elements is cut into several ranges per core.
+func TestParallelRanges(t *testing.T) {
+	for _, c := range []struct{ n, minChunk int }{{1, 64}, {127, 64}, {128, 64}, {5000, 64}, {1 << 20, 1024}} {
+		var mu sync.Mutex
+		var ranges [][2]int
+		batch.Parallel(c.n, c.minChunk, func(lo, hi int) {
+			mu.Lock()
+			ranges = append(ranges, [2]int{lo, hi})
+			mu.Unlock()
+		})
+		total := 0
+		for _, r := range ranges {
+			total += r[1] - r[0]
+			if c.n >= 2*c.minChunk {
+				require.GreaterOrEqual(t, r[1]-r[0], c.minChunk, "n=%d: range %v", c.n, r)
+			}
+		}
+		require.Equal(t, c.n, total)
+		if c.n == 1<<20 && runtime.GOMAXPROCS(0) > 1 {
+			require.Greater(t, len(ranges), runtime.GOMAXPROCS(0), "several ranges per core")
+		}
+	}
 }
