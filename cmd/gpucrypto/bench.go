@@ -100,6 +100,25 @@ type routed interface {
 // packs one batch while the device computes another.
 const signaturePipeline = 2
 
+// callerOutputs are sets of n outputs of size bytes each (each set one
+// slab), one set per caller in flight: a caller takes a set from the
+// channel for its call and gives it back after, so that the calls into
+// the caller's outputs (SharedSecretsInto, SignInto, SignASN1Into) write
+// over memory that they wrote before, as a server reusing its buffers
+// does.
+func callerOutputs(sets, n, size int) chan [][]byte {
+	outs := make(chan [][]byte, sets)
+	for range sets {
+		out := make([][]byte, n)
+		slab := make([]byte, n*size)
+		for i := range out {
+			out[i] = slab[i*size : (i+1)*size]
+		}
+		outs <- out
+	}
+	return outs
+}
+
 // measureEngine measures run, a call of op on batches of n on e: the
 // device figures, the auto figure, the pipelined one, and cpu (one
 // operation i) on all cores in the same run; a fallback to the CPU fails

@@ -56,15 +56,8 @@ func benchECDH(e *ecdh.Engine, c ecdh.Curve, keygen bool, op string, n, group, p
 	}
 	e.SetBatchInversion(group)
 	defer e.SetBatchInversion(ecdh.BatchInversionAuto)
-	outs := make(chan [][]byte, pipeline+1) // one set of result strings per caller in flight
-	for range pipeline + 1 {
-		out := make([][]byte, n)
-		slab := make([]byte, n*c.Size())
-		for i := range out {
-			out[i] = slab[i*c.Size() : (i+1)*c.Size()]
-		}
-		outs <- out
-	}
+	// one set of result strings per caller in flight
+	outs := callerOutputs(pipeline+1, n, c.Size())
 	run := func() (time.Duration, error) { // the kernel time of one batch (one caller at a time)
 		before := e.Stats().DeviceTime
 		var err error

@@ -67,15 +67,7 @@ func benchECDSA(e *ecdsa.Engine, op string, n int, alloc bool, dur time.Duration
 	sign := op == "ecdsa-p256-sign"
 	var outs chan [][]byte
 	if sign && !alloc {
-		outs = make(chan [][]byte, 3) // one set of outputs per caller in flight (the pipelined figure's two, and one)
-		for range cap(outs) {
-			out := make([][]byte, n)
-			slab := make([]byte, n*ecdsa.MaxASN1Size)
-			for i := range out {
-				out[i] = slab[i*ecdsa.MaxASN1Size : i*ecdsa.MaxASN1Size : (i+1)*ecdsa.MaxASN1Size]
-			}
-			outs <- out
-		}
+		outs = callerOutputs(signaturePipeline+1, n, ecdsa.MaxASN1Size) // the pipelined figure's callers, and one
 	}
 	run := func() (time.Duration, error) {
 		t0 := e.Stats().DeviceTime

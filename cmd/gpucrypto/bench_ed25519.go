@@ -63,15 +63,7 @@ func benchEd25519(e *ed25519.Engine, op string, n int, alloc bool, dur time.Dura
 		}
 		cpu = func(i int) { stded25519.Verify(pubs[i%n], msgs[i%n], sigs[i%n]) }
 	case "ed25519-sign":
-		outs := make(chan [][]byte, 3) // one set of outputs per caller in flight (the pipelined figure's two, and one)
-		for range cap(outs) {
-			out := make([][]byte, n)
-			slab := make([]byte, n*ed25519.SignatureSize)
-			for i := range out {
-				out[i] = slab[i*ed25519.SignatureSize : (i+1)*ed25519.SignatureSize]
-			}
-			outs <- out
-		}
+		outs := callerOutputs(signaturePipeline+1, n, ed25519.SignatureSize) // the pipelined figure's callers, and one
 		call = func() error {
 			if alloc {
 				_, err := e.Sign(keys, msgs, nil)
