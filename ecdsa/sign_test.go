@@ -60,17 +60,26 @@ func TestSign(t *testing.T) {
 	require.Equal(t, rs[0], twice[0])
 }
 
+// badKeys are a good P-256 key, keys crypto/ecdsa refuses beside it (a
+// zero scalar, the order n as scalar, a public point off the curve) and
+// a P-384 key.
+func badKeys(t *testing.T) (good, zeroD, bigD, offCurve, p384 *stdecdsa.PrivateKey) {
+	t.Helper()
+	good, err := stdecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	p384, err = stdecdsa.GenerateKey(elliptic.P384(), rand.Reader)
+	require.NoError(t, err)
+	n := elliptic.P256().Params().N
+	zeroD = &stdecdsa.PrivateKey{PublicKey: good.PublicKey, D: big.NewInt(0)}
+	bigD = &stdecdsa.PrivateKey{PublicKey: good.PublicKey, D: new(big.Int).Set(n)}
+	offCurve = &stdecdsa.PrivateKey{PublicKey: stdecdsa.PublicKey{Curve: elliptic.P256(), X: good.X, Y: new(big.Int).Add(good.Y, big.NewInt(1))}, D: good.D}
+	return good, zeroD, bigD, offCurve, p384
+}
+
 // Keys crypto/ecdsa refuses fail their element with its error, a key on
 // another curve with ErrCurve; the rest are signed.
 func TestSignBadKeys(t *testing.T) {
-	good, err := stdecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	require.NoError(t, err)
-	p384, err := stdecdsa.GenerateKey(elliptic.P384(), rand.Reader)
-	require.NoError(t, err)
-	n := elliptic.P256().Params().N
-	zeroD := &stdecdsa.PrivateKey{PublicKey: good.PublicKey, D: big.NewInt(0)}
-	bigD := &stdecdsa.PrivateKey{PublicKey: good.PublicKey, D: new(big.Int).Set(n)}
-	offCurve := &stdecdsa.PrivateKey{PublicKey: stdecdsa.PublicKey{Curve: elliptic.P256(), X: good.X, Y: new(big.Int).Add(good.Y, big.NewInt(1))}, D: good.D}
+	good, zeroD, bigD, offCurve, p384 := badKeys(t)
 	h := sha256.Sum256([]byte("m"))
 	for name, e := range engines(t) {
 		t.Run(name, func(t *testing.T) {
@@ -279,14 +288,7 @@ func TestSignInto(t *testing.T) {
 // closed engine fail the call with the outputs untouched; an empty call
 // succeeds.
 func TestSignIntoBadInput(t *testing.T) {
-	good, err := stdecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	require.NoError(t, err)
-	p384, err := stdecdsa.GenerateKey(elliptic.P384(), rand.Reader)
-	require.NoError(t, err)
-	n := elliptic.P256().Params().N
-	zeroD := &stdecdsa.PrivateKey{PublicKey: good.PublicKey, D: big.NewInt(0)}
-	bigD := &stdecdsa.PrivateKey{PublicKey: good.PublicKey, D: new(big.Int).Set(n)}
-	offCurve := &stdecdsa.PrivateKey{PublicKey: stdecdsa.PublicKey{Curve: elliptic.P256(), X: good.X, Y: new(big.Int).Add(good.Y, big.NewInt(1))}, D: good.D}
+	good, zeroD, bigD, offCurve, p384 := badKeys(t)
 	noD := &stdecdsa.PrivateKey{PublicKey: good.PublicKey}
 	keys := []*stdecdsa.PrivateKey{good, nil, zeroD, bigD, offCurve, p384, noD, good}
 	h := sha256.Sum256([]byte("m"))
