@@ -399,6 +399,28 @@ func (j *packOrder) Device(c *Chunk) error {
 	return j.squares.Device(c)
 }
 
+// With PackInTurn a batch is cut only once the batch before it has
+// packed: a Cut's pass then does not share the cores with that packing.
+func TestPackInTurnCuts(t *testing.T) {
+	c := New("test", fakeDevice())
+	c.SetRoute(batch.RouteDevice)
+	c.SetHooks(&Hooks{Run: func(lo, hi int, staging [][]byte) error { return nil }})
+	j := &packOrder{squares: *newSquares(40)}
+	cut := func(lo, hi int) int {
+		j.mu.Lock()
+		j.events = append(j.events, fmt.Sprintf("cut %d", lo))
+		j.mu.Unlock()
+		return min(lo+10, hi)
+	}
+	require.NoError(t, c.Run(Plan{Op: "square", N: 40, Cut: cut, Depth: 3, PackInTurn: true}, j))
+	j.requireRight(t)
+	var want []string
+	for lo := 0; lo < 40; lo += 10 {
+		want = append(want, fmt.Sprintf("cut %d", lo), fmt.Sprintf("pack %d", lo), fmt.Sprintf("run %d", lo))
+	}
+	require.Equal(t, want, j.events)
+}
+
 // With PackInTurn the batches in flight pack one after another, in order
 // (each one's packing ends before the next one's starts), a batch that
 // fails before its Run included; without it, all that are in flight

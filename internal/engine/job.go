@@ -176,6 +176,15 @@ func (c *Core) runDevice(p Plan, job Job, lo, hi int) {
 				c.runCPU(p, job, r[0], r[1], false)
 			}
 		}()
+		if mine != nil {
+			// the next batch, cut only now, could not pack before this
+			// one has anyway; cut at once, its Cut's pass over the
+			// elements on all cores took the cores, the goroutine just
+			// started included, from this batch's packing (the first
+			// batch of an Ed25519 signing call started 0.18 ms late,
+			// docs/BENCHMARKS.md, twenty-second session)
+			<-mine
+		}
 	}
 	wg.Wait()
 	if prep != nil {
