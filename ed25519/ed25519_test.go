@@ -344,6 +344,17 @@ func TestMismatchedPrivateKey(t *testing.T) {
 	}
 }
 
+// Batches of several parts of the message packing (cutPart, 4096
+// elements), cut by message bytes inside a part: every part's messages
+// are placed by the sums the cut made (packBatch), the last part's
+// partial. Keys, signatures and verdicts as crypto/ed25519's.
+func TestBatchesOfManyParts(t *testing.T) {
+	e := deviceEngine(t)
+	restore := ed25519.WithBatches(10000, 500000)
+	defer restore()
+	differential(t, e, rand.New(rand.NewPCG(17, 18)), 12000, 200, nil)
+}
+
 func TestClosedEngine(t *testing.T) {
 	e := ed25519.CPUEngine()
 	require.NoError(t, e.Close())

@@ -2,6 +2,7 @@ package ed25519
 
 import (
 	"encoding/binary"
+	"sync"
 
 	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/device"
@@ -79,30 +80,40 @@ type messageRows struct {
 	offsets, lengths []uint32
 }
 
-// packMessages lays out msgs, the messages of the batch ch (elements [ch.Lo,
-// ch.Hi)) in staging memory: those whose lengths[k] the caller left
-// below lengthHashed, whose bytes the kernels read; the marks stay. It
-// runs on all cores, a part of hostChunk elements at a time: each part's
-// bytes are summed, then each part's offsets written and messages copied
-// from the sum of the parts before it (one core summing a batch's lengths
-// took longer than all of them copying its messages).
-func packMessages(ch *engine.Chunk, msgs [][]byte, lengths []uint32) (*messageRows, error) {
+// packBatch fills the batch ch (elements [ch.Lo, ch.Hi)) in one pass on
+// all cores, a part of cutPart elements at a time: element(lo, hi) fills
+// the elements' other inputs and lengths[k] (a message length, or a mark:
+// lengthSkip, lengthHashed) for the part's elements [lo, hi), then the
+// part's offsets are written and its messages msgs copied into staging
+// memory, where the kernels read those whose length is below
+// lengthHashed. sums are the bytes of the parts' messages by deviceLength
+// (messageCuts.take: what the batch's cut summed; nil: summed here, a
+// pass of its own), so each part knows where its messages go before any
+// is packed; a marked element keeps its deviceLength's place unread.
+// One pass instead of three (the cut's sums, the inputs, then the
+// messages' sums and copies): each pass on all cores waits for cores woken
+// one after another, and the first batch's passes delay the first kernel
+// (docs/BENCHMARKS.md, twenty-third session).
+func packBatch(ch *engine.Chunk, msgs [][]byte, lengths []uint32, sums []int, element func(lo, hi int)) (*messageRows, error) {
 	n := ch.Hi - ch.Lo
+	parts := (n + cutPart - 1) / cutPart
+	part := func(p int) (lo, hi int) { return p * cutPart, min((p+1)*cutPart, n) }
+	if len(sums) != parts {
+		sums = make([]int, parts)
+		batch.Parallel(parts, 1, func(a, b int) {
+			for p := a; p < b; p++ {
+				lo, hi := part(p)
+				sums[p] = deviceBytes(msgs[lo:hi])
+			}
+		})
+	}
+	starts := make([]int, parts+1) // of the parts' bytes; starts[parts]: the total
+	for p, sum := range sums {
+		starts[p+1] = starts[p] + sum
+	}
 	offsets, err := ch.Words(n)
 	if err != nil {
 		return nil, err
-	}
-	parts := (n + hostChunk - 1) / hostChunk
-	part := func(p int) (lo, hi int) { return p * hostChunk, min((p+1)*hostChunk, n) }
-	starts := make([]int, parts+1) // of the parts' bytes; starts[parts]: the total
-	batch.Parallel(parts, 1, func(a, b int) {
-		for p := a; p < b; p++ {
-			lo, hi := part(p)
-			starts[p+1] = messageBytes(lengths[lo:hi])
-		}
-	})
-	for p := range parts {
-		starts[p+1] += starts[p]
 	}
 	bytes, err := ch.Staging(max(starts[parts], 4))
 	if err != nil {
@@ -111,13 +122,15 @@ func packMessages(ch *engine.Chunk, msgs [][]byte, lengths []uint32) (*messageRo
 	batch.Parallel(parts, 1, func(a, b int) {
 		for p := a; p < b; p++ {
 			lo, hi := part(p)
+			element(lo, hi)
 			at := starts[p]
 			for k := lo; k < hi; k++ {
 				offsets[k] = uint32(at)
-				if l := lengths[k]; l < lengthHashed {
-					copy(bytes[at:at+int(l)], msgs[k])
-					at += int(l)
+				l := deviceLength(msgs[k])
+				if lengths[k] < lengthHashed {
+					copy(bytes[at:at+l], msgs[k])
 				}
+				at += l
 			}
 		}
 	})
@@ -126,14 +139,12 @@ func packMessages(ch *engine.Chunk, msgs [][]byte, lengths []uint32) (*messageRo
 	return &messageRows{bytes: bytes, offsets: offsets, lengths: lengths}, nil
 }
 
-// messageBytes is the bytes of the messages whose lengths are below
-// lengthHashed.
-func messageBytes(lengths []uint32) int {
+// deviceBytes is the bytes of msgs that a batch's message memory holds
+// (deviceLength's).
+func deviceBytes(msgs [][]byte) int {
 	total := 0
-	for _, l := range lengths {
-		if l < lengthHashed {
-			total += int(l)
-		}
+	for _, m := range msgs {
+		total += deviceLength(m)
 	}
 	return total
 }
@@ -170,48 +181,85 @@ func (m *messageRows) args(cmds *device.Commands, dom []byte) ([]any, error) {
 	return []any{bytes, offsets, lengths, ddom, uint32(len(dom))}, nil
 }
 
-// cutByMessages is a Plan.Cut: batches of at most pipelineChunk elements
-// and batchMessageBytes of messages (a batch's first element is taken
-// whatever its length). The lengths of the batch's window are summed in
-// parts on all cores first: the engine cuts a batch before packing it, so
-// the first batch's cut delays the first kernel, and one core reading a
-// window's 131,072 message lengths took a large part of the time before
-// it (a trace of a signing call, docs/BENCHMARKS.md, eighteenth session).
-func cutByMessages(msgs [][]byte) func(lo, hi int) int {
-	return func(lo, hi int) int {
-		hi = min(hi, lo+pipelineChunk)
-		parts := (hi - lo + cutPart - 1) / cutPart
-		sums := make([]int, parts)
-		batch.Parallel(parts, 1, func(a, b int) {
-			for p := a; p < b; p++ {
-				total := 0
-				for _, m := range msgs[lo+p*cutPart : min(lo+(p+1)*cutPart, hi)] {
-					total += deviceLength(m)
-				}
-				sums[p] = total
-			}
-		})
-		total := 0
-		for p, sum := range sums {
-			if total+sum <= batchMessageBytes {
-				total += sum
-				continue
-			}
-			// the batch ends in part p: one element at a time from its start
-			for end := lo + p*cutPart; end < hi; end++ {
-				l := deviceLength(msgs[end])
-				if end > lo && total+l > batchMessageBytes {
-					return end
-				}
-				total += l
-			}
-			return hi
-		}
-		return hi
-	}
+// messageCuts cuts a call's batches (cut, a Plan.Cut): at most
+// pipelineChunk elements and batchMessageBytes of messages (a batch's
+// first element is taken whatever its length). The lengths of the batch's
+// window are summed in parts of cutPart elements on all cores first: the
+// engine cuts a batch before packing it, so the first batch's cut delays
+// the first kernel, and one core reading a window's 131,072 message
+// lengths took a large part of the time before it (a trace of a signing
+// call, docs/BENCHMARKS.md, eighteenth session). It keeps those sums for
+// the batch's packing (take, packBatch).
+type messageCuts struct {
+	msgs [][]byte
+	mu   sync.Mutex
+	sums map[int]cutSums // by the batch's first element
 }
 
-// cutPart is the number of elements whose message lengths cutByMessages
+// cutSums are the bytes of a batch's messages by part, for the batch
+// that ends at end.
+type cutSums struct {
+	end   int
+	parts []int
+}
+
+func newMessageCuts(msgs [][]byte) *messageCuts {
+	return &messageCuts{msgs: msgs, sums: map[int]cutSums{}}
+}
+
+// cut is the end of the batch that starts at lo, within [lo, hi).
+func (c *messageCuts) cut(lo, hi int) int {
+	hi = min(hi, lo+pipelineChunk)
+	parts := (hi - lo + cutPart - 1) / cutPart
+	sums := make([]int, parts)
+	batch.Parallel(parts, 1, func(a, b int) {
+		for p := a; p < b; p++ {
+			sums[p] = deviceBytes(c.msgs[lo+p*cutPart : min(lo+(p+1)*cutPart, hi)])
+		}
+	})
+	end, total := hi, 0
+	for p, sum := range sums {
+		if total+sum <= batchMessageBytes {
+			total += sum
+			continue
+		}
+		// the batch ends in part p: one element at a time from its start
+		partial := 0
+		for end = lo + p*cutPart; end < hi; end++ {
+			l := deviceLength(c.msgs[end])
+			if end > lo && total+l > batchMessageBytes {
+				break
+			}
+			total += l
+			partial += l
+		}
+		sums = sums[:p+1]
+		sums[p] = partial
+		if end == lo+p*cutPart { // the batch ends where part p starts
+			sums = sums[:p]
+		}
+		break
+	}
+	c.mu.Lock()
+	c.sums[lo] = cutSums{end: end, parts: sums}
+	c.mu.Unlock()
+	return end
+}
+
+// take returns, and forgets, the part sums of the batch [lo, hi) as its
+// cut made them; nil where no cut made that batch.
+func (c *messageCuts) take(lo, hi int) []int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s, ok := c.sums[lo]
+	if !ok || s.end != hi {
+		return nil
+	}
+	delete(c.sums, lo)
+	return s.parts
+}
+
+// cutPart is the number of elements whose message lengths messageCuts.cut
 // sums in one step.
 const cutPart = 4096
 

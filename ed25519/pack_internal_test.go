@@ -70,8 +70,8 @@ func TestPackRows(t *testing.T) {
 	}
 }
 
-// cutSerially is cutByMessages one element at a time, as it was before it
-// summed parts on all cores: the reference of TestCutByMessages.
+// cutSerially is messageCuts.cut one element at a time, as it was before it
+// summed parts on all cores: the reference of TestMessageCuts.
 func cutSerially(msgs [][]byte, lo, hi int) int {
 	end, total := lo, 0
 	for end < hi && end-lo < pipelineChunk {
@@ -85,11 +85,12 @@ func cutSerially(msgs [][]byte, lo, hi int) int {
 	return end
 }
 
-// cutByMessages cuts where one element at a time does, for limits of
+// messageCuts.cut cuts where one element at a time does, for limits of
 // elements and bytes that fall inside a part, at its edges and beyond
 // the call, with messages the host hashes (longer than DeviceMessageMax)
-// and empty ones, from any start.
-func TestCutByMessages(t *testing.T) {
+// and empty ones, from any start; and take gives the batch's bytes by
+// part of cutPart elements (what packBatch places the messages by), once.
+func TestMessageCuts(t *testing.T) {
 	r := rand.New(rand.NewPCG(19, 20))
 	msgs := make([][]byte, 5*cutPart+123)
 	long := make([]byte, DeviceMessageMax+1)
@@ -113,22 +114,31 @@ func TestCutByMessages(t *testing.T) {
 		for _, lo := range []int{0, 1, cutPart - 1, cutPart, 3*cutPart + 17, len(msgs) - 1} {
 			for _, hi := range []int{lo + 1, lo + cutPart, lo + 2*cutPart + 5, len(msgs)} {
 				hi = min(hi, len(msgs))
-				require.Equal(t, cutSerially(msgs, lo, hi), cutByMessages(msgs)(lo, hi), "chunk %d, limit %d, [%d, %d)", c.chunk, c.limit, lo, hi)
+				cuts := newMessageCuts(msgs)
+				end := cuts.cut(lo, hi)
+				require.Equal(t, cutSerially(msgs, lo, hi), end, "chunk %d, limit %d, [%d, %d)", c.chunk, c.limit, lo, hi)
+				var want []int
+				for a := lo; a < end; a += cutPart {
+					want = append(want, deviceBytes(msgs[a:min(a+cutPart, end)]))
+				}
+				require.Nil(t, cuts.take(lo, end+1), "another batch's end")
+				require.Equal(t, want, cuts.take(lo, end), "chunk %d, limit %d, [%d, %d): the parts' bytes", c.chunk, c.limit, lo, end)
+				require.Nil(t, cuts.take(lo, end), "taken twice")
 			}
 		}
 	}
 }
 
-// BenchmarkCutByMessages is the cut of a call's first batch of 131,072
+// BenchmarkMessageCuts is the cut of a call's first batch of 131,072
 // messages of 32 bytes (the engine's whole-call batches of 1,048,576),
 // on all cores and, for comparison, one element at a time.
-func BenchmarkCutByMessages(b *testing.B) {
+func BenchmarkMessageCuts(b *testing.B) {
 	msgs := make([][]byte, 1<<20)
 	for i := range msgs {
 		msgs[i] = make([]byte, 32)
 	}
 	b.Run("parts", func(b *testing.B) {
-		cut := cutByMessages(msgs)
+		cut := newMessageCuts(msgs).cut
 		for b.Loop() {
 			cut(0, len(msgs))
 		}

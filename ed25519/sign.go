@@ -59,7 +59,8 @@ func (e *Engine) SignInto(keys []ed25519.PrivateKey, msgs, out [][]byte, opts *e
 }
 
 func (e *Engine) sign(j *signJob) error {
-	plan := engine.Plan{Op: "Ed25519 sign", N: len(j.keys), Cut: cutByMessages(j.msgs), Depth: hostBoundDepth, PackInTurn: true}
+	j.cuts = newMessageCuts(j.msgs)
+	plan := engine.Plan{Op: "Ed25519 sign", N: len(j.keys), Cut: j.cuts.cut, Depth: hostBoundDepth, PackInTurn: true}
 	return e.core.Run(plan, j)
 }
 
@@ -96,6 +97,7 @@ type signJob struct {
 	out  *engine.Later[[][]byte]
 	into bool
 	errs *engine.Errors
+	cuts *messageCuts
 }
 
 // CPU implements engine.Job: crypto/ed25519 on all cores.
@@ -160,10 +162,12 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 	}
 	keys, lengths, sigs := device.Uint32Bytes(words[:16*n]), words[16*n:17*n], device.Uint32Bytes(words[17*n:])
 	end := ch.Step("pack")
-	onHost := j.pack(ch, keys, lengths) // malformed elements and long messages
-	end()
-	end = ch.Step("pack messages")
-	msgs, err := packMessages(ch, j.msgs[ch.Lo:ch.Hi], lengths)
+	var onHost atomic.Bool // malformed elements and long messages
+	msgs, err := packBatch(ch, j.msgs[ch.Lo:ch.Hi], lengths, j.cuts.take(ch.Lo, ch.Hi), func(a, b int) {
+		if j.pack(ch, keys, lengths, a, b) {
+			onHost.Store(true)
+		}
+	})
 	end()
 	if err != nil {
 		return err
@@ -182,7 +186,7 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 	done := make(chan any, 1)
 	go func() {
 		defer func() { done <- recover() }()
-		if onHost {
+		if onHost.Load() {
 			j.signOnHost(ch, lengths)
 		}
 	}()
@@ -226,31 +230,28 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 	return engine.Check(ch.Sample(), j.check)
 }
 
-// pack writes the kernel's keys of the batch ch into keys (each private
-// key's 64 bytes as they are, element by element) and each element's
-// message length into lengths, or lengthSkip for the elements the host
-// signs (a malformed key or message, a message longer than
-// DeviceMessageMax), whose keys are zeros; it reports whether there are
-// any of those.
-func (j *signJob) pack(ch *engine.Chunk, keys []byte, lengths []uint32) bool {
-	n := ch.Hi - ch.Lo
-	var onHost atomic.Bool
-	batch.Parallel(n, hostChunk, func(a, b int) {
-		putRecords(keys, PrivateKeySize, a, b, func(k int) []byte {
-			i := ch.Lo + k
-			key, msg := j.keys[i], j.msgs[i]
-			j.errs.Set(i, nil)
-			if len(key) != PrivateKeySize || j.v.checkMessage(msg) != nil || len(msg) > DeviceMessageMax ||
-				j.into && len(j.out.Get()[i]) != SignatureSize {
-				lengths[k] = lengthSkip
-				onHost.Store(true)
-				return nil
-			}
-			lengths[k] = uint32(len(msg))
-			return key
-		})
+// pack writes the kernel's keys of the elements [a, b) of the batch ch
+// into keys (each private key's 64 bytes as they are, element by element)
+// and each element's message length into lengths, or lengthSkip for the
+// elements the host signs (a malformed key or message, a message longer
+// than DeviceMessageMax), whose keys are zeros; it reports whether there
+// are any of those.
+func (j *signJob) pack(ch *engine.Chunk, keys []byte, lengths []uint32, a, b int) bool {
+	onHost := false
+	putRecords(keys, PrivateKeySize, a, b, func(k int) []byte {
+		i := ch.Lo + k
+		key, msg := j.keys[i], j.msgs[i]
+		j.errs.Set(i, nil)
+		if len(key) != PrivateKeySize || j.v.checkMessage(msg) != nil || len(msg) > DeviceMessageMax ||
+			j.into && len(j.out.Get()[i]) != SignatureSize {
+			lengths[k] = lengthSkip
+			onHost = true
+			return nil
+		}
+		lengths[k] = uint32(len(msg))
+		return key
 	})
-	return onHost.Load()
+	return onHost
 }
 
 // signOnHost signs the elements of the batch ch that pack left to the

@@ -29,7 +29,8 @@ func (e *Engine) Verify(pubs []ed25519.PublicKey, msgs, sigs [][]byte, opts *ed2
 	end := e.core.Step("outputs")
 	j := &verifyJob{e: e, v: &v, pubs: pubs, msgs: msgs, sigs: sigs, out: make([]bool, len(pubs)), errs: engine.NewErrors(len(pubs))}
 	end()
-	plan := engine.Plan{Op: "Ed25519 verify", N: len(pubs), Cut: cutByMessages(msgs), Depth: pipelineDepth, PackInTurn: true}
+	j.cuts = newMessageCuts(msgs)
+	plan := engine.Plan{Op: "Ed25519 verify", N: len(pubs), Cut: j.cuts.cut, Depth: pipelineDepth, PackInTurn: true}
 	if err := e.core.Run(plan, j); err != nil {
 		return nil, err
 	}
@@ -44,6 +45,7 @@ type verifyJob struct {
 	msgs, sigs [][]byte
 	out        []bool
 	errs       *engine.Errors
+	cuts       *messageCuts
 }
 
 // CPU implements engine.Job: crypto/ed25519 on all cores.
@@ -94,10 +96,9 @@ func (j *verifyJob) Device(ch *engine.Chunk) error {
 	pubs, sigs, ks := words[:8*n], words[8*n:24*n], words[24*n:32*n]
 	lengths, verdicts := words[32*n:33*n], words[33*n:]
 	end := ch.Step("pack")
-	batch.Parallel(n, hostChunk, func(a, b int) { j.pack(ch, pubs, sigs, ks, lengths, a, b) })
-	end()
-	end = ch.Step("pack messages")
-	msgs, err := packMessages(ch, j.msgs[ch.Lo:ch.Hi], lengths)
+	msgs, err := packBatch(ch, j.msgs[ch.Lo:ch.Hi], lengths, j.cuts.take(ch.Lo, ch.Hi), func(a, b int) {
+		j.pack(ch, pubs, sigs, ks, lengths, a, b)
+	})
 	end()
 	if err != nil {
 		return err
