@@ -13,9 +13,17 @@ const EnvRequireNVRTC = "GPUCRYPTO_REQUIRE_NVRTC"
 
 // CUDACompiler returns a compile-only device of the CUDA backend for an
 // H100 (sm_90), or ends the test: it skips where NVRTC (or the build tag
-// cuda) is missing, unless GPUCRYPTO_REQUIRE_NVRTC=1.
+// cuda) is missing, unless GPUCRYPTO_REQUIRE_NVRTC=1. It skips too in a
+// run whose tests go through OpenCL (GPUCRYPTO_BACKEND=opencl) unless
+// GPUCRYPTO_REQUIRE_NVRTC=1: the NVRTC builds are CI's check of the CUDA C
+// without a GPU, and on a GPU the run through CUDA builds the same
+// programs for real; on the H100 they took most of a call's ten minutes
+// in a suite run through OpenCL (docs/runs/2026-11-26-session23, call 8).
 func CUDACompiler(tb testing.TB) *device.Device {
 	tb.Helper()
+	if os.Getenv(device.EnvBackend) == "opencl" && os.Getenv(EnvRequireNVRTC) != "1" {
+		tb.Skipf("%s=opencl: the NVRTC builds are left to the CUDA run and to CI", device.EnvBackend)
+	}
 	d, err := device.CUDACompiler("9.0")
 	if err != nil {
 		if os.Getenv(EnvRequireNVRTC) == "1" {
