@@ -80,7 +80,7 @@ FUZZTIME      ?= 10m
 FUZZTIME_TEST ?= 1000x
 FUZZ_TARGETS  := rsa:FuzzDecryptOAEP rsa:FuzzDecryptPKCS1v15 rsa:FuzzVerifyPKCS1v15 rsa:FuzzVerifyPSS \
 	rsa:FuzzPrivateKey rsa:FuzzBatchShapes ecdh:FuzzX25519 ecdh:FuzzX448 aes:FuzzGCM aes:FuzzCBC aes:FuzzXTS \
-	ed25519:FuzzVerify ed25519:FuzzSign ed25519:FuzzNewKeysFromSeeds ecdsa:FuzzVerifyASN1 ecdsa:FuzzVerifyP1363 ecdsa:FuzzECDH
+	ed25519:FuzzVerify ed25519:FuzzSign ed25519:FuzzNewKeysFromSeeds ecdsa:FuzzVerifyASN1 ecdsa:FuzzVerifyP1363 ecdsa:FuzzSign ecdsa:FuzzECDH
 fuzz: deps
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t#*:}; \
