@@ -99,13 +99,7 @@ func packBatch(ch *engine.Chunk, msgs [][]byte, lengths []uint32, sums []int, el
 	parts := (n + cutPart - 1) / cutPart
 	part := func(p int) (lo, hi int) { return p * cutPart, min((p+1)*cutPart, n) }
 	if len(sums) != parts {
-		sums = make([]int, parts)
-		batch.Parallel(parts, 1, func(a, b int) {
-			for p := a; p < b; p++ {
-				lo, hi := part(p)
-				sums[p] = deviceBytes(msgs[lo:hi])
-			}
-		})
+		sums = partBytes(msgs)
 	}
 	starts := make([]int, parts+1) // of the parts' bytes; starts[parts]: the total
 	for p, sum := range sums {
@@ -137,6 +131,18 @@ func packBatch(ch *engine.Chunk, msgs [][]byte, lengths []uint32, sums []int, el
 	ch.Public(device.Uint32Bytes(offsets))
 	ch.Public(bytes)
 	return &messageRows{bytes: bytes, offsets: offsets, lengths: lengths}, nil
+}
+
+// partBytes is the bytes of msgs (deviceBytes) by part of cutPart
+// elements, summed on all cores.
+func partBytes(msgs [][]byte) []int {
+	sums := make([]int, (len(msgs)+cutPart-1)/cutPart)
+	batch.Parallel(len(sums), 1, func(a, b int) {
+		for p := a; p < b; p++ {
+			sums[p] = deviceBytes(msgs[p*cutPart : min((p+1)*cutPart, len(msgs))])
+		}
+	})
+	return sums
 }
 
 // deviceBytes is the bytes of msgs that a batch's message memory holds
@@ -210,13 +216,7 @@ func newMessageCuts(msgs [][]byte) *messageCuts {
 // cut is the end of the batch that starts at lo, within [lo, hi).
 func (c *messageCuts) cut(lo, hi int) int {
 	hi = min(hi, lo+pipelineChunk)
-	parts := (hi - lo + cutPart - 1) / cutPart
-	sums := make([]int, parts)
-	batch.Parallel(parts, 1, func(a, b int) {
-		for p := a; p < b; p++ {
-			sums[p] = deviceBytes(c.msgs[lo+p*cutPart : min(lo+(p+1)*cutPart, hi)])
-		}
-	})
+	sums := partBytes(c.msgs[lo:hi])
 	end, total := hi, 0
 	for p, sum := range sums {
 		if total+sum <= batchMessageBytes {
@@ -233,10 +233,9 @@ func (c *messageCuts) cut(lo, hi int) int {
 			total += l
 			partial += l
 		}
-		sums = sums[:p+1]
-		sums[p] = partial
-		if end == lo+p*cutPart { // the batch ends where part p starts
-			sums = sums[:p]
+		sums = sums[:p]
+		if end > lo+p*cutPart { // part p holds some of the batch
+			sums = append(sums, partial)
 		}
 		break
 	}
