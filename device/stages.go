@@ -60,6 +60,15 @@ type Commands struct {
 	// Uploaded, when set, runs once the batch's uploads have completed,
 	// while its kernels may still run (to clear secret host inputs early).
 	Uploaded func()
+
+	// ReadDone, when set, runs with the index of each read-back (in the
+	// order of the Read and ReadAt calls) once it has completed, while
+	// the later ones may still travel: a batch read back in parts can use
+	// its first results before its last ones arrive. It runs on the
+	// goroutine that waits for the batch, before that waits for the next
+	// read-back; it is not called for a read-back that failed, nor for
+	// any after it.
+	ReadDone func(i int)
 }
 
 // Buffer returns a device buffer of at least n bytes for the batch
@@ -216,7 +225,8 @@ func (s *Stages) Run(pool *Pool, enqueue func(c *Commands) error) (time.Duration
 }
 
 // wait waits for every command (running Uploaded between the uploads and
-// the rest) and returns the kernels' device time.
+// the rest, and ReadDone behind each read-back) and returns the kernels'
+// device time.
 //
 // How it waits depends on how long the last batch's wait took: under
 // pollWhile (a short batch: X25519 batches of thousands, a resident AES
@@ -244,15 +254,30 @@ func (c *Commands) wait() (time.Duration, error) {
 		c.Uploaded()
 	}
 	if poll {
-		if last := c.finalEvent(); last != nil {
-			last.poll(pollWhile - time.Since(start))
+		// the last command; with ReadDone the first read-back (it
+		// follows the last kernel), the others polled one by one below
+		target := c.finalEvent()
+		if c.ReadDone != nil && len(c.reads) > 0 {
+			target = c.reads[0]
+		}
+		if target != nil {
+			target.poll(pollWhile - time.Since(start))
 		}
 	}
-	for _, list := range [][]*Event{c.kernels, c.reads} {
-		for _, ev := range list {
-			if err := ev.Wait(); err != nil && first == nil {
-				first = err
-			}
+	for _, ev := range c.kernels {
+		if err := ev.Wait(); err != nil && first == nil {
+			first = err
+		}
+	}
+	for i, ev := range c.reads {
+		if poll && c.ReadDone != nil && i > 0 {
+			ev.poll(pollWhile - time.Since(start))
+		}
+		if err := ev.Wait(); err != nil && first == nil {
+			first = err
+		}
+		if first == nil && c.ReadDone != nil {
+			c.ReadDone(i)
 		}
 	}
 	c.s.lastWait.Store(int64(time.Since(start)))

@@ -11,6 +11,58 @@ import (
 	"github.com/gpucrypto/gpucrypto/internal/devicetest"
 )
 
+// A batch read back in parts: ReadDone runs once per read-back, in order,
+// and each part's bytes are there when it runs.
+func TestStagesReadDone(t *testing.T) {
+	d := devicetest.Device(t)
+	p, err := d.Program(source("scale", scaleSrc, nil))
+	require.NoError(t, err)
+	k, err := p.Kernel("scale")
+	require.NoError(t, err)
+	st, err := d.NewStages()
+	require.NoError(t, err)
+	defer st.Release()
+	pool := d.NewPool(0)
+	defer pool.Drain()
+
+	const n = 3000
+	in := make([]uint32, n)
+	for i := range in {
+		in[i] = uint32(7 * i)
+	}
+	want := func(i int) uint32 { return in[i]*3 + uint32(i) }
+	out := make([]uint32, n)
+	bounds := []int{0, 1000, 1001, n} // a part of one element among them
+	var done []int
+	_, err = st.Run(pool, func(c *device.Commands) error {
+		buf, err := c.Upload(in, false)
+		if err != nil {
+			return err
+		}
+		if err := c.Launch(k, n, 64, buf, uint32(3), uint32(n)); err != nil {
+			return err
+		}
+		for part := range len(bounds) - 1 {
+			lo, hi := bounds[part], bounds[part+1]
+			if err := c.ReadAt(buf, 4*lo, device.Uint32Bytes(out[lo:hi])); err != nil {
+				return err
+			}
+		}
+		c.ReadDone = func(part int) {
+			done = append(done, part)
+			for i := bounds[part]; i < bounds[part+1]; i++ {
+				if out[i] != want(i) {
+					t.Errorf("part %d, element %d: %d, want %d when ReadDone runs", part, i, out[i], want(i))
+					return
+				}
+			}
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	require.Equal(t, []int{0, 1, 2}, done)
+}
+
 // Batches through Stages from many goroutines: each gets its own results
 // (uploads, kernel and read-back keep their order across the three
 // queues), its kernel time, and leaves only zeroed buffers in the pool; a

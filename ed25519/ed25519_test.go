@@ -355,6 +355,39 @@ func TestBatchesOfManyParts(t *testing.T) {
 	differential(t, e, rand.New(rand.NewPCG(17, 18)), 12000, 200, nil)
 }
 
+// Signing batches read back in two halves, the first unpacked while the
+// second travels (readHalfMin lowered so that PoCL's batches split, odd
+// sizes included): Sign's and SignInto's signatures are crypto/ed25519's,
+// beside elements the host signs (a long message, a bad key).
+func TestSignReadHalves(t *testing.T) {
+	e := deviceEngine(t)
+	restore := ed25519.WithReadHalves(16)
+	defer restore()
+	r := rand.New(rand.NewPCG(21, 22))
+	for _, n := range []int{31, 32, 33, 301} {
+		keys, msgs, out := make([]stded25519.PrivateKey, n), make([][]byte, n), make([][]byte, n)
+		for i := range keys {
+			keys[i] = stded25519.NewKeyFromSeed(randomBytes(r, 32))
+			msgs[i] = randomBytes(r, r.IntN(200))
+			out[i] = make([]byte, ed25519.SignatureSize)
+		}
+		msgs[n-2] = randomBytes(r, ed25519.DeviceMessageMax+1)
+		keys[n-1] = keys[n-1][:63]
+		sigs, err := e.Sign(keys, msgs, nil)
+		var be *batch.Error
+		require.ErrorAs(t, err, &be)
+		require.ErrorIs(t, be.Errs[n-1], ed25519.ErrKeyLength)
+		err = e.SignInto(keys, msgs, out, nil)
+		require.ErrorAs(t, err, &be)
+		require.ErrorIs(t, be.Errs[n-1], ed25519.ErrKeyLength)
+		for i := range n - 1 {
+			want := stded25519.Sign(keys[i], msgs[i])
+			require.Equal(t, want, sigs[i], "n %d, Sign, element %d", n, i)
+			require.Equal(t, want, out[i], "n %d, SignInto, element %d", n, i)
+		}
+	}
+}
+
 func TestClosedEngine(t *testing.T) {
 	e := ed25519.CPUEngine()
 	require.NoError(t, e.Close())

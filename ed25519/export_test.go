@@ -15,3 +15,11 @@ func WithBatches(chunk, messageBytes int) (restore func()) {
 	pipelineChunk, batchMessageBytes = chunk, messageBytes
 	return func() { pipelineChunk, batchMessageBytes = oldChunk, oldBytes }
 }
+
+// WithReadHalves makes signing batches of at least 2·min elements come
+// back in two halves (readHalfMin) until restore is called.
+func WithReadHalves(min int) (restore func()) {
+	old := readHalfMin
+	readHalfMin = min
+	return func() { readHalfMin = old }
+}

@@ -200,6 +200,24 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 		}
 	}
 	defer waitHost()
+	// a large batch's signatures come back in two halves, and the first
+	// half is unpacked while the second travels (readHalves)
+	half := 0
+	if n >= 2*readHalfMin {
+		half = n / 2
+	}
+	var firstHalf chan any // the first half's unpacking, once started
+	waitFirst := func() {
+		if firstHalf != nil {
+			p := <-firstHalf
+			firstHalf = nil
+			if p != nil {
+				panic(p)
+			}
+		}
+	}
+	defer waitFirst()
+	unpacked := 0 // elements whose unpacking has started
 	err = ch.Run(func(cmds *device.Commands) error {
 		dkeys, err := cmds.Upload(words[:16*n], true)
 		if err != nil {
@@ -217,14 +235,36 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 		if err := cmds.Launch(kern, n, WorkGroup, args...); err != nil {
 			return err
 		}
-		return cmds.Read(dsigs, sigs)
+		if half == 0 {
+			return cmds.Read(dsigs, sigs)
+		}
+		if err := cmds.ReadAt(dsigs, 0, sigs[:half*SignatureSize]); err != nil {
+			return err
+		}
+		if err := cmds.ReadAt(dsigs, half*SignatureSize, sigs[half*SignatureSize:]); err != nil {
+			return err
+		}
+		cmds.ReadDone = func(i int) {
+			if i != 0 {
+				return
+			}
+			unpacked = half
+			firstHalf = make(chan any, 1)
+			go func() {
+				defer func() { firstHalf <- recover() }()
+				batch.Parallel(half, hostChunk, func(a, b int) { j.unpack(ch, sigs, lengths, a, b) })
+			}()
+		}
+		return nil
 	})
 	waitHost()
 	if err != nil {
 		return err
 	}
 	end = ch.Step("unpack")
-	batch.Parallel(n, hostChunk, func(a, b int) { j.unpack(ch, sigs, lengths, a, b) })
+	from := unpacked
+	batch.Parallel(n-from, hostChunk, func(a, b int) { j.unpack(ch, sigs, lengths, from+a, from+b) })
+	waitFirst()
 	end()
 	defer ch.Step("check")()
 	return engine.Check(ch.Sample(), j.check)
