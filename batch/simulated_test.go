@@ -146,12 +146,24 @@ func BenchmarkSimulatedDevice(b *testing.B) {
 // (MaxBatch 16,384, Pipeline 4, the default MaxDelay and QueueSize), its
 // device slow enough (a batch of 16,384 in about 80 ms) that the host's
 // cores are not the limit: callers 4 and 16 times MaxBatch (beyond the
-// queue's limit and the batches in flight, callers wait for room). It
-// reports ops/s, the process's CPU time per operation and the mean batch.
+// queue's limit and the batches in flight, callers wait for room); and
+// shaped as an H100's X25519 (0.2 ms, then 45M/s: the host's cores are
+// the limit), 4 times MaxBatch. It reports ops/s, the process's CPU time
+// per operation and the mean batch.
 func BenchmarkSimulatedCallers(b *testing.B) {
-	for _, callers := range []int{65536, 262144} {
-		b.Run(fmt.Sprintf("x25519-shape/blocking/callers=%d", callers), func(b *testing.B) {
-			d := &simulatedDevice{fixed: 10 * time.Millisecond, rate: 200e3}
+	for _, c := range []struct {
+		shape   string
+		callers int
+		fixed   time.Duration // the simulated device's time per batch, and its rate after that
+		rate    float64
+	}{
+		{"x25519-shape", 65536, 10 * time.Millisecond, 200e3},
+		{"x25519-shape", 262144, 10 * time.Millisecond, 200e3},
+		{"x25519-h100", 65536, 200 * time.Microsecond, 45e6},
+	} {
+		callers := c.callers
+		b.Run(fmt.Sprintf("%s/blocking/callers=%d", c.shape, callers), func(b *testing.B) {
+			d := &simulatedDevice{fixed: c.fixed, rate: c.rate}
 			bt := batch.New(batch.Options{MaxBatch: 16384, Pipeline: 4, CPUOffload: -1}, d.run)
 			defer bt.Close()
 			var ops atomic.Int64
