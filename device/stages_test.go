@@ -11,9 +11,9 @@ import (
 	"github.com/gpucrypto/gpucrypto/internal/devicetest"
 )
 
-// A batch read back in parts: ReadDone runs once per read-back, in order,
-// and each part's bytes are there when it runs.
-func TestStagesReadDone(t *testing.T) {
+// scaleStages is the test device's scale kernel, Stages and a Pool, both
+// released when the test ends.
+func scaleStages(t *testing.T) (*device.Kernel, *device.Stages, *device.Pool) {
 	d := devicetest.Device(t)
 	p, err := d.Program(source("scale", scaleSrc, nil))
 	require.NoError(t, err)
@@ -21,9 +21,16 @@ func TestStagesReadDone(t *testing.T) {
 	require.NoError(t, err)
 	st, err := d.NewStages()
 	require.NoError(t, err)
-	defer st.Release()
+	t.Cleanup(func() { st.Release() })
 	pool := d.NewPool(0)
-	defer pool.Drain()
+	t.Cleanup(pool.Drain)
+	return k, st, pool
+}
+
+// A batch read back in parts: ReadDone runs once per read-back, in order,
+// and each part's bytes are there when it runs.
+func TestStagesReadDone(t *testing.T) {
+	k, st, pool := scaleStages(t)
 
 	const n = 3000
 	in := make([]uint32, n)
@@ -34,7 +41,7 @@ func TestStagesReadDone(t *testing.T) {
 	out := make([]uint32, n)
 	bounds := []int{0, 1000, 1001, n} // a part of one element among them
 	var done []int
-	_, err = st.Run(pool, func(c *device.Commands) error {
+	_, err := st.Run(pool, func(c *device.Commands) error {
 		buf, err := c.Upload(in, false)
 		if err != nil {
 			return err
@@ -68,16 +75,7 @@ func TestStagesReadDone(t *testing.T) {
 // queues), its kernel time, and leaves only zeroed buffers in the pool; a
 // batch whose enqueue fails returns the error and keeps nothing.
 func TestStages(t *testing.T) {
-	d := devicetest.Device(t)
-	p, err := d.Program(source("scale", scaleSrc, nil))
-	require.NoError(t, err)
-	k, err := p.Kernel("scale")
-	require.NoError(t, err)
-	st, err := d.NewStages()
-	require.NoError(t, err)
-	defer st.Release()
-	pool := d.NewPool(0)
-	defer pool.Drain()
+	k, st, pool := scaleStages(t)
 
 	const batches, n = 16, 4099
 	var wg sync.WaitGroup

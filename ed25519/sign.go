@@ -183,41 +183,21 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 	// included (the batch's memory is released and recomputed after it),
 	// and a panic of its own is raised again here, where the engine's
 	// recover sees it
-	done := make(chan any, 1)
-	go func() {
-		defer func() { done <- recover() }()
+	waitHost := background(func() {
 		if onHost.Load() {
 			j.signOnHost(ch, lengths)
 		}
-	}()
-	hostDone := false
-	waitHost := func() {
-		if !hostDone {
-			hostDone = true
-			if p := <-done; p != nil {
-				panic(p)
-			}
-		}
-	}
+	})
 	defer waitHost()
 	// a large batch's signatures come back in two halves, and the first
-	// half is unpacked while the second travels (readHalves)
+	// half is unpacked while the second travels (readHalfMin)
 	half := 0
 	if n >= 2*readHalfMin {
 		half = n / 2
 	}
-	var firstHalf chan any // the first half's unpacking, once started
-	waitFirst := func() {
-		if firstHalf != nil {
-			p := <-firstHalf
-			firstHalf = nil
-			if p != nil {
-				panic(p)
-			}
-		}
-	}
-	defer waitFirst()
-	unpacked := 0 // elements whose unpacking has started
+	from := 0              // elements whose unpacking has started
+	waitFirst := func() {} // the first half's unpacking, once started
+	defer func() { waitFirst() }()
 	err = ch.Run(func(cmds *device.Commands) error {
 		dkeys, err := cmds.Upload(words[:16*n], true)
 		if err != nil {
@@ -245,15 +225,12 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 			return err
 		}
 		cmds.ReadDone = func(i int) {
-			if i != 0 {
-				return
+			if i == 0 {
+				from = half
+				waitFirst = background(func() {
+					batch.Parallel(half, hostChunk, func(a, b int) { j.unpack(ch, sigs, lengths, a, b) })
+				})
 			}
-			unpacked = half
-			firstHalf = make(chan any, 1)
-			go func() {
-				defer func() { firstHalf <- recover() }()
-				batch.Parallel(half, hostChunk, func(a, b int) { j.unpack(ch, sigs, lengths, a, b) })
-			}()
 		}
 		return nil
 	})
@@ -262,12 +239,32 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 		return err
 	}
 	end = ch.Step("unpack")
-	from := unpacked
 	batch.Parallel(n-from, hostChunk, func(a, b int) { j.unpack(ch, sigs, lengths, from+a, from+b) })
 	waitFirst()
 	end()
 	defer ch.Step("check")()
 	return engine.Check(ch.Sample(), j.check)
+}
+
+// background runs f on a goroutine of its own and returns what waits for
+// it: the first call waits and raises a panic of f's again on the waiting
+// goroutine (where the engine's recover sees it), later calls return at
+// once.
+func background(f func()) (wait func()) {
+	done := make(chan any, 1)
+	go func() {
+		defer func() { done <- recover() }()
+		f()
+	}()
+	waited := false
+	return func() {
+		if !waited {
+			waited = true
+			if p := <-done; p != nil {
+				panic(p)
+			}
+		}
+	}
 }
 
 // pack writes the kernel's keys of the elements [a, b) of the batch ch
