@@ -3,6 +3,9 @@ package batch_test
 import (
 	"context"
 	"fmt"
+	"math"
+	"runtime"
+	"runtime/metrics"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -156,15 +159,26 @@ func BenchmarkSimulatedCallers(b *testing.B) {
 		callers int
 		fixed   time.Duration // the simulated device's time per batch, and its rate after that
 		rate    float64
+		devices int
 	}{
-		{"x25519-shape", 65536, 10 * time.Millisecond, 200e3},
-		{"x25519-shape", 262144, 10 * time.Millisecond, 200e3},
-		{"x25519-h100", 65536, 200 * time.Microsecond, 45e6},
+		{"x25519-shape", 65536, 10 * time.Millisecond, 200e3, 1},
+		{"x25519-shape", 262144, 10 * time.Millisecond, 200e3, 1},
+		{"x25519-h100", 65536, 200 * time.Microsecond, 45e6, 1},
+		{"x25519-2xh100", 65536, 200 * time.Microsecond, 45e6, 2},
+		// a device that takes no time: the Batcher's own ceiling on the host
+		{"instant", 65536, 0, math.Inf(1), 1},
+		{"instant-2", 65536, 0, math.Inf(1), 2},
 	} {
 		callers := c.callers
 		b.Run(fmt.Sprintf("%s/blocking/callers=%d", c.shape, callers), func(b *testing.B) {
-			d := &simulatedDevice{fixed: c.fixed, rate: c.rate}
-			bt := batch.New(batch.Options{MaxBatch: 16384, Pipeline: 4, CPUOffload: -1}, d.run)
+			devices := make([]*simulatedDevice, c.devices)
+			runs := make([]batch.RunFunc[int, int], c.devices)
+			for i := range devices {
+				devices[i] = &simulatedDevice{fixed: c.fixed, rate: c.rate}
+				runs[i] = devices[i].run
+			}
+			d := devices[0]
+			bt := batch.New(batch.Options{MaxBatch: 16384, Pipeline: 4, CPUOffload: -1}, runs...)
 			defer bt.Close()
 			var ops atomic.Int64
 			var stop atomic.Bool
@@ -174,10 +188,12 @@ func BenchmarkSimulatedCallers(b *testing.B) {
 			first := d.batches()
 			before, start := ops.Load(), time.Now()
 			cpu0, _ := cputime.Process()
+			wait0 := lockWait()
 			for b.Loop() {
 				time.Sleep(10 * time.Millisecond)
 			}
 			cpu1, _ := cputime.Process()
+			wait1 := lockWait()
 			done := ops.Load() - before
 			rate := float64(done) / time.Since(start).Seconds()
 			stop.Store(true)
@@ -186,6 +202,7 @@ func BenchmarkSimulatedCallers(b *testing.B) {
 			b.ReportMetric(rate, "ops/s")
 			if done > 0 {
 				b.ReportMetric(float64(cpu1-cpu0)/float64(time.Microsecond)/float64(done), "cpu-µs/op")
+				b.ReportMetric((wait1-wait0)*1e6/float64(done), "lock-wait-µs/op")
 			}
 			if len(sizes) > 0 {
 				sum := 0
@@ -193,6 +210,94 @@ func BenchmarkSimulatedCallers(b *testing.B) {
 					sum += n
 				}
 				b.ReportMetric(float64(sum)/float64(len(sizes)), "mean-batch")
+			}
+		})
+	}
+}
+
+// lockWait is the time goroutines have spent blocked on a sync.Mutex or
+// a lock of the runtime's own (its scheduler's, its channels'), in
+// seconds, so far.
+func lockWait() float64 {
+	s := []metrics.Sample{{Name: "/sync/mutex/wait/total:seconds"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindFloat64 {
+		return 0
+	}
+	return s[0].Value.Float64()
+}
+
+// BenchmarkGoroutineTurnaround is the Go runtime's ceiling for blocking
+// callers, with no Batcher: callers goroutines each wait on a channel of
+// their own, and answerers goroutines each answer their share of them in
+// rounds, sending on each one's channel (which makes it runnable) and
+// then waiting until every one of them has come back (each woken caller
+// counts itself in and waits on its channel again; the last one of a
+// round wakes its answerer). An operation is one caller woken and parked
+// again: the least that a blocking Do costs the scheduler. Compare its
+// ops/s with BenchmarkSimulatedCallers' instant device on the same host.
+func BenchmarkGoroutineTurnaround(b *testing.B) {
+	for _, answerers := range []int{1, 8, runtime.GOMAXPROCS(0)} {
+		const callers = 65536
+		b.Run(fmt.Sprintf("callers=%d/answerers=%d", callers, answerers), func(b *testing.B) {
+			var ops atomic.Int64
+			var stop atomic.Bool
+			var wg sync.WaitGroup
+			for a := range answerers {
+				share := callers / answerers
+				if a == answerers-1 {
+					share = callers - a*share
+				}
+				inbox := make([]chan struct{}, share)
+				back := make(chan struct{}, 1)
+				var count atomic.Int64
+				for i := range inbox {
+					inbox[i] = make(chan struct{}, 1)
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for range inbox[i] {
+							if count.Add(1) == int64(share) {
+								back <- struct{}{}
+							}
+						}
+					}()
+				}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					defer func() {
+						for _, c := range inbox {
+							close(c)
+						}
+					}()
+					for !stop.Load() {
+						count.Store(0)
+						for _, c := range inbox {
+							c <- struct{}{}
+						}
+						<-back
+						ops.Add(int64(share))
+					}
+				}()
+			}
+			time.Sleep(time.Second)
+			before, start := ops.Load(), time.Now()
+			cpu0, _ := cputime.Process()
+			wait0 := lockWait()
+			for b.Loop() {
+				time.Sleep(10 * time.Millisecond)
+			}
+			cpu1, _ := cputime.Process()
+			wait1 := lockWait()
+			done := ops.Load() - before
+			rate := float64(done) / time.Since(start).Seconds()
+			stop.Store(true)
+			wg.Wait()
+			b.ReportMetric(rate, "ops/s")
+			if done > 0 {
+				b.ReportMetric(float64(cpu1-cpu0)/float64(time.Microsecond)/float64(done), "cpu-µs/op")
+				b.ReportMetric((wait1-wait0)*1e6/float64(done), "lock-wait-µs/op")
 			}
 		})
 	}
