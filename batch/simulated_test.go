@@ -151,8 +151,12 @@ func BenchmarkSimulatedDevice(b *testing.B) {
 // cores are not the limit: callers 4 and 16 times MaxBatch (beyond the
 // queue's limit and the batches in flight, callers wait for room); and
 // shaped as an H100's X25519 (0.2 ms, then 45M/s: the host's cores are
-// the limit), 4 times MaxBatch. It reports ops/s, the process's CPU time
-// per operation and the mean batch.
+// the limit), 4 times MaxBatch, behind one engine and two; and over
+// devices that take no time (instant, instant-2: the Batcher's own
+// ceiling, to set beside BenchmarkGoroutineTurnaround's). It reports
+// ops/s, the process's CPU time per operation, the time goroutines spent
+// waiting for locks (the runtime's included) per operation, and the mean
+// batch of the first engine.
 func BenchmarkSimulatedCallers(b *testing.B) {
 	for _, c := range []struct {
 		shape   string
