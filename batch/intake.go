@@ -52,7 +52,7 @@ func (in *intake[Q, R]) init() {
 // then meet on its shard's lock only, and a batch, taken shard after
 // shard, holds runs of requests from the same callers, whose completions
 // (Server.Go's Done channels) its answering goroutines then send to one
-// after another instead of all contending for every one: 35-40% more
+// after another instead of all contending for every one: 16-40% more
 // asynchronous X25519 per call than with a shard at random for each
 // request (docs/BENCHMARKS.md, twenty-fifth session).
 func (in *intake[Q, R]) pick() *intakeShard[Q, R] {
