@@ -58,7 +58,7 @@ func (in *intake[Q, R]) init() {
 func (in *intake[Q, R]) pick() *intakeShard[Q, R] {
 	h, ok := in.hints.Get().(*shardHint)
 	if !ok {
-		h = &shardHint{rand.Uint32() % uint32(len(in.shards))}
+		h = &shardHint{in.randomShard()}
 	}
 	s := &in.shards[h.shard]
 	in.hints.Put(h)
@@ -67,6 +67,11 @@ func (in *intake[Q, R]) pick() *intakeShard[Q, R] {
 
 // shardHint is a core's shard (see pick).
 type shardHint struct{ shard uint32 }
+
+// randomShard is the index of a shard at random.
+func (in *intake[Q, R]) randomShard() uint32 {
+	return rand.Uint32() % uint32(len(in.shards))
+}
 
 // put adds it to s and returns how many wait in s now (ErrClosed after
 // close).
@@ -121,7 +126,7 @@ func (in *intake[Q, R]) waiting() int64 {
 // reads low or high; offload takes it with the workers' own count, which
 // bounds it below.)
 func (in *intake[Q, R]) estimate() int64 {
-	return in.shards[rand.Uint32()%uint32(len(in.shards))].count.Load() * int64(len(in.shards))
+	return in.shards[in.randomShard()].count.Load() * int64(len(in.shards))
 }
 
 // oldest is about when the oldest waiting request arrived (zero when

@@ -190,24 +190,10 @@ func BenchmarkSimulatedCallers(b *testing.B) {
 			blockingCallers(bt, callers, &ops, &stop, &wg)
 			time.Sleep(2 * time.Second) // the queue fills, the batches' sizes settle
 			first := d.batches()
-			before, start := ops.Load(), time.Now()
-			cpu0, _ := cputime.Process()
-			wait0 := lockWait()
-			for b.Loop() {
-				time.Sleep(10 * time.Millisecond)
-			}
-			cpu1, _ := cputime.Process()
-			wait1 := lockWait()
-			done := ops.Load() - before
-			rate := float64(done) / time.Since(start).Seconds()
+			measureLoop(b, &ops)
 			stop.Store(true)
 			wg.Wait()
 			sizes := d.sizesFrom(first)
-			b.ReportMetric(rate, "ops/s")
-			if done > 0 {
-				b.ReportMetric(float64(cpu1-cpu0)/float64(time.Microsecond)/float64(done), "cpu-µs/op")
-				b.ReportMetric((wait1-wait0)*1e6/float64(done), "lock-wait-µs/op")
-			}
 			if len(sizes) > 0 {
 				sum := 0
 				for _, n := range sizes {
@@ -216,6 +202,27 @@ func BenchmarkSimulatedCallers(b *testing.B) {
 				b.ReportMetric(float64(sum)/float64(len(sizes)), "mean-batch")
 			}
 		})
+	}
+}
+
+// measureLoop is the measured window of a benchmark over closed loops
+// that are running already and count their operations in ops: it reports
+// ops/s, the process's CPU time per operation and the time goroutines
+// waited for locks per operation.
+func measureLoop(b *testing.B, ops *atomic.Int64) {
+	before, start := ops.Load(), time.Now()
+	cpu0, _ := cputime.Process()
+	wait0 := lockWait()
+	for b.Loop() {
+		time.Sleep(10 * time.Millisecond)
+	}
+	cpu1, _ := cputime.Process()
+	wait1 := lockWait()
+	done := ops.Load() - before
+	b.ReportMetric(float64(done)/time.Since(start).Seconds(), "ops/s")
+	if done > 0 {
+		b.ReportMetric(float64(cpu1-cpu0)/float64(time.Microsecond)/float64(done), "cpu-µs/op")
+		b.ReportMetric((wait1-wait0)*1e6/float64(done), "lock-wait-µs/op")
 	}
 }
 
@@ -286,23 +293,9 @@ func BenchmarkGoroutineTurnaround(b *testing.B) {
 				}()
 			}
 			time.Sleep(time.Second)
-			before, start := ops.Load(), time.Now()
-			cpu0, _ := cputime.Process()
-			wait0 := lockWait()
-			for b.Loop() {
-				time.Sleep(10 * time.Millisecond)
-			}
-			cpu1, _ := cputime.Process()
-			wait1 := lockWait()
-			done := ops.Load() - before
-			rate := float64(done) / time.Since(start).Seconds()
+			measureLoop(b, &ops)
 			stop.Store(true)
 			wg.Wait()
-			b.ReportMetric(rate, "ops/s")
-			if done > 0 {
-				b.ReportMetric(float64(cpu1-cpu0)/float64(time.Microsecond)/float64(done), "cpu-µs/op")
-				b.ReportMetric((wait1-wait0)*1e6/float64(done), "lock-wait-µs/op")
-			}
 		})
 	}
 }
