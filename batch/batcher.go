@@ -612,21 +612,42 @@ func (b *Batcher[Q, R]) runBatch(run RunFunc[Q, R], items []item[Q, R], reqs []Q
 	}
 	vals, err := safeRun(run, reqs)
 	res := results(vals, err, len(live))
-	// answering wakes each caller's goroutine: thousands per batch, on all
-	// cores rather than one after the other
-	Parallel(len(live), 1024, func(lo, hi int) {
-		var lat latency.Histogram
-		now := time.Now()
-		for i := lo; i < hi; i++ {
-			lat.Add(now.Sub(live[i].start))
-		}
-		b.opts.Meter.answered(hi-lo, &lat) // before the callers learn of it
-		for i := lo; i < hi; i++ {
-			answerOne(live[i], res.of(i))
-		}
-	})
+	b.answer(live, res)
 	clear(reqs) // the requests may hold keys: no reference kept
 	return reqs
+}
+
+// answerPiece is how many callers one goroutine of answer wakes: half
+// of a P's local run queue (256 goroutines), so that the callers it
+// wakes wait there, not in the runtime's global run queue.
+const answerPiece = 128
+
+// answer gives each of live its outcome in res. Answering wakes each
+// caller's goroutine, thousands per batch: they are woken in pieces of
+// answerPiece, each by a goroutine of its own, so that the woken callers
+// wait in the local run queue of whichever core runs that piece. (The
+// runtime queues a woken goroutine on the waker's core, and the overflow
+// of a core's queue in its global queue, under one lock that every idle
+// core takes to look for work.)
+func (b *Batcher[Q, R]) answer(live []item[Q, R], res batchResults[R]) {
+	var wg sync.WaitGroup
+	for lo := 0; lo < len(live); lo += answerPiece {
+		hi := min(lo+answerPiece, len(live))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var lat latency.Histogram
+			now := time.Now()
+			for i := lo; i < hi; i++ {
+				lat.Add(now.Sub(live[i].start))
+			}
+			b.opts.Meter.answered(hi-lo, &lat) // before the callers learn of it
+			for i := lo; i < hi; i++ {
+				answerOne(live[i], res.of(i))
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // answerOne gives it its outcome: on its channel (Do), or to its

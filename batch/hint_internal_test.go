@@ -10,7 +10,9 @@ import (
 // A core's requests go to one shard (the hint its pool keeps), which is
 // one of the intake's: with one core, consecutive picks give the same
 // shard, but for the rare collection that empties the pool between two of
-// them.
+// them. (Under the race detector the pool drops a quarter of its hints on
+// purpose: then at least half, where random picks would give about 16 in
+// 1,000.)
 func TestShardHint(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	var in intake[int, int]
@@ -25,7 +27,11 @@ func TestShardHint(t *testing.T) {
 		}
 		first = s
 	}
-	require.GreaterOrEqual(t, same, 990, "one core, one shard")
+	least := 990
+	if raceEnabled {
+		least = 500
+	}
+	require.GreaterOrEqual(t, same, least, "one core, one shard")
 }
 
 // inShards reports whether s is one of in's shards.
