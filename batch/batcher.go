@@ -56,6 +56,21 @@ type Options struct {
 	// and under load, when the CPU slots are taken, requests gather into
 	// batches. See NewWithCPU.
 	CPUOffload int
+	// AnswerPiece, when positive, has a batch's requests answered in
+	// pieces of that many, each piece by a goroutine of its own; zero has
+	// them answered on all cores, the worker's included, in parts of 1,024
+	// (Parallel). Answering a blocked caller makes its goroutine runnable,
+	// and the Go runtime queues it on the core that answers it, what
+	// overflows that core's queue (256) in the global queue, under a lock
+	// that every idle core takes to look for work. Pieces of 128 keep a
+	// batch's callers in the queues of the cores that run the pieces: for
+	// tens of thousands of blocking callers of light batches (X25519,
+	// where ecdh.Server sets it) they doubled the requests per second
+	// over two GPUs. Where the batches' host work keeps every core busy
+	// (RSA's checks of its results), the pieces wait for a core while the
+	// worker waits for them, and zero answers sooner. (Measured in
+	// docs/BENCHMARKS.md, twenty-sixth session.)
+	AnswerPiece int
 	// Meter, when set, counts the requests (a Server shares one among its
 	// Batchers and reports it in its Stats).
 	Meter *Meter
@@ -148,7 +163,9 @@ type outcome[R any] struct {
 type Completer[R any] interface {
 	// Complete is called once, on one of the Batcher's goroutines, with
 	// the request's result or error. It must not block for long: the
-	// other requests of its batch are answered after it.
+	// requests that goroutine answers after it (the rest of its part of
+	// the batch, Options.AnswerPiece) wait for it, and the batch's worker
+	// waits for all of them.
 	Complete(val R, err error)
 }
 
@@ -617,37 +634,38 @@ func (b *Batcher[Q, R]) runBatch(run RunFunc[Q, R], items []item[Q, R], reqs []Q
 	return reqs
 }
 
-// answerPiece is how many callers one goroutine of answer wakes: half
-// of a P's local run queue (256 goroutines), so that the callers it
-// wakes wait there, not in the runtime's global run queue.
-const answerPiece = 128
-
-// answer gives each of live its outcome in res. Answering wakes each
-// caller's goroutine, thousands per batch: they are woken in pieces of
-// answerPiece, each by a goroutine of its own, so that the woken callers
-// wait in the local run queue of whichever core runs that piece. (The
-// runtime queues a woken goroutine on the waker's core, and the overflow
-// of a core's queue in its global queue, under one lock that every idle
-// core takes to look for work.)
+// answer gives each of live its outcome in res: in pieces of
+// Options.AnswerPiece, each answered by a goroutine of its own, or with
+// Parallel.
 func (b *Batcher[Q, R]) answer(live []item[Q, R], res batchResults[R]) {
+	piece := b.opts.AnswerPiece
+	if piece <= 0 {
+		Parallel(len(live), 1024, func(lo, hi int) { b.answerRange(live, res, lo, hi) })
+		return
+	}
 	var wg sync.WaitGroup
-	for lo := 0; lo < len(live); lo += answerPiece {
-		hi := min(lo+answerPiece, len(live))
+	for lo := 0; lo < len(live); lo += piece {
+		hi := min(lo+piece, len(live))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var lat latency.Histogram
-			now := time.Now()
-			for i := lo; i < hi; i++ {
-				lat.Add(now.Sub(live[i].start))
-			}
-			b.opts.Meter.answered(hi-lo, &lat) // before the callers learn of it
-			for i := lo; i < hi; i++ {
-				answerOne(live[i], res.of(i))
-			}
+			b.answerRange(live, res, lo, hi)
 		}()
 	}
 	wg.Wait()
+}
+
+// answerRange answers live[lo:hi], counted in the Meter first.
+func (b *Batcher[Q, R]) answerRange(live []item[Q, R], res batchResults[R], lo, hi int) {
+	var lat latency.Histogram
+	now := time.Now()
+	for i := lo; i < hi; i++ {
+		lat.Add(now.Sub(live[i].start))
+	}
+	b.opts.Meter.answered(hi-lo, &lat) // before the callers learn of it
+	for i := lo; i < hi; i++ {
+		answerOne(live[i], res.of(i))
+	}
 }
 
 // answerOne gives it its outcome: on its channel (Do), or to its

@@ -146,9 +146,9 @@ func BenchmarkSimulatedDevice(b *testing.B) {
 
 // BenchmarkSimulatedCallers is the Batcher under closed loops of blocking
 // callers over a simulated device shaped as X25519 through ecdh.Server
-// (MaxBatch 16,384, Pipeline 4, the default MaxDelay and QueueSize), its
-// device slow enough (a batch of 16,384 in about 80 ms) that the host's
-// cores are not the limit: callers 4 and 16 times MaxBatch (beyond the
+// (MaxBatch 16,384, Pipeline 4, AnswerPiece 128, the default MaxDelay
+// and QueueSize), its device slow enough (a batch of 16,384 in about 80
+// ms) that the host's cores are not the limit: callers 4 and 16 times MaxBatch (beyond the
 // queue's limit and the batches in flight, callers wait for room); and
 // shaped as an H100's X25519 (0.2 ms, then 45M/s: the host's cores are
 // the limit), 4 times MaxBatch, behind one engine and two; and over
@@ -182,7 +182,7 @@ func BenchmarkSimulatedCallers(b *testing.B) {
 				runs[i] = devices[i].run
 			}
 			d := devices[0]
-			bt := batch.New(batch.Options{MaxBatch: 16384, Pipeline: 4, CPUOffload: -1}, runs...)
+			bt := batch.New(batch.Options{MaxBatch: 16384, Pipeline: 4, AnswerPiece: 128, CPUOffload: -1}, runs...)
 			defer bt.Close()
 			var ops atomic.Int64
 			var stop atomic.Bool
@@ -244,58 +244,86 @@ func lockWait() float64 {
 // rounds, sending on each one's channel (which makes it runnable) and
 // then waiting until every one of them has come back (each woken caller
 // counts itself in and waits on its channel again; the last one of a
-// round wakes its answerer). An operation is one caller woken and parked
-// again: the least that a blocking Do costs the scheduler. Compare its
-// ops/s with BenchmarkSimulatedCallers' instant device on the same host.
+// round wakes its answerer). An answerer sends on all of its share's
+// channels itself (piece=0), or starts a goroutine for each piece of
+// 128 of them, as ecdh.Server's Batchers answer a batch (piece=128). An
+// operation is one caller woken and parked again: the least that a
+// blocking Do costs the scheduler. Compare its ops/s with
+// BenchmarkSimulatedCallers' instant device on the same host.
+//
+// The first of its runs in a process reads higher than the others: a
+// process that has had 65,536 other goroutines before (these runs' own
+// callers, or another benchmark's) turns its goroutines around about
+// half as fast (docs/BENCHMARKS.md, twenty-sixth session). A server that
+// has run for a while is such a process.
 func BenchmarkGoroutineTurnaround(b *testing.B) {
 	for _, answerers := range []int{1, 8, runtime.GOMAXPROCS(0)} {
-		const callers = 65536
-		b.Run(fmt.Sprintf("callers=%d/answerers=%d", callers, answerers), func(b *testing.B) {
-			var ops atomic.Int64
-			var stop atomic.Bool
-			var wg sync.WaitGroup
-			for a := range answerers {
-				share := callers / answerers
-				if a == answerers-1 {
-					share = callers - a*share
-				}
-				inbox := make([]chan struct{}, share)
-				back := make(chan struct{}, 1)
-				var count atomic.Int64
-				for i := range inbox {
-					inbox[i] = make(chan struct{}, 1)
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						for range inbox[i] {
-							if count.Add(1) == int64(share) {
-								back <- struct{}{}
-							}
-						}
-					}()
-				}
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					defer func() {
-						for _, c := range inbox {
-							close(c)
-						}
-					}()
-					for !stop.Load() {
-						count.Store(0)
-						for _, c := range inbox {
-							c <- struct{}{}
-						}
-						<-back
-						ops.Add(int64(share))
+		for _, piece := range []int{0, 128} { // 128: ecdh.Server's AnswerPiece
+			const callers = 65536
+			b.Run(fmt.Sprintf("callers=%d/answerers=%d/piece=%d", callers, answerers, piece), func(b *testing.B) {
+				turnaround(b, callers, answerers, piece)
+			})
+		}
+	}
+}
+
+// turnaround is BenchmarkGoroutineTurnaround's run with callers,
+// answerers and pieces of piece callers (0: none).
+func turnaround(b *testing.B, callers, answerers, piece int) {
+	var ops atomic.Int64
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	for a := range answerers {
+		share := callers / answerers
+		if a == answerers-1 {
+			share = callers - a*share
+		}
+		inbox := make([]chan struct{}, share)
+		back := make(chan struct{}, 1)
+		var count atomic.Int64
+		for i := range inbox {
+			inbox[i] = make(chan struct{}, 1)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range inbox[i] {
+					if count.Add(1) == int64(share) {
+						back <- struct{}{}
 					}
-				}()
+				}
+			}()
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				for _, c := range inbox {
+					close(c)
+				}
+			}()
+			for !stop.Load() {
+				count.Store(0)
+				if piece == 0 {
+					wakeAll(inbox)
+				} else {
+					for lo := 0; lo < len(inbox); lo += piece {
+						go wakeAll(inbox[lo:min(lo+piece, len(inbox))])
+					}
+				}
+				<-back
+				ops.Add(int64(share))
 			}
-			time.Sleep(time.Second)
-			measureLoop(b, &ops)
-			stop.Store(true)
-			wg.Wait()
-		})
+		}()
+	}
+	time.Sleep(time.Second)
+	measureLoop(b, &ops)
+	stop.Store(true)
+	wg.Wait()
+}
+
+// wakeAll sends on each of inbox's channels.
+func wakeAll(inbox []chan struct{}) {
+	for _, c := range inbox {
+		c <- struct{}{}
 	}
 }

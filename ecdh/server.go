@@ -16,8 +16,10 @@ import (
 // own worker; a batch goes to whichever is free. Requests for the two curves
 // and the two operations are batched separately.
 //
-// Requests are batched as batch.Options say, but for Pipeline: zero gives
-// four batches in flight per engine (serverPipeline), not two.
+// Requests are batched as batch.Options say, but for Pipeline and
+// AnswerPiece: zero gives four batches in flight per engine
+// (serverPipeline), not two, and answers in pieces of 128
+// (serverAnswerPiece).
 //
 // While few requests wait, they are computed on the CPU instead (the CPU
 // engine, constant-time), in the caller's goroutine, so a lone request
@@ -41,6 +43,12 @@ type request struct{ priv, peer []byte }
 // callers: 65,536 asynchronous calls in flight gave 8.0M/s against 5.9-6.5M
 // with two (docs/BENCHMARKS.md).
 const serverPipeline = 4
+
+// serverAnswerPiece is a Server's batch.Options.AnswerPiece when the
+// options leave it zero: a batch's callers are answered 128 at a time,
+// each 128 by a goroutine of its own, half of what a core's run queue
+// holds (see batch.Options.AnswerPiece).
+const serverAnswerPiece = 128
 
 const (
 	opPublic = iota
@@ -74,6 +82,9 @@ func NewServer(opts batch.Options, backends ...Backend) (*Server, error) {
 	opts.Meter = &s.meter
 	if opts.Pipeline <= 0 {
 		opts.Pipeline = serverPipeline
+	}
+	if opts.AnswerPiece <= 0 {
+		opts.AnswerPiece = serverAnswerPiece
 	}
 	for _, c := range Curves() {
 		m := c.params()
