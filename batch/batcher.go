@@ -65,7 +65,7 @@ type Options struct {
 	// that every idle core takes to look for work. Pieces of 128 keep a
 	// batch's callers in the queues of the cores that run the pieces: for
 	// tens of thousands of blocking callers of light batches (X25519,
-	// where ecdh.Server sets it) they doubled the requests per second
+	// where ecdh.Server sets it) they raised the requests per second
 	// over two GPUs. Where the batches' host work keeps every core busy
 	// (RSA's checks of its results), the pieces wait for a core while the
 	// worker waits for them, and zero answers sooner. (Measured in
