@@ -57,9 +57,9 @@ type Options struct {
 	// batches. See NewWithCPU.
 	CPUOffload int
 	// AnswerPiece, when positive, has a batch's requests answered in
-	// pieces of that many, each piece by a goroutine of its own; zero has
-	// them answered on all cores, the worker's included, in parts of 1,024
-	// (Parallel). Answering a blocked caller makes its goroutine runnable,
+	// pieces of that many, each piece by a goroutine of its own; zero or
+	// negative has them answered on all cores, the worker's included, in
+	// parts of 1,024 (Parallel). Answering a blocked caller makes its goroutine runnable,
 	// and the Go runtime queues it on the core that answers it, what
 	// overflows that core's queue (256) in the global queue, under a lock
 	// that every idle core takes to look for work. Pieces of 128 keep a

@@ -19,7 +19,8 @@ import (
 // Requests are batched as batch.Options say, but for Pipeline and
 // AnswerPiece: zero gives four batches in flight per engine
 // (serverPipeline), not two, and answers in pieces of 128
-// (serverAnswerPiece).
+// (serverAnswerPiece), where a negative AnswerPiece answers on all cores
+// with batch.Parallel.
 //
 // While few requests wait, they are computed on the CPU instead (the CPU
 // engine, constant-time), in the caller's goroutine, so a lone request
@@ -83,7 +84,7 @@ func NewServer(opts batch.Options, backends ...Backend) (*Server, error) {
 	if opts.Pipeline <= 0 {
 		opts.Pipeline = serverPipeline
 	}
-	if opts.AnswerPiece <= 0 {
+	if opts.AnswerPiece == 0 {
 		opts.AnswerPiece = serverAnswerPiece
 	}
 	for _, c := range Curves() {

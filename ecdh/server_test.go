@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -20,11 +21,20 @@ import (
 	"github.com/gpucrypto/gpucrypto/internal/devicetest"
 )
 
+// Concurrent callers get their own results, answered in the Server's
+// pieces (AnswerPiece 0: 128), in pieces smaller than a batch (4), and on
+// all cores with batch.Parallel (negative).
 func TestServerConcurrentCallers(t *testing.T) {
+	for _, piece := range []int{0, 4, -1} {
+		t.Run(fmt.Sprintf("AnswerPiece=%d", piece), func(t *testing.T) { testServerConcurrentCallers(t, piece) })
+	}
+}
+
+func testServerConcurrentCallers(t *testing.T, piece int) {
 	e := engine(t)
 	// Three workers share the load: the device engine inverting per element,
 	// one inverting in groups (batch inversion), and the CPU.
-	s, err := ecdh.NewServer(batch.Options{MaxBatch: 16, MaxDelay: time.Millisecond, CPUOffload: -1}, e, binvEngine(t, testK), ecdh.CPUEngine())
+	s, err := ecdh.NewServer(batch.Options{MaxBatch: 16, MaxDelay: time.Millisecond, CPUOffload: -1, AnswerPiece: piece}, e, binvEngine(t, testK), ecdh.CPUEngine())
 	require.NoError(t, err)
 	defer s.Close()
 	var wg sync.WaitGroup
