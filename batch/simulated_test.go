@@ -78,8 +78,9 @@ func blockingCallers(bt *batch.Batcher[int, int], n int, ops *atomic.Int64, stop
 // once answered, as a TLS server's handshakes do), or 16 goroutines that
 // keep as many requests in flight with Go (async). It reports ops/s, that
 // as a share of the device's rate at batches of callers/2 (two in flight:
-// what the engine alone does at that concurrency), and the batch sizes'
-// 10th and 90th percentiles. The wall-clock time of a run is -benchtime
+// what the engine alone does at that concurrency), the CPU time and the
+// lock wait per operation (measureLoop), and the batch sizes' 10th and
+// 90th percentiles. The wall-clock time of a run is -benchtime
 // (use 4s).
 func BenchmarkSimulatedDevice(b *testing.B) {
 	for _, c := range []struct {
@@ -124,17 +125,12 @@ func BenchmarkSimulatedDevice(b *testing.B) {
 			}
 			time.Sleep(time.Second) // the batches' sizes settle
 			first := d.batches()
-			before, start := ops.Load(), time.Now()
-			for b.Loop() {
-				time.Sleep(10 * time.Millisecond)
-			}
-			rate := float64(ops.Load()-before) / time.Since(start).Seconds()
+			rate := measureLoop(b, &ops)
 			stop.Store(true)
 			wg.Wait()
 			sizes := d.sizesFrom(first)
 			slices.Sort(sizes)
 			even := min(callers/2, 16384)
-			b.ReportMetric(rate, "ops/s")
 			b.ReportMetric(100*rate/(float64(even)/d.kernel(even).Seconds()), "%-of-even-batches")
 			if len(sizes) > 0 {
 				b.ReportMetric(float64(sizes[len(sizes)/10]), "p10-batch")
@@ -148,8 +144,9 @@ func BenchmarkSimulatedDevice(b *testing.B) {
 // callers over a simulated device shaped as X25519 through ecdh.Server
 // (MaxBatch 16,384, Pipeline 4, AnswerPiece 128, the default MaxDelay
 // and QueueSize), its device slow enough (a batch of 16,384 in about 80
-// ms) that the host's cores are not the limit: callers 4 and 16 times MaxBatch (beyond the
-// queue's limit and the batches in flight, callers wait for room); and
+// ms) that the host's cores are not the limit: callers 4 and 16 times
+// MaxBatch (beyond the queue's limit and the batches in flight, callers
+// wait for room); and
 // shaped as an H100's X25519 (0.2 ms, then 45M/s: the host's cores are
 // the limit), 4 times MaxBatch, behind one engine and two; and over
 // devices that take no time (instant, instant-2: the Batcher's own
@@ -208,8 +205,8 @@ func BenchmarkSimulatedCallers(b *testing.B) {
 // measureLoop is the measured window of a benchmark over closed loops
 // that are running already and count their operations in ops: it reports
 // ops/s, the process's CPU time per operation and the time goroutines
-// waited for locks per operation.
-func measureLoop(b *testing.B, ops *atomic.Int64) {
+// waited for locks per operation, and returns the ops/s.
+func measureLoop(b *testing.B, ops *atomic.Int64) float64 {
 	before, start := ops.Load(), time.Now()
 	cpu0, _ := cputime.Process()
 	wait0 := lockWait()
@@ -219,11 +216,13 @@ func measureLoop(b *testing.B, ops *atomic.Int64) {
 	cpu1, _ := cputime.Process()
 	wait1 := lockWait()
 	done := ops.Load() - before
-	b.ReportMetric(float64(done)/time.Since(start).Seconds(), "ops/s")
+	rate := float64(done) / time.Since(start).Seconds()
+	b.ReportMetric(rate, "ops/s")
 	if done > 0 {
 		b.ReportMetric(float64(cpu1-cpu0)/float64(time.Microsecond)/float64(done), "cpu-µs/op")
 		b.ReportMetric((wait1-wait0)*1e6/float64(done), "lock-wait-µs/op")
 	}
+	return rate
 }
 
 // lockWait is the time goroutines have spent blocked on a sync.Mutex or
