@@ -33,13 +33,14 @@ func (c *countingCompleter) Complete(val int, err error) {
 // errors.
 func TestAnswerPieces(t *testing.T) {
 	for _, piece := range []int{0, 128} {
-		t.Run(fmt.Sprintf("piece=%d", piece), func(t *testing.T) { testAnswer(t, piece) })
+		t.Run(fmt.Sprintf("piece=%d", piece), func(t *testing.T) { testAnswer(t, piece, false) })
 	}
+	t.Run("piece=128/alongside", func(t *testing.T) { testAnswer(t, 128, true) })
 }
 
-func testAnswer(t *testing.T, piece int) {
+func testAnswer(t *testing.T, piece int, alongside bool) {
 	var meter Meter
-	b := &Batcher[int, int]{opts: Options{Meter: &meter, AnswerPiece: piece}}
+	b := &Batcher[int, int]{opts: Options{Meter: &meter, AnswerPiece: piece, AnswerAlongside: alongside}}
 	failed := errors.New("element failed")
 	total := 0
 	for _, n := range []int{1, 127, 128, 129, 5*128 + 37, 3000} {

@@ -71,6 +71,15 @@ type Options struct {
 	// worker waits for them, and zero answers sooner. (Measured in
 	// docs/BENCHMARKS.md, twenty-sixth session.)
 	AnswerPiece int
+	// AnswerAlongside, with a positive AnswerPiece, has the batch's worker
+	// answer pieces too, beside the goroutines started for them: each
+	// piece goes to whichever comes for it first, and the worker waits
+	// only for the pieces taken, not for every goroutine to start. Where
+	// the cores are busy with the batches' host work (RSA's checks of
+	// its results, where rsa.Server sets it), the worker then answers
+	// what the goroutines have not yet come for instead of waiting for a
+	// core for them.
+	AnswerAlongside bool
 	// Meter, when set, counts the requests (a Server shares one among its
 	// Batchers and reports it in its Stats).
 	Meter *Meter
@@ -643,6 +652,10 @@ func (b *Batcher[Q, R]) answer(live []item[Q, R], res batchResults[R]) {
 		Parallel(len(live), 1024, func(lo, hi int) { b.answerRange(live, res, lo, hi) })
 		return
 	}
+	if b.opts.AnswerAlongside {
+		b.answerAlongside(live, res, piece)
+		return
+	}
 	var wg sync.WaitGroup
 	for lo := 0; lo < len(live); lo += piece {
 		hi := min(lo+piece, len(live))
@@ -653,6 +666,41 @@ func (b *Batcher[Q, R]) answer(live []item[Q, R], res batchResults[R]) {
 		}()
 	}
 	wg.Wait()
+}
+
+// answerAlongside answers live in pieces of piece, taken in turn by the
+// calling worker and by goroutines started for all but one of them
+// (Options.AnswerAlongside). It returns once every piece is answered; a
+// goroutine that comes after the last piece was taken finds none and
+// returns, touching neither live nor res.
+func (b *Batcher[Q, R]) answerAlongside(live []item[Q, R], res batchResults[R], piece int) {
+	pieces := (len(live) + piece - 1) / piece
+	p := &answerPieces{}
+	p.answered.Add(pieces)
+	take := func() {
+		for {
+			k := int(p.next.Add(1)) - 1
+			if k >= pieces {
+				return
+			}
+			lo := k * piece
+			b.answerRange(live, res, lo, min(lo+piece, len(live)))
+			p.answered.Done()
+		}
+	}
+	for range pieces - 1 {
+		go take()
+	}
+	take()
+	p.answered.Wait()
+}
+
+// answerPieces is how the pieces of one batch are shared out
+// (answerAlongside): the next piece to take, and the pieces not yet
+// answered.
+type answerPieces struct {
+	next     atomic.Int32
+	answered sync.WaitGroup
 }
 
 // answerRange answers live[lo:hi], counted in the Meter first.

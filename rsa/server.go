@@ -26,6 +26,11 @@ import (
 // blinded when the first engine blinds), so a lone signature does not wait
 // for a device batch: batch.NewWithCPU says when, and
 // batch.Options.CPUOffload how many at once (negative: never).
+//
+// A zero batch.Options.AnswerPiece answers a batch's callers in pieces of
+// 128 (serverAnswerPiece) that the batch's worker takes too
+// (batch.Options.AnswerAlongside); a negative one answers on all cores
+// with batch.Parallel.
 type Server struct {
 	b       *batch.Batcher[privateRequest, []byte]
 	engines []*Engine
@@ -33,6 +38,12 @@ type Server struct {
 	meter   batch.Meter
 	closed  atomic.Bool
 }
+
+// serverAnswerPiece is a Server's batch.Options.AnswerPiece when the
+// options leave it zero, with AnswerAlongside: the checks of a batch's
+// results keep every core busy, so the worker answers the pieces that no
+// goroutine has come for yet (see batch.Options.AnswerAlongside).
+const serverAnswerPiece = 128
 
 // privateRequest is one raw private-key operation: in^d mod n under key, in a
 // big-endian string of the modulus's size, below the modulus.
@@ -62,6 +73,9 @@ func NewServer(opts batch.Options, engines ...*Engine) (*Server, error) {
 		return s.cpu.runRequests(reqs)
 	}
 	opts.Meter = &s.meter
+	if opts.AnswerPiece == 0 {
+		opts.AnswerPiece, opts.AnswerAlongside = serverAnswerPiece, true
+	}
 	s.b = batch.NewWithCPU(opts, offload, workers...)
 	return s, nil
 }
