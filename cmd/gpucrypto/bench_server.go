@@ -363,15 +363,19 @@ func cpuSingleLatency(op string) (float64, error) {
 	return float64(times[len(times)/2]) / 1e6, nil
 }
 
-// batchFlags adds --max-batch, --max-delay, --pipeline and --offload (the
-// Servers' batch.Options; prefix starts their help) to a command's flags;
-// the function it returns gives the options.
+// batchFlags adds --max-batch, --max-delay, --pipeline, --offload,
+// --answer-piece and --answer-alongside (the Servers' batch.Options;
+// prefix starts their help) to a command's flags; the function it returns
+// gives the options.
 func batchFlags(fs *flag.FlagSet, prefix string) func() batch.Options {
 	maxBatch := fs.Int("max-batch", 0, prefix+"batch.Options.MaxBatch (0: default)")
 	maxDelay := fs.Duration("max-delay", 0, prefix+"batch.Options.MaxDelay (0: default)")
 	pipeline := fs.Int("pipeline", 0, prefix+"batch.Options.Pipeline (0: default)")
 	offload := fs.Int("offload", 0, prefix+"batch.Options.CPUOffload: requests on the CPU at once while the device would make them wait (0: default, GOMAXPROCS/2; -1: none, every request batched)")
+	answerPiece := fs.Int("answer-piece", 0, prefix+"batch.Options.AnswerPiece: a batch's callers answered that many at a time, each piece by a goroutine of its own (0: the Server's default; -1: on all cores with batch.Parallel)")
+	answerAlongside := fs.Bool("answer-alongside", false, prefix+"batch.Options.AnswerAlongside: with a positive --answer-piece, the batch's worker answers pieces too")
 	return func() batch.Options {
-		return batch.Options{MaxBatch: *maxBatch, MaxDelay: *maxDelay, Pipeline: *pipeline, CPUOffload: *offload}
+		return batch.Options{MaxBatch: *maxBatch, MaxDelay: *maxDelay, Pipeline: *pipeline, CPUOffload: *offload,
+			AnswerPiece: *answerPiece, AnswerAlongside: *answerAlongside}
 	}
 }

@@ -469,6 +469,12 @@ func batchArgs(o batch.Options) []string {
 	if o.CPUOffload != 0 {
 		args = append(args, "--offload", strconv.Itoa(o.CPUOffload))
 	}
+	if o.AnswerPiece != 0 {
+		args = append(args, "--answer-piece", strconv.Itoa(o.AnswerPiece))
+	}
+	if o.AnswerAlongside {
+		args = append(args, "--answer-alongside")
+	}
 	return args
 }
 
