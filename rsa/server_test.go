@@ -21,13 +21,29 @@ import (
 
 // 64 goroutines sign and decrypt with several keys through one Server;
 // every answer is checked against crypto/rsa, and per-element errors reach
-// their own caller only.
+// their own caller only: with the callers answered as the Server does by
+// default (AnswerPiece 0: pieces of 128, the worker alongside, here one
+// piece a batch), in pieces smaller than a batch with and without the
+// worker, and with batch.Parallel (-1).
 func TestServerConcurrentCallers(t *testing.T) {
+	for _, c := range []struct {
+		piece     int
+		alongside bool
+	}{{0, false}, {4, true}, {4, false}, {-1, false}} {
+		t.Run(fmt.Sprintf("AnswerPiece=%d/alongside=%v", c.piece, c.alongside), func(t *testing.T) {
+			testServerConcurrentCallers(t, batch.Options{MaxBatch: 16, MaxDelay: time.Millisecond, CPUOffload: -1, AnswerPiece: c.piece, AnswerAlongside: c.alongside})
+		})
+	}
+}
+
+func testServerConcurrentCallers(t *testing.T, opts batch.Options) {
 	forEngines(t, func(t *testing.T, e *rsa.Engine) {
 		// Two workers: the engine under test and a blinded CPU engine.
 		blinded := rsa.CPUEngine()
 		blinded.SetBlinding(true)
-		s := testServer(t, e, blinded)
+		s, err := rsa.NewServer(opts, e, blinded)
+		require.NoError(t, err)
+		t.Cleanup(func() { require.NoError(t, s.Close()) })
 		names := []string{"rsa1024a", "rsa1024b", "rsa2048a", "rsa2049"}
 		keys := make([]*stdrsa.PrivateKey, len(names))
 		signers := make([]*rsa.Signer, len(names))
