@@ -17,7 +17,9 @@ import (
 // over the shards.
 type intake[Q, R any] struct {
 	shards []intakeShard[Q, R]
-	next   atomic.Uint32 // where the next take starts, round robin
+	// next is the shard where the next take starts: where the last one
+	// stopped (take)
+	next atomic.Uint32
 	// waiters is a pool of *roomWaiter: the callers blocked on a full
 	// queue wait in the shards' queues
 	waiters sync.Pool
@@ -160,10 +162,20 @@ func (in *intake[Q, R]) full(s *intakeShard[Q, R], limit int64) bool {
 // take appends up to n waiting requests to items and returns it, and
 // appends to woken as many callers blocked on a full queue as it took
 // requests from their shards (the caller wakes them, out of its locks).
+//
+// It takes shard after shard, each shard's requests in the order they
+// came, starting where the last take stopped: at the shard it left
+// requests in, else the one after the last it emptied. Every shard's
+// oldest requests then go within a turn of the ring, whatever the load.
+// (Starting each take one shard after the last one's start instead took
+// the requests that had just arrived in the first shards while older
+// ones waited in the shards that the takes reached last: a long tail of
+// waits under blocking callers.)
 func (in *intake[Q, R]) take(items []item[Q, R], n int, woken []*roomWaiter) ([]item[Q, R], []*roomWaiter) {
-	start := int(in.next.Add(1))
+	start := int(in.next.Load())
 	for k := 0; k < len(in.shards) && n > 0; k++ {
-		s := &in.shards[(start+k)%len(in.shards)]
+		i := (start + k) % len(in.shards)
+		s := &in.shards[i]
 		if s.count.Load() == 0 {
 			continue
 		}
@@ -180,6 +192,10 @@ func (in *intake[Q, R]) take(items []item[Q, R], n int, woken []*roomWaiter) ([]
 		woken = s.dequeue(m, woken)
 		s.mu.Unlock()
 		n -= m
+		if rest == 0 {
+			i++
+		}
+		in.next.Store(uint32(i % len(in.shards)))
 	}
 	return items, woken
 }
