@@ -47,15 +47,17 @@ func testAnswer(t *testing.T, piece int, alongside bool) {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			live := make([]item[int, int], n)
 			completers := make([]*countingCompleter, n)
+			channels := make([]chan outcome[int], n)
 			vals := make([]int, n)
 			errs := make([]error, n)
 			for i := range live {
-				live[i] = item[int, int]{ctx: context.Background(), req: i, start: time.Now()}
+				live[i] = item[int, int]{ctx: context.Background(), req: i, start: stamp(time.Now())}
 				if i%3 == 0 {
 					completers[i] = &countingCompleter{}
 					live[i].complete = completers[i]
 				} else {
-					live[i].done = make(chan outcome[int], 2)
+					channels[i] = make(chan outcome[int], 2)
+					live[i].complete = answerChan[int](channels[i])
 				}
 				vals[i] = 1000 + i
 				if i%7 == 0 {
@@ -63,7 +65,7 @@ func testAnswer(t *testing.T, piece int, alongside bool) {
 				}
 			}
 			b.answer(live, results(vals, &Error{Errs: errs}, n))
-			for i, it := range live {
+			for i := range live {
 				var o outcome[int]
 				if c := completers[i]; c != nil {
 					require.EqualValues(t, 1, c.calls.Load(), "request %d completed once", i)
@@ -72,8 +74,8 @@ func testAnswer(t *testing.T, piece int, alongside bool) {
 						o.err = *e
 					}
 				} else {
-					require.Len(t, it.done, 1, "request %d answered once", i)
-					o = <-it.done
+					require.Len(t, channels[i], 1, "request %d answered once", i)
+					o = <-channels[i]
 				}
 				if i%7 == 0 {
 					require.ErrorIs(t, o.err, failed, "request %d", i)

@@ -153,15 +153,32 @@ type engineWorkers struct {
 }
 
 // item is one request, kept by value in the intake and the batches (no
-// allocation per request). A blocking one (Do) is answered on done; one
-// submitted with Go by complete.
+// allocation per request), in as few bytes as it takes: a worker copies
+// a batch's items out of the intake under the lock that every worker
+// takes in turn. A blocking one (Do) is answered on its channel
+// (answerChan), one submitted with Go by its Completer.
 type item[Q, R any] struct {
 	ctx      context.Context
 	req      Q
-	done     chan outcome[R] // buffered: a worker never blocks on an abandoned request
 	complete Completer[R]
-	start    time.Time // when it was submitted (the Meter's latency)
+	start    int64 // when it was submitted (stamp; the Meter's latency)
 }
+
+// answerChan is a blocking caller's channel (Do), buffered: a worker
+// never blocks on an abandoned request.
+type answerChan[R any] chan outcome[R]
+
+func (c answerChan[R]) Complete(val R, err error) { c <- outcome[R]{val, err} }
+
+// clockBase is the origin of stamp's readings.
+var clockBase = time.Now()
+
+// stamp is t in nanoseconds since clockBase, on the monotonic clock: an
+// item's time in 8 bytes instead of a time.Time's 24.
+func stamp(t time.Time) int64 { return int64(t.Sub(clockBase)) }
+
+// unstamp is the time of a stamp.
+func unstamp(ns int64) time.Time { return clockBase.Add(time.Duration(ns)) }
 
 type outcome[R any] struct {
 	val R
@@ -255,7 +272,7 @@ func (b *Batcher[Q, R]) Do(ctx context.Context, req Q) (R, error) {
 func (b *Batcher[Q, R]) batched(ctx context.Context, req Q, start time.Time) (R, error) {
 	var zero R
 	done := b.answers.Get().(chan outcome[R])
-	if err := b.submit(ctx, item[Q, R]{ctx: ctx, req: req, start: start, done: done}); err != nil {
+	if err := b.submit(ctx, item[Q, R]{ctx: ctx, req: req, start: stamp(start), complete: answerChan[R](done)}); err != nil {
 		b.answers.Put(done)
 		return zero, err
 	}
@@ -290,7 +307,7 @@ func (b *Batcher[Q, R]) Go(ctx context.Context, req Q, done Completer[R]) error 
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return b.submit(ctx, item[Q, R]{ctx: ctx, req: req, complete: done, start: time.Now()})
+	return b.submit(ctx, item[Q, R]{ctx: ctx, req: req, complete: done, start: stamp(time.Now())})
 }
 
 // GoMany is Go for several requests at once: done[i] receives the
@@ -340,7 +357,7 @@ func (b *Batcher[Q, R]) GoMany(ctx context.Context, reqs []Q, done []Completer[R
 func (b *Batcher[Q, R]) submit(ctx context.Context, it item[Q, R]) error {
 	err := b.put(ctx, it)
 	if err != nil {
-		b.opts.Meter.one(it.start)
+		b.opts.Meter.one(unstamp(it.start))
 	}
 	return err
 }
@@ -619,7 +636,7 @@ func (b *Batcher[Q, R]) runBatch(run RunFunc[Q, R], items []item[Q, R], reqs []Q
 	var dropped []item[Q, R]
 	for _, it := range items {
 		if it.ctx.Err() != nil {
-			lat.Add(time.Since(it.start))
+			lat.Add(time.Duration(stamp(time.Now()) - it.start))
 			dropped = append(dropped, it)
 			continue
 		}
@@ -706,9 +723,9 @@ type answerPieces struct {
 // answerRange answers live[lo:hi], counted in the Meter first.
 func (b *Batcher[Q, R]) answerRange(live []item[Q, R], res batchResults[R], lo, hi int) {
 	var lat latency.Histogram
-	now := time.Now()
+	now := stamp(time.Now())
 	for i := lo; i < hi; i++ {
-		lat.Add(now.Sub(live[i].start))
+		lat.Add(time.Duration(now - live[i].start))
 	}
 	b.opts.Meter.answered(hi-lo, &lat) // before the callers learn of it
 	for i := lo; i < hi; i++ {
@@ -719,11 +736,7 @@ func (b *Batcher[Q, R]) answerRange(live []item[Q, R], res batchResults[R], lo, 
 // answerOne gives it its outcome: on its channel (Do), or to its
 // Completer (Go).
 func answerOne[Q, R any](it item[Q, R], o outcome[R]) {
-	if it.complete != nil {
-		it.complete.Complete(o.val, o.err)
-		return
-	}
-	it.done <- o
+	it.complete.Complete(o.val, o.err)
 }
 
 // batchResults are a RunFunc's answer for n requests: its results, and

@@ -31,7 +31,7 @@ type intakeShard[Q, R any] struct {
 	items  []item[Q, R]
 	closed bool
 	count  atomic.Int64 // len(items), for readers without the lock
-	oldest atomic.Int64 // when the shard's oldest request arrived, Unix ns
+	oldest atomic.Int64 // when the shard's oldest request arrived (stamp)
 	// head and tail of the callers waiting for room in the shard, first
 	// come first served (under mu). A take from the shard wakes as many
 	// as it took requests; each woken caller looks again whether there
@@ -86,7 +86,7 @@ func (s *intakeShard[Q, R]) put(it item[Q, R]) (int64, error) {
 	s.items = append(s.items, it)
 	n := int64(len(s.items))
 	if n == 1 {
-		s.oldest.Store(it.start.UnixNano())
+		s.oldest.Store(it.start)
 	}
 	s.count.Store(n)
 	s.mu.Unlock()
@@ -101,11 +101,12 @@ func (s *intakeShard[Q, R]) putMany(ctx context.Context, reqs []Q, done []Comple
 		s.mu.Unlock()
 		return 0, ErrClosed
 	}
+	at := stamp(start)
 	if len(s.items) == 0 {
-		s.oldest.Store(start.UnixNano())
+		s.oldest.Store(at)
 	}
 	for i, req := range reqs {
-		s.items = append(s.items, item[Q, R]{ctx: ctx, req: req, complete: done[i], start: start})
+		s.items = append(s.items, item[Q, R]{ctx: ctx, req: req, complete: done[i], start: at})
 	}
 	n := int64(len(s.items))
 	s.count.Store(n)
@@ -135,18 +136,19 @@ func (in *intake[Q, R]) estimate() int64 {
 // none waits).
 func (in *intake[Q, R]) oldest() time.Time {
 	var t int64
+	found := false
 	for i := range in.shards {
 		s := &in.shards[i]
 		if s.count.Load() > 0 {
-			if o := s.oldest.Load(); t == 0 || o < t {
-				t = o
+			if o := s.oldest.Load(); !found || o < t {
+				t, found = o, true
 			}
 		}
 	}
-	if t == 0 {
+	if !found {
 		return time.Time{}
 	}
-	return time.Unix(0, t)
+	return unstamp(t)
 }
 
 // full reports whether a new request for s would pass limit: when s
@@ -186,7 +188,7 @@ func (in *intake[Q, R]) take(items []item[Q, R], n int, woken []*roomWaiter) ([]
 		clear(s.items[rest:])
 		s.items = s.items[:rest]
 		if rest > 0 {
-			s.oldest.Store(s.items[0].start.UnixNano())
+			s.oldest.Store(s.items[0].start)
 		}
 		s.count.Store(int64(rest))
 		woken = s.dequeue(m, woken)
