@@ -59,17 +59,19 @@ type Options struct {
 	// AnswerPiece, when positive, has a batch's requests answered in
 	// pieces of that many, each piece by a goroutine of its own; zero or
 	// negative has them answered on all cores, the worker's included, in
-	// parts of 1,024 (Parallel). Answering a blocked caller makes its goroutine runnable,
-	// and the Go runtime queues it on the core that answers it, what
-	// overflows that core's queue (256) in the global queue, under a lock
-	// that every idle core takes to look for work. Pieces of 128 keep a
+	// parts of 1,024 (Parallel). Answering a blocked caller makes its
+	// goroutine runnable, and the Go runtime queues it on the core that
+	// answers it, what overflows that core's queue (256) in the global
+	// queue, under a lock that every idle core takes to look for work.
+	// Pieces of 128 keep a
 	// batch's callers in the queues of the cores that run the pieces: for
 	// tens of thousands of blocking callers of light batches (X25519,
 	// where ecdh.Server sets it) they raised the requests per second
 	// over two GPUs. Where the batches' host work keeps every core busy
 	// (RSA's checks of its results), the pieces wait for a core while the
-	// worker waits for them, and zero answers sooner. (Measured in
-	// docs/BENCHMARKS.md, twenty-sixth session.)
+	// worker waits for them: AnswerAlongside has the worker answer them
+	// itself meanwhile. (Measured in docs/BENCHMARKS.md, twenty-sixth and
+	// twenty-seventh sessions.)
 	AnswerPiece int
 	// AnswerAlongside, with a positive AnswerPiece, has the batch's worker
 	// answer pieces too, beside the goroutines started for them: each
@@ -78,7 +80,9 @@ type Options struct {
 	// the cores are busy with the batches' host work (RSA's checks of
 	// its results, where rsa.Server sets it), the worker then answers
 	// what the goroutines have not yet come for instead of waiting for a
-	// core for them.
+	// core for them. Where the cores are free (X25519), it lowered the
+	// rate of blocking callers (docs/BENCHMARKS.md, twenty-seventh
+	// session): ecdh.Server leaves it off.
 	AnswerAlongside bool
 	// Meter, when set, counts the requests (a Server shares one among its
 	// Batchers and reports it in its Stats).
