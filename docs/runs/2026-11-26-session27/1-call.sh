@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Session 27 call 1: N (main bbc4446) against R (rsa-answer-hybrid: the
+# worker answers pieces of 128 too, rsa.Server) on RSA-2048; N against B
+# (ecdh-batch-32k: ecdh.Server MaxBatch 32,768) and T (take-lists: a
+# shard taken whole is swapped, the copy after the taking lock) on
+# X25519's three forms. Three rounds, builds alternating.
+set -uo pipefail
+export GPUCRYPTO_DEVICE=nvidia GPUCRYPTO_CACHE_DIR=/tmp/gpucrypto-cache
+mkdir -p /tmp/gpucrypto-cache $OUT/o; O=$OUT/o
+for f in before/b/*.xz; do n=$(basename $f .xz); xz -dc $f > /tmp/$n; chmod +x /tmp/$n; done
+cp before/b/call.sh $O/call.sh; cd /tmp
+{ nvidia-smi --query-gpu=name --format=csv,noheader; nproc; } | tee $O/info.txt
+./gc-N bench server --ops x25519,rsa2048 --devices 1,2 --callers 16384 --forms blocking --seconds 0.3 --warmup 0.2 >/dev/null 2>&1
+echo "warm $SECONDS" | tee -a $O/info.txt
+for round in 1 2 3; do for b in N R; do
+  echo "== round $round build $b" | tee -a $O/rsa.txt
+  ./gc-$b bench server --ops rsa2048 --devices 1 --callers 16384 --forms blocking,async --seconds 1.5 --warmup 0.5 2>/dev/null | grep '^ *rsa' | tee -a $O/rsa.txt
+  ./gc-$b bench server --ops rsa2048 --devices 2 --callers 16384,65536 --forms blocking --seconds 1.5 --warmup 0.5 2>/dev/null | grep '^ *rsa' | tee -a $O/rsa.txt
+done; done
+echo "rsa done $SECONDS" | tee -a $O/info.txt
+for round in 1 2 3; do for b in N B T; do
+  echo "== round $round build $b" | tee -a $O/x25519.txt
+  ./gc-$b bench server --ops x25519 --devices 1,2 --callers 16384,65536 --forms blocking --seconds 1.2 --warmup 0.4 2>/dev/null | grep '^ *x25519' | tee -a $O/x25519.txt
+  ./gc-$b bench server --ops x25519 --devices 1,2 --callers 65536 --forms async --seconds 1.2 --warmup 0.4 2>/dev/null | grep '^ *x25519' | tee -a $O/x25519.txt
+  ./gc-$b bench server --ops x25519 --devices 1,2 --callers 262144 --forms async-frames --seconds 1.2 --warmup 0.4 2>/dev/null | grep '^ *x25519' | tee -a $O/x25519.txt
+done; done
+echo "x25519 done $SECONDS" | tee -a $O/info.txt
+./gc-T bench server --ops x25519 --devices 2 --callers 262144 --forms async-frames --seconds 1.5 --warmup 0.5 --cpuprofile $O/frames-2-T.prof 2>/dev/null | grep '^ *x25519' | tee -a $O/profiled.txt
+./gc-N bench server --ops x25519 --devices 2 --callers 262144 --forms async-frames --seconds 1.5 --warmup 0.5 --cpuprofile $O/frames-2-N.prof 2>/dev/null | grep '^ *x25519' | tee -a $O/profiled.txt
+echo "all done $SECONDS" | tee -a $O/info.txt

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Session 27 call 8, two GPUs: main 3b2d09f (M) against I (item-small:
+# an intake item in 88 bytes instead of 112), X25519 frames, blocking and
+# async at one and two GPUs, three rounds alternating.
+set -uo pipefail
+export GPUCRYPTO_DEVICE=nvidia GPUCRYPTO_CACHE_DIR=/tmp/gpucrypto-cache
+mkdir -p /tmp/gpucrypto-cache $OUT/o; O=$OUT/o
+for f in before/i/*.xz; do n=$(basename $f .xz); xz -dc $f > /tmp/$n; chmod +x /tmp/$n; done
+cp before/i/call.sh $O/call.sh; cd /tmp
+{ nvidia-smi --query-gpu=name --format=csv,noheader; nproc; } | tee $O/info.txt
+./gc-M bench server --ops x25519 --devices 1,2 --callers 16384 --forms blocking --seconds 0.3 --warmup 0.2 >/dev/null 2>&1
+echo "warm $SECONDS" | tee -a $O/info.txt
+for round in 1 2 3; do for b in M I; do
+  echo "== round $round build $b" | tee -a $O/ab.txt
+  ./gc-$b bench server --ops x25519 --devices 1,2 --callers 262144 --forms async-frames --seconds 1.2 --warmup 0.4 2>/dev/null | grep '^ *x25519' | tee -a $O/ab.txt
+  ./gc-$b bench server --ops x25519 --devices 1,2 --callers 65536 --forms blocking,async --seconds 1.2 --warmup 0.4 2>/dev/null | grep '^ *x25519' | tee -a $O/ab.txt
+done; done
+echo "all done $SECONDS" | tee -a $O/info.txt
