@@ -23,13 +23,14 @@ import (
 // every answer is checked against crypto/rsa, and per-element errors reach
 // their own caller only: with the callers answered as the Server does by
 // default (AnswerPiece 0: pieces of 128, the worker alongside, here one
-// piece a batch), in pieces smaller than a batch with and without the
-// worker, and with batch.Parallel (-1).
+// piece a batch), and in pieces smaller than a batch with the worker
+// alongside. (batch's tests cover pieces without the worker and
+// Parallel.)
 func TestServerConcurrentCallers(t *testing.T) {
 	for _, c := range []struct {
 		piece     int
 		alongside bool
-	}{{0, false}, {4, true}, {4, false}, {-1, false}} {
+	}{{0, false}, {4, true}} {
 		t.Run(fmt.Sprintf("AnswerPiece=%d/alongside=%v", c.piece, c.alongside), func(t *testing.T) {
 			testServerConcurrentCallers(t, batch.Options{MaxBatch: 16, MaxDelay: time.Millisecond, CPUOffload: -1, AnswerPiece: c.piece, AnswerAlongside: c.alongside})
 		})
