@@ -63,11 +63,10 @@ type Options struct {
 	// goroutine runnable, and the Go runtime queues it on the core that
 	// answers it, what overflows that core's queue (256) in the global
 	// queue, under a lock that every idle core takes to look for work.
-	// Pieces of 128 keep a
-	// batch's callers in the queues of the cores that run the pieces: for
-	// tens of thousands of blocking callers of light batches (X25519,
-	// where ecdh.Server sets it) they raised the requests per second
-	// over two GPUs. Where the batches' host work keeps every core busy
+	// Pieces of 128 keep a batch's callers in the queues of the cores
+	// that run the pieces: for tens of thousands of blocking callers of
+	// light batches (X25519, where ecdh.Server sets it) they raised the
+	// requests per second over two GPUs. Where the batches' host work keeps every core busy
 	// (RSA's checks of its results), the pieces wait for a core while the
 	// worker waits for them: AnswerAlongside has the worker answer them
 	// itself meanwhile. (Measured in docs/BENCHMARKS.md, twenty-sixth and
