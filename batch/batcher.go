@@ -66,11 +66,11 @@ type Options struct {
 	// Pieces of 128 keep a batch's callers in the queues of the cores
 	// that run the pieces: for tens of thousands of blocking callers of
 	// light batches (X25519, where ecdh.Server sets it) they raised the
-	// requests per second over two GPUs. Where the batches' host work keeps every core busy
-	// (RSA's checks of its results), the pieces wait for a core while the
-	// worker waits for them: AnswerAlongside has the worker answer them
-	// itself meanwhile. (Measured in docs/BENCHMARKS.md, twenty-sixth and
-	// twenty-seventh sessions.)
+	// requests per second over two GPUs. Where the batches' host work
+	// keeps every core busy (RSA's checks of its results), the pieces wait
+	// for a core while the worker waits for them: AnswerAlongside has the
+	// worker answer them itself meanwhile. (Measured in
+	// docs/BENCHMARKS.md, twenty-sixth and twenty-seventh sessions.)
 	AnswerPiece int
 	// AnswerAlongside, with a positive AnswerPiece, has the batch's worker
 	// answer pieces too, beside the goroutines started for them: each
@@ -646,8 +646,9 @@ func (b *Batcher[Q, R]) runBatch(run RunFunc[Q, R], items []item[Q, R], reqs []Q
 		live = append(live, it)
 	}
 	b.opts.Meter.answered(len(dropped), &lat) // before the callers learn of it
+	var zero R
 	for _, it := range dropped {
-		answerOne(it, outcome[R]{err: it.ctx.Err()})
+		it.complete.Complete(zero, it.ctx.Err())
 	}
 	if len(live) == 0 {
 		return reqs
@@ -695,32 +696,25 @@ func (b *Batcher[Q, R]) answer(live []item[Q, R], res batchResults[R]) {
 // returns, touching neither live nor res.
 func (b *Batcher[Q, R]) answerAlongside(live []item[Q, R], res batchResults[R], piece int) {
 	pieces := (len(live) + piece - 1) / piece
-	p := &answerPieces{}
-	p.answered.Add(pieces)
+	var next atomic.Int32         // the next piece to take
+	var unanswered sync.WaitGroup // the pieces not yet answered
+	unanswered.Add(pieces)
 	take := func() {
 		for {
-			k := int(p.next.Add(1)) - 1
+			k := int(next.Add(1)) - 1
 			if k >= pieces {
 				return
 			}
 			lo := k * piece
 			b.answerRange(live, res, lo, min(lo+piece, len(live)))
-			p.answered.Done()
+			unanswered.Done()
 		}
 	}
 	for range pieces - 1 {
 		go take()
 	}
 	take()
-	p.answered.Wait()
-}
-
-// answerPieces is how the pieces of one batch are shared out
-// (answerAlongside): the next piece to take, and the pieces not yet
-// answered.
-type answerPieces struct {
-	next     atomic.Int32
-	answered sync.WaitGroup
+	unanswered.Wait()
 }
 
 // answerRange answers live[lo:hi], counted in the Meter first.
@@ -732,14 +726,9 @@ func (b *Batcher[Q, R]) answerRange(live []item[Q, R], res batchResults[R], lo, 
 	}
 	b.opts.Meter.answered(hi-lo, &lat) // before the callers learn of it
 	for i := lo; i < hi; i++ {
-		answerOne(live[i], res.of(i))
+		o := res.of(i)
+		live[i].complete.Complete(o.val, o.err)
 	}
-}
-
-// answerOne gives it its outcome: on its channel (Do), or to its
-// Completer (Go).
-func answerOne[Q, R any](it item[Q, R], o outcome[R]) {
-	it.complete.Complete(o.val, o.err)
 }
 
 // batchResults are a RunFunc's answer for n requests: its results, and

@@ -175,6 +175,7 @@ func (in *intake[Q, R]) full(s *intakeShard[Q, R], limit int64) bool {
 // waits under blocking callers.)
 func (in *intake[Q, R]) take(items []item[Q, R], n int, woken []*roomWaiter) ([]item[Q, R], []*roomWaiter) {
 	start := int(in.next.Load())
+	next := start
 	for k := 0; k < len(in.shards) && n > 0; k++ {
 		i := (start + k) % len(in.shards)
 		s := &in.shards[i]
@@ -194,11 +195,12 @@ func (in *intake[Q, R]) take(items []item[Q, R], n int, woken []*roomWaiter) ([]
 		woken = s.dequeue(m, woken)
 		s.mu.Unlock()
 		n -= m
+		next = i // left requests in it
 		if rest == 0 {
-			i++
+			next = (i + 1) % len(in.shards)
 		}
-		in.next.Store(uint32(i % len(in.shards)))
 	}
+	in.next.Store(uint32(next))
 	return items, woken
 }
 
