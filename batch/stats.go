@@ -60,7 +60,7 @@ type Stats struct {
 	QueueDepth int64
 	// LatencyP50 and LatencyP99 are the median and 99th percentile of the
 	// time a call (an Engine) or a request (a Server) took, from a
-	// histogram with steps of about 19%.
+	// histogram with buckets of 3–6% (each the upper bound of its bucket).
 	LatencyP50, LatencyP99 time.Duration
 	// DeviceTime is the time the device spent in the kernels of the
 	// batches: benchmarks divide work by it.

@@ -780,7 +780,7 @@ func startTrace(file string) (func(), error) {
 
 // loadWindow is what runLoad measured: the operations that completed
 // within the window, and the latencies of those that started in it (a
-// histogram with steps of about 19%, as the Servers' Stats: keeping every
+// histogram with buckets of 3–6%, as the Servers' Stats: keeping every
 // latency would allocate, in the measured process, more than the Servers
 // do).
 type loadWindow struct {

@@ -9,16 +9,22 @@ import (
 	"time"
 )
 
-// steps is the number of buckets per doubling: a bucket spans about 19%.
-const steps = 4
+// stepBits is the number of bits below a duration's leading one that pick
+// its bucket within a doubling: steps buckets per doubling, each spanning
+// 3–6% (1/16 of the doubling's start), fine enough to tell whether a p99 is
+// within twice a p50.
+const (
+	stepBits = 4
+	steps    = 1 << stepBits
+)
 
-// buckets covers 1 ns to 2^41 ns (about 36 minutes): 1, 2 and 3 ns alone,
-// then four buckets per doubling; longer durations count in the last
-// bucket.
-const buckets = 4 + 39*steps
+// buckets covers 1 ns to 2^41 ns (about 36 minutes): 1 to steps-1 ns
+// alone, then steps buckets per doubling; longer durations count in the
+// last bucket.
+const buckets = steps + (41-stepBits)*steps
 
-// Histogram counts durations in buckets whose bounds grow by 2^(1/4). The
-// zero value is empty and ready; it is safe for concurrent use.
+// Histogram counts durations in buckets of 1/16 of a doubling.
+// The zero value is empty and ready; it is safe for concurrent use.
 type Histogram struct {
 	counts [buckets]atomic.Int64
 }
@@ -26,21 +32,22 @@ type Histogram struct {
 // bucket is the index of the bucket that holds d.
 func bucket(d time.Duration) int {
 	ns := uint64(max(d, 1))
-	if ns < 4 {
+	if ns < steps {
 		return int(ns)
 	}
-	e := bits.Len64(ns) - 1                 // 2^e ≤ ns < 2^(e+1), e ≥ 2
-	i := 4 + (e-2)*steps + int(ns>>(e-2)&3) // the two bits below the leading one pick the step
+	e := bits.Len64(ns) - 1 // 2^e ≤ ns < 2^(e+1), e ≥ stepBits
+	// the stepBits bits below the leading one pick the step
+	i := steps + (e-stepBits)*steps + int(ns>>(e-stepBits)&(steps-1))
 	return min(i, buckets-1)
 }
 
 // upper is the largest duration that bucket i holds.
 func upper(i int) time.Duration {
-	if i < 4 {
+	if i < steps {
 		return time.Duration(i)
 	}
-	e, step := (i-4)/steps+2, (i-4)%steps
-	return time.Duration((4+step+1)<<(e-2)) - 1
+	e, step := (i-steps)/steps+stepBits, (i-steps)%steps
+	return time.Duration((steps+step+1)<<(e-stepBits)) - 1
 }
 
 // Add counts d.

@@ -42,3 +42,17 @@ func TestPercentile(t *testing.T) {
 		t.Errorf("p99 %v, want about 1s", p99)
 	}
 }
+
+// Each bucket spans at most 1/16 of its lower bound: a percentile (its
+// bucket's upper bound) is at most 6.25% above the truth.
+func TestBucketWidth(t *testing.T) {
+	for i := steps; i < buckets; i++ {
+		lo, hi := upper(i-1)+1, upper(i)
+		if float64(hi-lo+1) > float64(lo)/16 {
+			t.Fatalf("bucket %d spans %v to %v", i, lo, hi)
+		}
+	}
+	if got := upper(buckets - 1); got < 30*time.Minute {
+		t.Fatalf("the last bucket ends at %v", got)
+	}
+}
