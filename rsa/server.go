@@ -27,10 +27,10 @@ import (
 // for a device batch: batch.NewWithCPU says when, and
 // batch.Options.CPUOffload how many at once (negative: never).
 //
-// A zero batch.Options.AnswerPiece answers a batch's callers in pieces of
-// 128 (serverAnswerPiece) that the batch's worker takes too
-// (batch.Options.AnswerAlongside); a negative one answers on all cores
-// with batch.Parallel.
+// A zero batch.Options.AnswerPiece answers a batch's callers, over one
+// engine, in pieces of 128 (serverAnswerPiece) that the batch's worker
+// takes too (batch.Options.AnswerAlongside), and over several engines on
+// all cores with batch.Parallel, as a negative one does.
 type Server struct {
 	b       *batch.Batcher[privateRequest, []byte]
 	engines []*Engine
@@ -39,10 +39,13 @@ type Server struct {
 	closed  atomic.Bool
 }
 
-// serverAnswerPiece is a Server's batch.Options.AnswerPiece when the
-// options leave it zero, with AnswerAlongside: the checks of a batch's
-// results keep every core busy, so the worker answers the pieces that no
-// goroutine has come for yet (see batch.Options.AnswerAlongside).
+// serverAnswerPiece is a one-engine Server's batch.Options.AnswerPiece
+// when the options leave it zero, with AnswerAlongside: the checks of a
+// batch's results keep every core busy, so the worker answers the pieces
+// that no goroutine has come for yet (see batch.Options.AnswerAlongside).
+// Over several engines batch.Parallel answers as fast or faster, and its
+// batches stay full where every caller is in a batch: RSA-2048 at 65,536
+// callers over two GPUs (docs/BENCHMARKS.md, twenty-eighth session).
 const serverAnswerPiece = 128
 
 // privateRequest is one raw private-key operation: in^d mod n under key, in a
@@ -75,6 +78,9 @@ func NewServer(opts batch.Options, engines ...*Engine) (*Server, error) {
 	opts.Meter = &s.meter
 	if opts.AnswerPiece == 0 {
 		opts.AnswerPiece, opts.AnswerAlongside = serverAnswerPiece, true
+		if len(engines) > 1 {
+			opts.AnswerPiece, opts.AnswerAlongside = -1, false
+		}
 	}
 	s.b = batch.NewWithCPU(opts, offload, workers...)
 	return s, nil
