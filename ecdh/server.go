@@ -42,7 +42,10 @@ type request struct{ priv, peer []byte }
 // (a millisecond for 8,192 X25519 on an H200), so more, smaller batches in
 // flight keep the device fed while the host answers the last one's
 // callers: 65,536 asynchronous calls in flight gave 8.0M/s against 5.9-6.5M
-// with two (docs/BENCHMARKS.md).
+// with two (docs/BENCHMARKS.md). Eight raise the rate of frames
+// (Server.GoFrame) but cut blocking and per-call callers' batches smaller
+// and slow them (twenty-eighth session): a Server that takes frames alone
+// may set Pipeline 8.
 const serverPipeline = 4
 
 // serverAnswerPiece is a Server's batch.Options.AnswerPiece when the
