@@ -180,6 +180,10 @@ var clockBase = time.Now()
 // item's time in 8 bytes instead of a time.Time's 24.
 func stamp(t time.Time) int64 { return int64(t.Sub(clockBase)) }
 
+// stampNow is stamp(time.Now()) from the monotonic clock alone: time.Now
+// reads the wall clock too, which a stamp does not keep.
+func stampNow() int64 { return int64(time.Since(clockBase)) }
+
 // unstamp is the time of a stamp.
 func unstamp(ns int64) time.Time { return clockBase.Add(time.Duration(ns)) }
 
@@ -310,7 +314,7 @@ func (b *Batcher[Q, R]) Go(ctx context.Context, req Q, done Completer[R]) error 
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return b.submit(ctx, item[Q, R]{ctx: ctx, req: req, complete: done, start: stamp(time.Now())})
+	return b.submit(ctx, item[Q, R]{ctx: ctx, req: req, complete: done, start: stampNow()})
 }
 
 // GoMany is Go for several requests at once: done[i] receives the
@@ -637,9 +641,10 @@ func (b *Batcher[Q, R]) runBatch(run RunFunc[Q, R], items []item[Q, R], reqs []Q
 	live := items[:0]
 	var lat latency.Histogram
 	var dropped []item[Q, R]
+	now := stampNow()
 	for _, it := range items {
 		if it.ctx.Err() != nil {
-			lat.Add(time.Duration(stamp(time.Now()) - it.start))
+			lat.Add(time.Duration(now - it.start))
 			dropped = append(dropped, it)
 			continue
 		}
@@ -720,7 +725,7 @@ func (b *Batcher[Q, R]) answerAlongside(live []item[Q, R], res batchResults[R], 
 // answerRange answers live[lo:hi], counted in the Meter first.
 func (b *Batcher[Q, R]) answerRange(live []item[Q, R], res batchResults[R], lo, hi int) {
 	var lat latency.Histogram
-	now := stamp(time.Now())
+	now := stampNow()
 	for i := lo; i < hi; i++ {
 		lat.Add(time.Duration(now - live[i].start))
 	}

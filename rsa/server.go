@@ -76,11 +76,12 @@ func NewServer(opts batch.Options, engines ...*Engine) (*Server, error) {
 		return s.cpu.runRequests(reqs)
 	}
 	opts.Meter = &s.meter
-	if opts.AnswerPiece == 0 {
+	switch {
+	case opts.AnswerPiece != 0:
+	case len(engines) > 1:
+		opts.AnswerPiece = -1 // batch.Parallel
+	default:
 		opts.AnswerPiece, opts.AnswerAlongside = serverAnswerPiece, true
-		if len(engines) > 1 {
-			opts.AnswerPiece, opts.AnswerAlongside = -1, false
-		}
 	}
 	s.b = batch.NewWithCPU(opts, offload, workers...)
 	return s, nil
