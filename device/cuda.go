@@ -604,10 +604,18 @@ func (q *cudaQueue) command(op func(s *cuda.Stream) error) (driverEvent, error) 
 		if err := q.s.Record(start); err != nil {
 			return err
 		}
-		if err := op(q.s); err != nil {
-			return err
+		err := op(q.s)
+		if err == nil {
+			err = q.s.Record(end)
 		}
-		return q.s.Record(end)
+		if err != nil {
+			// op may be enqueued (its end event failed, or it failed
+			// half-way): no event will pin its host memory, so the
+			// stream must be done with it before the caller may free
+			// or reuse that memory
+			return errors.Join(err, q.s.Synchronize())
+		}
+		return nil
 	})
 	if err != nil {
 		start.Destroy()

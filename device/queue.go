@@ -78,9 +78,7 @@ func (q *Queue) Launch(k *Kernel, global, local int, args ...any) (*Event, error
 	if err != nil {
 		return nil, fmt.Errorf("device: Launch %s (global %d, local %d): %w", k.Name, global, local, err)
 	}
-	e := newEvent(ev, nil)
-	e.buffers = keep
-	return e, nil
+	return newEvent(ev, nil, keep...), nil
 }
 
 // Write enqueues a copy of src into b at byte offset off and returns at
@@ -98,7 +96,7 @@ func (q *Queue) Write(b *Buffer, off int, src []byte) (*Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newEvent(ev, src), nil
+	return newEvent(ev, src, b), nil
 }
 
 // Read enqueues a copy of len(dst) bytes from byte offset off of b into
@@ -115,7 +113,7 @@ func (q *Queue) Read(b *Buffer, off int, dst []byte) (*Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newEvent(ev, dst), nil
+	return newEvent(ev, dst, b), nil
 }
 
 // Fill enqueues n bytes of b from off set to repetitions of pattern (1, 2
@@ -138,7 +136,7 @@ func (q *Queue) Fill(b *Buffer, pattern []byte, off, n int) (*Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newEvent(ev, nil), nil
+	return newEvent(ev, nil, b), nil
 }
 
 // WaitFor makes the queue's later commands wait until events (of any
@@ -327,14 +325,17 @@ type Event struct {
 	mu      sync.Mutex
 	ev      driverEvent
 	keep    []byte    // host memory of a copy, alive and pinned until done
-	buffers []*Buffer // the buffers of a kernel, alive until done
+	buffers []*Buffer // the device buffers of the command, alive until done (no finalizer frees them under it)
 	pin     runtime.Pinner
 	done    bool
 	err     error
 }
 
-func newEvent(ev driverEvent, host []byte) *Event {
-	e := &Event{ev: ev}
+// newEvent wraps a command's driver event, keeping host (a copy's host
+// memory, pinned) and buffers (the device memory it reads or writes)
+// alive until the command has completed.
+func newEvent(ev driverEvent, host []byte, buffers ...*Buffer) *Event {
+	e := &Event{ev: ev, buffers: buffers}
 	if len(host) > 0 {
 		e.pin.Pin(&host[0])
 		e.keep = host

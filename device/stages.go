@@ -1,6 +1,9 @@
 package device
 
 import (
+	"errors"
+	"fmt"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -195,18 +198,14 @@ func (c *Commands) last() []*Event {
 // read-back (Commands.Read), the others on the kernel queue behind the
 // batch's last kernel, before the next batch's kernels: so no batch waits
 // for another's kernels.
+//
+// A panic in enqueue is a failed enqueue too: Run waits for the commands
+// enqueued before it, as for an error, and returns it as an error, so
+// no buffer or host memory is released under a copy still running and
+// the stages stay usable.
 func (s *Stages) Run(pool *Pool, enqueue func(c *Commands) error) (time.Duration, error) {
 	c := &Commands{s: s, lease: pool.Lease(s.kernels)}
-	s.mu.Lock()
-	err := enqueue(c)
-	if err == nil && len(c.kernels) == 0 {
-		// the zeroing, on the kernel queue, must follow the uploads
-		err = s.kernels.WaitFor(c.writes...)
-	}
-	if err == nil {
-		err = c.lease.ZeroAsync()
-	}
-	s.mu.Unlock()
+	err := s.enqueue(c, enqueue)
 	if err != nil {
 		c.lease.Fail()
 	}
@@ -222,6 +221,28 @@ func (s *Stages) Run(pool *Pool, enqueue func(c *Commands) error) (time.Duration
 		return 0, err
 	}
 	return dur, nil
+}
+
+// enqueue runs enqueue on c under the stages' lock, then enqueues the
+// zeroing of the batch's secret buffers; a panic in enqueue is its error.
+func (s *Stages) enqueue(c *Commands, enqueue func(c *Commands) error) (err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("device: a batch's enqueue panicked: %v\n%s", p, debug.Stack())
+		}
+	}()
+	if err := enqueue(c); err != nil {
+		return err
+	}
+	if len(c.kernels) == 0 {
+		// the zeroing, on the kernel queue, must follow the uploads
+		if err := s.kernels.WaitFor(c.writes...); err != nil {
+			return err
+		}
+	}
+	return c.lease.ZeroAsync()
 }
 
 // wait waits for every command (running Uploaded between the uploads and
@@ -322,16 +343,24 @@ func (c *Commands) release() {
 	}
 }
 
-// Release frees the queues once their commands are done.
+// Release frees the queues once their commands are done, and the zero
+// host memory of the scrubs after them.
 func (s *Stages) Release() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	var first error
-	if s.zerosMem != nil {
-		defer s.zerosMem.Free()
-	}
 	for _, q := range []*Queue{s.upload, s.kernels, s.read} {
-		if err := q.Release(); err != nil && first == nil {
+		// a stream's release does not wait for its commands (CUDA's),
+		// and the scrubs may still copy from the zero memory
+		if err := errors.Join(q.Finish(), q.Release()); err != nil && first == nil {
 			first = err
 		}
+	}
+	if s.zerosMem != nil {
+		if err := s.zerosMem.Free(); err != nil && first == nil {
+			first = err
+		}
+		s.zerosMem, s.zeros = nil, nil
 	}
 	return first
 }

@@ -2,8 +2,10 @@ package device_test
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -153,5 +155,60 @@ func TestStages(t *testing.T) {
 		for i, c := range b {
 			require.Zero(t, c, "byte %d of an idle buffer", i)
 		}
+	}
+}
+
+// A panic in a batch's enqueue, after it enqueued an upload and a kernel,
+// is that batch's error: Run waits for what was enqueued, and the next
+// batch on the same Stages runs (the lock is not left held, and nothing
+// is released under a running copy).
+func TestStagesEnqueuePanic(t *testing.T) {
+	k, st, pool := scaleStages(t)
+
+	const n = 1024
+	in := make([]uint32, n)
+	err := func() (err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("the panic left Run: %v", p)
+			}
+		}()
+		_, err = st.Run(pool, func(c *device.Commands) error {
+			buf, err := c.Upload(in, true)
+			if err != nil {
+				return err
+			}
+			if err := c.Launch(k, n, 64, buf, uint32(3), uint32(n)); err != nil {
+				return err
+			}
+			panic("a bug in the enqueue")
+		})
+		return err
+	}()
+	require.ErrorContains(t, err, "enqueue panicked: a bug in the enqueue")
+
+	out := make([]uint32, n)
+	done := make(chan error, 1)
+	go func() {
+		_, err := st.Run(pool, func(c *device.Commands) error {
+			buf, err := c.Upload(in, false)
+			if err != nil {
+				return err
+			}
+			if err := c.Launch(k, n, 64, buf, uint32(3), uint32(n)); err != nil {
+				return err
+			}
+			return c.Read(buf, device.Uint32Bytes(out))
+		})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(time.Minute):
+		t.Fatal("the batch after a panicking enqueue is still blocked after a minute")
+	}
+	for i, v := range out {
+		require.Equal(t, uint32(i), v, "element %d", i)
 	}
 }
