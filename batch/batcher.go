@@ -28,11 +28,16 @@ type Options struct {
 	// against 285K with 4096, and at 65,536 callers 478K against 262K).
 	MaxBatch int
 	// MaxDelay is how long the oldest waiting request may wait for others
-	// to join it while every worker is idle (default 2ms). A worker that is
-	// free while another is busy takes what waits at once (under load the
-	// wait for a free worker gathers the batch, not a timer), unless it is
-	// fewer than the engine's running batches hold: then it waits for
-	// more, at most MaxDelay and half the engine's last batch time.
+	// to join it while every worker is idle and the last batch taken was
+	// larger than what waits, or none was taken yet (default 2ms): under a
+	// load that filled the last batch, more requests are on their way;
+	// under a light one (the last batch no larger) none is, and what waits
+	// goes at once. A worker
+	// that is free while another is busy takes what waits at once (under
+	// load the wait for a free worker gathers the batch, not a timer),
+	// unless it is fewer than the engine's running batches hold: then it
+	// waits for more, at most MaxDelay and half the engine's last batch
+	// time.
 	MaxDelay time.Duration
 	// QueueSize is about the most requests that may wait for a batch; Do
 	// and Go block beyond, until their context ends (default 4·MaxBatch).
@@ -48,13 +53,14 @@ type Options struct {
 	// batch at a time per worker.
 	Pipeline int
 	// CPUOffload is the most requests a Batcher made by NewWithCPU
-	// computes on the CPU at once, in the callers' goroutines, instead of
-	// batching them for the workers (default GOMAXPROCS/2; negative: none).
-	// A request goes to the CPU only while fewer than that many are there
-	// and the CPU's measured time for one request is below the measured
-	// wait of the batched path: a lone request does not wait for a batch,
-	// and under load, when the CPU slots are taken, requests gather into
-	// batches. See NewWithCPU.
+	// computes on the CPU at once instead of batching them for the
+	// workers (default GOMAXPROCS: one per core; negative: none, every
+	// request is batched, also by NewDirect). A request goes to the CPU
+	// only while fewer than that many are there and the CPU's measured
+	// time for one request is below the measured wait of the batched
+	// path: a lone request does not wait for a batch, and under load, when
+	// the CPU slots are taken, requests gather into batches. See
+	// NewWithCPU.
 	CPUOffload int
 	// AnswerPiece, when positive, has a batch's requests answered in
 	// pieces of that many, each piece by a goroutine of its own; zero or
@@ -102,7 +108,7 @@ func (o Options) withDefaults() Options {
 		o.Pipeline = 2
 	}
 	if o.CPUOffload == 0 {
-		o.CPUOffload = max(1, runtime.GOMAXPROCS(0)/2)
+		o.CPUOffload = runtime.GOMAXPROCS(0)
 	}
 	return o
 }
@@ -142,7 +148,17 @@ type Batcher[Q, R any] struct {
 	wg        sync.WaitGroup
 
 	offload *offload[Q, R] // NewWithCPU; nil: every request is batched
+	direct  *direct[Q, R]  // NewDirect; nil: requests go to the workers
+	// cpuRuns are the goroutines computing requests of Go on the CPU
+	// (goCPU, NewDirect), which Close waits for; cpuMu orders their start
+	// against Close (read-locked to start one, locked by Close)
+	cpuRuns sync.WaitGroup
+	cpuMu   sync.RWMutex
 	answers sync.Pool      // of chan outcome[R], the blocking callers' (Do)
+	// lastTaken is the size of the last batch a worker took (0: none
+	// yet): an idle worker holds what waits for company only while it is
+	// below that (share)
+	lastTaken atomic.Int64
 }
 
 // engineWorkers are the workers of one RunFunc (engine).
@@ -247,21 +263,17 @@ func (b *Batcher[Q, R]) Do(ctx context.Context, req Q) (R, error) {
 		return zero, err
 	}
 	start := time.Now()
-	if o := b.offload; o != nil {
-		if o.take(start.UnixNano()) {
-			if b.closed.Load() { // the batched path checks for Close itself; the CPU path here
-				o.unreserve()
-				b.opts.Meter.one(start)
-				return zero, ErrClosed
-			}
-			val, err := o.run(req)
-			b.opts.Meter.onCPU(start)
-			return val, err
+	if d := b.direct; d != nil {
+		return d.do(b, req, start)
+	}
+	if o := b.offload; o != nil && o.take(start.UnixNano()) {
+		if b.closed.Load() { // the batched path checks for Close itself; the CPU path here
+			o.unreserve()
+			b.opts.Meter.one(start)
+			return zero, ErrClosed
 		}
-		val, err := b.batched(ctx, req, start)
-		if err == nil && o.batchedWait.due(start) {
-			o.batchedWait.observe(time.Since(start))
-		}
+		val, err := o.run(req)
+		b.opts.Meter.onCPU(start)
 		return val, err
 	}
 	return b.batched(ctx, req, start)
@@ -297,13 +309,14 @@ func (b *Batcher[Q, R]) batched(ctx context.Context, req Q, start time.Time) (R,
 	}
 }
 
-// Go submits one request for a batch and returns without waiting for
-// it: done.Complete receives its result, or its error (the context's, if
-// it ends before the request's batch runs). Go itself fails, and done is
-// not called, for a nil context or done, an ended context (also while Go
+// Go submits one request and returns without waiting for it:
+// done.Complete receives its result, or its error (the context's, if it
+// ends before the request's batch runs). Go itself fails, and done is not
+// called, for a nil context or done, an ended context (also while Go
 // waits for room in a full queue: Options.QueueSize) and a closed
-// Batcher. Requests submitted with Go always go to the workers, never to
-// the CPU path of NewWithCPU: their caller has many at once.
+// Batcher. Like Do, a request may be computed on the CPU path of
+// NewWithCPU (in a goroutine of its own, where the CPU would finish it
+// before a batch: few requests in flight) or at once by NewDirect's.
 func (b *Batcher[Q, R]) Go(ctx context.Context, req Q, done Completer[R]) error {
 	if ctx == nil {
 		return errNilContext
@@ -314,7 +327,37 @@ func (b *Batcher[Q, R]) Go(ctx context.Context, req Q, done Completer[R]) error 
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if d := b.direct; d != nil {
+		return d.goOne(b, req, done)
+	}
+	if o := b.offload; o != nil && o.take(time.Now().UnixNano()) {
+		if !b.goCPU(o, req, done) {
+			return ErrClosed
+		}
+		return nil
+	}
 	return b.submit(ctx, item[Q, R]{ctx: ctx, req: req, complete: done, start: stampNow()})
+}
+
+// goCPU computes req in a slot that take reserved, in a goroutine of its
+// own, and completes done with it; false (the slot given back) after
+// Close. The goroutines are counted in wg: Close waits for them.
+func (b *Batcher[Q, R]) goCPU(o *offload[Q, R], req Q, done Completer[R]) bool {
+	b.cpuMu.RLock()
+	defer b.cpuMu.RUnlock()
+	if b.closed.Load() {
+		o.unreserve()
+		return false
+	}
+	b.cpuRuns.Add(1)
+	start := time.Now()
+	go func() {
+		defer b.cpuRuns.Done()
+		val, err := o.run(req)
+		b.opts.Meter.onCPU(start)
+		done.Complete(val, err)
+	}()
+	return true
 }
 
 // GoMany is Go for several requests at once: done[i] receives the
@@ -341,6 +384,9 @@ func (b *Batcher[Q, R]) GoMany(ctx context.Context, reqs []Q, done []Completer[R
 	}
 	if len(reqs) == 0 {
 		return nil
+	}
+	if d := b.direct; d != nil {
+		return d.goMany(b, reqs, done)
 	}
 	start := time.Now()
 	s := b.intake.pick()
@@ -428,11 +474,17 @@ func (b *Batcher[Q, R]) wakeIfIdle(first bool) {
 // Close stops accepting requests, finishes the queued ones and waits for
 // the workers to return.
 func (b *Batcher[Q, R]) Close() {
-	if !b.closed.Swap(true) {
+	b.cpuMu.Lock()
+	first := !b.closed.Swap(true)
+	b.cpuMu.Unlock()
+	if first {
 		b.intake.close()
-		close(b.done)
+		if b.done != nil {
+			close(b.done)
+		}
 	}
 	b.wg.Wait()
+	b.cpuRuns.Wait()
 }
 
 // wakeOne wakes an idle worker of the engine running the fewest batches
@@ -480,7 +532,7 @@ func (b *Batcher[Q, R]) share(e int, waiting int64, oldest, free time.Time) (n i
 	if b.closed.Load() {
 		return n, 0
 	}
-	if !anyBusy && n < b.opts.MaxBatch {
+	if last := b.lastTaken.Load(); !anyBusy && n < b.opts.MaxBatch && (last == 0 || last > int64(n)) {
 		if wait = b.opts.MaxDelay - time.Since(oldest); wait > 0 {
 			return 0, wait
 		}
@@ -573,6 +625,7 @@ func (b *Batcher[Q, R]) work(e int, run RunFunc[Q, R]) {
 			w.busy.Add(1)
 			items, woken = b.intake.take(items[:0], n, woken)
 			w.running.Add(int64(len(items)))
+			b.lastTaken.Store(int64(len(items)))
 		}
 		b.taking.Unlock()
 		if n == 0 {
@@ -659,11 +712,18 @@ func (b *Batcher[Q, R]) runBatch(run RunFunc[Q, R], items []item[Q, R], reqs []Q
 		return reqs
 	}
 	reqs = reqs[:0]
+	var since int64 // sum of the requests' stamps after the first's, for their mean wait
 	for _, it := range live {
 		reqs = append(reqs, it.req)
+		since += it.start - live[0].start
 	}
 	vals, err := safeRun(run, reqs)
 	res := results(vals, err, len(live))
+	if o := b.offload; o != nil && res.err == nil {
+		// the batched path's wait, as a request of it sees it: from its
+		// submission to its answer, about now
+		o.batchedWait.observe(time.Duration(stampNow() - live[0].start - since/int64(len(live))))
+	}
 	b.answer(live, res)
 	clear(reqs) // the requests may hold keys: no reference kept
 	return reqs

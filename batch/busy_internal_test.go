@@ -35,3 +35,38 @@ func TestHostBusy(t *testing.T) {
 	wg.Wait()
 	require.Eventually(t, func() bool { return !h.isBusy(time.Now().UnixNano()) }, 5*time.Second, 5*time.Millisecond, "idle again")
 }
+
+// Cores busy with the CPU path's own requests (offloaded) do not make the
+// host busy: the path would shut itself once it filled the cores.
+func TestHostBusyLeavesOutTheCPUPath(t *testing.T) {
+	h := newHostBusy()
+	h.share = 0.2
+	if !h.usable {
+		t.Skip("no process CPU time on this system")
+	}
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !stop.Load() {
+				start := time.Now()
+				for time.Since(start) < time.Millisecond {
+				}
+				h.offloaded(time.Since(start)) // as the CPU path counts a request
+			}
+		}()
+	}
+	busy := 0
+	deadline := time.Now().Add(500 * time.Millisecond)
+	for time.Now().Before(deadline) {
+		if h.isBusy(time.Now().UnixNano()) {
+			busy++
+		}
+		time.Sleep(time.Millisecond)
+	}
+	stop.Store(true)
+	wg.Wait()
+	require.Zero(t, busy, "busy while every core computed the CPU path's requests")
+}

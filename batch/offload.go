@@ -5,31 +5,35 @@ import (
 	"time"
 )
 
-// NewWithCPU is New with a CPU path for single requests: opportunistic
-// offload. While the workers' batches would make a request wait longer
-// than the CPU takes to compute it, and fewer than Options.CPUOffload
-// requests are on the CPU, Do computes the request at once with cpu (a
-// RunFunc given one request) in the caller's goroutine; otherwise the
-// request is batched as with New. So a lone request never waits for a
-// batch, and under load, when the CPU slots are taken, requests gather
+// NewWithCPU is New with a CPU path: each request goes where it is
+// expected to finish first. While the workers' batches would make a
+// request wait longer than the CPU takes to compute it, and fewer than
+// Options.CPUOffload requests are on the CPU, a request is computed at
+// once with cpu (a RunFunc given one request): Do computes it in the
+// caller's goroutine, Go in a goroutine of its own; otherwise it is
+// batched as with New. So a lone request never waits for a batch, and
+// under load, when the CPU slots are taken or more requests wait for
+// batches than the cores could finish in a batch's time, requests gather
 // into batches for the device.
 //
 // The CPU path also stays shut while this process keeps nearly all of its
-// GOMAXPROCS cores busy (busy.go): where the host's cores are the
-// server's bottleneck, a request computed on them costs more than its
-// wait for a batch.
+// GOMAXPROCS cores busy with other work than the CPU path's own requests
+// (busy.go): where the host's cores are the server's bottleneck (a TLS
+// terminator's handshakes, the device batches' own host work), a request
+// computed on them costs more than its wait for a batch saves.
 //
 // The rule compares two measured times, each a moving average: the wall
 // time c of one request on the CPU, and the time w a batched request
-// waited from Do to its answer (queueing included, so it grows with the
-// load). A request takes a free CPU slot when c < w and fewer requests
-// are on the batched path than the slots could finish in w (slots·w/c):
-// beyond that the load is the device's, and the host's cores are better
-// spent feeding its batches. The first request takes the CPU, the next is
-// batched, so both times are known from the start. The
-// estimates follow the load (a CPU that slows because the host is busy
-// sends more to the batches), and an estimate that no request has renewed
-// for a second is renewed by sending one request down that path.
+// waits from its submission to its answer (queueing included, so it
+// grows with the load), measured by the workers as they answer. A
+// request takes a free CPU slot when c < w and fewer requests are on the
+// batched path than the slots could finish in w (slots·w/c): beyond that
+// the load is the device's, and the host's cores are better spent feeding
+// its batches. The first request takes the CPU, the next is batched, so
+// both times are known from the start. The estimates follow the load (a
+// CPU that slows because the host is busy sends more to the batches), and
+// an estimate that no request has renewed for a second is renewed by
+// sending one request down that path.
 //
 // With Options.CPUOffload negative, NewWithCPU is New.
 func NewWithCPU[Q, R any](opts Options, cpu RunFunc[Q, R], workers ...RunFunc[Q, R]) *Batcher[Q, R] {
@@ -94,9 +98,11 @@ func (o *offload[Q, R]) run(req Q) (R, error) {
 	start := time.Now()
 	vals, err := safeRun(o.cpu, []Q{req})
 	out := results(vals, err, 1).of(0)
+	took := time.Since(start)
 	if out.err == nil {
-		o.cpuTime.observe(time.Since(start))
+		o.cpuTime.observe(took)
 	}
+	host.offloaded(took)
 	o.onCPU.Add(1)
 	return out.val, out.err
 }

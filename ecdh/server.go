@@ -250,8 +250,9 @@ type Call struct {
 // (batch.Options.QueueSize), until ctx ends. Its own error (a nil or
 // unbuffered Done, a nil curve or context, an ended context, a closed
 // server) means the Call was not submitted and will not arrive on Done.
-// Calls submitted with Go always go to the engines' batches, never to the
-// CPU path of a lone request.
+// Like SharedSecret, a Call may be computed on the CPU path (in a
+// goroutine of its own) while few are in flight and the CPU would finish
+// it before a batch.
 func (s *Server) Go(ctx context.Context, call *Call) error {
 	if call == nil || call.Done == nil || cap(call.Done) == 0 {
 		return errors.New("ecdh: Server.Go needs a Call with a buffered Done channel")

@@ -22,7 +22,8 @@ import (
 // crypto/ecdsa, in the caller's goroutine, so a lone request does not
 // wait for a device batch (batch.NewWithCPU says when,
 // batch.Options.CPUOffload how many at once; negative: never). A Server
-// whose engines all compute on the CPU batches everything.
+// whose engines all compute on the CPU computes each request at once, as
+// crypto/ecdsa would, and batches nothing (batch.NewDirect).
 type Server struct {
 	sign    *batch.Batcher[signRequest, []byte]
 	verify  *batch.Batcher[verifyRequest, bool]

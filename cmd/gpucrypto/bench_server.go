@@ -371,7 +371,7 @@ func batchFlags(fs *flag.FlagSet, prefix string) func() batch.Options {
 	maxBatch := fs.Int("max-batch", 0, prefix+"batch.Options.MaxBatch (0: default)")
 	maxDelay := fs.Duration("max-delay", 0, prefix+"batch.Options.MaxDelay (0: default)")
 	pipeline := fs.Int("pipeline", 0, prefix+"batch.Options.Pipeline (0: default)")
-	offload := fs.Int("offload", 0, prefix+"batch.Options.CPUOffload: requests on the CPU at once while the device would make them wait (0: default, GOMAXPROCS/2; -1: none, every request batched)")
+	offload := fs.Int("offload", 0, prefix+"batch.Options.CPUOffload: requests on the CPU at once while the device would make them wait (0: default, GOMAXPROCS; -1: none, every request batched)")
 	answerPiece := fs.Int("answer-piece", 0, prefix+"batch.Options.AnswerPiece: a batch's callers answered that many at a time, each piece by a goroutine of its own (0: the Server's default; -1: on all cores with batch.Parallel)")
 	answerAlongside := fs.Bool("answer-alongside", false, prefix+"batch.Options.AnswerAlongside: with a positive --answer-piece, the batch's worker answers pieces too")
 	return func() batch.Options {

@@ -31,8 +31,12 @@ func CheckEngines[E placed](pkg string, engines []E) error {
 }
 
 // NewBatcher is a Server's batcher of one operation: a worker per engine
-// running run on it, and the CPU path of lone requests running run on
-// cpu, unless every engine computes on the CPU already (batch.NewWithCPU).
+// running run on it, and the CPU path of the requests that the CPU
+// finishes first running run on cpu (batch.NewWithCPU). Where every
+// engine computes on the CPU, it batches nothing: each request is
+// computed at once on the first engine, as crypto/* would
+// (batch.NewDirect), unless opts.CPUOffload is negative (every request
+// batched).
 func NewBatcher[E placed, Q, R any](opts batch.Options, engines []E, cpu E, run func(E, []Q) ([]R, error)) *batch.Batcher[Q, R] {
 	workers := make([]batch.RunFunc[Q, R], len(engines))
 	allCPU := true
@@ -40,11 +44,13 @@ func NewBatcher[E placed, Q, R any](opts batch.Options, engines []E, cpu E, run 
 		workers[i] = func(reqs []Q) ([]R, error) { return run(e, reqs) }
 		allCPU = allCPU && e.Device() == nil
 	}
-	var offload batch.RunFunc[Q, R]
-	if !allCPU {
-		offload = func(reqs []Q) ([]R, error) { return run(cpu, reqs) }
+	if allCPU {
+		if opts.CPUOffload >= 0 {
+			return batch.NewDirect(opts, workers[0])
+		}
+		return batch.New(opts, workers...)
 	}
-	return batch.NewWithCPU(opts, offload, workers...)
+	return batch.NewWithCPU(opts, func(reqs []Q) ([]R, error) { return run(cpu, reqs) }, workers...)
 }
 
 // Groups calls run once for each distinct key of reqs (in the order the

@@ -1,0 +1,89 @@
+package batch
+
+import (
+	"time"
+)
+
+// NewDirect is a Batcher that batches nothing: it computes each request
+// at once with cpu (a RunFunc given the requests to compute), Do in the
+// caller's goroutine and Go in a goroutine of its own, as a caller of
+// crypto/* would. For a Server whose engines all compute on the CPU: a
+// batch there only adds its wait to the same work on the same cores.
+// Options.Meter counts the requests (all of them on the CPU); the other
+// Options do not apply. Close makes later requests fail with ErrClosed
+// and waits for those of Go still computing.
+func NewDirect[Q, R any](opts Options, cpu RunFunc[Q, R]) *Batcher[Q, R] {
+	if cpu == nil {
+		panic("batch.NewDirect: no function")
+	}
+	b := &Batcher[Q, R]{opts: opts.withDefaults(), direct: &direct[Q, R]{cpu: cpu}}
+	b.intake.init() // empty, for the intake's counts (waiting, QueueDepth)
+	return b
+}
+
+// direct is NewDirect's path: every request computed at once on the CPU.
+type direct[Q, R any] struct {
+	cpu RunFunc[Q, R]
+}
+
+// run computes reqs and gives each its outcome.
+func (d *direct[Q, R]) run(reqs []Q) batchResults[R] {
+	vals, err := safeRun(d.cpu, reqs)
+	return results(vals, err, len(reqs))
+}
+
+// do computes one request of Do in the caller's goroutine.
+func (d *direct[Q, R]) do(b *Batcher[Q, R], req Q, start time.Time) (R, error) {
+	if b.closed.Load() {
+		var zero R
+		b.opts.Meter.one(start)
+		return zero, ErrClosed
+	}
+	out := d.run([]Q{req}).of(0)
+	b.opts.Meter.onCPU(start)
+	return out.val, out.err
+}
+
+// goOne computes one request of Go in a goroutine of its own.
+func (d *direct[Q, R]) goOne(b *Batcher[Q, R], req Q, done Completer[R]) error {
+	return d.spawn(b, func() {
+		start := time.Now()
+		out := d.run([]Q{req}).of(0)
+		b.opts.Meter.onCPU(start)
+		done.Complete(out.val, out.err)
+	})
+}
+
+// goMany computes the requests of GoMany together, in a goroutine of
+// their own (the CPU engine spreads them over the cores).
+func (d *direct[Q, R]) goMany(b *Batcher[Q, R], reqs []Q, done []Completer[R]) error {
+	reqs = append([]Q(nil), reqs...) // the caller may reuse its slice once GoMany returns
+	done = append([]Completer[R](nil), done...)
+	return d.spawn(b, func() {
+		start := time.Now()
+		res := d.run(reqs)
+		for range reqs {
+			b.opts.Meter.onCPU(start)
+		}
+		clear(reqs) // the requests may hold keys: no reference kept
+		for i := range done {
+			o := res.of(i)
+			done[i].Complete(o.val, o.err)
+		}
+	})
+}
+
+// spawn starts f on a goroutine counted in b.cpuRuns, unless b is closed.
+func (d *direct[Q, R]) spawn(b *Batcher[Q, R], f func()) error {
+	b.cpuMu.RLock()
+	defer b.cpuMu.RUnlock()
+	if b.closed.Load() {
+		return ErrClosed
+	}
+	b.cpuRuns.Add(1)
+	go func() {
+		defer b.cpuRuns.Done()
+		f()
+	}()
+	return nil
+}

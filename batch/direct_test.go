@@ -1,0 +1,153 @@
+package batch_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpucrypto/gpucrypto/batch"
+)
+
+// chanCompleter sends each outcome on a channel.
+type chanCompleter chan [2]any
+
+func (c chanCompleter) Complete(v int, err error) { c <- [2]any{v, err} }
+
+// A direct Batcher computes every request at once, alone (never in a
+// batch), Do in the caller's goroutine: as many callers, as many requests
+// computed at the same time; Go and GoMany complete each request; after
+// Close every form fails with ErrClosed, and Close waits for what Go
+// started.
+func TestDirect(t *testing.T) {
+	var calls, reqs atomic.Int64
+	var running, most atomic.Int64
+	run := func(in []int) ([]int, error) {
+		n := running.Add(1)
+		defer running.Add(-1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		calls.Add(1)
+		reqs.Add(int64(len(in)))
+		time.Sleep(20 * time.Millisecond)
+		out := make([]int, len(in))
+		for i, v := range in {
+			out[i] = 2 * v
+		}
+		return out, nil
+	}
+	var meter batch.Meter
+	b := batch.NewDirect(batch.Options{Meter: &meter, MaxDelay: time.Hour}, run)
+
+	const callers = 8
+	var wg sync.WaitGroup
+	for i := range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v, err := b.Do(context.Background(), i)
+			require.NoError(t, err)
+			require.Equal(t, 2*i, v)
+		}()
+	}
+	wg.Wait()
+	require.Equal(t, int64(callers), calls.Load(), "one call per request: nothing batched")
+	require.Equal(t, int64(callers), most.Load(), "the callers' requests computed at the same time")
+
+	done := make(chanCompleter, 4)
+	require.NoError(t, b.Go(context.Background(), 5, done))
+	require.NoError(t, b.GoMany(context.Background(), []int{1, 2, 3}, []batch.Completer[int]{done, done, done}))
+	sum := 0
+	for range 4 {
+		o := <-done
+		require.Nil(t, o[1])
+		sum += o[0].(int)
+	}
+	require.Equal(t, 2*(5+1+2+3), sum)
+	st := meter.Stats()
+	require.Equal(t, int64(callers+4), st.Calls)
+	require.Equal(t, int64(callers+4), st.CPUOps)
+
+	// Close waits for a Go still computing; then every form fails
+	slow := make(chanCompleter, 1)
+	require.NoError(t, b.Go(context.Background(), 7, slow))
+	b.Close()
+	select {
+	case o := <-slow:
+		require.Equal(t, 14, o[0])
+	default:
+		t.Fatal("Close returned before the Go it had started completed")
+	}
+	_, err := b.Do(context.Background(), 1)
+	require.ErrorIs(t, err, batch.ErrClosed)
+	require.ErrorIs(t, b.Go(context.Background(), 1, done), batch.ErrClosed)
+	require.ErrorIs(t, b.GoMany(context.Background(), []int{1}, []batch.Completer[int]{done}), batch.ErrClosed)
+}
+
+// A direct Batcher's per-element errors and panics are the request's own.
+func TestDirectErrors(t *testing.T) {
+	bad := errors.New("bad request")
+	b := batch.NewDirect(batch.Options{}, func(in []int) ([]int, error) {
+		if in[0] < 0 {
+			panic("negative")
+		}
+		if in[0] == 0 {
+			return nil, bad
+		}
+		return []int{in[0]}, nil
+	})
+	defer b.Close()
+	_, err := b.Do(context.Background(), 0)
+	require.ErrorIs(t, err, bad)
+	_, err = b.Do(context.Background(), -1)
+	require.ErrorContains(t, err, "panicked")
+	v, err := b.Do(context.Background(), 3)
+	require.NoError(t, err)
+	require.Equal(t, 3, v)
+}
+
+// Requests of Go take the CPU path too while it finishes first (a slow
+// device, a fast CPU, few requests in flight), each completed once; and
+// Close waits for those still computing there.
+func TestOffloadGoRunsOnTheCPU(t *testing.T) {
+	var devCalls, devReqs, cpuCalls, cpuReqs atomic.Int64
+	b := batch.NewWithCPU(batch.Options{MaxDelay: time.Millisecond},
+		sleepy(time.Millisecond, &cpuCalls, &cpuReqs), sleepy(20*time.Millisecond, &devCalls, &devReqs))
+	done := make(chanCompleter, 1)
+	for i := range 40 {
+		require.NoError(t, b.Go(context.Background(), i, done))
+		o := <-done
+		require.Nil(t, o[1])
+		require.Equal(t, 2*i, o[0])
+	}
+	require.LessOrEqual(t, devReqs.Load(), int64(3), "device requests")
+	require.Equal(t, int64(40)-devReqs.Load(), b.OnCPU())
+	require.NoError(t, b.Go(context.Background(), 100, done))
+	b.Close()
+	select {
+	case o := <-done:
+		require.Equal(t, 200, o[0])
+	default:
+		t.Fatal("Close returned before a request on the CPU path completed")
+	}
+}
+
+// Once the batches taken are small (a light load), a lone request is not
+// held MaxDelay for company that is not coming.
+func TestLightLoadIsNotHeld(t *testing.T) {
+	var calls, reqs atomic.Int64
+	b := batch.New(batch.Options{MaxDelay: 300 * time.Millisecond}, sleepy(0, &calls, &reqs))
+	defer b.Close()
+	_, err := b.Do(context.Background(), 1) // the first: held for company (no batch seen yet)
+	require.NoError(t, err)
+	for i := range 5 {
+		start := time.Now()
+		_, err := b.Do(context.Background(), i)
+		require.NoError(t, err)
+		require.Less(t, time.Since(start), 150*time.Millisecond, "request %d held for company after batches of one", i)
+	}
+}
