@@ -154,7 +154,7 @@ type Batcher[Q, R any] struct {
 	// against Close (read-locked to start one, locked by Close)
 	cpuRuns sync.WaitGroup
 	cpuMu   sync.RWMutex
-	answers sync.Pool      // of chan outcome[R], the blocking callers' (Do)
+	answers sync.Pool // of chan outcome[R], the blocking callers' (Do)
 	// lastTaken is the size of the last batch a worker took (0: none
 	// yet): an idle worker holds what waits for company only while it is
 	// below that (share)

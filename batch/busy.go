@@ -24,16 +24,16 @@ import (
 // getrusage on Unix), sampled at most every busyPeriod by the caller that
 // finds the sample stale.
 type hostBusy struct {
-	mu     sync.Mutex
-	at     atomic.Int64  // Unix ns of the last sample (written under mu)
-	cpu    time.Duration // the process's CPU time then (under mu)
+	mu  sync.Mutex
+	at  atomic.Int64  // Unix ns of the last sample (written under mu)
+	cpu time.Duration // the process's CPU time then (under mu)
 	// ownNs is the wall time the CPU paths spent on requests so far (ns);
 	// own its value at the last sample (under mu)
-	ownNs atomic.Int64
-	own   int64
-	busy   atomic.Bool   // the last period's verdict
-	usable bool          // cputime.Process works here
-	share  float64       // busyShare (tests lower it: a shared test machine gives a process less)
+	ownNs  atomic.Int64
+	own    int64
+	busy   atomic.Bool // the last period's verdict
+	usable bool        // cputime.Process works here
+	share  float64     // busyShare (tests lower it: a shared test machine gives a process less)
 }
 
 // busyPeriod is how often the verdict is renewed; busyShare is the share
