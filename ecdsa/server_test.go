@@ -11,6 +11,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"io"
+	"math/big"
 	"sync"
 	"testing"
 	"time"
@@ -193,4 +194,106 @@ func TestServerVerifyForms(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// The asynchronous forms and the new blocking ones: Server.Go signs (both
+// forms, hedged and deterministic), verifies, agrees keys and computes
+// public keys; Signer.Go and SignContext sign; SignP1363 and PublicKey
+// block; on a device Server and a CPU one, every outcome is crypto/*'s.
+func TestServerGo(t *testing.T) {
+	for name, e := range engines(t) {
+		t.Run(name, func(t *testing.T) {
+			s, err := ecdsa.NewServer(batch.Options{MaxBatch: 32, MaxDelay: time.Millisecond, CPUOffload: -1}, e)
+			require.NoError(t, err)
+			key, err := stdecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+			require.NoError(t, err)
+			pub := &key.PublicKey
+			signer, err := s.Signer(key)
+			require.NoError(t, err)
+			ecdhKey, err := key.ECDH()
+			require.NoError(t, err)
+			peer, err := stdecdh.P256().GenerateKey(rand.Reader)
+			require.NoError(t, err)
+			wantSecret, err := ecdhKey.ECDH(peer.PublicKey())
+			require.NoError(t, err)
+
+			const n = 24
+			done := make(chan *ecdsa.Call, 4*n)
+			calls := make([]ecdsa.Call, 4*n)
+			for i := range n {
+				h := sha256.Sum256([]byte{byte(i)})
+				form := ecdsa.Form(i % 2)
+				calls[4*i] = ecdsa.Call{Key: key, Hash: h[:], Form: form, Deterministic: i%3 == 0, Done: done}
+				calls[4*i+1] = ecdsa.Call{Hash: h[:], Form: form, Done: done} // Signer.Go: deterministic
+				calls[4*i+2] = ecdsa.Call{Priv: ecdhKey.Bytes(), Peer: peer.PublicKey().Bytes(), Done: done}
+				calls[4*i+3] = ecdsa.Call{Priv: ecdhKey.Bytes(), Done: done}
+				require.NoError(t, s.Go(context.Background(), &calls[4*i]))
+				require.NoError(t, signer.Go(context.Background(), &calls[4*i+1]))
+				require.NoError(t, s.Go(context.Background(), &calls[4*i+2]))
+				require.NoError(t, s.Go(context.Background(), &calls[4*i+3]))
+			}
+			for range 4 * n {
+				c := <-done
+				require.NoError(t, c.Err)
+				switch {
+				case c.Hash != nil:
+					require.True(t, verify(pub, c.Hash, c.Result, c.Form), "a signature of Go that crypto/ecdsa refuses")
+				case c.Peer != nil:
+					require.Equal(t, wantSecret, c.Result)
+				default:
+					require.Equal(t, ecdhKey.PublicKey().Bytes(), c.Result)
+				}
+			}
+			// deterministic ones are RFC 6979's: Signer.Sign with a nil reader agrees
+			h := sha256.Sum256([]byte("fixed"))
+			c := ecdsa.Call{Hash: h[:], Done: done}
+			require.NoError(t, signer.Go(context.Background(), &c))
+			<-done
+			want, err := signer.SignContext(context.Background(), nil, h[:], crypto.SHA256)
+			require.NoError(t, err)
+			require.Equal(t, want, c.Result)
+
+			// verifications of Go, one corrupted in two
+			for i := range 2 * n {
+				c := &calls[2*(i/2)+i%2]
+				sig := append([]byte(nil), c.Result...)
+				if i%2 == 1 {
+					sig[len(sig)-1] ^= 1
+				}
+				*c = ecdsa.Call{Pub: pub, Hash: c.Hash, Signature: sig, Form: c.Form, Done: done}
+				require.NoError(t, s.Go(context.Background(), c))
+			}
+			for range 2 * n {
+				c := <-done
+				require.NoError(t, c.Err)
+				require.Equal(t, verify(pub, c.Hash, c.Signature, c.Form), c.Valid)
+			}
+
+			p1363, err := s.SignP1363(context.Background(), nil, key, h[:])
+			require.NoError(t, err)
+			require.Len(t, p1363, ecdsa.P1363Size)
+			require.True(t, verify(pub, h[:], p1363, ecdsa.P1363))
+			got, err := s.PublicKey(context.Background(), ecdhKey.Bytes())
+			require.NoError(t, err)
+			require.Equal(t, ecdhKey.PublicKey().Bytes(), got)
+
+			require.ErrorContains(t, s.Go(context.Background(), &ecdsa.Call{Done: done}), "exactly one")
+			require.ErrorContains(t, s.Go(context.Background(), &ecdsa.Call{Key: key, Pub: pub, Done: done}), "exactly one")
+			require.ErrorContains(t, s.Go(context.Background(), &ecdsa.Call{Key: key}), "buffered Done")
+			require.NoError(t, s.Close())
+			require.ErrorIs(t, s.Go(context.Background(), &ecdsa.Call{Key: key, Hash: h[:], Done: done}), batch.ErrClosed)
+		})
+	}
+}
+
+// verify is crypto/ecdsa's verdict on sig in form.
+func verify(pub *stdecdsa.PublicKey, hash, sig []byte, form ecdsa.Form) bool {
+	if form == ecdsa.ASN1 {
+		return stdecdsa.VerifyASN1(pub, hash, sig)
+	}
+	if len(sig) != ecdsa.P1363Size {
+		return false
+	}
+	r, s := new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])
+	return stdecdsa.Verify(pub, hash, r, s)
 }

@@ -107,3 +107,58 @@ func TestSignerTLS(t *testing.T) {
 	require.NoError(t, err)
 	devicetest.ServeTLS(t, signer)
 }
+
+// The asynchronous forms: Server.Go signs and verifies, Signer.Go signs,
+// many Calls in flight at once, on a device Server (batched) and on a CPU
+// one (computed at once); every outcome is crypto/ed25519's, and after
+// Close Go fails with batch.ErrClosed.
+func TestServerGo(t *testing.T) {
+	for name, e := range engines(t) {
+		t.Run(name, func(t *testing.T) {
+			s, err := ed25519.NewServer(batch.Options{MaxBatch: 64, MaxDelay: time.Millisecond, CPUOffload: -1}, e)
+			require.NoError(t, err)
+			key := stded25519.NewKeyFromSeed(bytes.Repeat([]byte{7}, 32))
+			pub := key.Public().(stded25519.PublicKey)
+			signer, err := s.Signer(key)
+			require.NoError(t, err)
+			const n = 100
+			done := make(chan *ed25519.Call, 2*n)
+			calls := make([]ed25519.Call, 2*n)
+			for i := range n {
+				calls[i] = ed25519.Call{Key: key, Message: []byte{byte(i)}, Done: done}
+				require.NoError(t, s.Go(context.Background(), &calls[i]))
+				c := &calls[n+i]
+				*c = ed25519.Call{Message: []byte{byte(i), 1}, Done: done}
+				require.NoError(t, signer.Go(context.Background(), c))
+			}
+			for range 2 * n {
+				c := <-done
+				require.NoError(t, c.Err)
+				want := stded25519.Sign(key, c.Message)
+				require.Equal(t, want, c.Signature)
+			}
+			// verify them all back, one corrupted in two
+			for i := range 2 * n {
+				c := &calls[i]
+				if i%2 == 1 {
+					c.Signature[3] ^= 0x10
+				}
+				*c = ed25519.Call{Pub: pub, Message: c.Message, Signature: c.Signature, Done: done}
+				require.NoError(t, s.Go(context.Background(), c))
+			}
+			for range 2 * n {
+				c := <-done
+				require.NoError(t, c.Err)
+				require.Equal(t, stded25519.Verify(pub, c.Message, c.Signature), c.Valid)
+			}
+			require.ErrorContains(t, s.Go(context.Background(), &ed25519.Call{Key: key}), "buffered Done")
+			require.ErrorContains(t, s.Go(context.Background(), &ed25519.Call{Key: key, Done: make(chan *ed25519.Call)}), "buffered Done")
+			sig, err := signer.SignContext(context.Background(), nil, []byte("x"), crypto.Hash(0))
+			require.NoError(t, err)
+			require.Equal(t, stded25519.Sign(key, []byte("x")), sig)
+			require.NoError(t, s.Close())
+			require.ErrorIs(t, s.Go(context.Background(), &ed25519.Call{Key: key, Done: done}), batch.ErrClosed)
+			require.ErrorIs(t, signer.Go(context.Background(), &ed25519.Call{Done: done}), batch.ErrClosed)
+		})
+	}
+}

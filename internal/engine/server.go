@@ -3,31 +3,101 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"reflect"
+	"sync/atomic"
 
 	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/device"
 )
 
-// placed is an engine as a Server sees it: on a device, or on the CPU
-// (nil Device).
-type placed interface {
+// Placed is an engine as a Server sees it: on a device, or on the CPU
+// (nil Device), with its counts and its end.
+type Placed interface {
 	comparable
 	Device() *device.Device
+	Stats() batch.Stats
+	Close() error
+}
+
+// Server is the shell under every package's Server: its engines, the CPU
+// engine of its CPU path, one Meter shared by the batchers of its
+// operations (Operation), its Stats and its Close. A package's Server
+// holds one and adds its typed operations; the scheduling (where each
+// request runs, how batches form and are answered) is the batch
+// package's, the same for every algorithm.
+type Server[E Placed] struct {
+	pkg     string
+	engines []E
+	cpu     E // the CPU path's engine, the Server's own (closed by Close)
+	opts    batch.Options
+	meter   batch.Meter
+	closed  atomic.Bool
+	ops     []interface{ Close() }
+}
+
+// Answering is how an algorithm's Server answers a batch's callers when
+// batch.Options leaves it to the Server (AnswerPiece zero): as
+// batch.Options.AnswerPiece and AnswerAlongside would, given the number
+// of engines.
+type Answering func(engines int) (piece int, alongside bool)
+
+// Defaults are an algorithm's choices for the batch.Options that a user
+// leaves zero: the batches in flight per engine (Pipeline; 0: batch's
+// default) and the answering (nil: batch's default, batch.Parallel).
+type Defaults struct {
+	Pipeline  int
+	Answering Answering
+}
+
+// NewServer returns the shell of package pkg's Server over engines, with
+// the CPU engine cpu for its CPU path and the algorithm's defaults for
+// what opts leaves zero. It fails without an engine or with a nil one
+// (an interface holding a nil pointer included).
+func NewServer[E Placed](pkg string, opts batch.Options, engines []E, cpu E, d Defaults) (*Server[E], error) {
+	if err := CheckEngines(pkg, engines); err != nil {
+		return nil, err
+	}
+	s := &Server[E]{pkg: pkg, engines: engines, cpu: cpu}
+	if opts.Pipeline == 0 {
+		opts.Pipeline = d.Pipeline
+	}
+	if opts.AnswerPiece == 0 && d.Answering != nil {
+		opts.AnswerPiece, opts.AnswerAlongside = d.Answering(len(engines))
+	}
+	opts.Meter = &s.meter
+	s.opts = opts
+	return s, nil
 }
 
 // CheckEngines is the error of a Server's NewServer (package pkg) over
 // engines: none, or a nil one.
-func CheckEngines[E placed](pkg string, engines []E) error {
+func CheckEngines[E comparable](pkg string, engines []E) error {
 	if len(engines) == 0 {
 		return fmt.Errorf("%s: NewServer needs at least one engine", pkg)
 	}
 	var none E
 	for i, e := range engines {
-		if e == none {
+		if e == none || isNilPointer(e) {
 			return fmt.Errorf("%s: NewServer: engine %d is nil", pkg, i)
 		}
 	}
 	return nil
+}
+
+// isNilPointer reports whether e is a nil pointer, also one held by an
+// interface (a typed nil), which a comparison with the zero E misses.
+func isNilPointer(e any) bool {
+	v := reflect.ValueOf(e)
+	return v.Kind() == reflect.Pointer && v.IsNil()
+}
+
+// Operation adds an operation to s: a batcher of its requests whose
+// workers run run on each engine and whose CPU path runs run on the
+// Server's CPU engine (NewBatcher). Close closes it.
+func Operation[E Placed, Q, R any](s *Server[E], run func(E, []Q) ([]R, error)) *batch.Batcher[Q, R] {
+	b := NewBatcher(s.opts, s.engines, s.cpu, run)
+	s.ops = append(s.ops, b)
+	return b
 }
 
 // NewBatcher is a Server's batcher of one operation: a worker per engine
@@ -37,7 +107,7 @@ func CheckEngines[E placed](pkg string, engines []E) error {
 // computed at once on the first engine, as crypto/* would
 // (batch.NewDirect), unless opts.CPUOffload is negative (every request
 // batched).
-func NewBatcher[E placed, Q, R any](opts batch.Options, engines []E, cpu E, run func(E, []Q) ([]R, error)) *batch.Batcher[Q, R] {
+func NewBatcher[E Placed, Q, R any](opts batch.Options, engines []E, cpu E, run func(E, []Q) ([]R, error)) *batch.Batcher[Q, R] {
 	workers := make([]batch.RunFunc[Q, R], len(engines))
 	allCPU := true
 	for i, e := range engines {
@@ -51,6 +121,43 @@ func NewBatcher[E placed, Q, R any](opts batch.Options, engines []E, cpu E, run 
 		return batch.New(opts, workers...)
 	}
 	return batch.NewWithCPU(opts, func(reqs []Q) ([]R, error) { return run(cpu, reqs) }, workers...)
+}
+
+// Engines are the Server's engines, as given to NewServer.
+func (s *Server[E]) Engines() []E { return s.engines }
+
+// CPU is the engine of the Server's CPU path.
+func (s *Server[E]) CPU() E { return s.cpu }
+
+// Err is nil while the Server is open, and after Close an error wrapping
+// batch.ErrClosed (for the Signers, keys and AEADs made from it).
+func (s *Server[E]) Err() error {
+	if s.closed.Load() {
+		return fmt.Errorf("%s: server closed: %w", s.pkg, batch.ErrClosed)
+	}
+	return nil
+}
+
+// Stats returns the Server's counts: its requests (Calls), those waiting
+// now, their latencies, the requests its CPU path computed, and the
+// operations of its engines, each engine once.
+func (s *Server[E]) Stats() batch.Stats {
+	st := s.meter.Stats()
+	AddDistinct(&st, s.engines)
+	return st
+}
+
+// Close stops the Server after finishing the queued requests; later
+// requests fail with batch.ErrClosed. It closes no engine (they may serve
+// others) but its own CPU engine. Calling it again does nothing.
+func (s *Server[E]) Close() error {
+	if s.closed.Swap(true) {
+		return nil
+	}
+	for _, op := range s.ops {
+		op.Close()
+	}
+	return s.cpu.Close()
 }
 
 // Groups calls run once for each distinct key of reqs (in the order the
