@@ -9,7 +9,8 @@ import (
 // caller's goroutine and Go in a goroutine of its own, as a caller of
 // crypto/* would. For a Server whose engines all compute on the CPU: a
 // batch there only adds its wait to the same work on the same cores.
-// Options.Meter counts the requests (all of them on the CPU); the other
+// Options.Meter counts the requests and their latencies (their operations
+// are the counts of the engine that cpu computes them on); the other
 // Options do not apply. Close makes later requests fail with ErrClosed
 // and waits for those of Go still computing.
 func NewDirect[Q, R any](opts Options, cpu RunFunc[Q, R]) *Batcher[Q, R] {
@@ -40,7 +41,7 @@ func (d *direct[Q, R]) do(b *Batcher[Q, R], req Q, start time.Time) (R, error) {
 		return zero, ErrClosed
 	}
 	out := d.run([]Q{req}).of(0)
-	b.opts.Meter.onCPU(start)
+	b.opts.Meter.one(start)
 	return out.val, out.err
 }
 
@@ -49,7 +50,7 @@ func (d *direct[Q, R]) goOne(b *Batcher[Q, R], req Q, done Completer[R]) error {
 	return d.spawn(b, func() {
 		start := time.Now()
 		out := d.run([]Q{req}).of(0)
-		b.opts.Meter.onCPU(start)
+		b.opts.Meter.one(start)
 		done.Complete(out.val, out.err)
 	})
 }
@@ -63,7 +64,7 @@ func (d *direct[Q, R]) goMany(b *Batcher[Q, R], reqs []Q, done []Completer[R]) e
 		start := time.Now()
 		res := d.run(reqs)
 		for range reqs {
-			b.opts.Meter.onCPU(start)
+			b.opts.Meter.one(start)
 		}
 		clear(reqs) // the requests may hold keys: no reference kept
 		for i := range done {

@@ -70,7 +70,7 @@ func TestDirect(t *testing.T) {
 	require.Equal(t, 2*(5+1+2+3), sum)
 	st := meter.Stats()
 	require.Equal(t, int64(callers+4), st.Calls)
-	require.Equal(t, int64(callers+4), st.CPUOps)
+	require.Zero(t, st.CPUOps, "the operations are the engine's to count")
 
 	// Close waits for a Go still computing; then every form fails
 	slow := make(chanCompleter, 1)

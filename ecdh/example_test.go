@@ -41,7 +41,7 @@ func ExampleEngine() {
 }
 
 // A Server batches single requests from many goroutines (one per TLS
-// handshake, say) and spreads the batches over its backends.
+// handshake, say) and spreads the batches over its engines.
 func ExampleServer() {
 	b, _ := ecdh.Auto()
 	defer b.Close()

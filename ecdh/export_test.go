@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 
+	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/device"
 	"github.com/gpucrypto/gpucrypto/internal/engine"
 )
@@ -160,4 +161,14 @@ func putKey(k []byte, m keyMask, dst []uint32, i, n int) {
 		dst[j*n+i] = binary.LittleEndian.Uint32(k[4*j:])
 	}
 	dst[(L-1)*n+i] = binary.LittleEndian.Uint32(k[4*(L-1):])&m.andTop | m.orTop
+}
+
+// ServerBackend is what a Server computes on: an *Engine, or a test's
+// stand-in (NewServerOver).
+type ServerBackend = backend
+
+// NewServerOver is NewServer over any backends (stand-ins for a device
+// that cost nothing, or that block).
+func NewServerOver(opts batch.Options, backends ...ServerBackend) (*Server, error) {
+	return newServer(opts, backends)
 }

@@ -19,9 +19,9 @@ import (
 // errors; nothing panics.
 func TestLifecycle(t *testing.T) {
 	_, err := ecdh.NewServer(batch.Options{})
-	require.Error(t, err, "no backend")
+	require.Error(t, err, "no engine")
 	_, err = ecdh.NewServer(batch.Options{}, nil)
-	require.Error(t, err, "a nil backend")
+	require.Error(t, err, "a nil engine")
 	var nilEngine *ecdh.Engine
 	_, err = ecdh.NewServer(batch.Options{}, ecdh.CPUEngine(), nilEngine)
 	require.Error(t, err, "a nil *Engine")

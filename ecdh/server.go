@@ -3,49 +3,53 @@ package ecdh
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"sync/atomic"
 
 	"github.com/gpucrypto/gpucrypto/batch"
+	"github.com/gpucrypto/gpucrypto/device"
 	"github.com/gpucrypto/gpucrypto/internal/engine"
 )
 
 // Server turns single requests from many goroutines into batches for one or
 // more engines (an Engine per device, or a CPU engine). Each engine gets its
-// own worker; a batch goes to whichever is free. Requests for the two curves
+// own workers; a batch goes to whichever is free. Requests for the two curves
 // and the two operations are batched separately.
 //
-// Requests are batched as batch.Options say, but for Pipeline and
-// AnswerPiece: zero gives four batches in flight per engine
-// (serverPipeline), not two, and answers in pieces of 128
-// (serverAnswerPiece), where a negative AnswerPiece answers on all cores
-// with batch.Parallel.
+// Requests are batched as batch.Options say; the ones it leaves zero are
+// ecdh's: four batches in flight per engine (serverPipeline), not two, and
+// a batch's callers answered in pieces of 128 (serverAnswerPiece).
 //
-// While few requests wait, they are computed on the CPU instead (the CPU
-// engine, constant-time), in the caller's goroutine, so a lone request
-// does not wait for a device batch: batch.NewWithCPU says when, and
-// batch.Options.CPUOffload how many at once (negative: never). A Server
-// whose engines all compute on the CPU batches everything.
+// Each request goes where it finishes first (batch.NewWithCPU): while the
+// device's batches would make it wait longer than a core takes, it is
+// computed at once on the CPU engine (constant-time), in the caller's
+// goroutine or for Go in a goroutine of its own, so a lone request has the
+// CPU's latency; under load, requests gather into batches.
+// batch.Options.CPUOffload bounds the requests on the CPU at once
+// (negative: none). A Server whose engines all compute on the CPU computes
+// each request at once and batches nothing (batch.NewDirect).
 type Server struct {
+	shell    *engine.Server[backend]
 	batchers map[*montgomery]*[2]*batch.Batcher[request, []byte] // [opPublic, opShared]
-	engines  []Backend
-	meter    batch.Meter
-	cpu      *Engine // the offload's
-	closed   atomic.Bool
+}
+
+// backend is what a Server's workers compute on: an *Engine (tests put
+// other backends there).
+type backend interface {
+	Backend
+	Device() *device.Device
+	Stats() batch.Stats
+	Close() error
 }
 
 type request struct{ priv, peer []byte }
 
 // serverPipeline is a Server's batch.Options.Pipeline when the options
-// leave it zero: four batches per engine at once. A ladder batch is short
-// (a millisecond for 8,192 X25519 on an H200), so more, smaller batches in
-// flight keep the device fed while the host answers the last one's
-// callers: 65,536 asynchronous calls in flight gave 8.0M/s against 5.9-6.5M
-// with two (docs/BENCHMARKS.md). Eight raise the rate of frames
+// leave it zero: four batches per engine at once. A ladder batch is
+// short, so more, smaller batches in flight keep the device fed while the
+// host answers the last one's callers. Eight raise the rate of frames
 // (Server.GoFrame) but cut blocking and per-call callers' batches smaller
-// and slow them (twenty-eighth session): a Server that takes frames alone
-// may set Pipeline 8.
+// and slow them: a Server that takes frames alone may set Pipeline 8.
 const serverPipeline = 4
 
 // serverAnswerPiece is a Server's batch.Options.AnswerPiece when the
@@ -59,50 +63,34 @@ const (
 	opShared
 )
 
-// NewServer starts a Server over backends (Engines, or other Servers) with
-// the given batching options. It fails without a backend or with a nil
-// one.
-func NewServer(opts batch.Options, backends ...Backend) (*Server, error) {
-	if len(backends) == 0 {
-		return nil, errors.New("ecdh: NewServer needs at least one backend")
+// NewServer starts a Server over engines with the given batching options.
+// It fails without an engine or with a nil one.
+func NewServer(opts batch.Options, engines ...*Engine) (*Server, error) {
+	if err := engine.CheckEngines("ecdh", engines); err != nil {
+		return nil, err
 	}
-	s := &Server{batchers: map[*montgomery]*[2]*batch.Batcher[request, []byte]{}, engines: backends, cpu: CPUEngine()}
-	allCPU := true
-	for i, be := range backends {
-		switch e := be.(type) {
-		case nil:
-			return nil, fmt.Errorf("ecdh: NewServer: backend %d is nil", i)
-		case *Engine:
-			if e == nil {
-				return nil, fmt.Errorf("ecdh: NewServer: backend %d is nil", i)
-			}
-			if e.Device() != nil {
-				allCPU = false
-			}
-		default:
-			allCPU = false
-		}
+	backends := make([]backend, len(engines))
+	for i, e := range engines {
+		backends[i] = e
 	}
-	opts.Meter = &s.meter
-	if opts.Pipeline <= 0 {
-		opts.Pipeline = serverPipeline
+	return newServer(opts, backends)
+}
+
+// newServer is NewServer over any backends.
+func newServer(opts batch.Options, backends []backend) (*Server, error) {
+	shell, err := engine.NewServer[backend]("ecdh", opts, backends, CPUEngine(), engine.Defaults{
+		Pipeline:  serverPipeline,
+		Answering: func(int) (int, bool) { return serverAnswerPiece, false },
+	})
+	if err != nil {
+		return nil, err
 	}
-	if opts.AnswerPiece == 0 {
-		opts.AnswerPiece = serverAnswerPiece
-	}
+	s := &Server{shell: shell, batchers: map[*montgomery]*[2]*batch.Batcher[request, []byte]{}}
 	for _, c := range Curves() {
 		m := c.params()
 		var ops [2]*batch.Batcher[request, []byte]
 		for op := range ops {
-			var workers []batch.RunFunc[request, []byte]
-			for _, be := range backends {
-				workers = append(workers, func(reqs []request) ([][]byte, error) { return runRequests(be, m, op, reqs) })
-			}
-			var offload batch.RunFunc[request, []byte]
-			if !allCPU {
-				offload = func(reqs []request) ([][]byte, error) { return runRequests(s.cpu, m, op, reqs) }
-			}
-			ops[op] = batch.NewWithCPU(opts, offload, workers...)
+			ops[op] = engine.Operation(shell, func(be backend, reqs []request) ([][]byte, error) { return runRequests(be, m, op, reqs) })
 		}
 		s.batchers[m] = &ops
 	}
@@ -127,22 +115,9 @@ func runRequests(be Backend, m *montgomery, op int, reqs []request) ([][]byte, e
 }
 
 // Stats returns the server's counts: its requests (Calls), those waiting
-// now, their latencies, and the operations of its engines (those that
-// report Stats) and of its CPU path.
-func (s *Server) Stats() batch.Stats {
-	st := s.meter.Stats() // the CPU path's operations too
-	var engines []*Engine
-	for _, be := range s.engines {
-		switch b := be.(type) {
-		case *Engine:
-			engines = append(engines, b)
-		case interface{ Stats() batch.Stats }: // another backend's own
-			st.Add(b.Stats())
-		}
-	}
-	engine.AddDistinct(&st, engines)
-	return st
-}
+// now, their latencies, and the operations of its engines and of its CPU
+// path.
+func (s *Server) Stats() batch.Stats { return s.shell.Stats() }
 
 // batcher returns the batcher of c and op, or an error for a nil curve.
 func (s *Server) batcher(c Curve, op int) (*batch.Batcher[request, []byte], error) {
@@ -172,28 +147,34 @@ func (s *Server) SharedSecret(ctx context.Context, c Curve, priv, peer []byte) (
 	return b.Do(ctx, request{priv: priv, peer: peer})
 }
 
-// PublicKeys implements Backend by submitting each element (so a Server can
-// stand wherever a Backend is expected).
-func (s *Server) PublicKeys(c Curve, privs [][]byte) ([][]byte, error) {
+// PublicKeys computes the public key of each of privs, each a request of
+// its own batched with other callers' (as Engine.PublicKeys: per-element
+// errors in a *batch.Error).
+func (s *Server) PublicKeys(ctx context.Context, c Curve, privs [][]byte) ([][]byte, error) {
 	if _, err := curveOf(c); err != nil {
 		return nil, err
 	}
-	return s.each(len(privs), func(ctx context.Context, i int) ([]byte, error) {
+	return s.each(ctx, len(privs), func(ctx context.Context, i int) ([]byte, error) {
 		return s.PublicKey(ctx, c, privs[i])
 	})
 }
 
-// SharedSecrets implements Backend.
-func (s *Server) SharedSecrets(c Curve, privs, peers [][]byte) ([][]byte, error) {
+// SharedSecrets computes the shared secret of each of privs with its peer,
+// each a request of its own batched with other callers' (as
+// Engine.SharedSecrets).
+func (s *Server) SharedSecrets(ctx context.Context, c Curve, privs, peers [][]byte) ([][]byte, error) {
 	if _, err := checkBatch(c, privs, peers, true); err != nil {
 		return nil, err
 	}
-	return s.each(len(privs), func(ctx context.Context, i int) ([]byte, error) {
+	return s.each(ctx, len(privs), func(ctx context.Context, i int) ([]byte, error) {
 		return s.SharedSecret(ctx, c, privs[i], peers[i])
 	})
 }
 
-func (s *Server) each(n int, f func(context.Context, int) ([]byte, error)) ([][]byte, error) {
+func (s *Server) each(ctx context.Context, n int, f func(context.Context, int) ([]byte, error)) ([][]byte, error) {
+	if ctx == nil {
+		return nil, errors.New("ecdh: nil context")
+	}
 	out := make([][]byte, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
@@ -201,7 +182,7 @@ func (s *Server) each(n int, f func(context.Context, int) ([]byte, error)) ([][]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out[i], errs[i] = f(context.Background(), i)
+			out[i], errs[i] = f(ctx, i)
 		}()
 	}
 	wg.Wait()
@@ -209,20 +190,9 @@ func (s *Server) each(n int, f func(context.Context, int) ([]byte, error)) ([][]
 }
 
 // Close stops the server after finishing queued requests; later requests
-// fail with batch.ErrClosed. It closes neither the engines (they may
-// serve others) nor does it fail: its error is for the Close of every
-// type being alike. Calling it again does nothing.
-func (s *Server) Close() error {
-	if s.closed.Swap(true) {
-		return nil
-	}
-	for _, ops := range s.batchers {
-		for _, b := range ops {
-			b.Close()
-		}
-	}
-	return s.cpu.Close()
-}
+// fail with batch.ErrClosed. It closes no engine (they may serve others).
+// Calling it again does nothing.
+func (s *Server) Close() error { return s.shell.Close() }
 
 // Call is one operation submitted with Server.Go: its inputs, and once it
 // is complete its Result (a public key or shared secret) or Err, after
@@ -325,8 +295,7 @@ var errFrameInFlight = errors.New("ecdh: Server.GoFrame: the Frame is in flight 
 // could not submit after others (the context ended, the server closed
 // meanwhile) that error. GoFrame blocks only while the server's queue is
 // full (batch.Options.QueueSize), until ctx ends. Calls submitted with
-// GoFrame always go to the engines' batches, never to the CPU path of a
-// lone request.
+// GoFrame always go to the engines' batches: a frame is load.
 func (s *Server) GoFrame(ctx context.Context, f *Frame) error {
 	if f == nil || f.Done == nil || cap(f.Done) == 0 {
 		return errors.New("ecdh: Server.GoFrame needs a Frame with a buffered Done channel")

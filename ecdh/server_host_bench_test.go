@@ -18,7 +18,7 @@ import (
 func BenchmarkServerHost(b *testing.B) {
 	key := make([]byte, 32)
 	b.Run("async", func(b *testing.B) {
-		s, err := ecdh.NewServer(batch.Options{CPUOffload: -1}, stubBackend{out: key})
+		s, err := ecdh.NewServerOver(batch.Options{CPUOffload: -1}, &stubBackend{out: key})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -66,7 +66,7 @@ func BenchmarkServerHost(b *testing.B) {
 		wg.Wait()
 	})
 	b.Run("async-frames", func(b *testing.B) { // GoFrame, frames of 64
-		s, err := ecdh.NewServer(batch.Options{CPUOffload: -1}, stubBackend{out: key})
+		s, err := ecdh.NewServerOver(batch.Options{CPUOffload: -1}, &stubBackend{out: key})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -113,7 +113,7 @@ func BenchmarkServerHost(b *testing.B) {
 		wg.Wait()
 	})
 	b.Run("blocking", func(b *testing.B) {
-		s, err := ecdh.NewServer(batch.Options{CPUOffload: -1, MaxDelay: time.Millisecond}, stubBackend{out: key})
+		s, err := ecdh.NewServerOver(batch.Options{CPUOffload: -1, MaxDelay: time.Millisecond}, &stubBackend{out: key})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpucrypto/gpucrypto/batch"
+	"github.com/gpucrypto/gpucrypto/device"
 	"github.com/gpucrypto/gpucrypto/cl"
 	"github.com/gpucrypto/gpucrypto/ecdh"
 	"github.com/gpucrypto/gpucrypto/internal/devicetest"
@@ -92,8 +93,8 @@ func testServerConcurrentCallers(t *testing.T, piece int) {
 
 func TestServerCancellation(t *testing.T) {
 	gate := make(chan struct{})
-	slow := blockingBackend{gate: gate}
-	s, err := ecdh.NewServer(batch.Options{MaxBatch: 4, MaxDelay: time.Millisecond, QueueSize: 8, CPUOffload: -1}, slow)
+	slow := &blockingBackend{gate: gate}
+	s, err := ecdh.NewServerOver(batch.Options{MaxBatch: 4, MaxDelay: time.Millisecond, QueueSize: 8, CPUOffload: -1}, slow)
 	require.NoError(t, err)
 
 	// A context cancelled before submission fails at once.
@@ -132,12 +133,12 @@ func TestServerCancellation(t *testing.T) {
 // blockingBackend is a CPU whose batches wait until gate closes.
 type blockingBackend struct{ gate chan struct{} }
 
-func (b blockingBackend) PublicKeys(c ecdh.Curve, privs [][]byte) ([][]byte, error) {
+func (b *blockingBackend) PublicKeys(c ecdh.Curve, privs [][]byte) ([][]byte, error) {
 	<-b.gate
 	return ecdh.CPUEngine().PublicKeys(c, privs)
 }
 
-func (b blockingBackend) SharedSecrets(c ecdh.Curve, privs, peers [][]byte) ([][]byte, error) {
+func (b *blockingBackend) SharedSecrets(c ecdh.Curve, privs, peers [][]byte) ([][]byte, error) {
 	<-b.gate
 	return ecdh.CPUEngine().SharedSecrets(c, privs, peers)
 }
@@ -240,8 +241,8 @@ func TestServerOffload(t *testing.T) {
 		}
 		s.Close()
 	}
-	// a Server of CPUs only batches everything, and counts each operation
-	// once
+	// a Server of CPUs only computes each request at once, and counts each
+	// operation once
 	s, err := ecdh.NewServer(batch.Options{MaxDelay: time.Millisecond}, ecdh.CPUEngine())
 	require.NoError(t, err)
 	defer s.Close()
@@ -394,7 +395,7 @@ type stubBackend struct {
 	out  []byte
 }
 
-func (b stubBackend) PublicKeys(c ecdh.Curve, privs [][]byte) ([][]byte, error) {
+func (b *stubBackend) PublicKeys(c ecdh.Curve, privs [][]byte) ([][]byte, error) {
 	if b.gate != nil {
 		<-b.gate
 	}
@@ -409,7 +410,7 @@ func (b stubBackend) PublicKeys(c ecdh.Curve, privs [][]byte) ([][]byte, error) 
 	return out, nil
 }
 
-func (b stubBackend) SharedSecrets(c ecdh.Curve, privs, peers [][]byte) ([][]byte, error) {
+func (b *stubBackend) SharedSecrets(c ecdh.Curve, privs, peers [][]byte) ([][]byte, error) {
 	return b.PublicKeys(c, privs)
 }
 
@@ -421,7 +422,7 @@ func (b stubBackend) SharedSecrets(c ecdh.Curve, privs, peers [][]byte) ([][]byt
 // completion that may send it back; a window that small is rarely hit,
 // so this test cannot promise to catch a change that breaks that.)
 func TestServerGoFrameResubmitted(t *testing.T) {
-	s, err := ecdh.NewServer(batch.Options{MaxBatch: 64, MaxDelay: 50 * time.Microsecond}, stubBackend{echo: true})
+	s, err := ecdh.NewServerOver(batch.Options{MaxBatch: 64, MaxDelay: 50 * time.Microsecond}, &stubBackend{echo: true})
 	require.NoError(t, err)
 	defer s.Close()
 	const frames, rounds = 8, 400
@@ -463,7 +464,7 @@ func TestServerGoFrameResubmitted(t *testing.T) {
 // in flight still comes back once, whole.
 func TestServerGoFrameInFlight(t *testing.T) {
 	gate := make(chan struct{})
-	s, err := ecdh.NewServer(batch.Options{MaxDelay: time.Millisecond}, stubBackend{gate: gate, out: []byte{7}})
+	s, err := ecdh.NewServerOver(batch.Options{MaxDelay: time.Millisecond}, &stubBackend{gate: gate, out: []byte{7}})
 	require.NoError(t, err)
 	defer s.Close()
 	done := make(chan *ecdh.Frame, 1)
@@ -481,3 +482,11 @@ func TestServerGoFrameInFlight(t *testing.T) {
 	}
 	require.Empty(t, done)
 }
+
+// The stand-ins are CPU-like backends to a Server: no device, no counts.
+func (*blockingBackend) Device() *device.Device { return nil }
+func (*blockingBackend) Stats() batch.Stats     { return batch.Stats{} }
+func (*blockingBackend) Close() error           { return nil }
+func (*stubBackend) Device() *device.Device     { return nil }
+func (*stubBackend) Stats() batch.Stats         { return batch.Stats{} }
+func (*stubBackend) Close() error               { return nil }

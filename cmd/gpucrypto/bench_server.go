@@ -243,7 +243,7 @@ func benchServer(op string, devs []*device.Device, opts batch.Options) (server, 
 			close:        func() { s.Close() },
 		}, nil
 	case "x25519":
-		var backends []ecdh.Backend
+		var backends []*ecdh.Engine
 		for _, d := range devs {
 			e, err := ecdh.NewEngine(d)
 			if err != nil {
