@@ -16,8 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpucrypto/gpucrypto/batch"
-	"github.com/gpucrypto/gpucrypto/device"
 	"github.com/gpucrypto/gpucrypto/cl"
+	"github.com/gpucrypto/gpucrypto/device"
 	"github.com/gpucrypto/gpucrypto/ecdh"
 	"github.com/gpucrypto/gpucrypto/internal/devicetest"
 )
