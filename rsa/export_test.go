@@ -44,6 +44,18 @@ func NewGatedEngine(gate <-chan struct{}, calls *atomic.Int64) *Engine {
 	return e
 }
 
+// GateDevice makes the device engine e stand for a stuck device until gate
+// is closed: every device batch waits for it, then computes (counted in
+// calls). Its calls go to the device whatever their size.
+func GateDevice(e *Engine, gate <-chan struct{}, calls *atomic.Int64) {
+	e.SetRoute(batch.RouteDevice)
+	e.core.SetHooks(&engine.Hooks{BeforeDevice: func(lo, hi int) error {
+		<-gate
+		calls.Add(1)
+		return nil
+	}})
+}
+
 // CachedPrivate returns the cache entry of the private key w points to
 // (nil when none): its identity tells whether a key was prepared again.
 func CachedPrivate(w weak.Pointer[stdrsa.PrivateKey]) any {

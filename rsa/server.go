@@ -3,9 +3,6 @@ package rsa
 import (
 	"context"
 	stdrsa "crypto/rsa"
-	"errors"
-	"fmt"
-	"sync/atomic"
 
 	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/internal/engine"
@@ -21,22 +18,23 @@ import (
 // encoded and decoded in the caller's goroutine, so it runs in parallel and
 // does not delay the batch.
 //
-// While few requests wait, they are computed on the CPU instead, in the
-// caller's goroutine, in constant time (filippo.io/bigmod, as CPUEngine;
-// blinded when the first engine blinds), so a lone signature does not wait
-// for a device batch: batch.NewWithCPU says when, and
-// batch.Options.CPUOffload how many at once (negative: never).
+// Each request goes where it finishes first (batch.NewWithCPU): while the
+// device's batches would make it wait longer than a core takes, it is
+// computed at once on the CPU, in constant time (filippo.io/bigmod, as
+// CPUEngine; blinded when the first engine blinds), in the caller's
+// goroutine or for Go in a goroutine of its own, so a lone signature has
+// the CPU's latency; under load, requests gather into batches.
+// batch.Options.CPUOffload bounds the requests on the CPU at once
+// (negative: none). A Server whose engines all compute on the CPU computes
+// each request at once and batches nothing (batch.NewDirect).
 //
 // A zero batch.Options.AnswerPiece answers a batch's callers, over one
 // engine, in pieces of 128 (serverAnswerPiece) that the batch's worker
 // takes too (batch.Options.AnswerAlongside), and over several engines on
 // all cores with batch.Parallel, as a negative one does.
 type Server struct {
-	b       *batch.Batcher[privateRequest, []byte]
-	engines []*Engine
-	cpu     *Engine // the offload's
-	meter   batch.Meter
-	closed  atomic.Bool
+	shell *engine.Server[*Engine]
+	b     *batch.Batcher[privateRequest, []byte]
 }
 
 // serverAnswerPiece is a one-engine Server's batch.Options.AnswerPiece
@@ -44,9 +42,17 @@ type Server struct {
 // batch's results keep every core busy, so the worker answers the pieces
 // that no goroutine has come for yet (see batch.Options.AnswerAlongside).
 // Over several engines batch.Parallel answers as fast or faster, and its
-// batches stay full where every caller is in a batch: RSA-2048 at 65,536
-// callers over two GPUs (docs/BENCHMARKS.md, twenty-eighth session).
+// batches stay full where every caller is in a batch.
 const serverAnswerPiece = 128
+
+// serverAnswering is how a Server answers a batch's callers when
+// batch.Options leaves it zero (see Server).
+func serverAnswering(engines int) (piece int, alongside bool) {
+	if engines > 1 {
+		return -1, false // batch.Parallel
+	}
+	return serverAnswerPiece, true
+}
 
 // privateRequest is one raw private-key operation: in^d mod n under key, in a
 // big-endian string of the modulus's size, below the modulus.
@@ -59,32 +65,17 @@ type privateRequest struct {
 // (its Meter is the server's own: Stats). It fails without an engine or
 // with a nil one.
 func NewServer(opts batch.Options, engines ...*Engine) (*Server, error) {
-	if len(engines) == 0 {
-		return nil, errors.New("rsa: NewServer needs at least one engine")
+	shell, err := engine.NewServer("rsa", opts, engines, CPUEngine(), engine.Defaults{Answering: serverAnswering})
+	if err != nil {
+		return nil, err
 	}
-	var workers []batch.RunFunc[privateRequest, []byte]
-	for i, e := range engines {
-		if e == nil {
-			return nil, fmt.Errorf("rsa: NewServer: engine %d is nil", i)
+	first, cpu := engines[0], shell.CPU()
+	return &Server{shell: shell, b: engine.Operation(shell, func(e *Engine, reqs []privateRequest) ([][]byte, error) {
+		if e == cpu {
+			e.SetBlinding(first.Blinding()) // the CPU path blinds where the first engine does
 		}
-		workers = append(workers, e.runRequests)
-	}
-	s := &Server{engines: engines, cpu: CPUEngine()}
-	first := engines[0]
-	offload := func(reqs []privateRequest) ([][]byte, error) {
-		s.cpu.SetBlinding(first.Blinding())
-		return s.cpu.runRequests(reqs)
-	}
-	opts.Meter = &s.meter
-	switch {
-	case opts.AnswerPiece != 0:
-	case len(engines) > 1:
-		opts.AnswerPiece = -1 // batch.Parallel
-	default:
-		opts.AnswerPiece, opts.AnswerAlongside = serverAnswerPiece, true
-	}
-	s.b = batch.NewWithCPU(opts, offload, workers...)
-	return s, nil
+		return e.runRequests(reqs)
+	})}, nil
 }
 
 // runRequests computes a batch of a Server's requests on e: each result
@@ -114,19 +105,15 @@ const resultSlab = 256
 // Stats returns the server's counts: its requests (Calls), those waiting
 // now, their latencies, the operations of its CPU path (CPUOps) and those
 // of its engines.
-func (s *Server) Stats() batch.Stats {
-	st := s.meter.Stats() // the CPU path's operations too
-	engine.AddDistinct(&st, s.engines)
-	return st
-}
+func (s *Server) Stats() batch.Stats { return s.shell.Stats() }
 
 // Signer validates key and returns a crypto.Signer and crypto.Decrypter
 // for it whose operations run on s. The key must not be modified
 // afterwards. After Close it fails with an error wrapping
 // batch.ErrClosed.
 func (s *Server) Signer(key *stdrsa.PrivateKey) (*Signer, error) {
-	if s.closed.Load() {
-		return nil, fmt.Errorf("rsa: server closed: %w", batch.ErrClosed)
+	if err := s.shell.Err(); err != nil {
+		return nil, err
 	}
 	k, err := preparePrivate(key)
 	if err != nil {
@@ -136,17 +123,9 @@ func (s *Server) Signer(key *stdrsa.PrivateKey) (*Signer, error) {
 }
 
 // Close stops the server after finishing queued requests; operations
-// started afterwards, and Signer, fail with batch.ErrClosed. It closes
-// neither the engines (they may serve others) nor does it fail: its error
-// is for the Close of every type being alike. Calling it again does
-// nothing.
-func (s *Server) Close() error {
-	if s.closed.Swap(true) {
-		return nil
-	}
-	s.b.Close()
-	return s.cpu.Close()
-}
+// started afterwards, and Signer, fail with batch.ErrClosed. It closes no
+// engine (they may serve others). Calling it again does nothing.
+func (s *Server) Close() error { return s.shell.Close() }
 
 // private computes one raw private-key operation in a batch (in: see
 // privateRequest).
