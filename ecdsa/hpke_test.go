@@ -1,0 +1,66 @@
+//go:build go1.26
+
+package ecdsa_test
+
+import (
+	"context"
+	stdecdh "crypto/ecdh"
+	"crypto/hpke"
+	"crypto/rand"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpucrypto/gpucrypto/batch"
+	"github.com/gpucrypto/gpucrypto/ecdsa"
+)
+
+var _ stdecdh.KeyExchanger = (*ecdsa.KeyExchanger)(nil)
+
+// crypto/hpke opens with a Server's KeyExchanger what crypto/hpke sealed
+// to its public key (DHKEM(P-256)), on a device Server and a CPU one; a
+// closed key or Server refuses.
+func TestKeyExchangerHPKE(t *testing.T) {
+	for name, e := range engines(t) {
+		t.Run(name, func(t *testing.T) {
+			s, err := ecdsa.NewServer(batch.Options{MaxDelay: time.Millisecond}, e)
+			require.NoError(t, err)
+			priv, err := stdecdh.P256().GenerateKey(rand.Reader)
+			require.NoError(t, err)
+			kex, err := s.KeyExchanger(priv)
+			require.NoError(t, err)
+			require.True(t, kex.PublicKey().Equal(priv.PublicKey()))
+			recipientKey, err := hpke.NewDHKEMPrivateKey(kex)
+			require.NoError(t, err)
+			pub, err := hpke.NewDHKEMPublicKey(priv.PublicKey())
+			require.NoError(t, err)
+			for i := range 4 {
+				msg := []byte{byte(i), 'h', 'p', 'k', 'e'}
+				ct, err := hpke.Seal(pub, hpke.HKDFSHA256(), hpke.AES128GCM(), []byte("info"), msg)
+				require.NoError(t, err)
+				got, err := hpke.Open(recipientKey, hpke.HKDFSHA256(), hpke.AES128GCM(), []byte("info"), ct)
+				require.NoError(t, err)
+				require.Equal(t, msg, got)
+			}
+			peer, _ := stdecdh.P256().GenerateKey(rand.Reader)
+			want, _ := priv.ECDH(peer.PublicKey())
+			got, err := kex.ECDHContext(context.Background(), peer.PublicKey())
+			require.NoError(t, err)
+			require.Equal(t, want, got)
+			_, err = kex.ECDH(nil)
+			require.Error(t, err)
+			x, _ := stdecdh.X25519().GenerateKey(rand.Reader)
+			_, err = kex.ECDH(x.PublicKey())
+			require.Error(t, err)
+			_, err = s.KeyExchanger(x)
+			require.Error(t, err)
+			require.NoError(t, kex.Close())
+			_, err = kex.ECDH(peer.PublicKey())
+			require.ErrorIs(t, err, batch.ErrClosed)
+			require.NoError(t, s.Close())
+			_, err = s.KeyExchanger(priv)
+			require.ErrorIs(t, err, batch.ErrClosed)
+		})
+	}
+}
