@@ -266,15 +266,24 @@ func (b *Batcher[Q, R]) Do(ctx context.Context, req Q) (R, error) {
 	if d := b.direct; d != nil {
 		return d.do(b, req, start)
 	}
-	if o := b.offload; o != nil && o.take(start.UnixNano()) {
-		if b.closed.Load() { // the batched path checks for Close itself; the CPU path here
-			o.unreserve()
-			b.opts.Meter.one(start)
-			return zero, ErrClosed
+	if o := b.offload; o != nil {
+		switch o.take(start.UnixNano()) {
+		case toCPUQueue:
+			if err := o.waitSlot(ctx); err != nil {
+				b.opts.Meter.one(start)
+				return zero, err
+			}
+			fallthrough
+		case toCPU:
+			if b.closed.Load() { // the batched path checks for Close itself; the CPU path here
+				o.unreserve()
+				b.opts.Meter.one(start)
+				return zero, ErrClosed
+			}
+			val, err := o.run(req)
+			b.opts.Meter.onCPU(start)
+			return val, err
 		}
-		val, err := o.run(req)
-		b.opts.Meter.onCPU(start)
-		return val, err
 	}
 	return b.batched(ctx, req, start)
 }
@@ -330,29 +339,43 @@ func (b *Batcher[Q, R]) Go(ctx context.Context, req Q, done Completer[R]) error 
 	if d := b.direct; d != nil {
 		return d.goOne(b, req, done)
 	}
-	if o := b.offload; o != nil && o.take(time.Now().UnixNano()) {
-		if !b.goCPU(o, req, done) {
-			return ErrClosed
+	if o := b.offload; o != nil {
+		if v := o.take(time.Now().UnixNano()); v != toBatch {
+			if !b.goCPU(ctx, o, v == toCPUQueue, req, done) {
+				return ErrClosed
+			}
+			return nil
 		}
-		return nil
 	}
 	return b.submit(ctx, item[Q, R]{ctx: ctx, req: req, complete: done, start: stampNow()})
 }
 
-// goCPU computes req in a slot that take reserved, in a goroutine of its
-// own, and completes done with it; false (the slot given back) after
-// Close. The goroutines are counted in wg: Close waits for them.
-func (b *Batcher[Q, R]) goCPU(o *offload[Q, R], req Q, done Completer[R]) bool {
+// goCPU computes req on the CPU path in a goroutine of its own, in the
+// slot that take reserved or, where queue, once one is free (or ctx
+// ends: its error completes done), and completes done with it; false
+// after Close (the slot given back). The goroutines are counted in
+// cpuRuns: Close waits for them.
+func (b *Batcher[Q, R]) goCPU(ctx context.Context, o *offload[Q, R], queue bool, req Q, done Completer[R]) bool {
 	b.cpuMu.RLock()
 	defer b.cpuMu.RUnlock()
 	if b.closed.Load() {
-		o.unreserve()
+		if !queue {
+			o.unreserve()
+		}
 		return false
 	}
 	b.cpuRuns.Add(1)
 	start := time.Now()
 	go func() {
 		defer b.cpuRuns.Done()
+		if queue {
+			if err := o.waitSlot(ctx); err != nil {
+				b.opts.Meter.one(start)
+				var zero R
+				done.Complete(zero, err)
+				return
+			}
+		}
 		val, err := o.run(req)
 		b.opts.Meter.onCPU(start)
 		done.Complete(val, err)

@@ -151,3 +151,42 @@ func TestLightLoadIsNotHeld(t *testing.T) {
 		require.Less(t, time.Since(start), 150*time.Millisecond, "request %d held for company after batches of one", i)
 	}
 }
+
+// With every CPU slot taken, a request waits for one where that ends
+// before a batch would (a slow device): more callers than slots all get
+// the CPU, never more than the slots at once.
+func TestOffloadQueuesForTheCPU(t *testing.T) {
+	var devCalls, devReqs atomic.Int64
+	var running, most atomic.Int64
+	cpu := func(in []int) ([]int, error) {
+		n := running.Add(1)
+		defer running.Add(-1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		time.Sleep(time.Millisecond)
+		return []int{2 * in[0]}, nil
+	}
+	const slots = 2
+	b := batch.NewWithCPU(batch.Options{MaxDelay: time.Millisecond, CPUOffload: slots}, cpu, sleepy(40*time.Millisecond, &devCalls, &devReqs))
+	defer b.Close()
+	for i := range 3 { // both paths measured
+		_, err := b.Do(context.Background(), i)
+		require.NoError(t, err)
+	}
+	before := devReqs.Load()
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 10 {
+				v, err := b.Do(context.Background(), 100*g+i)
+				require.NoError(t, err)
+				require.Equal(t, 2*(100*g+i), v)
+			}
+		}()
+	}
+	wg.Wait()
+	require.LessOrEqual(t, devReqs.Load()-before, int64(8), "requests batched for the slow device")
+	require.LessOrEqual(t, most.Load(), int64(slots), "more requests on the CPU at once than its slots")
+}

@@ -1,6 +1,7 @@
 package batch
 
 import (
+	"context"
 	"sync/atomic"
 	"time"
 )
@@ -39,7 +40,7 @@ import (
 func NewWithCPU[Q, R any](opts Options, cpu RunFunc[Q, R], workers ...RunFunc[Q, R]) *Batcher[Q, R] {
 	b := New(opts, workers...)
 	if b.opts.CPUOffload > 0 && cpu != nil {
-		b.offload = &offload[Q, R]{cpu: cpu, slots: int32(b.opts.CPUOffload), queued: b.intake.estimate}
+		b.offload = newOffload(cpu, b.opts.CPUOffload, b.intake.estimate)
 	}
 	return b
 }
@@ -49,7 +50,12 @@ type offload[Q, R any] struct {
 	cpu   RunFunc[Q, R]
 	slots int32 // Options.CPUOffload
 
-	running atomic.Int32 // requests on the CPU now
+	// slot holds a token per request computing on the CPU now (at most
+	// slots); a request that waits for one blocks on it, first come first
+	// served, and is not runnable meanwhile: the goroutines of the batched
+	// path keep their share of the cores
+	slot     chan struct{}
+	queueing atomic.Int32 // requests waiting for a slot
 	// batched is about how many requests are on the batched path: those
 	// waiting and those of the batches running, as the workers last saw
 	// them (they set it as they take a batch: no count per request);
@@ -61,36 +67,76 @@ type offload[Q, R any] struct {
 	onCPU       atomic.Int64 // requests computed on the CPU so far
 }
 
-// take decides whether the next request, arriving at now (Unix ns), runs
-// on the CPU, and if so reserves a slot for it.
-func (o *offload[Q, R]) take(now int64) bool {
+func newOffload[Q, R any](cpu RunFunc[Q, R], slots int, queued func() int64) *offload[Q, R] {
+	return &offload[Q, R]{cpu: cpu, slots: int32(slots), slot: make(chan struct{}, slots), queued: queued}
+}
+
+// A verdict is where take sends a request.
+type verdict int
+
+const (
+	toBatch    verdict = iota // the batched path
+	toCPU                     // the CPU path, in the slot take reserved
+	toCPUQueue                // the CPU path, once a slot is free (waitSlot)
+)
+
+// take decides where the next request, arriving at now (Unix ns), goes:
+// to the CPU path where it finishes there first, at once in a free slot
+// (reserved for it) or after the requests waiting for one, if the wait
+// and its own time end before a batch would; else to the batched path.
+func (o *offload[Q, R]) take(now int64) verdict {
 	wait, waitKnown := o.batchedWait.get()
 	cost, costKnown := o.cpuTime.get()
 	if costKnown && (!waitKnown || cost >= wait) && !o.cpuTime.probe(now) {
-		return false // the CPU is slower than the batches, or they are unmeasured
+		return toBatch // the CPU is slower than the batches, or they are unmeasured
 	}
 	if costKnown && waitKnown && max(o.batched.Load(), o.queued()) >= int64(o.slots)*int64(wait/max(cost, 1)) {
-		return false // more wait for batches than the CPU slots could finish in a batch's time: under load
+		return toBatch // more wait for batches than the CPU slots could finish in a batch's time: under load
 	}
-	if o.running.Load() < o.slots && waitKnown && o.batchedWait.probe(now) {
-		return false // renew the batched path's estimate
+	if len(o.slot) < int(o.slots) && waitKnown && o.batchedWait.probe(now) {
+		return toBatch // renew the batched path's estimate
 	}
 	if waitKnown && host.isBusy(now) {
-		return false // the host's cores are all busy: a request on them costs more than its wait saves
+		return toBatch // the host's cores are all busy: a request on them costs more than its wait saves
 	}
-	for {
-		n := o.running.Load()
-		if n >= o.slots {
-			return false
+	if o.queueing.Load() == 0 {
+		select {
+		case o.slot <- struct{}{}:
+			return toCPU
+		default:
 		}
-		if o.running.CompareAndSwap(n, n+1) {
-			return true
-		}
+	}
+	if !costKnown || !waitKnown {
+		return toBatch
+	}
+	// every slot taken: wait for one where the requests ahead (a round
+	// of the slots per slots of them) and its own time end first
+	ahead := int64(o.queueing.Load()) + 1
+	if time.Duration(1+(ahead+int64(o.slots)-1)/int64(o.slots))*cost < wait {
+		return toCPUQueue
+	}
+	return toBatch
+}
+
+// waitSlot waits for a slot of the CPU path (after take said
+// toCPUQueue), or until ctx ends (its error; nil ctx: no end).
+func (o *offload[Q, R]) waitSlot(ctx context.Context) error {
+	o.queueing.Add(1)
+	defer o.queueing.Add(-1)
+	if ctx == nil || ctx.Done() == nil {
+		o.slot <- struct{}{}
+		return nil
+	}
+	select {
+	case o.slot <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 
 // unreserve gives back a slot that take reserved, unused.
-func (o *offload[Q, R]) unreserve() { o.running.Add(-1) }
+func (o *offload[Q, R]) unreserve() { <-o.slot }
 
 // run computes req on the CPU in a slot reserved by take.
 func (o *offload[Q, R]) run(req Q) (R, error) {
