@@ -8,7 +8,10 @@ import (
 
 // SelfTest runs known-answer checks of every operation and width on the
 // engine's device: fixed-seed inputs and edge values, compared with math/big.
-func (e *Engine) SelfTest() error {
+func (e *Engine) SelfTest() error { return e.core.SelfTest(e.selfTest) }
+
+// selfTest is SelfTest's test.
+func (e *Engine) selfTest() error {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, bits := range Widths() {
 		mod := new(big.Int).Lsh(big.NewInt(1), uint(bits))
@@ -60,7 +63,10 @@ func (e *Engine) SelfTest() error {
 // SelfTestModExp checks ModExp at every modulus width against math/big on
 // fixed-seed values: full-width exponents, edge bases (0, 1, m − 1, m),
 // moduli of full and shorter width.
-func (e *Engine) SelfTestModExp() error {
+func (e *Engine) SelfTestModExp() error { return e.core.SelfTest(e.selfTestModExp) }
+
+// selfTestModExp is SelfTestModExp's test.
+func (e *Engine) selfTestModExp() error {
 	rng := rand.New(rand.NewPCG(3, 4))
 	rnd := func(bits int) *big.Int {
 		b := make([]byte, (bits+7)/8)

@@ -3,6 +3,7 @@ package ecdh
 import (
 	"bytes"
 	"encoding/hex"
+	"errors"
 	"fmt"
 
 	"github.com/gpucrypto/gpucrypto/testvectors"
@@ -11,6 +12,20 @@ import (
 // SelfTest checks b against the RFC 7748 vectors of both curves: §5.2 single
 // vectors, the 1 and 1,000 iteration results, and the §6 key agreements.
 func SelfTest(b Backend) error {
+	switch e := b.(type) {
+	case nil:
+		return errors.New("ecdh: SelfTest of a nil backend")
+	case *Engine:
+		if e == nil {
+			return errors.New("ecdh: SelfTest of a nil engine")
+		}
+		return e.core.SelfTest(func() error { return selfTest(e) })
+	}
+	return selfTest(b)
+}
+
+// selfTest is SelfTest's test.
+func selfTest(b Backend) error {
 	v25519, v448, err := testvectors.RFC7748()
 	if err != nil {
 		return err

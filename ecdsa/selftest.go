@@ -23,7 +23,10 @@ import (
 // device engine must answer from the device:
 // while the self-test runs, e's calls are routed to the device (SetRoute:
 // call it before e serves others), and a CPU fallback is an error.
-func SelfTest(e *Engine) error {
+func SelfTest(e *Engine) error { return e.core.SelfTest(func() error { return selfTest(e) }) }
+
+// selfTest is SelfTest's test.
+func selfTest(e *Engine) error {
 	if e.Device() != nil {
 		defer e.SetRoute(e.core.Route())
 		e.SetRoute(batch.RouteDevice)

@@ -34,7 +34,10 @@ var selfTestVectors = []struct{ name, seed, pub, msg, sig string }{
 // from the device: while the self-test runs, e's calls are routed to the
 // device (SetRoute: call it before e serves others), and a CPU fallback
 // during the self-test is an error.
-func SelfTest(e *Engine) error {
+func SelfTest(e *Engine) error { return e.core.SelfTest(func() error { return selfTest(e) }) }
+
+// selfTest is SelfTest's test.
+func selfTest(e *Engine) error {
 	if e.Device() != nil {
 		defer e.SetRoute(e.core.Route())
 		e.SetRoute(batch.RouteDevice)

@@ -162,3 +162,46 @@ func TestServerGo(t *testing.T) {
 		})
 	}
 }
+
+// Every request is counted once, where it was computed: a Server's Calls
+// are its requests, and its operations on the device and the CPU add up
+// to them, over a fresh device engine (whose self-test is not counted)
+// and over a CPU engine; requests both alone (the CPU path) and from many
+// callers at once (batches).
+func TestServerStatsReconcile(t *testing.T) {
+	fresh, err := ed25519.NewEngine(devicetest.Device(t))
+	require.NoError(t, err)
+	defer fresh.Close()
+	require.Zero(t, fresh.Stats().Calls, "the self-test's calls counted as the user's")
+	for name, e := range map[string]*ed25519.Engine{"device": fresh, "cpu": ed25519.CPUEngine()} {
+		t.Run(name, func(t *testing.T) {
+			s, err := ed25519.NewServer(batch.Options{MaxDelay: time.Millisecond}, e)
+			require.NoError(t, err)
+			defer s.Close()
+			key := stded25519.NewKeyFromSeed(make([]byte, 32))
+			before := e.Stats()
+			const lone, callers, each = 5, 32, 4
+			for i := range lone {
+				_, err := s.Sign(context.Background(), key, []byte{byte(i)}, nil)
+				require.NoError(t, err)
+			}
+			var wg sync.WaitGroup
+			for g := range callers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := range each {
+						_, err := s.Sign(context.Background(), key, []byte{byte(g), byte(i)}, nil)
+						require.NoError(t, err)
+					}
+				}()
+			}
+			wg.Wait()
+			st, after := s.Stats(), e.Stats()
+			const n = lone + callers*each
+			require.EqualValues(t, n, st.Calls)
+			require.EqualValues(t, n, st.DeviceOps+st.CPUOps, "the operations add up to the requests")
+			require.Equal(t, after.DeviceOps-before.DeviceOps, st.DeviceOps, "the device's operations are the engine's")
+		})
+	}
+}

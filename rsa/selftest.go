@@ -26,7 +26,10 @@ var selfTestKeyPEM []byte
 // device: while the self-test runs, e's calls are routed to the device
 // (SetRoute: call it before e serves others), and a CPU fallback during
 // the self-test is an error.
-func SelfTest(e *Engine) error {
+func SelfTest(e *Engine) error { return e.core.SelfTest(func() error { return selfTest(e) }) }
+
+// selfTest is SelfTest's test.
+func selfTest(e *Engine) error {
 	block, _ := pem.Decode(selfTestKeyPEM)
 	if block == nil {
 		return errors.New("rsa: self-test key: no PEM block")

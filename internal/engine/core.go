@@ -54,6 +54,10 @@ type Core struct {
 	checkEvery atomic.Int64 // SetResultCheck
 	times      estimates
 	stats      recorder
+	// selfTesting counts the self-tests running (SelfTest): their calls
+	// are counted in selfStats, apart from the user's
+	selfTesting atomic.Int32
+	selfStats   recorder
 
 	notify atomic.Pointer[func(error)]
 	logger atomic.Pointer[slog.Logger]
@@ -135,6 +139,29 @@ func (c *Core) SetLogger(l *slog.Logger) { c.logger.Store(l) }
 // Stats returns the Core's counts.
 func (c *Core) Stats() batch.Stats { return c.stats.snapshot() }
 
+// recorder is where the Core counts a call now: its Stats, or apart from
+// them while a self-test runs.
+func (c *Core) recorder() *recorder {
+	if c.selfTesting.Load() > 0 {
+		return &c.selfStats
+	}
+	return &c.stats
+}
+
+// SelfTest runs test, a package's known-answer test of the Core's engine,
+// with the calls it makes counted apart from the user's (Stats leaves
+// them out; SelfTestStats has them). Calls of other goroutines while it
+// runs are counted apart too: a self-test runs before an engine is
+// handed out, or on its own.
+func (c *Core) SelfTest(test func() error) error {
+	c.selfTesting.Add(1)
+	defer c.selfTesting.Add(-1)
+	return test()
+}
+
+// SelfTestStats are the counts of the calls of self-tests (SelfTest).
+func (c *Core) SelfTestStats() batch.Stats { return c.selfStats.snapshot() }
+
 // ReleaseBuffers frees the device buffers and staging memory kept for
 // later batches (they are zero where they held secrets).
 func (c *Core) ReleaseBuffers() {
@@ -215,7 +242,7 @@ func (c *Core) Use(f func() error) error {
 // fellBack counts a device batch of n elements recomputed on the CPU
 // and reports err, which says what failed.
 func (c *Core) fellBack(n int, err error) {
-	c.stats.fallback(n)
+	c.recorder().fallback(n)
 	err = fmt.Errorf("%s: %s failed, batch recomputed on the CPU: %w", c.name, c, err)
 	if f := c.notify.Load(); f != nil {
 		(*f)(err)

@@ -444,3 +444,18 @@ func TestPackInTurn(t *testing.T) {
 		}
 	}
 }
+
+// The calls of a self-test are counted apart from the user's: Stats
+// leaves them out, SelfTestStats has them.
+func TestSelfTestCountedApart(t *testing.T) {
+	c := New("test", nil)
+	p := Plan{Op: "square", N: 8}
+	require.NoError(t, c.SelfTest(func() error { return c.Run(p, newSquares(8)) }))
+	require.Zero(t, c.Stats().Calls)
+	require.Zero(t, c.Stats().CPUOps)
+	require.EqualValues(t, 1, c.SelfTestStats().Calls)
+	require.EqualValues(t, 8, c.SelfTestStats().CPUOps)
+	require.NoError(t, c.Run(p, newSquares(8)))
+	require.EqualValues(t, 1, c.Stats().Calls)
+	require.EqualValues(t, 8, c.Stats().CPUOps)
+}

@@ -97,7 +97,7 @@ func (c *Core) Run(p Plan, job Job) error {
 		return nil
 	}
 	start := time.Now()
-	defer func() { c.stats.call(time.Since(start)) }()
+	defer func() { c.recorder().call(time.Since(start)) }()
 	if p.Resident {
 		if c.dev == nil {
 			return fmt.Errorf("%s: a device-resident call on the CPU engine", c.name)
@@ -133,7 +133,7 @@ func (c *Core) runCPU(p Plan, job Job, lo, hi int, measured bool) {
 	if measured {
 		c.times.cpuDone(p, hi-lo, time.Since(start))
 	}
-	c.stats.cpu(hi - lo)
+	c.recorder().cpu(hi - lo)
 }
 
 // runDevice computes [lo, hi) on the device in batches, recomputing on
@@ -254,8 +254,9 @@ func (c *Core) runBatch(job Job, lo, hi int, packed chan struct{}) error {
 	if err != nil {
 		return err
 	}
-	c.stats.batch(hi - lo)
-	c.stats.batchTime(whole, ch.wait)
+	rec := c.recorder()
+	rec.batch(hi - lo)
+	rec.batchTime(whole, ch.wait)
 	return nil
 }
 
@@ -462,7 +463,7 @@ func (c *Chunk) Run(enqueue func(cmds *device.Commands) error) error {
 	start := time.Now()
 	d, err := s.Run(c.core.pool, enqueue)
 	c.wait += time.Since(start)
-	c.core.stats.deviceTime(d)
+	c.core.recorder().deviceTime(d)
 	c.time += d
 	if err == nil && h != nil && h.AfterRun != nil {
 		h.AfterRun(c.Lo, c.Hi, c.stagingBytes())
