@@ -21,23 +21,27 @@ var (
 	errNilDone    = errors.New("batch: Go without a completion")
 )
 
-// Options configure a Batcher. Zero values pick the defaults.
+// Options configure a Batcher, and the Servers of the packages built on
+// it. A zero field means one thing everywhere: the default. The defaults
+// are the batch package's below, except where a package's Server names
+// its algorithm's own (ecdh: four batches in flight and answers in pieces
+// of 128; rsa: answers in pieces of 128 beside the worker over one engine,
+// with Parallel over several), chosen for that algorithm's batches.
 type Options struct {
-	// MaxBatch is the most requests in one batch (default 16384: on an
-	// H100, rsa.Server at 16,384 callers did 336K signatures/s with it
-	// against 285K with 4096, and at 65,536 callers 478K against 262K).
+	// MaxBatch is the most requests in one batch (default 16384): large
+	// batches amortize a device call's fixed costs (RSA's kernels run at
+	// their rate only from thousands of elements).
 	MaxBatch int
 	// MaxDelay is how long the oldest waiting request may wait for others
 	// to join it while every worker is idle and the last batch taken was
 	// larger than what waits, or none was taken yet (default 2ms): under a
 	// load that filled the last batch, more requests are on their way;
 	// under a light one (the last batch no larger) none is, and what waits
-	// goes at once. A worker
-	// that is free while another is busy takes what waits at once (under
-	// load the wait for a free worker gathers the batch, not a timer),
-	// unless it is fewer than the engine's running batches hold: then it
-	// waits for more, at most MaxDelay and half the engine's last batch
-	// time.
+	// goes at once. A worker that is free while another is busy takes what
+	// waits at once (under load the wait for a free worker gathers the
+	// batch, not a timer), unless it is fewer than the engine's running
+	// batches hold: then it waits for more, at most MaxDelay and half the
+	// engine's last batch time.
 	MaxDelay time.Duration
 	// QueueSize is about the most requests that may wait for a batch; Do
 	// and Go block beyond, until their context ends (default 4·MaxBatch).
@@ -55,39 +59,33 @@ type Options struct {
 	// CPUOffload is the most requests a Batcher made by NewWithCPU
 	// computes on the CPU at once instead of batching them for the
 	// workers (default GOMAXPROCS: one per core; negative: none, every
-	// request is batched, also by NewDirect). A request goes to the CPU
-	// only while fewer than that many are there and the CPU's measured
-	// time for one request is below the measured wait of the batched
-	// path: a lone request does not wait for a batch, and under load, when
-	// the CPU slots are taken, requests gather into batches. See
-	// NewWithCPU.
+	// request is batched, also where NewDirect would compute it). A request
+	// goes to the CPU only where it finishes there first: in a free slot,
+	// or after the requests waiting for one, while that ends before the
+	// measured wait of the batched path. See NewWithCPU.
 	CPUOffload int
-	// AnswerPiece, when positive, has a batch's requests answered in
-	// pieces of that many, each piece by a goroutine of its own; zero or
-	// negative has them answered on all cores, the worker's included, in
-	// parts of 1,024 (Parallel). Answering a blocked caller makes its
-	// goroutine runnable, and the Go runtime queues it on the core that
-	// answers it, what overflows that core's queue (256) in the global
-	// queue, under a lock that every idle core takes to look for work.
-	// Pieces of 128 keep a batch's callers in the queues of the cores
-	// that run the pieces: for tens of thousands of blocking callers of
-	// light batches (X25519, where ecdh.Server sets it) they raised the
-	// requests per second over two GPUs. Where the batches' host work
-	// keeps every core busy (RSA's checks of its results), the pieces wait
-	// for a core while the worker waits for them: AnswerAlongside has the
-	// worker answer them itself meanwhile. (Measured in
-	// docs/BENCHMARKS.md, twenty-sixth and twenty-seventh sessions.)
+	// AnswerPiece is how a batch's requests are answered: positive, in
+	// pieces of that many, each piece by a goroutine of its own; negative,
+	// on all cores, the worker's included, in parts of 1,024 (Parallel);
+	// zero, the default (Parallel for a Batcher; a Server's own, see
+	// above). Answering a blocked caller makes its goroutine runnable, and
+	// the Go runtime queues it on the core that answers it, what overflows
+	// that core's queue (256) in the global queue, under a lock that every
+	// idle core takes to look for work: pieces of 128 keep a batch's
+	// callers in the queues of the cores that run the pieces, which pays
+	// for tens of thousands of blocking callers of light batches. Where the
+	// batches' host work keeps every core busy, the pieces wait for a core
+	// while the worker waits for them: AnswerAlongside has the worker
+	// answer them itself meanwhile.
 	AnswerPiece int
 	// AnswerAlongside, with a positive AnswerPiece, has the batch's worker
 	// answer pieces too, beside the goroutines started for them: each
 	// piece goes to whichever comes for it first, and the worker waits
 	// only for the pieces taken, not for every goroutine to start. Where
-	// the cores are busy with the batches' host work (RSA's checks of
-	// its results, where rsa.Server sets it), the worker then answers
-	// what the goroutines have not yet come for instead of waiting for a
-	// core for them. Where the cores are free (X25519), it lowered the
-	// rate of blocking callers (docs/BENCHMARKS.md, twenty-seventh
-	// session): ecdh.Server leaves it off.
+	// the cores are busy with the batches' host work (RSA's checks of its
+	// results), the worker then answers what the goroutines have not yet
+	// come for instead of waiting for a core for them; where the cores are
+	// free (X25519) it slows the blocking callers.
 	AnswerAlongside bool
 	// Meter, when set, counts the requests (a Server shares one among its
 	// Batchers and reports it in its Stats).
