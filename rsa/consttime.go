@@ -31,7 +31,7 @@ type constantTimePublicKey struct {
 type constantTimePublicTag struct{}
 type constantTimeTag struct{}
 
-// constTime returns k's constant-time form, built once.
+// constantTime returns k's constant-time form, built once.
 func (k *publicKey) constantTime() (*constantTimePublicKey, error) {
 	if v, ok := k.cache.Load(constantTimePublicTag{}); ok {
 		return v.(*constantTimePublicKey), nil
@@ -44,7 +44,7 @@ func (k *publicKey) constantTime() (*constantTimePublicKey, error) {
 	return v.(*constantTimePublicKey), nil
 }
 
-// constTime returns k's constant-time form, built once. The byte strings
+// constantTime returns k's constant-time form, built once. The byte strings
 // of p, q and qinv it makes on the way (bigmod copies them) are zeroed, and
 // so are the exponents of a form that another goroutine's build made
 // first, or that failed.
