@@ -8,9 +8,11 @@ import (
 )
 
 // PublicKeysX25519 computes the public keys of crypto/ecdh X25519 private
-// keys on b and returns them as crypto/ecdh public keys.
+// keys on b and returns them as crypto/ecdh public keys. The copies of the
+// private keys made for b are zeroed before it returns.
 func PublicKeysX25519(b Backend, privs []*stdecdh.PrivateKey) ([]*stdecdh.PublicKey, error) {
 	raw, errs := rawX25519(privs)
+	defer clearAll(raw)
 	vals, err := b.PublicKeys(X25519(), raw)
 	if err != nil && !isPerElement(err, len(privs)) {
 		return nil, err
@@ -29,11 +31,14 @@ func PublicKeysX25519(b Backend, privs []*stdecdh.PrivateKey) ([]*stdecdh.Public
 
 // SharedSecretsX25519 computes privs[i].ECDH(peers[i]) on b for crypto/ecdh
 // X25519 keys. Like crypto/ecdh, an all-zero secret is an error (ErrLowOrder).
+// The copies of the private keys made for b are zeroed before it returns,
+// and so are the secrets of the elements that fail.
 func SharedSecretsX25519(b Backend, privs []*stdecdh.PrivateKey, peers []*stdecdh.PublicKey) ([][]byte, error) {
 	if len(privs) != len(peers) {
 		return nil, fmt.Errorf("ecdh: %d private keys but %d peer keys", len(privs), len(peers))
 	}
 	raw, errs := rawX25519(privs)
+	defer clearAll(raw)
 	pub := make([][]byte, len(peers))
 	for i, p := range peers {
 		switch {
@@ -46,7 +51,8 @@ func SharedSecretsX25519(b Backend, privs []*stdecdh.PrivateKey, peers []*stdecd
 			pub[i] = p.Bytes()
 		}
 		if errs[i] != nil { // keep the batch well-formed; the element fails anyway
-			raw[i], pub[i] = make([]byte, 32), make([]byte, 32)
+			clear(raw[i]) // the key's copy, where the peer key failed
+			pub[i] = make([]byte, 32)
 		}
 	}
 	vals, err := b.SharedSecrets(X25519(), raw, pub)
@@ -56,12 +62,16 @@ func SharedSecretsX25519(b Backend, privs []*stdecdh.PrivateKey, peers []*stdecd
 	mergeErrs(errs, err)
 	for i := range vals {
 		if errs[i] != nil {
+			clear(vals[i])
 			vals[i] = nil
 		}
 	}
 	return vals, batch.Collect(errs)
 }
 
+// rawX25519 returns a copy of each private key's 32 bytes (PrivateKey.Bytes),
+// all zeros for a key it refuses, with its error; the caller zeroes the
+// copies (clearAll) once the backend is done with them.
 func rawX25519(privs []*stdecdh.PrivateKey) ([][]byte, []error) {
 	raw := make([][]byte, len(privs))
 	errs := make([]error, len(privs))
@@ -79,6 +89,13 @@ func rawX25519(privs []*stdecdh.PrivateKey) ([][]byte, []error) {
 		}
 	}
 	return raw, errs
+}
+
+// clearAll zeroes every string of bufs.
+func clearAll(bufs [][]byte) {
+	for _, b := range bufs {
+		clear(b)
+	}
 }
 
 func isPerElement(err error, n int) bool {

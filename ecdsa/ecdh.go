@@ -226,12 +226,19 @@ var orderWords = [4]uint64{
 }
 
 // Device implements engine.Job: the scalars (zeroed behind their upload)
-// and the peers' points up, one kernel, the secrets or public points back
+// and the peers' points up, two kernels, the secrets or public points back
 // (the staging memory that held secrets is zeroed with the batch; that of
-// the peers' points and of public keys, public, is not). Elements the
-// kernel does not compute (see inputs, and a point off the curve, for
-// which it answers a status 0) are computed on the CPU, for crypto/ecdh's
-// error.
+// the peers' points, public, is not, nor that of the public keys once a
+// batch has completed). Elements the kernel does not compute (see inputs,
+// and a point off the curve, for which it answers a status 0) are computed
+// on the CPU, for crypto/ecdh's error.
+//
+// Every device buffer but the peers' points is secret, zeroed on every
+// way out of the batch: the scalars, the Jacobian points d·Q or d·G, and
+// the results, also for public keys: ecdh_p256_finish keeps the running
+// products of the points' Z there until it writes each result over its
+// product, so a batch that fails between the two leaves products of
+// secret-derived values in it.
 func (j *ecdhJob) Device(ch *engine.Chunk) error {
 	n := ch.Hi - ch.Lo
 	shared := j.peers != nil
@@ -263,9 +270,6 @@ func (j *ecdhJob) Device(ch *engine.Chunk) error {
 	groups := inversionGroups(n)
 	ch.ZeroAfterUpload(device.Uint32Bytes(secrets))
 	ch.Public(device.Uint32Bytes(peers))
-	if !shared {
-		ch.Public(device.Uint32Bytes(results)) // public keys
-	}
 	err = ch.Run(func(cmds *device.Commands) error {
 		dsecrets, err := cmds.Upload(secrets, true)
 		if err != nil {
@@ -275,7 +279,7 @@ func (j *ecdhJob) Device(ch *engine.Chunk) error {
 		if err != nil {
 			return err
 		}
-		dresults, err := cmds.Buffer(4*len(results), shared) // shared secrets are secret
+		dresults, err := cmds.Buffer(4*len(results), true) // the Z's products, then the results
 		if err != nil {
 			return err
 		}
@@ -297,7 +301,10 @@ func (j *ecdhJob) Device(ch *engine.Chunk) error {
 		return cmds.Read(dresults, device.Uint32Bytes(results))
 	})
 	if err != nil {
-		return err
+		return err // the results' staging memory is zeroed with the batch
+	}
+	if !shared {
+		ch.Public(device.Uint32Bytes(results)) // public keys, the batch complete
 	}
 	end = ch.Step("unpack")
 	batch.Parallel(n, hostChunk, func(a, b int) { j.unpack(ch, results, onDevice, a, b) })

@@ -80,7 +80,10 @@ func isP256(pub *ecdsa.PublicKey) bool {
 }
 
 // scalar32 is v (big-endian, leading zeros allowed) as 32 bytes, if it is
-// in [1, limit) for limit 32 bytes big-endian; ok false otherwise.
+// in [1, limit) for limit 32 bytes big-endian; ok false otherwise. Its
+// time depends on v's value (its leading zero bytes, the first byte that
+// differs from limit): for public values alone, a signature's r and s.
+// Secret scalars (private keys, nonces) take validScalar.
 func scalar32(v, limit []byte) (out [32]byte, ok bool) {
 	v = bytes.TrimLeft(v, "\x00")
 	if len(v) == 0 || len(v) > 32 {

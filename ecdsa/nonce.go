@@ -90,10 +90,15 @@ func (d *drbg) generate(out []byte) {
 }
 
 // nonce draws from d until a candidate is in [1, n): the nonce, 32 bytes
-// big-endian.
+// big-endian. The range check is validScalar's, in constant time: a
+// candidate's time does not depend on its value (a check that skipped
+// leading zero bytes would take less time for a nonce with a zero top
+// byte, which lattice attacks on ECDSA exploit); the loop tells only how
+// many candidates were refused, which says nothing of the one accepted.
 // The DRBG's key and value are cleared once the nonce is drawn (they
-// determine it); crypto/hmac's internal states, which held them too, are
-// out of reach and left to the garbage collector.
+// determine it), and so is each refused candidate; crypto/hmac's internal
+// states, which held them too, are out of reach and left to the garbage
+// collector.
 func (d *drbg) nonce() [32]byte {
 	defer func() {
 		clear(d.key)
@@ -102,9 +107,10 @@ func (d *drbg) nonce() [32]byte {
 	var k [32]byte
 	for {
 		d.generate(k[:])
-		if _, ok := scalar32(k[:], groupOrder); ok {
+		if validScalar(&k) {
 			return k
 		}
+		clear(k[:])
 	}
 }
 

@@ -76,28 +76,46 @@ func unblind(pub *publicKey, m []byte, rinv *bigmod.Nat, x []byte) error {
 // newBlindingPair draws r in [2, n) invertible mod n and returns
 // (r^e mod n, r^-1 mod n). The inversion is math/big's (its time depends
 // on r, which is fresh, used only through its powers, and never again).
+// The big.Ints of r and r^-1 and their byte strings are zeroed once the
+// pair is made, every candidate's included.
 func newBlindingPair(pub *publicKey, n *bigmod.Modulus) (re, rinv *bigmod.Nat, err error) {
 	for range 64 {
 		r, err := rand.Int(rand.Reader, pub.n)
 		if err != nil {
 			return nil, nil, err
 		}
-		if r.Cmp(bigOne) <= 0 {
-			continue
+		re, rinv, ok, err := blindingPairOf(pub, n, r)
+		if ok || err != nil {
+			return re, rinv, err
 		}
-		ri := new(big.Int).ModInverse(r, pub.n)
-		if ri == nil {
-			continue // r shares a factor with n (never, for a real key)
-		}
-		rn, err := nat(r.FillBytes(make([]byte, n.Size())), n)
-		if err != nil {
-			return nil, nil, err
-		}
-		if rinv, err = nat(ri.FillBytes(make([]byte, n.Size())), n); err != nil {
-			return nil, nil, err
-		}
-		re = bigmod.NewNat().ExpShortVarTime(rn, uint(pub.e), n) // e is public
-		return re, rinv, nil
 	}
 	return nil, nil, errors.New("rsa: no invertible blinding value found")
+}
+
+// blindingPairOf is newBlindingPair's pair for r, or ok false where r is
+// not a blinding value (r ≤ 1, or not invertible mod n); r is zeroed.
+func blindingPairOf(pub *publicKey, n *bigmod.Modulus, r *big.Int) (re, rinv *bigmod.Nat, ok bool, err error) {
+	defer clear(r.Bits())
+	if r.Cmp(bigOne) <= 0 {
+		return nil, nil, false, nil
+	}
+	ri := new(big.Int).ModInverse(r, pub.n)
+	if ri == nil {
+		return nil, nil, false, nil // r shares a factor with n (never, for a real key)
+	}
+	defer clear(ri.Bits())
+	rb, rib := r.FillBytes(make([]byte, n.Size())), ri.FillBytes(make([]byte, n.Size()))
+	defer func() {
+		clear(rb)
+		clear(rib)
+	}()
+	rn, err := nat(rb, n)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if rinv, err = nat(rib, n); err != nil {
+		return nil, nil, false, err
+	}
+	re = bigmod.NewNat().ExpShortVarTime(rn, uint(pub.e), n) // e is public
+	return re, rinv, true, nil
 }

@@ -31,7 +31,7 @@ type constantTimePublicKey struct {
 type constantTimePublicTag struct{}
 type constantTimeTag struct{}
 
-// constTime returns k's constant-time form, built once.
+// constantTime returns k's constant-time form, built once.
 func (k *publicKey) constantTime() (*constantTimePublicKey, error) {
 	if v, ok := k.cache.Load(constantTimePublicTag{}); ok {
 		return v.(*constantTimePublicKey), nil
@@ -44,7 +44,10 @@ func (k *publicKey) constantTime() (*constantTimePublicKey, error) {
 	return v.(*constantTimePublicKey), nil
 }
 
-// constTime returns k's constant-time form, built once.
+// constantTime returns k's constant-time form, built once. The byte strings
+// of p, q and qinv it makes on the way (bigmod copies them) are zeroed, and
+// so are the exponents of a form that another goroutine's build made
+// first, or that failed.
 func (k *privateKey) constantTime() (*constantTimeKey, error) {
 	if v, ok := k.cache.Load(constantTimeTag{}); ok {
 		return v.(*constantTimeKey), nil
@@ -53,23 +56,54 @@ func (k *privateKey) constantTime() (*constantTimeKey, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &constantTimeKey{pub: pub, pInt: k.p}
-	if c.p, err = bigmod.NewModulus(k.p.Bytes()); err != nil {
-		return nil, fmt.Errorf("%w: p: %v", ErrInvalidKey, err)
+	c, err := newConstantTimeKey(k, pub)
+	if err != nil {
+		return nil, err
 	}
-	if c.q, err = bigmod.NewModulus(k.q.Bytes()); err != nil {
-		return nil, fmt.Errorf("%w: q: %v", ErrInvalidKey, err)
+	v, loaded := k.cache.LoadOrStore(constantTimeTag{}, c)
+	if loaded {
+		c.clearExponents()
+	}
+	return v.(*constantTimeKey), nil
+}
+
+// newConstantTimeKey builds k's constant-time form over pub.
+func newConstantTimeKey(k *privateKey, pub *constantTimePublicKey) (*constantTimeKey, error) {
+	p, q, qinv := k.p.Bytes(), k.q.Bytes(), k.qinv.Bytes()
+	defer func() {
+		clear(p)
+		clear(q)
+		clear(qinv)
+	}()
+	c := &constantTimeKey{pub: pub, pInt: k.p}
+	fail := func(what string, err error) (*constantTimeKey, error) {
+		c.clearExponents()
+		return nil, fmt.Errorf("%w: %s: %v", ErrInvalidKey, what, err)
+	}
+	var err error
+	if c.p, err = bigmod.NewModulus(p); err != nil {
+		return fail("p", err)
+	}
+	if c.q, err = bigmod.NewModulus(q); err != nil {
+		return fail("q", err)
 	}
 	c.dp = k.dp.FillBytes(make([]byte, c.p.Size())) // dp < p, dq < q
 	c.dq = k.dq.FillBytes(make([]byte, c.q.Size()))
-	if c.qinv, err = bigmod.NewNat().SetBytes(k.qinv.Bytes(), c.p); err != nil {
-		return nil, fmt.Errorf("%w: qinv: %v", ErrInvalidKey, err)
+	if c.qinv, err = bigmod.NewNat().SetBytes(qinv, c.p); err != nil {
+		return fail("qinv", err)
 	}
-	if c.qModN, err = bigmod.NewNat().SetBytes(k.q.Bytes(), pub.n); err != nil {
-		return nil, fmt.Errorf("%w: q: %v", ErrInvalidKey, err)
+	if c.qModN, err = bigmod.NewNat().SetBytes(q, pub.n); err != nil {
+		return fail("q", err)
 	}
-	v, _ := k.cache.LoadOrStore(constantTimeTag{}, c)
-	return v.(*constantTimeKey), nil
+	return c, nil
+}
+
+// clearExponents zeroes the CRT exponents of a form that is not used
+// (bigmod's moduli and numbers have no way to be zeroed: the garbage
+// collector takes them).
+func (c *constantTimeKey) clearExponents() {
+	clear(c.dp)
+	clear(c.dq)
 }
 
 // nat returns x, a big-endian string of the modulus's size below m, as

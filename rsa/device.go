@@ -343,10 +343,30 @@ func (b *deviceKernels) deviceFormOf(k *privateKey, width string, mh, mf arith.M
 	}()
 	if d.prepareErr != nil {
 		d.prepareErr = fmt.Errorf("%w: %v", ErrInvalidKey, d.prepareErr)
+		d.clearPrivate() // never laid out: what was made of the key goes
 	}
-	v, _ := k.cache.LoadOrStore(width, d)
+	v, loaded := k.cache.LoadOrStore(width, d)
+	if loaded {
+		d.clearPrivate() // another goroutine's form is the key's
+	}
 	d = v.(*deviceForm)
 	return d, d.prepareErr
+}
+
+// clearPrivate zeroes the private fields of a device form that is not
+// used: p's and q's constants, dp, dq and qinv.
+func (d *deviceForm) clearPrivate() {
+	for _, c := range []*arith.Constants{d.p, d.q} {
+		if c != nil {
+			clear(c.M)
+			clear(c.One)
+			clear(c.R2)
+			c.N0 = 0
+		}
+	}
+	clear(d.dp)
+	clear(d.dq)
+	clear(d.qinv)
 }
 
 // distinctKeys returns the distinct keys of the job elements [lo, hi)

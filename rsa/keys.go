@@ -217,10 +217,12 @@ func newPrivateKey(key *stdrsa.PrivateKey) (*privateKey, error) {
 	}
 	// crypto/rsa checks the rest (d·e ≡ 1 mod p-1 and q-1, the CRT values
 	// given or computed, |p-q|, d's size) on a copy, so the caller's key is
-	// left exactly as it was.
+	// left exactly as it was. The CRT values that the copy computed (a key
+	// without them) are zeroed once the prepared key has its own.
 	cp := *key
 	cp.Primes = []*big.Int{p, q}
 	cp.Precompute()
+	defer clearComputed(&cp.Precomputed, &key.Precomputed)
 	if err := cp.Validate(); err != nil {
 		return nil, keyError("%v", err)
 	}
@@ -242,6 +244,17 @@ func newPrivateKey(key *stdrsa.PrivateKey) (*privateKey, error) {
 		qinv: new(big.Int).Set(pc.Qinv),
 		half: half,
 	}, nil
+}
+
+// clearComputed zeroes the CRT values of computed that are not the
+// caller's own (those of given, the caller's key): the ones Precompute
+// made for a copy of a key that lacked them.
+func clearComputed(computed, given *stdrsa.PrecomputedValues) {
+	for _, v := range [][2]*big.Int{{computed.Dp, given.Dp}, {computed.Dq, given.Dq}, {computed.Qinv, given.Qinv}} {
+		if v[0] != nil && v[0] != v[1] {
+			clear(v[0].Bits())
+		}
+	}
 }
 
 var bigOne = big.NewInt(1)
