@@ -1,6 +1,7 @@
 package ecdh
 
 import (
+	stdecdh "crypto/ecdh"
 	"encoding/binary"
 	"errors"
 
@@ -171,4 +172,14 @@ type ServerBackend = backend
 // that cost nothing, or that block).
 func NewServerOver(opts batch.Options, backends ...ServerBackend) (*Server, error) {
 	return newServer(opts, backends)
+}
+
+// PublicKeysOn and SharedSecretsOn are Engine.ECDHPublicKeys and
+// Engine.ECDHKeys on any backend (one that records what it is handed).
+func PublicKeysOn(b Backend, privs []*stdecdh.PrivateKey) ([]*stdecdh.PublicKey, error) {
+	return publicKeysOf(b, privs)
+}
+
+func SharedSecretsOn(b Backend, privs []*stdecdh.PrivateKey, peers []*stdecdh.PublicKey) ([][]byte, error) {
+	return sharedSecretsOf(b, privs, peers)
 }

@@ -191,9 +191,9 @@ func TestStdlibInterop(t *testing.T) {
 				p, _ := stdecdh.X25519().GenerateKey(rand.Reader)
 				privs, peers = append(privs, a), append(peers, p.PublicKey())
 			}
-			pubs, err := ecdh.PublicKeysX25519(b, privs)
+			pubs, err := b.(*ecdh.Engine).ECDHPublicKeys(privs)
 			require.NoError(t, err)
-			ss, err := ecdh.SharedSecretsX25519(b, privs, peers)
+			ss, err := b.(*ecdh.Engine).ECDHKeys(privs, peers)
 			require.NoError(t, err)
 			for i := range privs {
 				require.True(t, pubs[i].Equal(privs[i].PublicKey()))
@@ -202,7 +202,7 @@ func TestStdlibInterop(t *testing.T) {
 				require.Equal(t, want, ss[i])
 			}
 			p256, _ := stdecdh.P256().GenerateKey(rand.Reader)
-			_, err = ecdh.SharedSecretsX25519(b, []*stdecdh.PrivateKey{privs[0], p256, nil}, []*stdecdh.PublicKey{peers[0], peers[1], peers[2]})
+			_, err = b.(*ecdh.Engine).ECDHKeys([]*stdecdh.PrivateKey{privs[0], p256, nil}, []*stdecdh.PublicKey{peers[0], peers[1], peers[2]})
 			var be *batch.Error
 			require.True(t, errors.As(err, &be))
 			require.NoError(t, be.Errs[0])

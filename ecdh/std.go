@@ -7,10 +7,27 @@ import (
 	"github.com/gpucrypto/gpucrypto/batch"
 )
 
-// PublicKeysX25519 computes the public keys of crypto/ecdh X25519 private
-// keys on b and returns them as crypto/ecdh public keys. The copies of the
-// private keys made for b are zeroed before it returns.
-func PublicKeysX25519(b Backend, privs []*stdecdh.PrivateKey) ([]*stdecdh.PublicKey, error) {
+// ECDHPublicKeys computes the public keys of crypto/ecdh X25519 private
+// keys on e and returns them as crypto/ecdh public keys (a key of another
+// curve, or nil, fails its element). The copies of the private keys made
+// for the call are zeroed before it returns. Package ecdsa's Engine has
+// the same method for P-256 keys.
+func (e *Engine) ECDHPublicKeys(privs []*stdecdh.PrivateKey) ([]*stdecdh.PublicKey, error) {
+	return publicKeysOf(e, privs)
+}
+
+// ECDHKeys computes privs[i].ECDH(peers[i]) on e for crypto/ecdh X25519
+// keys. Like crypto/ecdh, an all-zero secret is an error (ErrLowOrder); a
+// nil key or one of another curve fails its element. The copies of the
+// private keys made for the call are zeroed before it returns, and so are
+// the secrets of the elements that fail. Package ecdsa's Engine has the
+// same method for P-256 keys; a single key is a Server's KeyExchanger.
+func (e *Engine) ECDHKeys(privs []*stdecdh.PrivateKey, peers []*stdecdh.PublicKey) ([][]byte, error) {
+	return sharedSecretsOf(e, privs, peers)
+}
+
+// publicKeysOf is ECDHPublicKeys on any backend.
+func publicKeysOf(b Backend, privs []*stdecdh.PrivateKey) ([]*stdecdh.PublicKey, error) {
 	raw, errs := rawX25519(privs)
 	defer clearAll(raw)
 	vals, err := b.PublicKeys(X25519(), raw)
@@ -29,11 +46,8 @@ func PublicKeysX25519(b Backend, privs []*stdecdh.PrivateKey) ([]*stdecdh.Public
 	return out, batch.Collect(errs)
 }
 
-// SharedSecretsX25519 computes privs[i].ECDH(peers[i]) on b for crypto/ecdh
-// X25519 keys. Like crypto/ecdh, an all-zero secret is an error (ErrLowOrder).
-// The copies of the private keys made for b are zeroed before it returns,
-// and so are the secrets of the elements that fail.
-func SharedSecretsX25519(b Backend, privs []*stdecdh.PrivateKey, peers []*stdecdh.PublicKey) ([][]byte, error) {
+// sharedSecretsOf is ECDHKeys on any backend.
+func sharedSecretsOf(b Backend, privs []*stdecdh.PrivateKey, peers []*stdecdh.PublicKey) ([][]byte, error) {
 	if len(privs) != len(peers) {
 		return nil, fmt.Errorf("ecdh: %d private keys but %d peer keys", len(privs), len(peers))
 	}

@@ -38,7 +38,7 @@ func requireAllZero(t *testing.T, bufs [][]byte) {
 }
 
 // TestX25519StdKeysCleared: the copies of crypto/ecdh private keys that
-// PublicKeysX25519 and SharedSecretsX25519 hand their backend
+// Engine.ECDHPublicKeys and Engine.ECDHKeys hand their backend
 // (PrivateKey.Bytes) are zeroed when they return, those of elements that
 // fail included (a nil peer key), while the results are still right.
 func TestX25519StdKeysCleared(t *testing.T) {
@@ -55,14 +55,14 @@ func TestX25519StdKeysCleared(t *testing.T) {
 	}
 	b := &recordingBackend{Engine: ecdh.CPUEngine()}
 
-	pubs, err := ecdh.PublicKeysX25519(b, privs)
+	pubs, err := ecdh.PublicKeysOn(b, privs)
 	require.NoError(t, err)
 	for i := range privs {
 		require.True(t, pubs[i].Equal(privs[i].PublicKey()), "public key %d", i)
 	}
 	requireAllZero(t, b.privs)
 
-	secrets, err := ecdh.SharedSecretsX25519(b, privs, peers)
+	secrets, err := ecdh.SharedSecretsOn(b, privs, peers)
 	require.NoError(t, err)
 	for i := range privs {
 		want, err := privs[i].ECDH(peers[i])
@@ -72,7 +72,7 @@ func TestX25519StdKeysCleared(t *testing.T) {
 	requireAllZero(t, b.privs)
 
 	peers[2] = nil // its private key is copied before the peer key fails
-	secrets, err = ecdh.SharedSecretsX25519(b, privs, peers)
+	secrets, err = ecdh.SharedSecretsOn(b, privs, peers)
 	require.Error(t, err)
 	require.Nil(t, secrets[2])
 	requireAllZero(t, b.privs)

@@ -81,6 +81,52 @@ func (e *Engine) ECDHKeys(privs []*stdecdh.PrivateKey, peers []*stdecdh.PublicKe
 	return out, batch.Collect(errs)
 }
 
+// ECDHPublicKeys computes the public keys of crypto/ecdh P-256 private keys
+// on e (PublicKeys) and returns them as crypto/ecdh public keys; a nil key
+// (ErrNilKey) or one on another curve (ErrCurve) fails its element. The
+// copies of the private keys made for the call are zeroed before it
+// returns. Package ecdh's Engine has the same method for X25519 keys.
+func (e *Engine) ECDHPublicKeys(privs []*stdecdh.PrivateKey) ([]*stdecdh.PublicKey, error) {
+	errs := make([]error, len(privs))
+	raw := make([][]byte, len(privs))
+	for i, k := range privs {
+		switch {
+		case k == nil:
+			errs[i] = fmt.Errorf("%w: private key", ErrNilKey)
+		case k.Curve() != stdecdh.P256():
+			errs[i] = fmt.Errorf("%w: private key on %v", ErrCurve, k.Curve())
+		default:
+			raw[i] = k.Bytes()
+		}
+	}
+	defer func() {
+		for _, d := range raw {
+			clear(d)
+		}
+	}()
+	vals, err := e.PublicKeys(raw)
+	if err != nil {
+		be, ok := err.(*batch.Error)
+		if !ok {
+			return nil, err
+		}
+		for i, x := range be.Errs {
+			if errs[i] == nil {
+				errs[i] = x
+			}
+		}
+	}
+	out := make([]*stdecdh.PublicKey, len(privs))
+	for i, v := range vals {
+		if errs[i] == nil {
+			if out[i], errs[i] = stdecdh.P256().NewPublicKey(v); errs[i] != nil {
+				out[i] = nil
+			}
+		}
+	}
+	return out, batch.Collect(errs)
+}
+
 // checkECDHKeys is the error of a pair of crypto/ecdh keys that ECDHKeys
 // cannot use: nil, or on another curve.
 func checkECDHKeys(priv *stdecdh.PrivateKey, peer *stdecdh.PublicKey) error {

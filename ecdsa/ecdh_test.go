@@ -403,6 +403,15 @@ func TestECDHKeys(t *testing.T) {
 			require.NoError(t, be.Errs[6])
 			_, err = e.ECDHKeys(privs, peers[1:])
 			require.Error(t, err)
+
+			pubs, err := e.ECDHPublicKeys(privs[:4])
+			require.ErrorAs(t, err, &be)
+			require.True(t, pubs[0].Equal(key.PublicKey()))
+			require.True(t, pubs[2].Equal(key.PublicKey()))
+			require.Nil(t, pubs[1])
+			require.Nil(t, pubs[3])
+			require.ErrorIs(t, be.Errs[1], ErrNilKey)
+			require.ErrorIs(t, be.Errs[3], ErrCurve)
 		})
 	}
 }
