@@ -38,6 +38,10 @@ func (l *Later[T]) Get() T {
 	return l.value
 }
 
+// laterAt is the least number of results that LaterSlice makes on a
+// goroutine of its own.
+const laterAt = 4096
+
 // Ready is a Later whose value is made already: v.
 func Ready[T any](v T) *Later[T] {
 	l := &Later[T]{value: v}
@@ -46,8 +50,14 @@ func Ready[T any](v T) *Later[T] {
 }
 
 // LaterSlice is a Later slice of a call's n results (zero values), made
-// in c's step "outputs", its pages written there too (touchPages).
+// in c's step "outputs", its pages written there too (touchPages). A
+// slice of fewer than laterAt results is made at once: a goroutine to
+// make it costs more than it saves (a lone request waits for the
+// goroutine to be scheduled).
 func LaterSlice[T any](c *Core, n int) *Later[[]T] {
+	if n < laterAt {
+		return Ready(make([]T, n))
+	}
 	return MakeLater(func() []T {
 		defer c.Step("outputs")()
 		s := make([]T, n)

@@ -1,0 +1,111 @@
+// Package lonecaller's test checks that a lone caller of each Server over
+// CPU engines alone (no GPU) waits about what crypto/* takes: a Server of
+// CPU engines computes each request at once (batch.NewDirect), and must
+// not hold it for a batch. The bound is generous (timing on a shared
+// machine); the figures themselves are `gpucrypto bench server`'s.
+package lonecaller
+
+import (
+	"context"
+	"crypto"
+	stdecdh "crypto/ecdh"
+	stdecdsa "crypto/ecdsa"
+	stded25519 "crypto/ed25519"
+	"crypto/elliptic"
+	"crypto/rand"
+	stdrsa "crypto/rsa"
+	"crypto/sha256"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpucrypto/gpucrypto/batch"
+	"github.com/gpucrypto/gpucrypto/ecdh"
+	"github.com/gpucrypto/gpucrypto/ecdsa"
+	"github.com/gpucrypto/gpucrypto/ed25519"
+	"github.com/gpucrypto/gpucrypto/rsa"
+)
+
+// median is the median time of n runs of f.
+func median(n int, f func()) time.Duration {
+	times := make([]time.Duration, n)
+	for i := range times {
+		start := time.Now()
+		f()
+		times[i] = time.Since(start)
+	}
+	slices.Sort(times)
+	return times[n/2]
+}
+
+// compare checks that a lone caller's median through the Server is within
+// 2× crypto/*'s + 1 ms (a batch's MaxDelay alone is 2 ms).
+func compare(t *testing.T, name string, n int, server, std func()) {
+	server() // first uses build tables
+	std()
+	ours, theirs := median(n, server), median(n, std)
+	t.Logf("%s: Server %v, crypto/* %v", name, ours, theirs)
+	require.LessOrEqual(t, ours, 2*theirs+time.Millisecond, "%s: a lone caller of a Server of CPU engines waits %v; crypto/* takes %v", name, ours, theirs)
+}
+
+func TestLoneCallerOnCPUEngines(t *testing.T) {
+	ctx := context.Background()
+	opts := batch.Options{}
+	d := sha256.Sum256([]byte("lone"))
+
+	edServer, err := ed25519.NewServer(opts, ed25519.CPUEngine())
+	require.NoError(t, err)
+	defer edServer.Close()
+	_, edKey, _ := stded25519.GenerateKey(rand.Reader)
+	compare(t, "Ed25519 sign", 50, func() { _, _ = edServer.Sign(ctx, edKey, d[:], nil) }, func() { stded25519.Sign(edKey, d[:]) })
+
+	ecServer, err := ecdsa.NewServer(opts, ecdsa.CPUEngine())
+	require.NoError(t, err)
+	defer ecServer.Close()
+	ecKey, _ := stdecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	compare(t, "ECDSA P-256 sign", 50, func() { _, _ = ecServer.SignASN1(ctx, nil, ecKey, d[:]) }, func() { _, _ = stdecdsa.SignASN1(rand.Reader, ecKey, d[:]) })
+	sig, _ := stdecdsa.SignASN1(rand.Reader, ecKey, d[:])
+	compare(t, "ECDSA P-256 verify", 50, func() { _, _ = ecServer.VerifyASN1(ctx, &ecKey.PublicKey, d[:], sig) }, func() { stdecdsa.VerifyASN1(&ecKey.PublicKey, d[:], sig) })
+
+	xServer, err := ecdh.NewServer(opts, ecdh.CPUEngine())
+	require.NoError(t, err)
+	defer xServer.Close()
+	a, _ := stdecdh.X25519().GenerateKey(rand.Reader)
+	b, _ := stdecdh.X25519().GenerateKey(rand.Reader)
+	compare(t, "X25519", 50, func() { _, _ = xServer.SharedSecret(ctx, ecdh.X25519(), a.Bytes(), b.PublicKey().Bytes()) }, func() { _, _ = a.ECDH(b.PublicKey()) })
+
+	rsaServer, err := rsa.NewServer(opts, rsa.CPUEngine())
+	require.NoError(t, err)
+	defer rsaServer.Close()
+	rsaKey, err := stdrsa.GenerateKey(rand.Reader, 2048)
+	require.NoError(t, err)
+	signer, err := rsaServer.Signer(rsaKey)
+	require.NoError(t, err)
+	compare(t, "RSA-2048 sign", 10, func() { _, _ = signer.Sign(nil, d[:], crypto.SHA256) }, func() { _, _ = stdrsa.SignPKCS1v15(nil, rsaKey, crypto.SHA256, d[:]) })
+}
+
+func BenchmarkEd25519Server(b *testing.B) {
+	s, _ := ed25519.NewServer(batch.Options{}, ed25519.CPUEngine())
+	defer s.Close()
+	_, key, _ := stded25519.GenerateKey(rand.Reader)
+	for b.Loop() {
+		_, _ = s.Sign(context.Background(), key, []byte("m"), nil)
+	}
+}
+
+func BenchmarkEd25519Engine(b *testing.B) {
+	e := ed25519.CPUEngine()
+	_, key, _ := stded25519.GenerateKey(rand.Reader)
+	for b.Loop() {
+		_, _ = e.Sign([]stded25519.PrivateKey{key}, [][]byte{[]byte("m")}, nil)
+	}
+}
+
+func BenchmarkEd25519Go(b *testing.B) {
+	_, key, _ := stded25519.GenerateKey(rand.Reader)
+	for b.Loop() {
+		stded25519.Sign(key, []byte("m"))
+	}
+}
