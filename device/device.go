@@ -278,7 +278,12 @@ type HostMemory struct {
 }
 
 // Free releases the memory (zeroed first: it may have held secrets).
+// Memory that a failed copy may still use (stranded: see Event.Wait) is
+// left allocated, and Free says so.
 func (h *HostMemory) Free() error {
+	if stranded.holds(h.Bytes) {
+		return errStrandedHost
+	}
 	var err error
 	h.once.Do(func() {
 		if h.free != nil {
