@@ -104,11 +104,13 @@ type Engine struct {
 	modesErr  error
 }
 
-// NewEngine builds the AES kernels for dev (nil: device.Default()) with
-// the default Config.
+// NewEngine builds the AES kernels for dev (nil: device.Default(), the
+// device Auto chooses; where Auto would take the CPU engine, the error of
+// Default, which says why) with the default Config.
 func NewEngine(dev *device.Device) (*Engine, error) { return NewEngineConfig(dev, Config{}) }
 
-// NewEngineConfig builds the AES kernels for dev (nil: device.Default()).
+// NewEngineConfig builds the AES kernels for dev (nil: device.Default(),
+// as NewEngine).
 func NewEngineConfig(dev *device.Device, cfg Config) (*Engine, error) {
 	if dev == nil {
 		var err error

@@ -54,9 +54,11 @@ type Engine struct {
 	core *engine.Core
 }
 
-// NewEngine returns an engine on dev (nil: device.Default()). Programs are
-// built on first use (and kept in the disk cache): Run builds arith.cl,
-// ModExp the Montgomery kernels of the sizes it meets.
+// NewEngine returns an engine on dev (nil: device.Default(), the device
+// Auto chooses; where Auto would take the CPU engine, the error of
+// Default, which says why). Programs are built on first use (and kept in
+// the disk cache): Run builds arith.cl, ModExp the Montgomery kernels of
+// the sizes it meets.
 func NewEngine(dev *device.Device) (*Engine, error) {
 	if dev == nil {
 		var err error

@@ -133,21 +133,47 @@ func enumerate(backend string) ([]*Device, []error, error) {
 	return out, errs, nil
 }
 
-// Default returns the device named by GPUCRYPTO_DEVICE if set, else the
-// best of Devices().
+// Default returns the device to compute on: the one the packages' Auto
+// functions choose (Choose), which is the device GPUCRYPTO_DEVICE names,
+// of any type, else the best GPU or accelerator. It is the device of
+// every package's NewEngine(nil). Where Choose takes the CPU engine
+// instead (no GPU, only CPU devices such as PoCL, no driver), Default
+// returns an error matching ErrNoDevice that says why: callers then use
+// the package's CPUEngine or Auto, or name a device. Any is the device
+// of tests and tools that run kernels on a CPU device too.
 func Default() (*Device, error) {
+	c, err := choose()
+	if err != nil {
+		return nil, err
+	}
+	return c.Device, nil
+}
+
+// Any returns the device GPUCRYPTO_DEVICE names, else the best device of
+// any type, CPU devices included (Best): the device of tests and tools
+// that run kernels wherever kernels run, PoCL on a machine without a GPU
+// among them (the packages' tests, gpucrypto selftest). It is not the
+// device to compute on: the packages' CPU engines outrun a CPU device on
+// the same cores, which is why Default and Auto pass it over.
+func Any() (*Device, error) {
 	if spec := os.Getenv(EnvDevice); spec != "" {
-		d, err := Select(spec)
-		if err != nil {
-			return nil, fmt.Errorf("%s=%q: %w", EnvDevice, spec, err)
-		}
-		return d, nil
+		return selectEnv(spec)
 	}
 	devs, err := Devices()
 	if err != nil {
 		return nil, err
 	}
 	return Best(devs), nil
+}
+
+// selectEnv is Select of GPUCRYPTO_DEVICE's value, its error naming the
+// variable.
+func selectEnv(spec string) (*Device, error) {
+	d, err := Select(spec)
+	if err != nil {
+		return nil, fmt.Errorf("%s=%q: %w", EnvDevice, spec, err)
+	}
+	return d, nil
 }
 
 // Best picks the strongest device of a list: GPUs before others, then by
@@ -252,7 +278,12 @@ type HostMemory struct {
 }
 
 // Free releases the memory (zeroed first: it may have held secrets).
+// Memory that a failed copy may still use (stranded: see Event.Wait) is
+// left allocated, and Free says so.
 func (h *HostMemory) Free() error {
+	if stranded.holds(h.Bytes) {
+		return errStrandedHost
+	}
 	var err error
 	h.once.Do(func() {
 		if h.free != nil {

@@ -10,8 +10,10 @@ import (
 // on the CPU.
 var ErrDeviceLost = errors.New("device lost")
 
-// ErrNoDevice is matched by the error of Devices and Default when no
-// device can be used (no driver library, no platform, no device).
+// ErrNoDevice is matched by the error of Devices when no device can be
+// used (no driver library, no platform, no device), and by that of
+// Default when it has none to compute on (those reasons, or only CPU
+// devices, which the CPU engines outrun).
 var ErrNoDevice = errors.New("device: no device")
 
 // lost marks a driver error as a lost device.

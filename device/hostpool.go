@@ -1,6 +1,7 @@
 package device
 
 import (
+	"bytes"
 	"math/bits"
 	"time"
 	"unsafe"
@@ -50,9 +51,11 @@ func (p *HostPool) Get(n int) (*HostMemory, error) {
 }
 
 // Put gives h back for reuse, freeing the smallest idle allocations
-// beyond the pool's limit, and arms the idle timer.
+// beyond the pool's limit, and arms the idle timer. Memory that a failed
+// copy may still use (stranded: see Event.Wait) is not kept: it is never
+// handed out again, nor freed.
 func (p *HostPool) Put(h *HostMemory) {
-	if h == nil || h.Bytes == nil {
+	if h == nil || h.Bytes == nil || stranded.holds(h.Bytes) {
 		return
 	}
 	p.idle.put(h)
@@ -62,13 +65,14 @@ func (p *HostPool) Put(h *HostMemory) {
 // usual).
 func (p *HostPool) Drain() { p.idle.drain() }
 
-// IdleContents returns the idle allocations' bytes (they stay idle): for
-// tests and checks that nothing secret stays in host memory.
+// IdleContents returns copies of the idle allocations' bytes (they stay
+// idle): for tests and checks that nothing secret stays in host memory.
+// Copies, made under the pool's lock: the idle timer or a Drain may free
+// the memory at any time after, and a slice of it would then point into
+// freed (for pinned memory, unmapped) memory.
 func (p *HostPool) IdleContents() [][]byte {
 	var out [][]byte
-	for _, h := range p.idle.list() {
-		out = append(out, h.Bytes)
-	}
+	p.idle.each(func(h *HostMemory) { out = append(out, bytes.Clone(h.Bytes)) })
 	return out
 }
 

@@ -100,6 +100,16 @@ func (s *idleSet[T]) list() []T {
 	return append([]T(nil), s.idle...)
 }
 
+// each runs f on every idle resource, under the set's lock: none is freed
+// meanwhile.
+func (s *idleSet[T]) each(f func(T)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range s.idle {
+		f(r)
+	}
+}
+
 // stats is the number of idle resources and their total size in bytes.
 func (s *idleSet[T]) stats() (count, bytes int) {
 	s.mu.Lock() // sizes under the lock: drain frees what it takes out

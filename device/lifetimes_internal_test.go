@@ -8,12 +8,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// lifetimeDevice is the default device, or the test is skipped (failed
-// where a device is required, as devicetest does; that package imports
-// this one).
+// lifetimeDevice is the test device (Any's, as devicetest's), or the test
+// is skipped (failed where a device is required, as devicetest does; that
+// package imports this one).
 func lifetimeDevice(t *testing.T) *Device {
 	t.Helper()
-	d, err := Default()
+	d, err := Any()
 	if err != nil {
 		if os.Getenv("GPUCRYPTO_REQUIRE_DEVICE") == "1" {
 			t.Fatalf("no device: %v", err)

@@ -69,8 +69,20 @@ func (p *Pool) get(n int) (*Buffer, error) {
 	return b, nil
 }
 
-// put returns buffers to the idle list (idleSet.put).
-func (p *Pool) put(bufs []*Buffer) { p.idle.put(bufs...) }
+// put returns buffers to the idle list (idleSet.put), but for stranded
+// ones (see Event.Wait), which are neither kept nor freed.
+func (p *Pool) put(bufs []*Buffer) {
+	keep := bufs[:0:0]
+	for _, b := range bufs {
+		b.mu.Lock()
+		lost := b.stranded
+		b.mu.Unlock()
+		if !lost {
+			keep = append(keep, b)
+		}
+	}
+	p.idle.put(keep...)
+}
 
 // Drain frees every idle buffer (leased ones come back later as usual).
 func (p *Pool) Drain() { p.idle.drain() }

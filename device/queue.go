@@ -78,7 +78,7 @@ func (q *Queue) Launch(k *Kernel, global, local int, args ...any) (*Event, error
 	if err != nil {
 		return nil, fmt.Errorf("device: Launch %s (global %d, local %d): %w", k.Name, global, local, err)
 	}
-	return newEvent(ev, nil, keep...), nil
+	return newEvent(ev, q.q, nil, keep...), nil
 }
 
 // Write enqueues a copy of src into b at byte offset off and returns at
@@ -96,7 +96,7 @@ func (q *Queue) Write(b *Buffer, off int, src []byte) (*Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newEvent(ev, src, b), nil
+	return newEvent(ev, q.q, src, b), nil
 }
 
 // Read enqueues a copy of len(dst) bytes from byte offset off of b into
@@ -113,7 +113,7 @@ func (q *Queue) Read(b *Buffer, off int, dst []byte) (*Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newEvent(ev, dst, b), nil
+	return newEvent(ev, q.q, dst, b), nil
 }
 
 // Fill enqueues n bytes of b from off set to repetitions of pattern (1, 2
@@ -136,7 +136,7 @@ func (q *Queue) Fill(b *Buffer, pattern []byte, off, n int) (*Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newEvent(ev, nil, b), nil
+	return newEvent(ev, q.q, nil, b), nil
 }
 
 // WaitFor makes the queue's later commands wait until events (of any
@@ -173,6 +173,9 @@ type Buffer struct {
 	mu   sync.Mutex
 	b    driverBuffer
 	size int
+	// stranded: a command on the buffer failed, and its queue could not
+	// say it was done (strand): the buffer is neither freed nor used again
+	stranded bool
 }
 
 // NewBuffer allocates size bytes of device memory. Its content is
@@ -210,12 +213,17 @@ func (d *Device) Upload(src []byte) (*Buffer, error) {
 func (b *Buffer) Size() int { return b.size }
 
 // Release frees the device memory once the commands already enqueued on
-// it are done. It is safe to call more than once.
+// it are done. It is safe to call more than once. A buffer that a failed
+// command may still use (stranded) is left allocated, and Release says so.
 func (b *Buffer) Release() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.b == nil {
 		return nil
+	}
+	if b.stranded {
+		runtime.SetFinalizer(b, nil)
+		return errStrandedBuffer
 	}
 	runtime.SetFinalizer(b, nil)
 	err := b.b.release()
@@ -229,6 +237,9 @@ func (b *Buffer) handle(op string, off, n int) (driverBuffer, error) {
 	defer b.mu.Unlock()
 	if b.b == nil {
 		return nil, fmt.Errorf("device: %s: buffer already released", op)
+	}
+	if b.stranded {
+		return nil, fmt.Errorf("device: %s: %w", op, errStrandedBuffer)
 	}
 	if off < 0 || n < 0 || off+n > b.size || off+n < off {
 		return nil, fmt.Errorf("device: %s: range [%d, %d) outside a buffer of %d bytes", op, off, off+n, b.size)
@@ -324,18 +335,19 @@ func zeroPattern(off, n int) []byte {
 type Event struct {
 	mu      sync.Mutex
 	ev      driverEvent
-	keep    []byte    // host memory of a copy, alive and pinned until done
-	buffers []*Buffer // the device buffers of the command, alive until done (no finalizer frees them under it)
+	q       driverQueue // the command's queue (nil in tests: a failed wait then strands)
+	keep    []byte      // host memory of a copy, alive and pinned until done
+	buffers []*Buffer   // the device buffers of the command, alive until done (no finalizer frees them under it)
 	pin     runtime.Pinner
 	done    bool
 	err     error
 }
 
-// newEvent wraps a command's driver event, keeping host (a copy's host
-// memory, pinned) and buffers (the device memory it reads or writes)
-// alive until the command has completed.
-func newEvent(ev driverEvent, host []byte, buffers ...*Buffer) *Event {
-	e := &Event{ev: ev, buffers: buffers}
+// newEvent wraps the driver event of a command on q, keeping host (a
+// copy's host memory, pinned) and buffers (the device memory it reads or
+// writes) alive until the command has completed.
+func newEvent(ev driverEvent, q driverQueue, host []byte, buffers ...*Buffer) *Event {
+	e := &Event{ev: ev, q: q, buffers: buffers}
 	if len(host) > 0 {
 		e.pin.Pin(&host[0])
 		e.keep = host
@@ -345,6 +357,13 @@ func newEvent(ev driverEvent, host []byte, buffers ...*Buffer) *Event {
 }
 
 // Wait blocks until the command has completed, and reports a failed one.
+//
+// A failed wait does not say that the command is over: a driver may
+// report a failure of the queue, or of a command before it, while the
+// command is still pending, and a copy could then write into host memory
+// already freed and reused. So after a failed wait the command's queue is
+// finished; where that fails too, the command's host memory and buffers
+// are stranded (strand): kept, never freed nor reused.
 func (e *Event) Wait() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -354,6 +373,9 @@ func (e *Event) Wait() error {
 	if !e.done {
 		e.err = e.ev.wait()
 		e.done = true
+		if e.err != nil && (e.q == nil || e.q.finish() != nil) {
+			strand(e.keep, e.buffers)
+		}
 		e.pin.Unpin()
 		e.keep, e.buffers = nil, nil
 	}

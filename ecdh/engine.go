@@ -47,7 +47,9 @@ type curveKernels struct {
 }
 
 // NewEngine builds the X25519 and X448 kernels for dev (nil:
-// device.Default()) and uploads the tables of the public-key kernels.
+// device.Default(), the device Auto chooses; where Auto would take the CPU
+// engine, the error of Default, which says why) and uploads the tables of
+// the public-key kernels.
 func NewEngine(dev *device.Device) (*Engine, error) {
 	if dev == nil {
 		var err error

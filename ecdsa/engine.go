@@ -29,10 +29,12 @@ type Engine struct {
 	comb *device.Buffer  // the comb's table (kernels.P256CombTable; verification reads its first row, 1·G … 8·G)
 }
 
-// NewEngine builds the kernels for dev (nil: device.Default()), ECDSA's
-// program and ECDH's, uploads the base point's tables and checks the
-// device with SelfTest (known answers: a few elements, counted in Stats):
-// an engine whose device gets them wrong is an error, never returned.
+// NewEngine builds the kernels for dev (nil: device.Default(), the device
+// Auto chooses; where Auto would take the CPU engine, the error of
+// Default, which says why), ECDSA's program and ECDH's, uploads the base
+// point's tables and checks the device with SelfTest (known answers: a
+// few elements, counted in Stats): an engine whose device gets them wrong
+// is an error, never returned.
 func NewEngine(dev *device.Device) (*Engine, error) {
 	if dev == nil {
 		var err error

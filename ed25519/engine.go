@@ -35,10 +35,12 @@ type Engine struct {
 	table *device.Buffer  // the base point's comb table (kernels.CombTable)
 }
 
-// NewEngine builds the Ed25519 kernels for dev (nil: device.Default()),
-// uploads the base point's table and checks the device with SelfTest
-// (RFC 8032's known answers: a few elements, counted in Stats): an
-// engine whose device gets them wrong is an error, never returned.
+// NewEngine builds the Ed25519 kernels for dev (nil: device.Default(), the
+// device Auto chooses; where Auto would take the CPU engine, the error of
+// Default, which says why), uploads the base point's table and checks the
+// device with SelfTest (RFC 8032's known answers: a few elements, counted
+// in Stats): an engine whose device gets them wrong is an error, never
+// returned.
 func NewEngine(dev *device.Device) (*Engine, error) {
 	if dev == nil {
 		var err error

@@ -60,9 +60,10 @@ type Engine struct {
 // of every batch).
 const defaultResultCheck = 256
 
-// NewEngine returns an Engine that computes on dev (nil:
-// device.Default()). The kernels are built at the first batch of each
-// key size, or by Warm.
+// NewEngine returns an Engine that computes on dev (nil: device.Default(),
+// the device Auto chooses; where Auto would take the CPU engine, the error
+// of Default, which says why). The kernels are built at the first batch
+// of each key size, or by Warm.
 func NewEngine(dev *device.Device) (*Engine, error) {
 	if dev == nil {
 		var err error

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -36,8 +38,15 @@ type deviceRow struct {
 	Default      bool   `json:"default"`
 }
 
-func cmdDevices(args []string) error {
+func cmdDevices(args []string) error { return devices(args, os.Stdout, os.Stderr) }
+
+// devices runs the command: the list on stdout, a hint on stderr where
+// no device was found. The device marked default is the one Auto computes
+// on and device.Default returns (device.Choose's); where that is the CPU
+// engine, no device is marked and a line says why.
+func devices(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("devices", flag.ExitOnError)
+	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
 	backend := fs.String("backend", "", "list only this driver's devices: opencl or cuda (default: GPUCRYPTO_BACKEND, else every driver built in)")
 	fs.Parse(args)
@@ -49,13 +58,13 @@ func cmdDevices(args []string) error {
 	hint := device.Hint()
 	if err != nil {
 		if *asJSON {
-			printJSON(map[string]any{"devices": []deviceRow{}, "error": err.Error(), "hint": hint})
+			printJSONTo(stdout, map[string]any{"devices": []deviceRow{}, "error": err.Error(), "hint": hint})
 		} else if hint != "" {
-			fmt.Fprintln(os.Stderr, hint)
+			fmt.Fprintln(stderr, hint)
 		}
 		return err
 	}
-	def, _ := device.Default()
+	choice := device.Choose()
 	var rows []deviceRow
 	for _, d := range devs {
 		rows = append(rows, deviceRow{
@@ -64,7 +73,7 @@ func cmdDevices(args []string) error {
 			ComputeUnits: uint32(d.ComputeUnits), ClockMHz: uint32(d.ClockMHz), GlobalMem: d.GlobalMem,
 			SharedMem: d.SharedMem, MaxSharedMem: d.MaxSharedMem,
 			MaxAlloc: d.MaxAlloc, MaxWorkGroup: d.MaxGroup, FP64: d.FP64, FastFP64: d.FastFP64, Shuffles: d.Shuffles,
-			InlinePTX: d.CarryChains, ComputeCap: d.ComputeCapability, Default: d == def,
+			InlinePTX: d.CarryChains, ComputeCap: d.ComputeCapability, Default: d == choice.Device,
 		})
 	}
 	if *asJSON {
@@ -72,9 +81,9 @@ func cmdDevices(args []string) error {
 		for _, e := range device.DriverErrors() {
 			notUsed = append(notUsed, e.Error())
 		}
-		return printJSON(map[string]any{"devices": rows, "hint": hint, "not_used": notUsed})
+		return printJSONTo(stdout, map[string]any{"devices": rows, "choice": choice.String(), "hint": hint, "not_used": notUsed})
 	}
-	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "#\tBACKEND\tPLATFORM\tDEVICE\tTYPE\tCU\tMHZ\tGLOBAL\tSHARED\tMAX WG\tFP64\tPTX\tDRIVER")
 	for _, r := range rows {
 		mark := " "
@@ -86,15 +95,36 @@ func cmdDevices(args []string) error {
 			fp64Column(r), yes(r.InlinePTX), r.Driver)
 	}
 	tw.Flush()
-	fmt.Printf("* default device (override with --device or GPUCRYPTO_DEVICE); backends built in: %s\n", strings.Join(device.Backends(), ", "))
+	fmt.Fprintln(stdout, defaultLine(choice))
+	fmt.Fprintf(stdout, "backends built in: %s\n", strings.Join(device.Backends(), ", "))
 	for _, e := range device.DriverErrors() {
-		fmt.Printf("\nnot used: %v\n", e)
+		fmt.Fprintf(stdout, "\nnot used: %v\n", e)
 	}
 	if hint != "" {
-		fmt.Println()
-		fmt.Println(hint)
+		fmt.Fprintln(stdout)
+		fmt.Fprintln(stdout, hint)
 	}
 	return nil
+}
+
+// defaultLine says which device is marked default and why, or why none
+// is and what runs where instead.
+func defaultLine(choice device.Choice) string {
+	if choice.Device != nil {
+		return fmt.Sprintf("* default device, the one Auto and NewEngine(nil) compute on: %s (override with --device or %s)", choice.Reason, device.EnvDevice)
+	}
+	line := "no default device: " + choice.Reason + "; Auto computes on the CPU engine and NewEngine(nil) fails"
+	if d, err := device.Any(); err == nil {
+		line += fmt.Sprintf("; selftest, bench, burnin and kernelinfo run on #%d all the same (--device or %s names another)", d.Index, device.EnvDevice)
+	}
+	return line
+}
+
+// printJSONTo writes v to w as indented JSON.
+func printJSONTo(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 func yes(b bool) string {

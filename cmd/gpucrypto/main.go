@@ -77,9 +77,16 @@ func main() {
 }
 
 // deviceFlags adds --device and --backend to a command's flags; the
-// function it returns resolves them (or the defaults) to a device.
+// function it returns resolves them (or the defaults) to a device. With
+// no --device, that is the device Auto computes on (device.Choose:
+// GPUCRYPTO_DEVICE's, else the best GPU); where Auto would take the CPU
+// engine instead (only CPU devices), the best device of any type
+// (device.Any), for every command that takes --device runs or measures
+// kernels (selftest, kernelinfo, burnin, the bench rows of the device).
+// Either way a line on the flags' output (stderr) says which device and
+// why.
 func deviceFlags(fs *flag.FlagSet) func() (*device.Device, error) {
-	spec := fs.String("device", "", "device index or name substring (default: GPUCRYPTO_DEVICE, else the best device)")
+	spec := fs.String("device", "", "device index or name substring (default: GPUCRYPTO_DEVICE, else the best GPU, else the best CPU device)")
 	backend := fs.String("backend", "", "driver: opencl or cuda (default: GPUCRYPTO_BACKEND, else CUDA for NVIDIA GPUs where built with -tags cuda)")
 	return func() (*device.Device, error) {
 		if err := setBackend(*backend); err != nil {
@@ -94,8 +101,29 @@ func deviceFlags(fs *flag.FlagSet) func() (*device.Device, error) {
 		if *spec != "" {
 			return device.Select(*spec)
 		}
-		return device.Default()
+		d, why, err := defaultDevice()
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(fs.Output(), "device: %s: %s\n", d, why)
+		return d, nil
 	}
+}
+
+// defaultDevice is the device of a command given no --device, and why:
+// device.Choose's, else device.Any's, which is then a CPU device (Choose
+// passed over only CPU devices; where GPUCRYPTO_DEVICE names no device or
+// none was found, Any fails as Choose did).
+func defaultDevice() (*device.Device, string, error) {
+	choice := device.Choose()
+	if choice.Device != nil {
+		return choice.Device, "the device Auto computes on, " + choice.Reason, nil
+	}
+	d, err := device.Any()
+	if err != nil {
+		return nil, "", err
+	}
+	return d, "a CPU device, taken because this command runs kernels; Auto computes on the CPU engine instead: " + choice.Reason + "; --device names another", nil
 }
 
 // setBackend applies --backend (empty: leave GPUCRYPTO_BACKEND as it is).
