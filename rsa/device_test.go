@@ -86,7 +86,7 @@ func TestDeviceConcurrentBatches(t *testing.T) {
 							return fmt.Errorf("caller %d element %d: %w", g, i, err)
 						}
 					}
-					if err := e.VerifyPKCS1v15(repeat(&k.PublicKey, n), crypto.SHA256, digests, sigs); err != nil {
+					if err := asErrors(e.VerifyPKCS1v15(repeat(&k.PublicKey, n), crypto.SHA256, digests, sigs)); err != nil {
 						return err
 					}
 				}

@@ -52,7 +52,7 @@ func TestSignPKCS1v15MatchesStdlib(t *testing.T) {
 						require.NoError(t, err)
 						require.Equal(t, want, sigs[i], "element %d", i)
 					}
-					require.NoError(t, e.VerifyPKCS1v15(repeat(&k.PublicKey, n), h, digests, sigs))
+					require.NoError(t, asErrors(e.VerifyPKCS1v15(repeat(&k.PublicKey, n), h, digests, sigs)))
 				})
 			}
 		}
@@ -89,8 +89,8 @@ func TestMixedKeyBatch(t *testing.T) {
 		for i := range keys {
 			require.NoError(t, stdrsa.VerifyPSS(pubs[i], crypto.SHA256, digests[i], pss[i], nil), "element %d", i)
 		}
-		require.NoError(t, e.VerifyPSS(pubs, crypto.SHA256, digests, pss, nil))
-		require.NoError(t, e.VerifyPKCS1v15(pubs, crypto.SHA256, digests, sigs))
+		require.NoError(t, asErrors(e.VerifyPSS(pubs, crypto.SHA256, digests, pss, nil)))
+		require.NoError(t, asErrors(e.VerifyPKCS1v15(pubs, crypto.SHA256, digests, sigs)))
 		pts, err := e.DecryptOAEP(crypto.SHA256, keys, cts, []byte("mixed"))
 		require.NoError(t, err)
 		require.Equal(t, msgs, pts)
@@ -139,10 +139,10 @@ func TestSignPSS(t *testing.T) {
 						require.NoError(t, stdrsa.VerifyPSS(&k.PublicKey, h, digests[i], sigs[i], &stdrsa.PSSOptions{SaltLength: c.saltLen}))
 					}
 					pubs := repeat(&k.PublicKey, n)
-					require.NoError(t, e.VerifyPSS(pubs, h, digests, sigs, nil))
-					require.NoError(t, e.VerifyPSS(pubs, h, digests, sigs, &stdrsa.PSSOptions{SaltLength: c.saltLen}))
+					require.NoError(t, asErrors(e.VerifyPSS(pubs, h, digests, sigs, nil)))
+					require.NoError(t, asErrors(e.VerifyPSS(pubs, h, digests, sigs, &stdrsa.PSSOptions{SaltLength: c.saltLen})))
 					// A different explicit salt length fails.
-					err = e.VerifyPSS(pubs, h, digests, sigs, &stdrsa.PSSOptions{SaltLength: c.saltLen + 1})
+					err = asErrors(e.VerifyPSS(pubs, h, digests, sigs, &stdrsa.PSSOptions{SaltLength: c.saltLen + 1}))
 					for _, x := range elementErrs(t, err, n) {
 						require.ErrorIs(t, x, rsa.ErrVerification)
 					}
@@ -367,7 +367,7 @@ func TestPerElementErrors(t *testing.T) {
 			pubs := []*stdrsa.PublicKey{pub, pub, nil, pub, pub, &key(t, "rsa2048b").PublicKey, pub}
 			digests := [][]byte{d, d, d, d, d, d, d[:5]}
 			sigs := [][]byte{sig, bad, sig, sig[:100], k.N.Bytes(), sig, sig}
-			errs := elementErrs(t, e.VerifyPKCS1v15(pubs, crypto.SHA256, digests, sigs), len(pubs))
+			errs := elementErrs(t, asErrors(e.VerifyPKCS1v15(pubs, crypto.SHA256, digests, sigs)), len(pubs))
 			require.NoError(t, errs[0])
 			require.Equal(t, rsa.ErrVerification, errs[1])
 			require.ErrorIs(t, errs[2], rsa.ErrInvalidKey)
@@ -428,8 +428,8 @@ func TestWholeCallErrors(t *testing.T) {
 	notBatch(t, err, "differ in length")
 	_, err = e.EncryptPKCS1v15(nil, []*stdrsa.PublicKey{pub}, two)
 	notBatch(t, err, "differ in length")
-	notBatch(t, e.VerifyPKCS1v15([]*stdrsa.PublicKey{pub}, crypto.SHA256, two[:1], two), "differ in length")
-	notBatch(t, e.VerifyPSS([]*stdrsa.PublicKey{pub}, crypto.SHA256, two, two[:1], nil), "differ in length")
+	notBatch(t, asErrors(e.VerifyPKCS1v15([]*stdrsa.PublicKey{pub}, crypto.SHA256, two[:1], two)), "differ in length")
+	notBatch(t, asErrors(e.VerifyPSS([]*stdrsa.PublicKey{pub}, crypto.SHA256, two, two[:1], nil)), "differ in length")
 
 	_, err = e.SignPKCS1v15(one, crypto.RIPEMD160, [][]byte{d[:20]})
 	notBatch(t, err, "not supported")
@@ -437,7 +437,7 @@ func TestWholeCallErrors(t *testing.T) {
 	notBatch(t, err, "not available")
 	_, err = e.SignPSS(nil, one, crypto.SHA256, [][]byte{d}, &stdrsa.PSSOptions{SaltLength: -2})
 	notBatch(t, err, "invalid PSS salt length")
-	notBatch(t, e.VerifyPSS([]*stdrsa.PublicKey{pub}, crypto.SHA256, [][]byte{d}, [][]byte{d}, &stdrsa.PSSOptions{SaltLength: -3}), "invalid PSS salt length")
+	notBatch(t, asErrors(e.VerifyPSS([]*stdrsa.PublicKey{pub}, crypto.SHA256, [][]byte{d}, [][]byte{d}, &stdrsa.PSSOptions{SaltLength: -3})), "invalid PSS salt length")
 	_, err = e.DecryptOAEP(crypto.MD4, one, [][]byte{d}, nil)
 	notBatch(t, err, "not available")
 	_, err = e.EncryptOAEP(crypto.SHA256, bytes.NewReader(nil), []*stdrsa.PublicKey{pub}, [][]byte{d}, nil)
@@ -451,7 +451,7 @@ func TestWholeCallErrors(t *testing.T) {
 	pts, err := e.DecryptOAEP(crypto.SHA256, nil, nil, nil)
 	require.NoError(t, err)
 	require.Empty(t, pts)
-	require.NoError(t, e.VerifyPSS(nil, crypto.SHA256, nil, nil, nil))
+	require.NoError(t, asErrors(e.VerifyPSS(nil, crypto.SHA256, nil, nil, nil)))
 }
 
 // Blinding changes nothing in the results, also when one key is used many
@@ -632,7 +632,7 @@ func TestEngineClose(t *testing.T) {
 			require.ErrorIs(t, err, batch.ErrClosed)
 			_, err = e.DecryptPKCS1v15([]*stdrsa.PrivateKey{k}, [][]byte{sig})
 			require.ErrorIs(t, err, batch.ErrClosed)
-			require.ErrorIs(t, e.VerifyPKCS1v15([]*stdrsa.PublicKey{&k.PublicKey}, crypto.SHA256, [][]byte{d}, [][]byte{sig}), batch.ErrClosed)
+			require.ErrorIs(t, asErrors(e.VerifyPKCS1v15([]*stdrsa.PublicKey{&k.PublicKey}, crypto.SHA256, [][]byte{d}, [][]byte{sig})), batch.ErrClosed)
 			_, err = e.EncryptOAEP(crypto.SHA256, nil, []*stdrsa.PublicKey{&k.PublicKey}, [][]byte{d}, nil)
 			require.ErrorIs(t, err, batch.ErrClosed)
 			require.ErrorIs(t, e.Warm(2048), batch.ErrClosed)
@@ -678,10 +678,38 @@ func TestWarm(t *testing.T) {
 	d := randBytes(t, 32)
 	sig, err := stdrsa.SignPKCS1v15(nil, k, crypto.SHA256, d)
 	require.NoError(t, err)
-	require.NoError(t, e.VerifyPKCS1v15([]*stdrsa.PublicKey{&k.PublicKey}, crypto.SHA256, [][]byte{d}, [][]byte{sig}))
+	require.NoError(t, asErrors(e.VerifyPKCS1v15([]*stdrsa.PublicKey{&k.PublicKey}, crypto.SHA256, [][]byte{d}, [][]byte{sig})))
 	require.Equal(t, before, rsa.ProgramCount(e), "a batch built a kernel that Warm did not")
 	for _, bits := range []int{0, 512, 1023, 4097} {
 		require.Error(t, e.Warm(bits), "%d bits", bits)
 	}
 	require.NoError(t, rsa.CPUEngine().Warm(2048))
+}
+
+// Verification's verdicts are ed25519's and ecdsa's style: true for a
+// valid signature, false for one crypto/rsa refuses with ErrVerification
+// (with no error), false and the element's error for malformed input.
+func TestVerifyVerdicts(t *testing.T) {
+	k := key(t, "rsa2048a")
+	d := sha256.Sum256([]byte("verdicts"))
+	sig, err := stdrsa.SignPKCS1v15(nil, k, crypto.SHA256, d[:])
+	require.NoError(t, err)
+	bad := bytes.Clone(sig)
+	bad[10] ^= 1
+	pubs := []*stdrsa.PublicKey{&k.PublicKey, &k.PublicKey, &k.PublicKey, nil}
+	digests := [][]byte{d[:], d[:], d[:5], d[:]}
+	sigs := [][]byte{sig, bad, sig, sig}
+	for name, e := range map[string]*rsa.Engine{"cpu": cpuEngine} {
+		t.Run(name, func(t *testing.T) {
+			valid, err := e.VerifyPKCS1v15(pubs, crypto.SHA256, digests, sigs)
+			require.Equal(t, []bool{true, false, false, false}, valid)
+			errs := elementErrs(t, err, len(pubs))
+			require.NoError(t, errs[0])
+			require.NoError(t, errs[1], "a refused signature is a verdict, not an error")
+			require.Error(t, errs[2])
+			require.Error(t, errs[3])
+			_, err = e.VerifyPKCS1v15(pubs, crypto.SHA256, digests[:2], sigs)
+			require.Error(t, err)
+		})
+	}
 }

@@ -96,7 +96,7 @@ func TestFallback(t *testing.T) {
 				require.NoError(t, err)
 				require.Equal(t, want, got)
 			}
-			require.NoError(t, e.VerifyPKCS1v15(pubs, crypto.SHA256, digests, want))
+			require.NoError(t, e.verifyPKCS1v15(pubs, crypto.SHA256, digests, want))
 			n := int64(4) // 2 signing calls × 2 size classes
 			if mode == "fail" {
 				n = 6 // and the verification's 2

@@ -162,7 +162,7 @@ func verifySeeds(f *testing.F, file string) *stdrsa.PublicKey {
 func FuzzVerifyPKCS1v15(f *testing.F) {
 	pub := verifySeeds(f, "rsa_signature_2048_sha256_test.json")
 	f.Fuzz(func(t *testing.T, digest, sig []byte) {
-		err := elementError(t, fuzzEngine.VerifyPKCS1v15([]*stdrsa.PublicKey{pub}, crypto.SHA256, [][]byte{digest}, [][]byte{sig}))
+		err := elementError(t, asErrors(fuzzEngine.VerifyPKCS1v15([]*stdrsa.PublicKey{pub}, crypto.SHA256, [][]byte{digest}, [][]byte{sig})))
 		werr := stdrsa.VerifyPKCS1v15(pub, crypto.SHA256, digest, sig)
 		if (err == nil) != (werr == nil) {
 			t.Fatalf("accept/reject differs: ours %v, crypto/rsa %v", err, werr)
@@ -175,7 +175,7 @@ func FuzzVerifyPKCS1v15(f *testing.F) {
 func FuzzVerifyPSS(f *testing.F) {
 	pub := verifySeeds(f, "rsa_pss_2048_sha256_mgf1_32_test.json")
 	f.Fuzz(func(t *testing.T, digest, sig []byte) {
-		err := elementError(t, fuzzEngine.VerifyPSS([]*stdrsa.PublicKey{pub}, crypto.SHA256, [][]byte{digest}, [][]byte{sig}, nil))
+		err := elementError(t, asErrors(fuzzEngine.VerifyPSS([]*stdrsa.PublicKey{pub}, crypto.SHA256, [][]byte{digest}, [][]byte{sig}, nil)))
 		werr := stdrsa.VerifyPSS(pub, crypto.SHA256, digest, sig, nil)
 		if (err == nil) != (werr == nil) {
 			t.Fatalf("accept/reject differs: ours %v, crypto/rsa %v", err, werr)

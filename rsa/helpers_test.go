@@ -177,3 +177,24 @@ func elementErrs(t testing.TB, err error, n int) []error {
 	require.Len(t, be.Errs, n)
 	return be.Errs
 }
+
+// asErrors turns the verdicts of a verification (Engine.VerifyPKCS1v15,
+// VerifyPSS) back into crypto/rsa's errors: nil where every signature is
+// valid, else a *batch.Error with ErrVerification for each refused one
+// and the element's own error for the others.
+func asErrors(valid []bool, err error) error {
+	var per *batch.Error
+	if err != nil && !errors.As(err, &per) {
+		return err
+	}
+	errs := make([]error, len(valid))
+	for i, ok := range valid {
+		switch {
+		case per != nil && per.Errs[i] != nil:
+			errs[i] = per.Errs[i]
+		case !ok:
+			errs[i] = rsa.ErrVerification
+		}
+	}
+	return batch.Collect(errs)
+}

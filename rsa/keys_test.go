@@ -86,7 +86,7 @@ func TestBadKeys(t *testing.T) {
 			require.ErrorContains(t, errs[1], c.substr)
 			require.Nil(t, sigs[1])
 			if c.public {
-				err := cpuEngine.VerifyPKCS1v15([]*stdrsa.PublicKey{&bad.PublicKey}, crypto.SHA256, [][]byte{d}, [][]byte{sigs[0]})
+				err := asErrors(cpuEngine.VerifyPKCS1v15([]*stdrsa.PublicKey{&bad.PublicKey}, crypto.SHA256, [][]byte{d}, [][]byte{sigs[0]}))
 				x := elementErrs(t, err, 1)[0]
 				require.ErrorIs(t, x, rsa.ErrInvalidKey)
 				require.ErrorContains(t, x, c.substr)
@@ -109,7 +109,7 @@ func TestKeyCache(t *testing.T) {
 		return err
 	}
 	verify := func(pub *stdrsa.PublicKey, sig []byte) error {
-		return cpuEngine.VerifyPKCS1v15([]*stdrsa.PublicKey{pub}, crypto.SHA256, [][]byte{d}, [][]byte{sig})
+		return asErrors(cpuEngine.VerifyPKCS1v15([]*stdrsa.PublicKey{pub}, crypto.SHA256, [][]byte{d}, [][]byte{sig}))
 	}
 	var wk weak.Pointer[stdrsa.PrivateKey]
 	var wp weak.Pointer[stdrsa.PublicKey]

@@ -10,6 +10,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/gpucrypto/gpucrypto/batch"
 )
@@ -64,8 +65,12 @@ func selfTest(e *Engine) error {
 			return fmt.Errorf("rsa: self-test signature %d differs from crypto/rsa's", i)
 		}
 	}
-	if err := e.VerifyPKCS1v15(pubs, crypto.SHA256, digests, sigs); err != nil {
+	valid, err := e.VerifyPKCS1v15(pubs, crypto.SHA256, digests, sigs)
+	if err != nil {
 		return fmt.Errorf("rsa: self-test verification: %w", err)
+	}
+	if i := slices.Index(valid, false); i >= 0 {
+		return fmt.Errorf("rsa: self-test verification: signature %d refused", i)
 	}
 	cts, err := e.EncryptOAEP(crypto.SHA256, nil, pubs, digests, nil)
 	if err != nil {

@@ -179,7 +179,7 @@ func TestNilArguments(t *testing.T) {
 	require.ErrorIs(t, errs[0], rsa.ErrInvalidKey)
 	require.Nil(t, sigs[0])
 	require.NoError(t, errs[1])
-	errs = elementErrs(t, cpuEngine.VerifyPKCS1v15([]*stdrsa.PublicKey{nil, &k.PublicKey}, crypto.SHA256, [][]byte{d, d}, sigs), 2)
+	errs = elementErrs(t, asErrors(cpuEngine.VerifyPKCS1v15([]*stdrsa.PublicKey{nil, &k.PublicKey}, crypto.SHA256, [][]byte{d, d}, sigs)), 2)
 	require.ErrorIs(t, errs[0], rsa.ErrInvalidKey)
 	require.NoError(t, errs[1])
 	cts, err := cpuEngine.EncryptOAEP(crypto.SHA256, nil, []*stdrsa.PublicKey{nil}, [][]byte{d}, nil)

@@ -218,7 +218,7 @@ func TestScratchZeroed(t *testing.T) {
 	}
 	sigs, err := e.SignPKCS1v15(repeat(k, 5), crypto.SHA256, digests)
 	require.NoError(t, err)
-	require.NoError(t, e.VerifyPKCS1v15(repeat(&k.PublicKey, 5), crypto.SHA256, digests, sigs))
+	require.NoError(t, e.verifyPKCS1v15(repeat(&k.PublicKey, 5), crypto.SHA256, digests, sigs))
 	idle, err := e.core.Pool().IdleContents() // no batch runs: every buffer is idle
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, len(idle), 8, "the buffers of a private batch are kept")
@@ -408,7 +408,7 @@ func TestResidentKeys(t *testing.T) {
 	d := sha256.Sum256([]byte("public"))
 	sig, err := stdrsa.SignPKCS1v15(nil, k1, crypto.SHA256, d[:])
 	require.NoError(t, err)
-	require.NoError(t, e.VerifyPKCS1v15([]*stdrsa.PublicKey{&k1.PublicKey}, crypto.SHA256, [][]byte{d[:]}, [][]byte{sig}))
+	require.NoError(t, e.verifyPKCS1v15([]*stdrsa.PublicKey{&k1.PublicKey}, crypto.SHA256, [][]byte{d[:]}, [][]byte{sig}))
 	b.resident.mu.Lock()
 	require.Len(t, b.resident.sets, 2)
 	b.resident.mu.Unlock()

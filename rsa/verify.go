@@ -4,14 +4,62 @@ import (
 	"bytes"
 	"crypto"
 	stdrsa "crypto/rsa"
+	"errors"
+
+	"github.com/gpucrypto/gpucrypto/batch"
 )
 
 // VerifyPKCS1v15 checks each RSASSA-PKCS1-v1_5 signature sigs[i] of
-// digests[i] under pubs[i], as crypto/rsa.VerifyPKCS1v15 does. It returns
-// nil when all are valid, else a *batch.Error whose failed entries wrap
-// ErrVerification (or say what else is wrong: a bad key, a digest of the
-// wrong length).
-func (e *Engine) VerifyPKCS1v15(pubs []*stdrsa.PublicKey, hash crypto.Hash, digests, sigs [][]byte) error {
+// digests[i] under pubs[i], as crypto/rsa.VerifyPKCS1v15 does, and returns
+// the verdicts as ed25519's and ecdsa's Verify do: valid[i] is true where
+// crypto/rsa returns nil, false where it returns ErrVerification (a
+// signature that does not verify, or is not even of the key's size); an
+// element with anything else wrong (a bad key, a digest of the wrong
+// length) is false with its error in a *batch.Error. An error that is not
+// a *batch.Error fails the whole call (mismatched lengths, a hash that is
+// not available).
+func (e *Engine) VerifyPKCS1v15(pubs []*stdrsa.PublicKey, hash crypto.Hash, digests, sigs [][]byte) ([]bool, error) {
+	return verdicts(len(pubs), e.verifyPKCS1v15(pubs, hash, digests, sigs))
+}
+
+// VerifyPSS checks each RSASSA-PSS signature sigs[i] of digests[i] under
+// pubs[i], as crypto/rsa.VerifyPSS does: the salt must be
+// opts.SaltLength bytes long, any length with nil opts or
+// PSSSaltLengthAuto, the hash length with PSSSaltLengthEqualsHash.
+// Verdicts and errors as VerifyPKCS1v15.
+func (e *Engine) VerifyPSS(pubs []*stdrsa.PublicKey, hash crypto.Hash, digests, sigs [][]byte, opts *stdrsa.PSSOptions) ([]bool, error) {
+	return verdicts(len(pubs), e.verifyPSS(pubs, hash, digests, sigs, opts))
+}
+
+// verdicts turns the errors of a verification of n signatures (nil, or a
+// *batch.Error whose entries wrap ErrVerification or say what else is
+// wrong) into verdicts and the errors that are not a verdict.
+func verdicts(n int, err error) ([]bool, error) {
+	var per *batch.Error
+	if err != nil && !errors.As(err, &per) {
+		return nil, err
+	}
+	valid := make([]bool, n)
+	errs := make([]error, n)
+	for i := range valid {
+		var e error
+		if per != nil {
+			e = per.Errs[i]
+		}
+		switch {
+		case e == nil:
+			valid[i] = true
+		case !errors.Is(e, ErrVerification):
+			errs[i] = e
+		}
+	}
+	return valid, batch.Collect(errs)
+}
+
+// verifyPKCS1v15 is VerifyPKCS1v15 with crypto/rsa's errors: nil when
+// every signature is valid, else a *batch.Error whose failed entries wrap
+// ErrVerification or say what else is wrong.
+func (e *Engine) verifyPKCS1v15(pubs []*stdrsa.PublicKey, hash crypto.Hash, digests, sigs [][]byte) error {
 	if err := shapeError([]string{"keys", "digests", "signatures"}, len(pubs), len(digests), len(sigs)); err != nil {
 		return err
 	}
@@ -40,12 +88,8 @@ func (e *Engine) VerifyPKCS1v15(pubs []*stdrsa.PublicKey, hash crypto.Hash, dige
 	})
 }
 
-// VerifyPSS checks each RSASSA-PSS signature sigs[i] of digests[i] under
-// pubs[i], as crypto/rsa.VerifyPSS does: the salt must be
-// opts.SaltLength bytes long, any length with nil opts or
-// PSSSaltLengthAuto, the hash length with PSSSaltLengthEqualsHash. Errors
-// as VerifyPKCS1v15.
-func (e *Engine) VerifyPSS(pubs []*stdrsa.PublicKey, hash crypto.Hash, digests, sigs [][]byte, opts *stdrsa.PSSOptions) error {
+// verifyPSS is VerifyPSS with crypto/rsa's errors, as verifyPKCS1v15.
+func (e *Engine) verifyPSS(pubs []*stdrsa.PublicKey, hash crypto.Hash, digests, sigs [][]byte, opts *stdrsa.PSSOptions) error {
 	if err := shapeError([]string{"keys", "digests", "signatures"}, len(pubs), len(digests), len(sigs)); err != nil {
 		return err
 	}

@@ -132,7 +132,7 @@ func TestWycheproofPKCS1v15Verify(t *testing.T) {
 					require.Equal(t, h, wycheproofHash(t, c.group.Sha))
 					pubs[i], digests[i], sigs[i] = c.pub, digest(h, unhex(t, c.test.Msg)), unhex(t, c.test.Sig)
 				}
-				errs := elementErrs(t, e.VerifyPKCS1v15(pubs, h, digests, sigs), len(cases))
+				errs := elementErrs(t, asErrors(e.VerifyPKCS1v15(pubs, h, digests, sigs)), len(cases))
 				for i, c := range cases {
 					std := stdrsa.VerifyPKCS1v15(c.pub, h, digests[i], sigs[i])
 					switch c.test.Result {
@@ -166,8 +166,8 @@ func TestWycheproofPSSVerify(t *testing.T) {
 					pubs[i], digests[i], sigs[i] = c.pub, digest(h, unhex(t, c.test.Msg)), unhex(t, c.test.Sig)
 				}
 				opts := &stdrsa.PSSOptions{SaltLength: g.SLen}
-				errs := elementErrs(t, e.VerifyPSS(pubs, h, digests, sigs, opts), len(cases))
-				auto := elementErrs(t, e.VerifyPSS(pubs, h, digests, sigs, nil), len(cases))
+				errs := elementErrs(t, asErrors(e.VerifyPSS(pubs, h, digests, sigs, opts)), len(cases))
+				auto := elementErrs(t, asErrors(e.VerifyPSS(pubs, h, digests, sigs, nil)), len(cases))
 				for i, c := range cases {
 					switch c.test.Result {
 					case "valid":

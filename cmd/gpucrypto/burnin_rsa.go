@@ -73,11 +73,16 @@ func checkRSA(b *burninBatch, e *rsa.Engine, keys []*stdrsa.PrivateKey) {
 			checked[i] = make([]byte, (pubs[i].N.BitLen()+7)/8) // verified too, for the shape; refused
 		}
 	}
-	err = e.VerifyPKCS1v15(pubs, crypto.SHA256, digests, checked)
+	valid, err := e.VerifyPKCS1v15(pubs, crypto.SHA256, digests, checked)
 	verifyErrs, ok := elementErrors(err, n)
 	if !ok {
 		b.failAll("VerifyPKCS1v15", err)
 		return
+	}
+	for i, v := range valid { // a refused signature, as crypto/rsa's error
+		if !v && verifyErrs[i] == nil {
+			verifyErrs[i] = rsa.ErrVerification
+		}
 	}
 	sample := make([]bool, n)
 	for i := range n {
