@@ -194,12 +194,27 @@ func (s *Signer) Decrypt(random io.Reader, ciphertext []byte, opts crypto.Decryp
 // DecryptContext is Decrypt; ctx bounds the wait for the batch (a nil
 // ctx is an error).
 func (s *Signer) DecryptContext(ctx context.Context, random io.Reader, ciphertext []byte, opts crypto.DecrypterOpts) ([]byte, error) {
+	unpad, err := s.decoding(random, opts)
+	if err != nil {
+		return nil, err
+	}
+	m, err := s.decrypt(ctx, ciphertext)
+	if err != nil {
+		return nil, err
+	}
+	return unpad(m)
+}
+
+// decoding returns the function that decodes a decrypted value (the
+// modulus's size) as opts say, and wipes it: Decrypt's options checked
+// before the private-key operation.
+func (s *Signer) decoding(random io.Reader, opts crypto.DecrypterOpts) (func(m []byte) ([]byte, error), error) {
 	pub := s.prepared.pub
 	switch o := opts.(type) {
 	case nil:
 	case *stdrsa.PKCS1v15DecryptOptions:
 		if o != nil && o.SessionKeyLen > 0 {
-			return s.sessionKey(ctx, random, ciphertext, o.SessionKeyLen)
+			return s.sessionKey(random, o.SessionKeyLen)
 		}
 	case *stdrsa.OAEPOptions:
 		if o == nil {
@@ -218,36 +233,82 @@ func (s *Signer) DecryptContext(ctx context.Context, random io.Reader, ciphertex
 		if err := oaepFits(pub, hash); err != nil {
 			return nil, err
 		}
-		m, err := s.decrypt(ctx, ciphertext)
-		if err != nil {
-			return nil, err
-		}
-		return oaepOutput(m, hash.New(), mgf.New(), o.Label)
+		label := o.Label
+		return func(m []byte) ([]byte, error) { return oaepOutput(m, hash.New(), mgf.New(), label) }, nil
 	default:
 		return nil, fmt.Errorf("rsa: invalid options for Decrypt: %T", opts)
 	}
-	m, err := s.decrypt(ctx, ciphertext)
-	if err != nil {
-		return nil, err
-	}
-	return pkcs1v15Output(m)
+	return pkcs1v15Output, nil
 }
 
-func (s *Signer) sessionKey(ctx context.Context, random io.Reader, ciphertext []byte, size int) ([]byte, error) {
+// sessionKey is the decoding of PKCS #1 v1.5's session-key variant: a
+// random key of size bytes, replaced by the message where its padding is
+// valid and its length size, in constant time.
+func (s *Signer) sessionKey(random io.Reader, size int) (func(m []byte) ([]byte, error), error) {
 	key := make([]byte, size)
 	if _, err := io.ReadFull(orDefault(random), key); err != nil {
 		return nil, err
 	}
-	pub := s.prepared.pub
-	if modBytes(pub) < size+11 {
+	if modBytes(s.prepared.pub) < size+11 {
 		return nil, ErrDecryption
 	}
-	m, err := s.decrypt(ctx, ciphertext)
-	if err != nil {
-		return nil, err
+	return func(m []byte) ([]byte, error) {
+		sessionKeyOutput(m, key)
+		return key, nil
+	}, nil
+}
+
+// DecryptCall is one decryption submitted with Signer.GoDecrypt: its
+// inputs (as Decrypt takes them), and once it is complete its Result (the
+// plaintext) or Err, after which the Signer's Server sends the Call on
+// Done. A DecryptCall may be reused once it has come back on Done.
+type DecryptCall struct {
+	Rand       io.Reader // the session-key variant's random key (nil: crypto/rand.Reader)
+	Ciphertext []byte
+	Opts       crypto.DecrypterOpts
+	Result     []byte
+	Err        error
+	// Done receives the DecryptCall when it is complete. It must be
+	// buffered, with room for every DecryptCall in flight on it.
+	Done chan *DecryptCall
+
+	unpad func(m []byte) ([]byte, error)
+}
+
+// GoDecrypt submits call and returns without waiting for it (the
+// asynchronous form of DecryptContext, as Go is of SignContext): its
+// outcome arrives on call.Done, the context's error included if ctx ends
+// before its batch runs; the plaintext is decoded from the decrypted
+// value, in constant time, as the batch is answered. Its own error (a nil
+// or unbuffered Done, bad options or ciphertext, a nil or ended context, a
+// closed server) means the call was not submitted and will not arrive on
+// Done.
+func (s *Signer) GoDecrypt(ctx context.Context, call *DecryptCall) error {
+	if call == nil || call.Done == nil || cap(call.Done) == 0 {
+		return errors.New("rsa: Signer.GoDecrypt needs a DecryptCall with a buffered Done channel")
 	}
-	sessionKeyOutput(m, key)
-	return key, nil
+	unpad, err := s.decoding(call.Rand, call.Opts)
+	if err != nil {
+		return err
+	}
+	if err := checkInput(s.prepared.pub, call.Ciphertext, ErrDecryption); err != nil {
+		return err
+	}
+	call.Result, call.Err, call.unpad = nil, nil, unpad
+	return s.s.b.Go(ctx, privateRequest{key: s.prepared, in: call.Ciphertext}, (*pendingDecryption)(call))
+}
+
+// pendingDecryption is a DecryptCall as the batcher completes it.
+type pendingDecryption DecryptCall
+
+func (c *pendingDecryption) Complete(m []byte, err error) {
+	if err == nil {
+		c.Result, c.Err = c.unpad(m)
+	} else {
+		c.Result, c.Err = nil, err
+	}
+	c.unpad = nil
+	c.Done <- (*DecryptCall)(c)
 }
 
 // decrypt returns the decrypted value of ciphertext, the modulus's size

@@ -311,3 +311,69 @@ func TestSignerGo(t *testing.T) {
 		require.Empty(t, done)
 	})
 }
+
+// GoDecrypt decrypts as Decrypt does, in every padding: PKCS #1 v1.5,
+// its session-key variant (a wrong ciphertext gives the random key, no
+// error), OAEP; many in flight; its own errors mean nothing arrives.
+func TestSignerGoDecrypt(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *rsa.Engine) {
+		s := testServer(t, e)
+		k := key(t, "rsa2048a")
+		sg, err := s.Signer(k)
+		require.NoError(t, err)
+		msg := []byte("a session key!!!")
+		v15, err := stdrsa.EncryptPKCS1v15(rand.Reader, &k.PublicKey, msg)
+		require.NoError(t, err)
+		oaep, err := stdrsa.EncryptOAEP(sha256.New(), rand.Reader, &k.PublicKey, msg, []byte("label"))
+		require.NoError(t, err)
+		garbage := bytes.Clone(v15)
+		garbage[len(garbage)-1] ^= 1
+		cases := []struct {
+			ct   []byte
+			opts crypto.DecrypterOpts
+			want []byte // nil: any 16 bytes (the session key's random one)
+			err  bool
+		}{
+			{v15, nil, msg, false},
+			{v15, &stdrsa.PKCS1v15DecryptOptions{SessionKeyLen: 16}, msg, false},
+			{garbage, &stdrsa.PKCS1v15DecryptOptions{SessionKeyLen: 16}, nil, false},
+			{oaep, &stdrsa.OAEPOptions{Hash: crypto.SHA256, Label: []byte("label")}, msg, false},
+			{oaep, &stdrsa.OAEPOptions{Hash: crypto.SHA256, Label: []byte("other")}, nil, true},
+		}
+		done := make(chan *rsa.DecryptCall, 4*len(cases))
+		calls := make([]rsa.DecryptCall, 4*len(cases))
+		for i := range calls {
+			c := cases[i%len(cases)]
+			calls[i] = rsa.DecryptCall{Ciphertext: c.ct, Opts: c.opts, Done: done}
+			require.NoError(t, sg.GoDecrypt(context.Background(), &calls[i]))
+		}
+		for range calls {
+			got := <-done
+			c := cases[indexOfCall(calls, got)%len(cases)]
+			if c.err {
+				require.ErrorIs(t, got.Err, rsa.ErrDecryption)
+				continue
+			}
+			require.NoError(t, got.Err)
+			if c.want != nil {
+				require.Equal(t, c.want, got.Result)
+			} else {
+				require.Len(t, got.Result, 16)
+				require.NotEqual(t, msg, got.Result)
+			}
+		}
+		require.Error(t, sg.GoDecrypt(context.Background(), &rsa.DecryptCall{Ciphertext: v15}), "no Done")
+		require.Error(t, sg.GoDecrypt(context.Background(), &rsa.DecryptCall{Ciphertext: v15[1:], Done: done}), "short ciphertext")
+		require.Error(t, sg.GoDecrypt(context.Background(), &rsa.DecryptCall{Ciphertext: v15, Opts: struct{}{}, Done: done}), "bad options")
+		require.Empty(t, done)
+	})
+}
+
+func indexOfCall(calls []rsa.DecryptCall, c *rsa.DecryptCall) int {
+	for i := range calls {
+		if &calls[i] == c {
+			return i
+		}
+	}
+	return -1
+}
