@@ -3,7 +3,6 @@ package arith
 import (
 	"errors"
 	"fmt"
-	"log/slog"
 	"math/big"
 	"math/bits"
 	"slices"
@@ -49,9 +48,11 @@ func CheckWidth(bits int) (int, error) {
 // Engine runs the arith kernels on one device (NewEngine), or the same
 // operations on the CPU cores (CPUEngine). It is safe for concurrent use.
 // A device Engine computes each call where it measured faster
-// (SetRoute), and recomputes on the CPU a batch its device fails.
+// (SetRoute), and recomputes on the CPU a batch its device fails. Its
+// controls are batch.Engine's.
 type Engine struct {
-	core *engine.Core
+	engine.Controls // batch.Engine's controls
+	core            *engine.Core
 }
 
 // NewEngine returns an engine on dev (nil: device.Default(), the device
@@ -66,42 +67,21 @@ func NewEngine(dev *device.Device) (*Engine, error) {
 			return nil, err
 		}
 	}
-	return &Engine{core: engine.New("arith", dev)}, nil
+	core := engine.New("arith", dev)
+	return &Engine{Controls: engine.ControlsOf(core), core: core}, nil
 }
 
 // CPUEngine returns an Engine that computes on the CPU cores: Run, Add,
 // Sub and Mul with math/bits, the exponentiations in constant time with
 // filippo.io/bigmod.
-func CPUEngine() *Engine { return &Engine{core: engine.New("arith", nil)} }
+func CPUEngine() *Engine {
+	core := engine.New("arith", nil)
+	return &Engine{Controls: engine.ControlsOf(core), core: core}
+}
 
 // Auto returns an Engine on a GPU (device.Choose), or CPUEngine() where
 // there is none; the Choice says which and why.
 func Auto() (*Engine, device.Choice) { return engine.Auto(NewEngine, CPUEngine) }
-
-// Device is the engine's device (nil for the CPU engine).
-func (e *Engine) Device() *device.Device { return e.core.Device() }
-
-// SetRoute sets where calls run (batch.RouteAuto, the default: where
-// measured faster; RouteDevice for the kernels alone, as benchmarks want).
-func (e *Engine) SetRoute(r batch.Route) { e.core.SetRoute(r) }
-
-// Stats returns the engine's counts.
-func (e *Engine) Stats() batch.Stats { return e.core.Stats() }
-
-// OnFallback sets the function told about each device batch recomputed
-// on the CPU (nil, the default: none).
-func (e *Engine) OnFallback(f func(error)) { e.core.OnFallback(f) }
-
-// SetLogger makes the engine log each fallback on l (nil, the default:
-// nothing is logged).
-func (e *Engine) SetLogger(l *slog.Logger) { e.core.SetLogger(l) }
-
-// ReleaseBuffers frees the buffers kept for later batches.
-func (e *Engine) ReleaseBuffers() { e.core.ReleaseBuffers() }
-
-// Close makes later calls fail (batch.ErrClosed), waits for the running
-// ones and frees the engine's device memory.
-func (e *Engine) Close() error { return e.core.Close() }
 
 // arithProgram builds arith.cl (once per device).
 func (e *Engine) arithProgram() (*device.Program, error) {
@@ -359,3 +339,5 @@ func (e *Engine) ints(op Op, bits int, a, b []*big.Int) ([]*big.Int, []uint32, e
 	}
 	return out, res.Carry, batch.Collect(errs)
 }
+
+var _ batch.Engine = (*Engine)(nil)

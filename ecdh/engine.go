@@ -3,7 +3,6 @@ package ecdh
 import (
 	"bytes"
 	"fmt"
-	"log/slog"
 	"maps"
 	"sync/atomic"
 
@@ -33,10 +32,14 @@ const WorkGroup = 128
 // An Engine keeps the host and device buffers of recent batches for the
 // next ones, zeroed where they held secrets; ReleaseBuffers frees them,
 // Close frees everything.
+//
+// Its controls are batch.Engine's; SetResultCheck is off in a new Engine
+// (its check costs 1/every of what the CPU would spend on the work).
 type Engine struct {
-	core   *engine.Core
-	curves map[*montgomery]*curveKernels // nil on the CPU engine
-	binv   atomic.Int64                  // SetBatchInversion: group size, 0 = per element, BatchInversionAuto
+	engine.Controls // batch.Engine's controls
+	core            *engine.Core
+	curves          map[*montgomery]*curveKernels // nil on the CPU engine
+	binv            atomic.Int64                  // SetBatchInversion: group size, 0 = per element, BatchInversionAuto
 }
 
 // curveKernels are one curve's program on the engine's device and the
@@ -57,7 +60,8 @@ func NewEngine(dev *device.Device) (*Engine, error) {
 			return nil, err
 		}
 	}
-	e := &Engine{core: engine.New("ecdh", dev), curves: map[*montgomery]*curveKernels{}}
+	core := engine.New("ecdh", dev)
+	e := &Engine{Controls: engine.ControlsOf(core), core: core, curves: map[*montgomery]*curveKernels{}}
 	e.binv.Store(BatchInversionAuto)
 	e.core.OnClose(e.releaseTables)
 	for _, c := range Curves() {
@@ -89,7 +93,8 @@ func NewEngine(dev *device.Device) (*Engine, error) {
 // NewPrivateKey derives the public key with a full scalar multiplication
 // before ECDH does the one asked for, so a shared secret would cost two.)
 func CPUEngine() *Engine {
-	e := &Engine{core: engine.New("ecdh", nil)}
+	core := engine.New("ecdh", nil)
+	e := &Engine{Controls: engine.ControlsOf(core), core: core}
 	e.binv.Store(BatchInversionAuto)
 	return e
 }
@@ -132,51 +137,6 @@ func ProgramDefines(dev *device.Device, c Curve) map[string]string {
 	}
 	return maps.Clone(c.params().integerDefines)
 }
-
-// Device is the engine's device (nil for the CPU engine).
-func (e *Engine) Device() *device.Device { return e.core.Device() }
-
-// String names where the engine computes: "device <name>" or "CPU".
-func (e *Engine) String() string { return e.core.String() }
-
-// SetRoute sets where calls run: batch.RouteAuto (the default) picks
-// device or CPU per call by their measured times, RouteDevice and
-// RouteCPU force one (benchmarks of the kernels, say). A CPU engine
-// computes on the CPU whatever the route.
-func (e *Engine) SetRoute(r batch.Route) { e.core.SetRoute(r) }
-
-// Stats returns the engine's counts: operations on the device and on the
-// CPU, fallbacks, batches, latency and device time.
-func (e *Engine) Stats() batch.Stats { return e.core.Stats() }
-
-// OnFallback sets the function told about each device batch recomputed on
-// the CPU after a device failure or a failed result check (nil, the
-// default: none).
-func (e *Engine) OnFallback(f func(error)) { e.core.OnFallback(f) }
-
-// SetLogger makes the engine log each fallback on l at level Warn (nil,
-// the default: nothing is logged).
-func (e *Engine) SetLogger(l *slog.Logger) { e.core.SetLogger(l) }
-
-// ReleaseBuffers frees the host and device buffers that e keeps from
-// finished batches (they are zero where they held secrets). Batches that
-// run meanwhile are not affected; later ones allocate again.
-func (e *Engine) ReleaseBuffers() { e.core.ReleaseBuffers() }
-
-// Close makes later calls fail with an error wrapping batch.ErrClosed,
-// waits for the running ones, and frees the engine's device memory.
-func (e *Engine) Close() error { return e.core.Close() }
-
-// SetResultCheck makes the engine recompute about one device result in
-// every on the CPU and compare (0, the default: no check). A device that
-// returns a wrong result (bad memory, a driver or compiler fault) is then
-// caught: the whole batch is recomputed on the CPU and the fault reported
-// through OnFallback, as a failed device batch is. The check costs
-// 1/every of what the CPU would spend on the whole work: with an H100 at
-// 45M X25519 shared secrets per second, every = 10,000 keeps about 4% of
-// a 16-core host busy. The first result of each batch is always checked
-// when the check is on.
-func (e *Engine) SetResultCheck(every int) { e.core.SetResultCheck(every) }
 
 // BatchInversionAuto, given to SetBatchInversion, restores the default
 // rule for the batch inversion group size (see SetBatchInversion).
@@ -546,3 +506,5 @@ func (e *Engine) invertBatch(cmds *device.Commands, m *montgomery, dout, dxz *de
 	groups := (n-1)/k + 1 // ceil(n / k), n ≥ 1
 	return cmds.Launch(kern, groups, WorkGroup, dout, dxz, uint32(n), uint32(groups))
 }
+
+var _ batch.Engine = (*Engine)(nil)

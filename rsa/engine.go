@@ -5,7 +5,6 @@ import (
 	stdrsa "crypto/rsa"
 	"errors"
 	"fmt"
-	"log/slog"
 	"math/big"
 	"sync/atomic"
 
@@ -45,10 +44,17 @@ import (
 // An Engine keeps the host and device buffers of recent batches for the
 // next ones, zeroed where they held secrets, and the key tables of recent
 // keys on the device; ReleaseBuffers frees them, Close frees everything.
+//
+// Its controls are batch.Engine's. The device checks every private-key
+// result against the public key itself (a result it refuses is ErrFault);
+// SetResultCheck adds the host's sampled check with the CPU engine's
+// constant-time arithmetic, one result in 256 and the first of each batch
+// in a new Engine.
 type Engine struct {
-	core     *engine.Core
-	d        *deviceKernels // nil on a CPU engine
-	blinding atomic.Bool
+	engine.Controls // batch.Engine's controls
+	core            *engine.Core
+	d               *deviceKernels // nil on a CPU engine
+	blinding        atomic.Bool
 	// corrupt, which only the package's tests set (NewFaultyCPUEngine),
 	// alters the mod-p half of the CPU's private operations before
 	// recombination (nil: nothing).
@@ -71,7 +77,8 @@ func NewEngine(dev *device.Device) (*Engine, error) {
 			return nil, err
 		}
 	}
-	e := &Engine{core: engine.New("rsa", dev), d: &deviceKernels{dev: dev, resident: newResidentKeys(dev)}}
+	core := engine.New("rsa", dev)
+	e := &Engine{Controls: engine.ControlsOf(core), core: core, d: &deviceKernels{dev: dev, resident: newResidentKeys(dev)}}
 	e.core.SetResultCheck(defaultResultCheck)
 	e.core.OnClose(func() error {
 		e.d.resident.dropAll()
@@ -83,48 +90,15 @@ func NewEngine(dev *device.Device) (*Engine, error) {
 // CPUEngine returns an Engine that computes on all CPU cores (private
 // operations in constant time, with filippo.io/bigmod). It is the CPU
 // path of every device Engine too.
-func CPUEngine() *Engine { return &Engine{core: engine.New("rsa", nil)} }
+func CPUEngine() *Engine {
+	core := engine.New("rsa", nil)
+	return &Engine{Controls: engine.ControlsOf(core), core: core}
+}
 
 // Auto returns an Engine on the default device (device.Choose: a GPU,
 // or GPUCRYPTO_DEVICE's choice), or CPUEngine() where there is none; the
 // Choice says which and why.
 func Auto() (*Engine, device.Choice) { return engine.Auto(NewEngine, CPUEngine) }
-
-// Device is the engine's device (nil for the CPU engine).
-func (e *Engine) Device() *device.Device { return e.core.Device() }
-
-// String names where the engine computes: "device <name>" or "CPU".
-func (e *Engine) String() string { return e.core.String() }
-
-// SetRoute sets where calls run: batch.RouteAuto (the default) picks
-// device or CPU per call by their measured times, RouteDevice and
-// RouteCPU force one (benchmarks of the kernels, say). A CPU engine
-// computes on the CPU whatever the route. The elements of one call whose
-// keys differ in size class run as separate calls, each routed on its
-// own.
-func (e *Engine) SetRoute(r batch.Route) { e.core.SetRoute(r) }
-
-// Stats returns the engine's counts: operations on the device and on the
-// CPU, fallbacks, batches, latency and device time.
-func (e *Engine) Stats() batch.Stats { return e.core.Stats() }
-
-// OnFallback sets the function told about each device batch recomputed on
-// the CPU after a device failure or a failed result check (nil, the
-// default: none).
-func (e *Engine) OnFallback(f func(error)) { e.core.OnFallback(f) }
-
-// SetLogger makes the engine log each fallback on l at level Warn (nil,
-// the default: nothing is logged).
-func (e *Engine) SetLogger(l *slog.Logger) { e.core.SetLogger(l) }
-
-// SetResultCheck makes the host check about one device result of a
-// private-key operation in every, and the first of each device batch,
-// with the CPU engine's constant-time arithmetic (0: no check; a new
-// Engine checks one in 256). The device checks every result itself (see
-// the package documentation); a result the host finds wrong means a
-// broken device: the batch is recomputed on the CPU and reported through
-// OnFallback. A result the device's own check refused stays ErrFault.
-func (e *Engine) SetResultCheck(every int) { e.core.SetResultCheck(every) }
 
 // ReleaseBuffers frees the host and device buffers that e keeps from
 // finished batches and the key tables it keeps on the device (all zeroed
@@ -136,11 +110,6 @@ func (e *Engine) ReleaseBuffers() {
 		e.d.resident.dropAll()
 	}
 }
-
-// Close makes later calls fail with an error wrapping batch.ErrClosed,
-// waits for the running ones, and frees the engine's device memory, the
-// key tables included. Calling it again does nothing and returns nil.
-func (e *Engine) Close() error { return e.core.Close() }
 
 // SetBlinding turns blinding of private-key operations on or off (default
 // off). With blinding, each input x is multiplied by r^e mod n before the
@@ -441,3 +410,5 @@ func prepareEach[K, V any](keys []*K, errs []error, prepare func(*K) (*V, error)
 	}
 	return out
 }
+
+var _ batch.Engine = (*Engine)(nil)
