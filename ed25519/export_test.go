@@ -23,3 +23,9 @@ func WithReadHalves(min int) (restore func()) {
 	readHalfMin = min
 	return func() { readHalfMin = old }
 }
+
+// InjectFaults makes e's signing batches hand faults(i), for element i of
+// each call, to a kernel built with ED25519_FAULT_INJECTION
+// (WithProgramDefines; kernels/ed25519.cl says what the word corrupts);
+// nil: zeros. Set it while no call runs.
+func (e *Engine) InjectFaults(faults func(i int) uint32) { e.faults = faults }

@@ -33,13 +33,15 @@ var selfTestVectors = []struct{ name, seed, pub, msg, sig string }{
 // bit of R, one bit of S), which must not be. A device engine must answer
 // from the device: while the self-test runs, e's calls are routed to the
 // device (SetRoute: call it before e serves others), and a CPU fallback
-// during the self-test is an error.
+// during the self-test is an error, as is a signature that the kernel's
+// own fault check refused (its second computation of R disagrees with the
+// first: a fault, or a check that cannot pass on this device).
 func SelfTest(e *Engine) error {
 	if e.Device() != nil {
 		defer e.SetRoute(e.core.Route())
 		e.SetRoute(batch.RouteDevice)
 	}
-	before := e.Stats().Fallbacks
+	before, faults := e.Stats().Fallbacks, e.Stats().Faults
 	n := len(selfTestVectors)
 	seeds := make([][]byte, n)
 	pubs := make([]ed25519.PublicKey, n)
@@ -65,6 +67,9 @@ func SelfTest(e *Engine) error {
 		if !bytes.Equal(got[i], sigs[i]) {
 			return fmt.Errorf("ed25519: self-test RFC 8032 %s: signature %x, want %x", v.name, got[i], sigs[i])
 		}
+	}
+	if refused := e.Stats().Faults - faults; refused != 0 {
+		return fmt.Errorf("ed25519: self-test signatures: the device's fault check refused %d of %d", refused, n)
 	}
 	// The RFC's signatures, then each with one bit changed: in R for the
 	// first, in S (a low bit: S stays below L, so the curve arithmetic,
