@@ -22,7 +22,10 @@ import (
 // be the RFC's; and RFC 5903's P-256 Diffie-Hellman (selfTestECDH). A
 // device engine must answer from the device:
 // while the self-test runs, e's calls are routed to the device (SetRoute:
-// call it before e serves others), and a CPU fallback is an error.
+// call it before e serves others), and a CPU fallback is an error, as is
+// a deterministic signature that the device's fault check refused (its
+// second computation of R disagrees with the first: a fault, or a check
+// that cannot pass on this device).
 func SelfTest(e *Engine) error {
 	if e.Device() != nil {
 		defer e.SetRoute(e.core.Route())
@@ -107,9 +110,13 @@ func selfTestSign(e *Engine) error {
 		h := sha256.Sum256([]byte(c.msg))
 		keys[i], hashes[i] = key, h[:]
 	}
+	faults := e.Stats().Faults
 	sigs, errs, err := e.signBatch(P1363, true, keys, hashes, make([]byte, 32*len(keys)))
 	if err != nil {
 		return fmt.Errorf("ecdsa: self-test signatures: %w", err)
+	}
+	if refused := e.Stats().Faults - faults; refused != 0 {
+		return fmt.Errorf("ecdsa: self-test RFC 6979 signatures: the device's fault check refused %d of %d", refused, len(cases))
 	}
 	for i, c := range cases {
 		if err := errs.Get(i); err != nil {
