@@ -50,6 +50,14 @@ type Stats struct {
 	// result check, and were recomputed on the CPU; FallbackOps their
 	// elements.
 	Fallbacks, FallbackOps int64
+	// Faults is the number of elements whose device result failed the
+	// device's own fault check and was computed again on the CPU, its
+	// batch's others kept: Ed25519 and deterministic ECDSA signatures
+	// whose nonce's point R, computed a second time on the device by
+	// other means, came out different (a fault of the device: a
+	// signature with a wrong R beside a right one gives the private key).
+	// They stay counted in DeviceOps with their batch.
+	Faults int64
 	// Batches is the number of device batches (a large call runs as
 	// several); BatchSizes[k] counts those of 2^k to 2^(k+1) − 1
 	// elements.
@@ -82,6 +90,7 @@ func (s *Stats) Add(o Stats) {
 	s.CPUOps += o.CPUOps
 	s.Fallbacks += o.Fallbacks
 	s.FallbackOps += o.FallbackOps
+	s.Faults += o.Faults
 	s.Batches += o.Batches
 	for k := range s.BatchSizes {
 		s.BatchSizes[k] += o.BatchSizes[k]
@@ -92,6 +101,6 @@ func (s *Stats) Add(o Stats) {
 }
 
 func (s Stats) String() string {
-	return fmt.Sprintf("%d calls, %d on the device in %d batches (%v of kernels), %d on the CPU, %d fallbacks, queue %d, latency p50 %v p99 %v",
-		s.Calls, s.DeviceOps, s.Batches, s.DeviceTime, s.CPUOps, s.Fallbacks, s.QueueDepth, s.LatencyP50, s.LatencyP99)
+	return fmt.Sprintf("%d calls, %d on the device in %d batches (%v of kernels), %d on the CPU, %d fallbacks, %d faults, queue %d, latency p50 %v p99 %v",
+		s.Calls, s.DeviceOps, s.Batches, s.DeviceTime, s.CPUOps, s.Fallbacks, s.Faults, s.QueueDepth, s.LatencyP50, s.LatencyP99)
 }

@@ -22,18 +22,47 @@ const WorkGroup = 128
 // measured while it runs; a batch whose device fails is recomputed on the
 // CPU and the failure reported through OnFallback. Verification handles
 // public values only (keys, signatures, hashes) and is variable-time.
+//
+// Signatures with RFC 6979's deterministic nonces (the Server's Signer
+// with a nil reader) pass a fault check on the device before they leave
+// it (ecdsa_p256_sign_check, kernels/ecdsa.cl: R computed a second time
+// by other means, and s checked against k, d and the hash), since a
+// wrong R beside a right signature with the same nonce gives the private
+// key; where it fails, the element is signed on the CPU with crypto/ecdsa
+// instead and counted in Stats().Faults. Hedged nonces are fresh for
+// every signature, and their signatures are not checked.
 type Engine struct {
-	core *engine.Core
-	prog *device.Program // ecdsa.cl; nil on the CPU engine
-	ecdh *device.Program // p256_ecdh.cl; nil on the CPU engine
-	comb *device.Buffer  // the comb's table (kernels.P256CombTable; verification reads its first row, 1·G … 8·G)
+	core  *engine.Core
+	prog  *device.Program // ecdsa.cl; nil on the CPU engine
+	ecdh  *device.Program // p256_ecdh.cl; nil on the CPU engine
+	comb  *device.Buffer  // the comb's table (kernels.P256CombTable; verification reads its first row, 1·G … 8·G)
+	check *device.Buffer  // the fault check's table (kernels.P256CheckTable)
+	// faultCheck: deterministic signatures pass the fault check
+	// (ecdsa_p256_sign_check) before they leave the device; false only in
+	// the benchmarks that measure its cost (skipFaultCheck)
+	faultCheck bool
+	// inject: prog has the tests' fault injection (faultInjection), and
+	// signing passes each element's word of faults (nil: zeros)
+	inject bool
+	faults func(i int) uint32
 }
+
+// Test knobs, which only the package's tests set; NewEngine reads them.
+var (
+	// faultInjection builds ecdsa.cl with ECDSA_FAULT_INJECTION
+	// (kernels/ecdsa.cl): ecdsa_p256_sign_point corrupts the nonce of
+	// its base multiplication by each element's word of Engine.faults.
+	faultInjection bool
+	// skipFaultCheck leaves the fault check of deterministic signatures
+	// out, for the benchmarks that measure its cost.
+	skipFaultCheck bool
+)
 
 // NewEngine builds the kernels for dev (nil: device.Default(), the device
 // Auto chooses; where Auto would take the CPU engine, the error of
 // Default, which says why), ECDSA's program and ECDH's, uploads the base
 // point's tables and checks the device with SelfTest (known answers: a
-// few elements, counted in Stats): an engine whose device gets them wrong
+// few elements, not counted in Stats): an engine whose device gets them wrong
 // is an error, never returned.
 func NewEngine(dev *device.Device) (*Engine, error) {
 	if dev == nil {
@@ -42,7 +71,11 @@ func NewEngine(dev *device.Device) (*Engine, error) {
 			return nil, err
 		}
 	}
-	prog, err := dev.Program(kernels.Program("ecdsa.cl", nil))
+	var defines map[string]string
+	if faultInjection {
+		defines = map[string]string{"ECDSA_FAULT_INJECTION": ""}
+	}
+	prog, err := dev.Program(kernels.Program("ecdsa.cl", defines))
 	if err != nil {
 		return nil, fmt.Errorf("ecdsa: building the kernels for %s: %w", dev.Name, err)
 	}
@@ -54,8 +87,15 @@ func NewEngine(dev *device.Device) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ecdsa: uploading the comb's table to %s: %w", dev.Name, err)
 	}
-	e := &Engine{core: engine.New("ecdsa", dev), prog: prog, ecdh: ecdhProg, comb: comb}
+	check, err := dev.Upload(device.Uint32Bytes(kernels.P256CheckTable()))
+	if err != nil {
+		comb.Release()
+		return nil, fmt.Errorf("ecdsa: uploading the fault check's table to %s: %w", dev.Name, err)
+	}
+	e := &Engine{core: engine.New("ecdsa", dev), prog: prog, ecdh: ecdhProg, comb: comb, check: check,
+		faultCheck: !skipFaultCheck, inject: faultInjection}
 	e.core.OnClose(comb.Release)
+	e.core.OnClose(check.Release)
 	if err := SelfTest(e); err != nil {
 		e.Close()
 		return nil, fmt.Errorf("ecdsa: the kernels on %s fail the known answers and are not used: %w", dev.Name, err)
@@ -85,7 +125,8 @@ func (e *Engine) String() string { return e.core.String() }
 func (e *Engine) SetRoute(r batch.Route) { e.core.SetRoute(r) }
 
 // Stats returns the engine's counts: operations on the device and on the
-// CPU, fallbacks, batches, latency and device time.
+// CPU, fallbacks, signatures the device's fault check refused (Faults),
+// batches, latency and device time.
 func (e *Engine) Stats() batch.Stats { return e.core.Stats() }
 
 // OnFallback sets the function told about each device batch recomputed on

@@ -22,7 +22,10 @@ import (
 // be the RFC's; and RFC 5903's P-256 Diffie-Hellman (selfTestECDH). A
 // device engine must answer from the device:
 // while the self-test runs, e's calls are routed to the device (SetRoute:
-// call it before e serves others), and a CPU fallback is an error.
+// call it before e serves others), and a CPU fallback is an error, as is
+// a deterministic signature that the device's fault check refused (its
+// second computation of R disagrees with the first: a fault, or a check
+// that cannot pass on this device).
 func SelfTest(e *Engine) error { return e.core.SelfTest(func() error { return selfTest(e) }) }
 
 // selfTest is SelfTest's test.
@@ -31,7 +34,7 @@ func selfTest(e *Engine) error {
 		defer e.SetRoute(e.core.Route())
 		e.SetRoute(batch.RouteDevice)
 	}
-	before := e.Stats().Fallbacks
+	before := e.core.SelfTestStats().Fallbacks
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return fmt.Errorf("ecdsa: self-test key: %w", err)
@@ -82,7 +85,7 @@ func selfTest(e *Engine) error {
 	if err := selfTestECDH(e); err != nil {
 		return err
 	}
-	if e.Stats().Fallbacks != before {
+	if e.core.SelfTestStats().Fallbacks != before {
 		return errors.New("ecdsa: self-test: the device failed and the CPU answered")
 	}
 	return nil
@@ -110,9 +113,13 @@ func selfTestSign(e *Engine) error {
 		h := sha256.Sum256([]byte(c.msg))
 		keys[i], hashes[i] = key, h[:]
 	}
+	faults := e.core.SelfTestStats().Faults
 	sigs, errs, err := e.signBatch(P1363, true, keys, hashes, make([]byte, 32*len(keys)))
 	if err != nil {
 		return fmt.Errorf("ecdsa: self-test signatures: %w", err)
+	}
+	if refused := e.core.SelfTestStats().Faults - faults; refused != 0 {
+		return fmt.Errorf("ecdsa: self-test RFC 6979 signatures: the device's fault check refused %d of %d", refused, len(cases))
 	}
 	for i, c := range cases {
 		if err := errs.Get(i); err != nil {

@@ -366,16 +366,36 @@ func deterministicNonceOf(d *limbs, hash []byte) limbs {
 // Device implements engine.Job: keys, random bytes (or RFC 6979's nonces)
 // and hashes up (the secret ones zeroed behind their upload), two kernels
 // (R = k·G per signature, the kernel deriving the hedged nonces, then
-// (r, s) per group of signatures sharing their inversions), (r, s) back; elements the kernel cannot
-// sign (see inputsOf, and a key off the curve, for which it answers
-// zeros) are signed on the CPU.
+// (r, s) per group of signatures sharing their inversions), with RFC
+// 6979's nonces a third, the fault check (ecdsa_p256_sign_check: R
+// computed again, and a signature refused where the two disagree), and
+// (r, s) back; elements the kernel cannot sign (see inputsOf, and a key
+// off the curve, for which it answers zeros) or whose signature the
+// check refused are signed on the CPU.
+//
+// Hedged nonces are not checked: a fault there gives a signature with a
+// wrong R, but with a nonce that no other signature has (fresh random
+// bytes each time), so no two of its equations share a nonce; and the
+// check's second comb would add about what the signing comb costs to
+// every signature.
 func (j *signJob) Device(ch *engine.Chunk) error {
 	n := ch.Hi - ch.Lo
-	words, err := ch.Words(16*n + 16*n + 8*n + 16*n)
+	faultWords := 0 // the tests' fault injection (Engine.inject)
+	if j.e.inject {
+		faultWords = n
+	}
+	words, err := ch.Words(16*n + 16*n + 8*n + 16*n + faultWords)
 	if err != nil {
 		return err
 	}
-	secrets, keys, hashes, sigs := words[:16*n], words[16*n:32*n], words[32*n:40*n], words[40*n:]
+	secrets, keys, hashes, sigs := words[:16*n], words[16*n:32*n], words[32*n:40*n], words[40*n:56*n]
+	faults := words[56*n:]
+	for k := range faults {
+		faults[k] = 0
+		if j.e.faults != nil {
+			faults[k] = j.e.faults(ch.Lo + k)
+		}
+	}
 	onDevice := make([]bool, n)
 	rows := [signRows][]uint32{rowNonce: secrets[:8*n], rowD: secrets[8*n:], rowX: keys[:8*n], rowY: keys[8*n:], rowE: hashes}
 	end := ch.Step("pack")
@@ -389,13 +409,18 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 	if err != nil {
 		return err
 	}
+	checkKernel, err := j.e.prog.Kernel("ecdsa_p256_sign_check")
+	if err != nil {
+		return err
+	}
+	check := j.deterministic && j.e.faultCheck
 	groups := inversionGroups(n)
 	deriveNonces := uint32(1) // the kernel's argument derive_nonces
 	if j.deterministic {
 		deriveNonces = 0
 	}
 	ch.ZeroAfterUpload(device.Uint32Bytes(secrets))
-	ch.Public(device.Uint32Bytes(words[16*n:])) // the public points, hashes and signatures
+	ch.Public(device.Uint32Bytes(words[16*n:])) // the public points, hashes, signatures and faults
 	err = ch.Run(func(cmds *device.Commands) error {
 		dsecrets, err := cmds.Upload(secrets, true)
 		if err != nil {
@@ -413,15 +438,30 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 		if err != nil {
 			return err
 		}
-		dsigs, err := cmds.Buffer(4*16*n, false)
+		// the running products of Z and of k until the last pass (for a
+		// group of one element, k·R itself): secret
+		dsigs, err := cmds.Buffer(4*16*n, true)
 		if err != nil {
 			return err
 		}
-		if err := cmds.Launch(pointKernel, n, WorkGroup, dpoints, dkeys, dsecrets, dhashes, j.e.comb, uint32(n), deriveNonces); err != nil {
+		pointArgs := []any{dpoints, dkeys, dsecrets, dhashes, j.e.comb, uint32(n), deriveNonces}
+		if j.e.inject {
+			dfaults, err := cmds.Upload(faults, false)
+			if err != nil {
+				return err
+			}
+			pointArgs = append(pointArgs, dfaults)
+		}
+		if err := cmds.Launch(pointKernel, n, WorkGroup, pointArgs...); err != nil {
 			return err
 		}
 		if err := cmds.Launch(finishKernel, groups, WorkGroup, dsigs, dpoints, dsecrets, dhashes, uint32(n), uint32(groups)); err != nil {
 			return err
+		}
+		if check {
+			if err := cmds.Launch(checkKernel, n, WorkGroup, dsigs, dsecrets, dhashes, j.e.check, uint32(n)); err != nil {
+				return err
+			}
 		}
 		return cmds.Read(dsigs, device.Uint32Bytes(sigs))
 	})
@@ -438,7 +478,9 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 // unpack turns the kernel's (r, s) of elements [a, b) of the batch ch
 // into signatures, a tile at a time; elements the kernel did not sign
 // (onDevice false, or zeros: a key off the curve) are signed by
-// crypto/ecdsa, for its own answer and error. Without into the
+// crypto/ecdsa, for its own answer and error, and so are those whose
+// signature the fault check refused (refusedS), which are counted
+// (batch.Stats.Faults). Without into the
 // signatures take one allocation (their bytes one after the other); with
 // into they are written into the caller's outputs, and those short of
 // outputSize's capacity get pieces of one allocation made for the rest of
@@ -460,6 +502,9 @@ func (j *signJob) unpack(ch *engine.Chunk, sigs []uint32, onDevice []bool, a, b 
 		for e := range m {
 			k, i := t+e, ch.Lo+t+e
 			if !onDevice[k] || r[e] == [32]byte{} || s[e] == [32]byte{} {
+				if onDevice[k] && r[e] == [32]byte{} && s[e] == refusedS {
+					ch.Fault()
+				}
 				j.signCPU(i) // crypto/ecdsa's own answer and error
 				continue
 			}
@@ -481,6 +526,11 @@ func (j *signJob) unpack(ch *engine.Chunk, sigs []uint32, onDevice []bool, a, b 
 		}
 	}
 }
+
+// refusedS is the s of a signature that the fault check refused
+// (ecdsa_p256_sign_check), whose r is 0: the number 1 in 32 big-endian
+// bytes, an s the signing kernels never give with r = 0.
+var refusedS = [32]byte{31: 1}
 
 // appendSignature appends the signature (r, s) in j's form to b: without
 // allocating where b's capacity holds outputSize more bytes.

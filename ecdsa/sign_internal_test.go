@@ -50,10 +50,11 @@ func TestRFC6979(t *testing.T) {
 		h := sha256.Sum256([]byte(c.msg))
 		keys, hashes = append(keys, key), append(hashes, h[:])
 	}
-	before := e.Stats().DeviceOps
+	before, faults := e.Stats().DeviceOps, e.Stats().Faults
 	sigs, errs, err := e.signBatch(P1363, true, keys, hashes, make([]byte, 32*len(keys)))
 	require.NoError(t, err)
 	require.Greater(t, e.Stats().DeviceOps, before, "signed on the device")
+	require.Equal(t, faults, e.Stats().Faults, "signatures the fault check refused")
 	for i, c := range cases {
 		require.NoError(t, errs.Get(i))
 		require.Equal(t, strings.ToLower(c.r+c.s), hex.EncodeToString(sigs[i]), c.msg)

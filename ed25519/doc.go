@@ -10,4 +10,12 @@
 // Verify exactly ed25519.VerifyWithOptions' verdict for every input;
 // malformed keys and Ed25519ph messages fail their element alone, in a
 // *batch.Error, where crypto/ed25519 would panic or refuse.
+//
+// Every signature the device makes passes a fault check before it leaves
+// it: the kernel computes the nonce's point R a second time, by the comb
+// over another table and with other digits, and releases the signature
+// only where the two agree (kernels/ed25519_check.h). A signature whose R
+// came out wrong, beside a right one of the same message, would give the
+// private key; where the check fails, the element is signed on the CPU
+// with crypto/ed25519 instead and counted in Stats().Faults.
 package ed25519

@@ -133,8 +133,12 @@ func TestEdgeCases(t *testing.T) {
 
 // differential signs and verifies random keys and messages of 0 to max
 // bytes with e and crypto/ed25519 under opts, with corrupted signatures
-// among them.
+// among them; the device's fault check refuses none of e's signatures
+// (were it to refuse right ones, the CPU would sign them and the
+// signatures alone would not tell).
 func differential(t *testing.T, e *ed25519.Engine, r *rand.Rand, n, max int, opts *stded25519.Options) {
+	faults := e.Stats().Faults
+	defer func() { require.Equal(t, faults, e.Stats().Faults, "signatures the fault check refused") }()
 	seeds := make([][]byte, n)
 	msgs := make([][]byte, n)
 	for i := range seeds {

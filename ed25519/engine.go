@@ -27,19 +27,27 @@ const WorkGroup = 128
 //
 // Signing is constant-time in the seeds, the secret scalars and the
 // nonces (kernels/ed25519.cl says how), and the buffers that held seeds
-// are zeroed after use. Verification handles public values only (keys,
-// signatures, messages) and is variable-time.
+// are zeroed after use. Each signature the device makes passes its fault
+// check (R computed twice, kernels/ed25519_check.h) or is made on the CPU
+// instead (Stats().Faults counts those). Verification handles public
+// values only (keys, signatures, messages) and is variable-time.
 type Engine struct {
 	core  *engine.Core
 	prog  *device.Program // nil on the CPU engine
 	table *device.Buffer  // the base point's comb table (kernels.CombTable)
+	check *device.Buffer  // the fault check's (kernels.CombCheckTable)
+	// inject: prog has the tests' fault injection (ED25519_FAULT_INJECTION,
+	// kernels/ed25519.cl), and signing passes each element's word of
+	// faults (nil: zeros)
+	inject bool
+	faults func(i int) uint32
 }
 
 // NewEngine builds the Ed25519 kernels for dev (nil: device.Default(), the
 // device Auto chooses; where Auto would take the CPU engine, the error of
-// Default, which says why), uploads the base point's table and checks the
-// device with SelfTest (RFC 8032's known answers: a few elements, counted
-// in Stats): an engine whose device gets them wrong is an error, never
+// Default, which says why), uploads the base point's tables and checks the
+// device with SelfTest (RFC 8032's known answers: a few elements, not
+// counted in Stats): an engine whose device gets them wrong is an error, never
 // returned.
 func NewEngine(dev *device.Device) (*Engine, error) {
 	if dev == nil {
@@ -48,7 +56,8 @@ func NewEngine(dev *device.Device) (*Engine, error) {
 			return nil, err
 		}
 	}
-	prog, err := dev.Program(kernels.Program("ed25519.cl", ProgramDefines(dev)))
+	defines := ProgramDefines(dev)
+	prog, err := dev.Program(kernels.Program("ed25519.cl", defines))
 	if err != nil {
 		return nil, fmt.Errorf("ed25519: building the kernels for %s: %w", dev.Name, err)
 	}
@@ -56,12 +65,23 @@ func NewEngine(dev *device.Device) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ed25519: %w", err)
 	}
+	checkWords, err := kernels.CombCheckTable("x25519")
+	if err != nil {
+		return nil, fmt.Errorf("ed25519: %w", err)
+	}
 	table, err := dev.Upload(device.Uint32Bytes(words))
 	if err != nil {
 		return nil, fmt.Errorf("ed25519: uploading the base point's table to %s: %w", dev.Name, err)
 	}
-	e := &Engine{core: engine.New("ed25519", dev), prog: prog, table: table}
+	check, err := dev.Upload(device.Uint32Bytes(checkWords))
+	if err != nil {
+		table.Release()
+		return nil, fmt.Errorf("ed25519: uploading the fault check's table to %s: %w", dev.Name, err)
+	}
+	_, inject := defines["ED25519_FAULT_INJECTION"]
+	e := &Engine{core: engine.New("ed25519", dev), prog: prog, table: table, check: check, inject: inject}
 	e.core.OnClose(table.Release)
+	e.core.OnClose(check.Release)
 	// Known answers on the device before anyone gets the engine: kernels
 	// that a backend's compiler or driver gets wrong are refused here (Auto
 	// then takes the CPU engine), not discovered in results.
@@ -113,7 +133,8 @@ func (e *Engine) String() string { return e.core.String() }
 func (e *Engine) SetRoute(r batch.Route) { e.core.SetRoute(r) }
 
 // Stats returns the engine's counts: operations on the device and on the
-// CPU, fallbacks, batches, latency and device time.
+// CPU, fallbacks, signatures the device's fault check refused (Faults),
+// batches, latency and device time.
 func (e *Engine) Stats() batch.Stats { return e.core.Stats() }
 
 // OnFallback sets the function told about each device batch recomputed on

@@ -33,7 +33,9 @@ var selfTestVectors = []struct{ name, seed, pub, msg, sig string }{
 // bit of R, one bit of S), which must not be. A device engine must answer
 // from the device: while the self-test runs, e's calls are routed to the
 // device (SetRoute: call it before e serves others), and a CPU fallback
-// during the self-test is an error.
+// during the self-test is an error, as is a signature that the kernel's
+// own fault check refused (its second computation of R disagrees with the
+// first: a fault, or a check that cannot pass on this device).
 func SelfTest(e *Engine) error { return e.core.SelfTest(func() error { return selfTest(e) }) }
 
 // selfTest is SelfTest's test.
@@ -42,7 +44,7 @@ func selfTest(e *Engine) error {
 		defer e.SetRoute(e.core.Route())
 		e.SetRoute(batch.RouteDevice)
 	}
-	before := e.Stats().Fallbacks
+	before, faults := e.core.SelfTestStats().Fallbacks, e.core.SelfTestStats().Faults
 	n := len(selfTestVectors)
 	seeds := make([][]byte, n)
 	pubs := make([]ed25519.PublicKey, n)
@@ -68,6 +70,9 @@ func selfTest(e *Engine) error {
 		if !bytes.Equal(got[i], sigs[i]) {
 			return fmt.Errorf("ed25519: self-test RFC 8032 %s: signature %x, want %x", v.name, got[i], sigs[i])
 		}
+	}
+	if refused := e.core.SelfTestStats().Faults - faults; refused != 0 {
+		return fmt.Errorf("ed25519: self-test signatures: the device's fault check refused %d of %d", refused, n)
 	}
 	// The RFC's signatures, then each with one bit changed: in R for the
 	// first, in S (a low bit: S stays below L, so the curve arithmetic,
@@ -96,7 +101,7 @@ func selfTest(e *Engine) error {
 			return fmt.Errorf("ed25519: self-test RFC 8032 %s: Verify accepted a corrupted signature %x", v.name, vsigs[n+i])
 		}
 	}
-	if e.Stats().Fallbacks != before {
+	if e.core.SelfTestStats().Fallbacks != before {
 		return errors.New("ed25519: self-test: the device failed and the CPU answered")
 	}
 	return nil

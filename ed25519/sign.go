@@ -153,14 +153,27 @@ func (j *signJob) check(i int) bool {
 
 // Device implements engine.Job: the seeds, public keys and messages up,
 // one kernel, the signatures back. Elements with a message longer than
-// DeviceMessageMax are signed on the CPU while the kernel runs.
+// DeviceMessageMax are signed on the CPU while the kernel runs, and so
+// are those whose signature the kernel's fault check refused (zeros:
+// kernels/ed25519.cl), after it.
 func (j *signJob) Device(ch *engine.Chunk) error {
 	n := ch.Hi - ch.Lo
-	words, err := ch.Words(16*n + n + 16*n)
+	faultWords := 0 // the tests' fault injection (Engine.inject)
+	if j.e.inject {
+		faultWords = n
+	}
+	words, err := ch.Words(16*n + n + 16*n + faultWords)
 	if err != nil {
 		return err
 	}
-	keys, lengths, sigs := device.Uint32Bytes(words[:16*n]), words[16*n:17*n], device.Uint32Bytes(words[17*n:])
+	keys, lengths, sigs := device.Uint32Bytes(words[:16*n]), words[16*n:17*n], device.Uint32Bytes(words[17*n:33*n])
+	faults := words[33*n:]
+	for k := range faults {
+		faults[k] = 0
+		if j.e.faults != nil {
+			faults[k] = j.e.faults(ch.Lo + k)
+		}
+	}
 	end := ch.Step("pack")
 	var onHost atomic.Bool // malformed elements and long messages
 	msgs, err := packBatch(ch, j.msgs[ch.Lo:ch.Hi], lengths, j.cuts.take(ch.Lo, ch.Hi), func(a, b int) {
@@ -177,7 +190,7 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 		return err
 	}
 	ch.ZeroAfterUpload(keys)
-	ch.Public(device.Uint32Bytes(words[16*n:])) // the lengths and signatures
+	ch.Public(device.Uint32Bytes(words[16*n:])) // the lengths, signatures and faults
 	// the host's share (malformed elements, long messages) beside the
 	// kernel; it is waited for on every way out of Device, a panic of ch.Run
 	// included (the batch's memory is released and recomputed after it),
@@ -211,7 +224,14 @@ func (j *signJob) Device(ch *engine.Chunk) error {
 		if err != nil {
 			return err
 		}
-		args := append(append([]any{dsigs, dkeys}, margs...), j.e.table, uint32(n))
+		args := append(append([]any{dsigs, dkeys}, margs...), j.e.table, j.e.check, uint32(n))
+		if j.e.inject {
+			dfaults, err := cmds.Upload(faults, false)
+			if err != nil {
+				return err
+			}
+			args = append(args, dfaults)
+		}
 		if err := cmds.Launch(kern, n, WorkGroup, args...); err != nil {
 			return err
 		}
@@ -306,14 +326,23 @@ func (j *signJob) signOnHost(ch *engine.Chunk, lengths []uint32) {
 // unpack gives elements [a, b) of the batch ch the kernel's signatures
 // (sigs: 64 bytes each, element by element), but for those the host
 // signed: copied into the caller's outputs (SignInto), else into one new
-// allocation for the range.
+// allocation for the range. An element whose signature the kernel's
+// fault check refused is signed with crypto/ed25519 instead, and counted
+// (batch.Stats.Faults).
 func (j *signJob) unpack(ch *engine.Chunk, sigs []byte, lengths []uint32, a, b int) {
 	out := j.out.Get()
 	if j.into {
 		for k := a; k < b; k++ {
-			if lengths[k] != lengthSkip {
-				copy(out[ch.Lo+k], sigs[k*SignatureSize:(k+1)*SignatureSize])
+			if lengths[k] == lengthSkip {
+				continue
 			}
+			sig := sigs[k*SignatureSize : (k+1)*SignatureSize]
+			if refused(sig) {
+				ch.Fault()
+				j.signCPU(ch.Lo+k, nil)
+				continue
+			}
+			copy(out[ch.Lo+k], sig)
 		}
 		return
 	}
@@ -321,8 +350,18 @@ func (j *signJob) unpack(ch *engine.Chunk, sigs []byte, lengths []uint32, a, b i
 	copy(slab.rest, sigs[a*SignatureSize:b*SignatureSize])
 	for k := a; k < b; k++ {
 		sig := slab.next()
-		if lengths[k] != lengthSkip {
-			out[ch.Lo+k] = sig
+		if lengths[k] == lengthSkip {
+			continue
 		}
+		if refused(sig) {
+			ch.Fault()
+			j.signCPU(ch.Lo+k, nil)
+			continue
+		}
+		out[ch.Lo+k] = sig
 	}
 }
+
+// refused reports whether the kernel's fault check refused the signature
+// sig: its R is zeros, which no signature has (kernels/ed25519.cl).
+func refused(sig []byte) bool { return [32]byte(sig[:32]) == [32]byte{} }

@@ -17,6 +17,12 @@
  * k (hmac_drbg.h). The host refuses r = 0 or s = 0 (probability about
  * 2^−256).
  *
+ * The fault check of deterministic signatures, ecdsa_p256_sign_check
+ * (below), runs after ecdsa_p256_sign_finish where the host gave the
+ * nonces: it computes R a second time by other means and releases a
+ * signature only where both agree, since one signature whose R came out
+ * wrong beside a right one with the same nonce gives the private key.
+ *
  * ecdsa_p256_verify (FIPS 186-5 §6.4.2): verdicts exactly crypto/ecdsa's:
  * for the
  * public key Q = (x, y), the signature (r, s) and the hash's integer e,
@@ -267,10 +273,18 @@ KERNEL KERNEL_BOUNDS(128, 4) void ecdsa_p256_verify(GLOBAL u32 *RESTRICT verdict
  * R = k·G (Montgomery form), then k in n's Montgomery form (the finishing
  * kernel's products take it so, once per pass); all zeros where the public key
  * (keys, x then y: crypto/ecdsa checks it before it signs) is not on the
- * curve. secrets holds Z (derive_nonces 1) or k (0), then d. */
+ * curve. secrets holds Z (derive_nonces 1) or k (0), then d.
+ * ECDSA_FAULT_INJECTION (a build option of the tests alone) adds a last
+ * argument, faults, a word per element XORed into the low word of the
+ * nonce that the base multiplication reads (0: none), so that R is
+ * another point than k·G while s is computed with k. */
 KERNEL void ecdsa_p256_sign_point(GLOBAL u32 *RESTRICT points, GLOBAL const u32 *RESTRICT keys,
 	GLOBAL const u32 *RESTRICT secrets, GLOBAL const u32 *RESTRICT hashes,
-	GLOBAL const u32 *RESTRICT comb, const u32 count, const u32 derive_nonces)
+	GLOBAL const u32 *RESTRICT comb, const u32 count, const u32 derive_nonces
+#if defined(ECDSA_FAULT_INJECTION)
+	, GLOBAL const u32 *RESTRICT faults
+#endif
+	)
 {
 	const u32 i = GID();
 	if (i >= count) return;
@@ -296,7 +310,15 @@ KERNEL void ecdsa_p256_sign_point(GLOBAL u32 *RESTRICT points, GLOBAL const u32 
 		hmac_drbg_p256_nonce(k, z, d, e);
 	}
 	u32 X[8], Y[8], Z[8];
+#if defined(ECDSA_FAULT_INJECTION)
+	u32 faulty[8];
+	for (int j = 0; j < 8; j++)
+		faulty[j] = k[j];
+	faulty[0] ^= faults[i];
+	p256_base_mult(X, Y, Z, faulty, comb);
+#else
 	p256_base_mult(X, Y, Z, k, comb);
+#endif
 	p256n_to_mont(k, k);
 	for (int j = 0; j < 8; j++) {
 		LIMB(points + i, j, count) = X[j];
@@ -405,4 +427,101 @@ KERNEL void ecdsa_p256_sign_finish(GLOBAL u32 *RESTRICT sigs, GLOBAL const u32 *
 	}
 	absent = ecdsa_sign_denominators(z, k, points, g, count);
 	ecdsa_sign_store(sigs, points, secrets, hashes, g, count, zacc, kacc, absent);
+}
+
+/* P256_CHECK_SCALAR is c^−1·R mod n, c = kernels.FaultCheckMultiple and
+ * R = 2^256, so that the Montgomery product of a plain k by it is k/c mod
+ * n (ecdsa/sign_check_internal_test.go recomputes it). */
+#define P256_CHECK_SCALAR { 0x013448e5u, 0xaec211bfu, 0xc84d75d3u, 0x165dac70u, \
+                            0x00000000u, 0x00000000u, 0x55555555u, 0x00000000u }
+
+/* all ones when a < b (8 little-endian words each), by the borrow of
+ * a − b; no branch */
+DEVICE_FN u32 ecdsa_below(const u32 *a, const u32 *b)
+{
+	u32 borrow = 0;
+	for (int j = 0; j < 8; j++) {
+		const u64 d = (u64)a[j] - b[j] - borrow;
+		borrow = (u32)(d >> 32) & 1u;
+	}
+	return 0u - borrow;
+}
+
+/* The fault check of deterministic signatures (RFC 6979: secrets holds k
+ * itself, the host's, then d), one work-item per signature, after
+ * ecdsa_p256_sign_finish has written sigs. A signature (r, s) is released
+ * where
+ *   r ≡ x(R) (mod n) for R = k·G computed a second time: as (k/c)·(c·G)
+ *     by p256_base_mult over check_comb, the comb's table of c·G
+ *     (kernels.P256CheckTable; c = kernels.FaultCheckMultiple), whose
+ *     digits, entries and partial sums are all other than signing's;
+ *     compared projectively, X = x·Z^2 for x = r or r + n (below p), no
+ *     inversion; R not the point at infinity;
+ *   s·k ≡ e + r·d (mod n), in the products' Montgomery scaling
+ *     (mont(s, k) = mont(r, d) + e·R^−1): s is the one that k, d and e
+ *     give with that r;
+ *   r, s < n;
+ * which is what the signing kernels compute when nothing faults. Where
+ * it fails, the kernel writes (0, 1) for the element, which the host
+ * takes for the check's verdict and signs on the CPU: the signing kernels
+ * write r = 0 only for the keys off the curve, as (0, 0), which passes as
+ * it is (and for an x(R) ≡ 0, probability about 2^−256, which the host
+ * signs on the CPU as well). It costs about what ecdsa_p256_sign_point
+ * costs with host nonces: one more comb and a few products, well below a
+ * verification.
+ *
+ * Constant time: k and d feed the comb's masked scans and Montgomery
+ * arithmetic only; every comparison is a mask, applied to the stored
+ * words, and no branch or index depends on the values compared. k, d and
+ * e are read from the same buffers as signing read them: the check covers
+ * the computation, not those inputs. */
+KERNEL void ecdsa_p256_sign_check(GLOBAL u32 *RESTRICT sigs, GLOBAL const u32 *RESTRICT secrets,
+	GLOBAL const u32 *RESTRICT hashes, GLOBAL const u32 *RESTRICT check_comb, const u32 count)
+{
+	const u32 i = GID();
+	if (i >= count) return;
+	const u32 inverse[8] = P256_CHECK_SCALAR;
+	const u32 order[8] = P256_ORDER;
+	const u32 field[8] = P256_FIELD_MODULUS;
+	u32 k[8], r[8], s[8], kc[8];
+	ecdsa_load(k, secrets, 0, i, count);
+	ecdsa_load(r, sigs, 0, i, count);
+	ecdsa_load(s, sigs, 8, i, count);
+	p256n_mul(kc, k, inverse);          /* k/c mod n */
+	u32 X[8], Y[8], Z[8];
+	p256_base_mult(X, Y, Z, kc, check_comb);
+
+	/* x(R) ≡ r (mod n): x(R) < p < 2n is r or r + n */
+	u32 zz[8], cand[8], t[8], rn[8];
+	p256_sqr(zz, Z);
+	p256_to_mont(cand, r);
+	p256_mul(t, cand, zz);
+	u32 hit = p256_equal(t, X);
+	u64 carry = 0;
+	for (int j = 0; j < 8; j++) {
+		carry += (u64)r[j] + order[j];
+		rn[j] = (u32)carry;
+		carry >>= 32;
+	}
+	const u32 rnBelow = mask_if_zero((u32)carry) & ecdsa_below(rn, field);
+	p256_to_mont(cand, rn);
+	p256_mul(t, cand, zz);
+	hit |= p256_equal(t, X) & rnBelow;
+	u32 ok = hit & ~p256_is_zero(Z) & ecdsa_below(r, order) & ecdsa_below(s, order);
+
+	/* s·k ≡ e + r·d (mod n), each side times R^−1 */
+	u32 d[8], e[8], lhs[8], rhs[8];
+	ecdsa_load(d, secrets, 8, i, count);
+	ecdsa_load(e, hashes, 0, i, count);
+	p256n_mul(lhs, s, k);
+	p256n_mul(rhs, r, d);
+	p256n_from_mont(e, e);
+	p256n_add(rhs, rhs, e);
+	ok &= p256n_equal(lhs, rhs);
+
+	const u32 pass = ok | (p256_is_zero(r) & p256_is_zero(s));
+	for (int j = 0; j < 8; j++) {
+		LIMB(sigs + i, j, count) = r[j] & pass;
+		LIMB(sigs + i, 8 + j, count) = (s[j] & pass) | ((j == 0 ? 1u : 0u) & ~pass);
+	}
 }

@@ -22,7 +22,19 @@
  * nonce r): the hashes branch on lengths only, the comb (comb.h) scans
  * its table with masks, the inversion's exponent and the scalar
  * arithmetic (scalar25519.h) are fixed. Verification handles public data
- * only and is variable-time (ed25519_point.h). */
+ * only and is variable-time (ed25519_point.h).
+ *
+ * The fault check (ed25519_check.h): ed25519_sign computes R a second
+ * time, over the table check_tab, and where the two disagree writes the
+ * element's signature as zeros, which the host takes for the check's
+ * verdict (no signature has R = 0: the point with y = 0 has order 4,
+ * and [r]B has order 1 or L) and signs that element on the CPU.
+ * Build options of the tests alone: ED25519_NO_FAULT_CHECK leaves the
+ * check out (to measure its cost); ED25519_FAULT_INJECTION gives
+ * ed25519_sign a last argument, faults, a word per element: its low half
+ * is XORed into the low word of the nonce that the first computation of
+ * R reads, its high half into the top half of R's last word once
+ * encoded (a wrong point, a wrong encoding; 0: none). */
 #include "fe25519.h"
 #define FE(op) fe25519_##op
 #define NL 8
@@ -45,6 +57,7 @@
 #include "ed25519_point.h"
 #include "sha512.h"
 #include "scalar25519.h"
+#include "ed25519_check.h"
 
 #define ED25519_SKIP 0xffffffffu
 #define ED25519_HASHED 0xfffffffeu
@@ -108,20 +121,26 @@ KERNEL void ed25519_public(GLOBAL u32 *RESTRICT pubs, GLOBAL const u32 *RESTRICT
 		pubs[i * NL + j] = enc[j];
 }
 
-/* sigs: 16 words per element (R, then S); keys: 16 words per element (a
- * private key's 64 bytes: the seed, then the public key) */
+/* sigs: 16 words per element (R, then S; zeros where the fault check
+ * failed); keys: 16 words per element (a private key's 64 bytes: the
+ * seed, then the public key); tab and check_tab: the comb tables of B and
+ * of c·B (kernels.CombTable, kernels.CombCheckTable) */
 KERNEL void ed25519_sign(GLOBAL u32 *RESTRICT sigs, GLOBAL const u32 *RESTRICT keys,
 	GLOBAL const u8 *RESTRICT messages,
 	GLOBAL const u32 *RESTRICT offsets, GLOBAL const u32 *RESTRICT lengths,
 	GLOBAL const u8 *RESTRICT dom, const u32 domLength,
-	GLOBAL const u32 *RESTRICT tab, const u32 count)
+	GLOBAL const u32 *RESTRICT tab, GLOBAL const u32 *RESTRICT check_tab, const u32 count
+#if defined(ED25519_FAULT_INJECTION)
+	, GLOBAL const u32 *RESTRICT faults
+#endif
+	)
 {
 	const u32 i = GID();
 	if (i >= count) return;
 	const u32 length = lengths[i];
 	if (length == ED25519_SKIP) return;
 	GLOBAL const u8 *message = messages + offsets[i];
-	u32 seed[NL], a[NL], s[NL], h[16], r[NL], k[NL], R[NL], S[NL];
+	u32 seed[NL], a[NL], s[NL], h[16], r[NL], k[NL], R[NL], x[NL], S[NL];
 	u32 e[NL], f[NL], g[NL], hh[NL];
 	COMB_FE_T E[COMB_FE_N], F[COMB_FE_N], G[COMB_FE_N], H[COMB_FE_N];
 	for (int j = 0; j < NL; j++) {
@@ -130,14 +149,31 @@ KERNEL void ed25519_sign(GLOBAL u32 *RESTRICT sigs, GLOBAL const u32 *RESTRICT k
 	}
 	ed25519_expand(s, h, seed);
 	ed25519_hash_scalar(r, dom, domLength, h + NL, 0, message, length);
+#if defined(ED25519_FAULT_INJECTION)
+	const u32 fault = faults[i];
+	u32 faulty[NL];
+	for (int j = 0; j < NL; j++)
+		faulty[j] = r[j];
+	faulty[0] ^= fault & 0xffffu;
+	comb_sum(E, F, G, H, faulty, tab);
+#else
 	comb_sum(E, F, G, H, r, tab);
+#endif
 	ed_completed_out(e, f, g, hh, E, F, G, H);
-	ed_encode(R, e, f, g, hh);
+	ed_encode_x(R, x, e, f, g, hh);
+#if defined(ED25519_FAULT_INJECTION)
+	R[NL - 1] ^= fault & 0xffff0000u;
+#endif
 	ed25519_hash_scalar(k, dom, domLength, R, a, message, length);
 	sc25519_muladd(S, k, s, r);
+#if defined(ED25519_NO_FAULT_CHECK)
+	const u32 ok = 0xffffffffu;
+#else
+	const u32 ok = ed_check_nonce_point(R, x, r, check_tab);
+#endif
 	for (int j = 0; j < NL; j++) {
-		sigs[i * 2 * NL + j] = R[j];
-		sigs[i * 2 * NL + NL + j] = S[j];
+		sigs[i * 2 * NL + j] = R[j] & ok;
+		sigs[i * 2 * NL + NL + j] = S[j] & ok;
 	}
 }
 

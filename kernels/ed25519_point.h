@@ -135,10 +135,11 @@ DEVICE_FN u32 ed_decode(u32 *X, u32 *Y, u32 *Z, u32 *T, const u32 *enc)
 }
 
 /* enc = the encoding of the completed point (E, F, G, H): y = H/F
- * canonical, with the low bit of x = E/G on top. One inversion of F·G. */
-DEVICE_FN void ed_encode(u32 *enc, const u32 *E, const u32 *F, const u32 *G, const u32 *H)
+ * canonical, with the low bit of x = E/G on top; x = E/G canonical. One
+ * inversion of F·G. */
+DEVICE_FN void ed_encode_x(u32 *enc, u32 *x, const u32 *E, const u32 *F, const u32 *G, const u32 *H)
 {
-	u32 zi[NL], x[NL];
+	u32 zi[NL];
 	FE(mul)(zi, F, G);
 	FE(invert)(zi, zi);
 	FE(mul)(x, E, F);
@@ -148,6 +149,13 @@ DEVICE_FN void ed_encode(u32 *enc, const u32 *E, const u32 *F, const u32 *G, con
 	FE(canon)(x);
 	FE(canon)(enc);
 	enc[NL - 1] |= x[0] << 31;
+}
+
+/* ed_encode_x without x */
+DEVICE_FN void ed_encode(u32 *enc, const u32 *E, const u32 *F, const u32 *G, const u32 *H)
+{
+	u32 x[NL];
+	ed_encode_x(enc, x, E, F, G, H);
 }
 
 /* r = a on the point formulas' field (COMB_FE, comb.h: FE itself, or

@@ -55,7 +55,10 @@ DEVICE_FN void p256_comb_select(u32 *x, u32 *y, const u32 row, const u32 absd,
  * i = 64 (d_64 = 1, which needs k > 7·2^252) A = (k − 2^256)·G and
  * T = 2^256·G: A = T needs k ≡ 2^257 (mod n), whose only value below
  * 2^256, 2^257 − 2n < 2^226, has d_64 = 0; A = −T needs k ≡ 0, k = n,
- * where the sum is the point at infinity, as the formula gives. */
+ * where the sum is the point at infinity, as the formula gives. The
+ * argument is about the scalars alone, so it holds for a table of any
+ * point of order n in place of G (the fault check's table of c·G,
+ * kernels.P256CheckTable, in ecdsa.cl). */
 DEVICE_FN void p256_base_mult(u32 *X, u32 *Y, u32 *Z, const u32 *k,
 	GLOBAL const u32 *RESTRICT table)
 {

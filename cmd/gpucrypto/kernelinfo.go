@@ -26,7 +26,7 @@ var kernelPrograms = []struct {
 	{"x25519.cl", []string{"x25519", "x25519_base_comb", "x25519_xz", "x25519_base_comb_xz", "x25519_invert_batch"}, curveDefines(ecdh.X25519())},
 	{"x448.cl", []string{"x448", "x448_base_comb", "x448_xz", "x448_base_comb_xz", "x448_invert_batch"}, curveDefines(ecdh.X448())},
 	{"ed25519.cl", []string{"ed25519_public", "ed25519_sign", "ed25519_verify"}, ed25519.ProgramDefines},
-	{"ecdsa.cl", []string{"ecdsa_p256_verify_scalars", "ecdsa_p256_verify", "ecdsa_p256_sign_point", "ecdsa_p256_sign_finish"}, nil},
+	{"ecdsa.cl", []string{"ecdsa_p256_verify_scalars", "ecdsa_p256_verify", "ecdsa_p256_sign_point", "ecdsa_p256_sign_finish", "ecdsa_p256_sign_check"}, nil},
 	{"p256_ecdh.cl", []string{"ecdh_p256_shared_point", "ecdh_p256_public_point", "ecdh_p256_finish"}, nil},
 	{"arith.cl", []string{"arith_mul_256", "arith_mul_1024", "arith_mul_4096", "arith_add_4096"}, nil},
 }

@@ -553,6 +553,11 @@ func Check(sample []int, ok func(i int) bool) error {
 // Device is the device the batch runs on.
 func (c *Chunk) Device() *device.Device { return c.core.dev }
 
+// Fault counts an element of the batch whose device result the device's
+// own fault check refused, and which the job computes on the CPU instead
+// (batch.Stats.Faults). Safe for concurrent use.
+func (c *Chunk) Fault() { c.core.recorder().faults.Add(1) }
+
 // release zeroes the staging (but for the ranges already zeroed or
 // public) and scratch memory and gives it back.
 func (c *Chunk) release() {

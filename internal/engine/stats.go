@@ -13,6 +13,7 @@ import (
 type recorder struct {
 	calls, deviceOps, cpuOps atomic.Int64
 	fallbacks, fallbackOps   atomic.Int64
+	faults                   atomic.Int64
 	batches                  atomic.Int64
 	sizes                    [batch.BatchSizeBuckets]atomic.Int64
 	deviceNs                 atomic.Int64
@@ -55,6 +56,7 @@ func (r *recorder) snapshot() batch.Stats {
 		CPUOps:      r.cpuOps.Load(),
 		Fallbacks:   r.fallbacks.Load(),
 		FallbackOps: r.fallbackOps.Load(),
+		Faults:      r.faults.Load(),
 		Batches:     r.batches.Load(),
 		LatencyP50:  r.latency.Percentile(50),
 		LatencyP99:  r.latency.Percentile(99),

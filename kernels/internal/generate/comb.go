@@ -164,9 +164,12 @@ func (c *combCurve) base() edPoint {
 }
 
 // table returns T[j][n−1] = n·16^(M·j)·B for j < rows, n = 1..8.
-func (c *combCurve) table() [][combEntries]edPoint {
+func (c *combCurve) table() [][combEntries]edPoint { return c.tableOf(c.base()) }
+
+// tableOf is table for the base point P in place of B.
+func (c *combCurve) tableOf(P edPoint) [][combEntries]edPoint {
 	t := make([][combEntries]edPoint, c.rows)
-	R := c.base()
+	R := P
 	for j := range t {
 		P := R
 		for n := range combEntries {
@@ -190,11 +193,30 @@ func (c *combCurve) entry(P edPoint) [combEntryElems]*big.Int {
 	return [combEntryElems]*big.Int{P.x, P.y, c.mul(c.d, xy)}
 }
 
+// FaultCheckMultiple is the multiple c of the base point B whose tables
+// the fault checks of the signing kernels read: they compute a nonce's
+// point k·B a second time as (k/c mod q)·(c·B), q the order of B, so that
+// the two computations share neither their digits nor their table
+// entries.
+const FaultCheckMultiple = 3
+
+// multiple is n·P for n ≥ 1, by n − 1 additions.
+func (c *combCurve) multiple(n int, P edPoint) edPoint {
+	R := P
+	for range n - 1 {
+		R = c.edAdd(R, P)
+	}
+	return R
+}
+
 // words is the table as comb.h reads it: entry (j, n) at word
 // ((j·8 + n − 1)·3 + e)·limbs + w for element e, limb w (little-endian).
-func (c *combCurve) words() []uint32 {
+func (c *combCurve) words() []uint32 { return c.wordsOf(c.table()) }
+
+// wordsOf is words for the table t.
+func (c *combCurve) wordsOf(t [][combEntries]edPoint) []uint32 {
 	var out []uint32
-	for _, row := range c.table() {
+	for _, row := range t {
 		for _, P := range row {
 			for _, v := range c.entry(P) {
 				for w := range c.limbs {
@@ -214,6 +236,15 @@ var combWords = sync.OnceValue(func() map[string][]uint32 {
 	return m
 })
 
+// combCheckWords are the comb tables of FaultCheckMultiple·B.
+var combCheckWords = sync.OnceValue(func() map[string][]uint32 {
+	m := map[string][]uint32{}
+	for _, c := range combCurves() {
+		m[c.name] = c.wordsOf(c.tableOf(c.multiple(FaultCheckMultiple, c.base())))
+	}
+	return m
+})
+
 // CombTableWords returns the words of curve's ("x25519" or "x448") comb
 // table in the layout comb.h reads from its global buffer (documented in
 // Comb). The caller must not modify them.
@@ -222,6 +253,16 @@ func CombTableWords(curve string) ([]uint32, error) {
 		return nil, err
 	}
 	return combWords()[curve], nil
+}
+
+// CombCheckTableWords returns the table of CombTableWords for the base
+// point FaultCheckMultiple·B in place of B, in the same layout: row j,
+// entry n is n·16^(M·j)·c·B. The caller must not modify them.
+func CombCheckTableWords(curve string) ([]uint32, error) {
+	if _, err := combCurveByName(curve); err != nil {
+		return nil, err
+	}
+	return combCheckWords()[curve], nil
 }
 
 // Comb returns the constants of curve's ("x25519" or "x448") comb, the

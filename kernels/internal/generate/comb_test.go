@@ -60,82 +60,97 @@ type montPoint struct{ u, v *big.Int }
 // TestCombTable checks every stored entry against an independent
 // computation on the Montgomery curve with its own group law:
 // T[j][n] = n·16^(M·j)·B, each entry on the Edwards curve and stored in the
-// form comb.h reads.
+// form comb.h reads; and the fault checks' tables alike, with
+// FaultCheckMultiple·B in place of B.
 func TestCombTable(t *testing.T) {
 	for _, c := range combCurves() {
-		t.Run(c.name, func(t *testing.T) {
-			A := big.NewInt(486662)
-			if c.name == "x448" {
-				A = big.NewInt(156326)
-			}
-			madd := func(P, Q montPoint) montPoint {
-				var l *big.Int
-				if P.u.Cmp(Q.u) == 0 { // doubling (no point of order 2 occurs)
-					num := c.add(c.add(c.mul(big.NewInt(3), c.mul(P.u, P.u)), c.mul(c.add(A, A), P.u)), big.NewInt(1))
-					l = c.mul(num, c.inv(c.add(P.v, P.v)))
-				} else {
-					l = c.mul(c.sub(Q.v, P.v), c.inv(c.sub(Q.u, P.u)))
-				}
-				u := c.sub(c.sub(c.sub(c.mul(l, l), A), P.u), Q.u)
-				return montPoint{u, c.sub(c.mul(l, c.sub(P.u, u)), P.v)}
-			}
-			onMont := func(P montPoint) bool {
-				rhs := c.add(c.add(c.mul(P.u, c.mul(P.u, P.u)), c.mul(A, c.mul(P.u, P.u))), P.u)
-				return c.mul(P.v, P.v).Cmp(rhs) == 0
-			}
-			// The isomorphism Edwards → Montgomery: u as in c.u, v = s·u/x
-			// with s fixed by the base point (either square root of the
-			// base point's v² gives an isomorphism).
-			Be := c.base()
-			ub := c.u(Be)
-			vb := new(big.Int).ModSqrt(c.add(c.add(c.mul(ub, c.mul(ub, ub)), c.mul(A, c.mul(ub, ub))), ub), c.p)
-			require.NotNil(t, vb)
-			s := c.mul(c.mul(vb, Be.x), c.inv(ub))
-			toMont := func(P edPoint) montPoint {
-				u := c.u(P)
-				return montPoint{u, c.mul(c.mul(s, u), c.inv(P.x))}
-			}
+		for _, table := range []struct {
+			name     string
+			multiple int
+			words    func(string) ([]uint32, error)
+		}{{"B", 1, CombTableWords}, {"check", FaultCheckMultiple, CombCheckTableWords}} {
+			t.Run(c.name+"/"+table.name, func(t *testing.T) { testCombTable(t, c, table.multiple, table.words) })
+		}
+	}
+}
 
-			words := combWords()[c.name]
-			entryWords := combEntryElems * c.limbs
-			require.Len(t, words, c.rows*combEntries*entryWords)
-			elem := func(off int) *big.Int {
-				v := new(big.Int)
-				for w := c.limbs - 1; w >= 0; w-- {
-					v.Lsh(v, 32).Or(v, big.NewInt(int64(words[off+w])))
-				}
-				require.Negative(t, v.Cmp(c.p), "canonical")
-				return v
+// testCombTable is TestCombTable for the table table(c.name) of the base
+// point multiple·B.
+func testCombTable(t *testing.T, c *combCurve, multiple int, table func(string) ([]uint32, error)) {
+	A := big.NewInt(486662)
+	if c.name == "x448" {
+		A = big.NewInt(156326)
+	}
+	madd := func(P, Q montPoint) montPoint {
+		var l *big.Int
+		if P.u.Cmp(Q.u) == 0 { // doubling (no point of order 2 occurs)
+			num := c.add(c.add(c.mul(big.NewInt(3), c.mul(P.u, P.u)), c.mul(c.add(A, A), P.u)), big.NewInt(1))
+			l = c.mul(num, c.inv(c.add(P.v, P.v)))
+		} else {
+			l = c.mul(c.sub(Q.v, P.v), c.inv(c.sub(Q.u, P.u)))
+		}
+		u := c.sub(c.sub(c.sub(c.mul(l, l), A), P.u), Q.u)
+		return montPoint{u, c.sub(c.mul(l, c.sub(P.u, u)), P.v)}
+	}
+	onMont := func(P montPoint) bool {
+		rhs := c.add(c.add(c.mul(P.u, c.mul(P.u, P.u)), c.mul(A, c.mul(P.u, P.u))), P.u)
+		return c.mul(P.v, P.v).Cmp(rhs) == 0
+	}
+	// The isomorphism Edwards → Montgomery: u as in c.u, v = s·u/x
+	// with s fixed by the base point (either square root of the
+	// base point's v² gives an isomorphism).
+	Be := c.base()
+	ub := c.u(Be)
+	vb := new(big.Int).ModSqrt(c.add(c.add(c.mul(ub, c.mul(ub, ub)), c.mul(A, c.mul(ub, ub))), ub), c.p)
+	require.NotNil(t, vb)
+	s := c.mul(c.mul(vb, Be.x), c.inv(ub))
+	toMont := func(P edPoint) montPoint {
+		u := c.u(P)
+		return montPoint{u, c.mul(c.mul(s, u), c.inv(P.x))}
+	}
+
+	words, err := table(c.name)
+	require.NoError(t, err)
+	entryWords := combEntryElems * c.limbs
+	require.Len(t, words, c.rows*combEntries*entryWords)
+	elem := func(off int) *big.Int {
+		v := new(big.Int)
+		for w := c.limbs - 1; w >= 0; w-- {
+			v.Lsh(v, 32).Or(v, big.NewInt(int64(words[off+w])))
+		}
+		require.Negative(t, v.Cmp(c.p), "canonical")
+		return v
+	}
+	half := new(big.Int).ModInverse(big.NewInt(2), c.p)
+	R := toMont(Be)
+	for range multiple - 1 {
+		R = madd(R, toMont(Be))
+	}
+	for j := range c.rows {
+		P := R
+		for n := 1; n <= combEntries; n++ {
+			off := ((j * combEntries) + n - 1) * entryWords
+			e0, e1, e2 := elem(off), elem(off+c.limbs), elem(off+2*c.limbs)
+			var x, y, k *big.Int
+			if c.a < 0 { // (y + x, y − x, 2d·x·y)
+				x = c.mul(c.sub(e0, e1), half)
+				y = c.mul(c.add(e0, e1), half)
+				k = c.add(c.d, c.d)
+			} else { // (x, y, d·x·y)
+				x, y, k = e0, e1, c.d
 			}
-			half := new(big.Int).ModInverse(big.NewInt(2), c.p)
-			R := toMont(Be)
-			for j := range c.rows {
-				P := R
-				for n := 1; n <= combEntries; n++ {
-					off := ((j * combEntries) + n - 1) * entryWords
-					e0, e1, e2 := elem(off), elem(off+c.limbs), elem(off+2*c.limbs)
-					var x, y, k *big.Int
-					if c.a < 0 { // (y + x, y − x, 2d·x·y)
-						x = c.mul(c.sub(e0, e1), half)
-						y = c.mul(c.add(e0, e1), half)
-						k = c.add(c.d, c.d)
-					} else { // (x, y, d·x·y)
-						x, y, k = e0, e1, c.d
-					}
-					E := edPoint{x, y}
-					require.True(t, c.onCurve(E), "row %d entry %d on the curve", j, n)
-					require.Zero(t, e2.Cmp(c.mul(k, c.mul(x, y))), "row %d entry %d: third element", j, n)
-					M := toMont(E)
-					require.True(t, onMont(M))
-					require.Zero(t, M.u.Cmp(P.u), "row %d entry %d: u", j, n)
-					require.Zero(t, M.v.Cmp(P.v), "row %d entry %d: v (the sign of x)", j, n)
-					P = madd(P, R)
-				}
-				for range 4 * c.spacing {
-					R = madd(R, R)
-				}
-			}
-		})
+			E := edPoint{x, y}
+			require.True(t, c.onCurve(E), "row %d entry %d on the curve", j, n)
+			require.Zero(t, e2.Cmp(c.mul(k, c.mul(x, y))), "row %d entry %d: third element", j, n)
+			M := toMont(E)
+			require.True(t, onMont(M))
+			require.Zero(t, M.u.Cmp(P.u), "row %d entry %d: u", j, n)
+			require.Zero(t, M.v.Cmp(P.v), "row %d entry %d: v (the sign of x)", j, n)
+			P = madd(P, R)
+		}
+		for range 4 * c.spacing {
+			R = madd(R, R)
+		}
 	}
 }
 

@@ -40,7 +40,20 @@ func p256Add(x1, y1, x2, y2 *big.Int) (*big.Int, *big.Int) {
 // p256CombWords is the table of kernels/p256_comb.h: row i (i = 0..64)
 // holds n·16^i·G for n = 1..8, affine, each coordinate in Montgomery form
 // (8 words), x then y.
-var p256CombWords = sync.OnceValue(func() []uint32 {
+var p256CombWords = sync.OnceValue(func() []uint32 { return p256CombWordsOf(p256.gx, p256.gy) })
+
+// p256CheckWords is the same table for the base point FaultCheckMultiple·G.
+var p256CheckWords = sync.OnceValue(func() []uint32 {
+	x, y := p256.gx, p256.gy
+	for range FaultCheckMultiple - 1 {
+		x, y = p256Add(x, y, p256.gx, p256.gy) // G + G first: p256Add doubles it
+	}
+	return p256CombWordsOf(x, y)
+})
+
+// p256CombWordsOf is the table of p256CombWords for the base point
+// (gx, gy) in place of G.
+func p256CombWordsOf(gx, gy *big.Int) []uint32 {
 	var out []uint32
 	mont := func(v *big.Int) {
 		m := new(big.Int).Lsh(v, 256)
@@ -49,7 +62,7 @@ var p256CombWords = sync.OnceValue(func() []uint32 {
 			out = append(out, uint32(new(big.Int).Rsh(m, uint(32*w)).Uint64()))
 		}
 	}
-	rx, ry := p256.gx, p256.gy // 16^i·G
+	rx, ry := gx, gy // 16^i·(gx, gy)
 	for range 65 {
 		x, y := rx, ry
 		for n := 1; n <= 8; n++ {
@@ -62,8 +75,13 @@ var p256CombWords = sync.OnceValue(func() []uint32 {
 		}
 	}
 	return out
-})
+}
 
 // P256CombTableWords returns the table of kernels/p256_comb.h (documented
 // above). The caller must not modify it.
 func P256CombTableWords() []uint32 { return p256CombWords() }
+
+// P256CheckTableWords returns the table of P256CombTableWords for the
+// base point FaultCheckMultiple·G in place of G: row i, entry n is
+// n·16^i·c·G. The caller must not modify it.
+func P256CheckTableWords() []uint32 { return p256CheckWords() }
