@@ -2,7 +2,6 @@ package ecdsa
 
 import (
 	"fmt"
-	"log/slog"
 
 	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/device"
@@ -31,12 +30,15 @@ const WorkGroup = 128
 // key; where it fails, the element is signed on the CPU with crypto/ecdsa
 // instead and counted in Stats().Faults. Hedged nonces are fresh for
 // every signature, and their signatures are not checked.
+//
+// Its controls are batch.Engine's; SetResultCheck is off in a new Engine.
 type Engine struct {
-	core  *engine.Core
-	prog  *device.Program // ecdsa.cl; nil on the CPU engine
-	ecdh  *device.Program // p256_ecdh.cl; nil on the CPU engine
-	comb  *device.Buffer  // the comb's table (kernels.P256CombTable; verification reads its first row, 1·G … 8·G)
-	check *device.Buffer  // the fault check's table (kernels.P256CheckTable)
+	engine.Controls // batch.Engine's controls
+	core            *engine.Core
+	prog            *device.Program // ecdsa.cl; nil on the CPU engine
+	ecdh            *device.Program // p256_ecdh.cl; nil on the CPU engine
+	comb            *device.Buffer  // the comb's table (kernels.P256CombTable; verification reads its first row, 1·G … 8·G)
+	check           *device.Buffer  // the fault check's table (kernels.P256CheckTable)
 	// faultCheck: deterministic signatures pass the fault check
 	// (ecdsa_p256_sign_check) before they leave the device; false only in
 	// the benchmarks that measure its cost (skipFaultCheck)
@@ -92,7 +94,8 @@ func NewEngine(dev *device.Device) (*Engine, error) {
 		comb.Release()
 		return nil, fmt.Errorf("ecdsa: uploading the fault check's table to %s: %w", dev.Name, err)
 	}
-	e := &Engine{core: engine.New("ecdsa", dev), prog: prog, ecdh: ecdhProg, comb: comb, check: check,
+	core := engine.New("ecdsa", dev)
+	e := &Engine{Controls: engine.ControlsOf(core), core: core, prog: prog, ecdh: ecdhProg, comb: comb, check: check,
 		faultCheck: !skipFaultCheck, inject: faultInjection}
 	e.core.OnClose(comb.Release)
 	e.core.OnClose(check.Release)
@@ -106,51 +109,15 @@ func NewEngine(dev *device.Device) (*Engine, error) {
 // CPUEngine returns an Engine that computes on all CPU cores with
 // crypto/ecdsa and crypto/ecdh. It is the CPU path of every device Engine
 // too.
-func CPUEngine() *Engine { return &Engine{core: engine.New("ecdsa", nil)} }
+func CPUEngine() *Engine {
+	core := engine.New("ecdsa", nil)
+	return &Engine{Controls: engine.ControlsOf(core), core: core}
+}
 
 // Auto returns an Engine on the default device (device.Choose: a GPU,
 // or GPUCRYPTO_DEVICE's choice), or CPUEngine() where there is none or its
 // kernels do not build; the Choice says which and why.
 func Auto() (*Engine, device.Choice) { return engine.Auto(NewEngine, CPUEngine) }
-
-// Device is the engine's device (nil for the CPU engine).
-func (e *Engine) Device() *device.Device { return e.core.Device() }
-
-// String names where the engine computes: "device <name>" or "CPU".
-func (e *Engine) String() string { return e.core.String() }
-
-// SetRoute sets where calls run: batch.RouteAuto (the default) picks
-// device or CPU per call by their measured times, RouteDevice and
-// RouteCPU force one. A CPU engine computes on the CPU whatever the route.
-func (e *Engine) SetRoute(r batch.Route) { e.core.SetRoute(r) }
-
-// Stats returns the engine's counts: operations on the device and on the
-// CPU, fallbacks, signatures the device's fault check refused (Faults),
-// batches, latency and device time.
-func (e *Engine) Stats() batch.Stats { return e.core.Stats() }
-
-// OnFallback sets the function told about each device batch recomputed on
-// the CPU after a device failure or a failed result check (nil, the
-// default: none).
-func (e *Engine) OnFallback(f func(error)) { e.core.OnFallback(f) }
-
-// SetLogger makes the engine log each fallback on l at level Warn (nil,
-// the default: nothing is logged).
-func (e *Engine) SetLogger(l *slog.Logger) { e.core.SetLogger(l) }
-
-// SetResultCheck makes the engine recompute about one device result in
-// every on the CPU with crypto/ecdsa or crypto/ecdh and compare (0, the
-// default: no check); a mismatch sends the whole batch to the CPU and is
-// reported through OnFallback.
-func (e *Engine) SetResultCheck(every int) { e.core.SetResultCheck(every) }
-
-// ReleaseBuffers frees the host and device buffers that e keeps from
-// finished batches.
-func (e *Engine) ReleaseBuffers() { e.core.ReleaseBuffers() }
-
-// Close makes later calls fail with an error wrapping batch.ErrClosed,
-// waits for the running ones, and frees the engine's device memory.
-func (e *Engine) Close() error { return e.core.Close() }
 
 // A call of more than pipelineChunk elements runs on the device as
 // batches of about equal size, some of them at once.
@@ -197,3 +164,5 @@ func inversionGroups(n int) int {
 	size := min(max(n/groupThreads, 1), groupMax)
 	return (n + size - 1) / size
 }
+
+var _ batch.Engine = (*Engine)(nil)

@@ -2,7 +2,6 @@ package ed25519
 
 import (
 	"fmt"
-	"log/slog"
 
 	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/device"
@@ -31,11 +30,14 @@ const WorkGroup = 128
 // check (R computed twice, kernels/ed25519_check.h) or is made on the CPU
 // instead (Stats().Faults counts those). Verification handles public
 // values only (keys, signatures, messages) and is variable-time.
+//
+// Its controls are batch.Engine's; SetResultCheck is off in a new Engine.
 type Engine struct {
-	core  *engine.Core
-	prog  *device.Program // nil on the CPU engine
-	table *device.Buffer  // the base point's comb table (kernels.CombTable)
-	check *device.Buffer  // the fault check's (kernels.CombCheckTable)
+	engine.Controls // batch.Engine's controls
+	core            *engine.Core
+	prog            *device.Program // nil on the CPU engine
+	table           *device.Buffer  // the base point's comb table (kernels.CombTable)
+	check           *device.Buffer  // the fault check's (kernels.CombCheckTable)
 	// inject: prog has the tests' fault injection (ED25519_FAULT_INJECTION,
 	// kernels/ed25519.cl), and signing passes each element's word of
 	// faults (nil: zeros)
@@ -79,7 +81,8 @@ func NewEngine(dev *device.Device) (*Engine, error) {
 		return nil, fmt.Errorf("ed25519: uploading the fault check's table to %s: %w", dev.Name, err)
 	}
 	_, inject := defines["ED25519_FAULT_INJECTION"]
-	e := &Engine{core: engine.New("ed25519", dev), prog: prog, table: table, check: check, inject: inject}
+	core := engine.New("ed25519", dev)
+	e := &Engine{Controls: engine.ControlsOf(core), core: core, prog: prog, table: table, check: check, inject: inject}
 	e.core.OnClose(table.Release)
 	e.core.OnClose(check.Release)
 	// Known answers on the device before anyone gets the engine: kernels
@@ -114,52 +117,15 @@ func ProgramDefines(dev *device.Device) map[string]string {
 
 // CPUEngine returns an Engine that computes on all CPU cores with
 // crypto/ed25519. It is the CPU path of every device Engine too.
-func CPUEngine() *Engine { return &Engine{core: engine.New("ed25519", nil)} }
+func CPUEngine() *Engine {
+	core := engine.New("ed25519", nil)
+	return &Engine{Controls: engine.ControlsOf(core), core: core}
+}
 
 // Auto returns an Engine on the default device (device.Choose: a GPU,
 // or GPUCRYPTO_DEVICE's choice), or CPUEngine() where there is none or its
 // kernels do not build; the Choice says which and why.
 func Auto() (*Engine, device.Choice) { return engine.Auto(NewEngine, CPUEngine) }
-
-// Device is the engine's device (nil for the CPU engine).
-func (e *Engine) Device() *device.Device { return e.core.Device() }
-
-// String names where the engine computes: "device <name>" or "CPU".
-func (e *Engine) String() string { return e.core.String() }
-
-// SetRoute sets where calls run: batch.RouteAuto (the default) picks
-// device or CPU per call by their measured times, RouteDevice and
-// RouteCPU force one. A CPU engine computes on the CPU whatever the route.
-func (e *Engine) SetRoute(r batch.Route) { e.core.SetRoute(r) }
-
-// Stats returns the engine's counts: operations on the device and on the
-// CPU, fallbacks, signatures the device's fault check refused (Faults),
-// batches, latency and device time.
-func (e *Engine) Stats() batch.Stats { return e.core.Stats() }
-
-// OnFallback sets the function told about each device batch recomputed on
-// the CPU after a device failure or a failed result check (nil, the
-// default: none).
-func (e *Engine) OnFallback(f func(error)) { e.core.OnFallback(f) }
-
-// SetLogger makes the engine log each fallback on l at level Warn (nil,
-// the default: nothing is logged).
-func (e *Engine) SetLogger(l *slog.Logger) { e.core.SetLogger(l) }
-
-// SetResultCheck makes the engine recompute about one device result in
-// every on the CPU with crypto/ed25519 and compare (0, the default: no
-// check); a mismatch sends the whole batch to the CPU and is reported
-// through OnFallback. The first result of each batch is always checked
-// when the check is on.
-func (e *Engine) SetResultCheck(every int) { e.core.SetResultCheck(every) }
-
-// ReleaseBuffers frees the host and device buffers that e keeps from
-// finished batches (zero where they held secrets).
-func (e *Engine) ReleaseBuffers() { e.core.ReleaseBuffers() }
-
-// Close makes later calls fail with an error wrapping batch.ErrClosed,
-// waits for the running ones, and frees the engine's device memory.
-func (e *Engine) Close() error { return e.core.Close() }
 
 // A call of more than pipelineChunk elements runs on the device as
 // batches of about equal size, each with at most batchMessageBytes of
@@ -189,3 +155,5 @@ const hostChunk = 1024
 // docs/BENCHMARKS.md, twenty-third session); a smaller batch's one copy
 // costs less than a second one.
 var readHalfMin = 8192
+
+var _ batch.Engine = (*Engine)(nil)
