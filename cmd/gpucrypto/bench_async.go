@@ -3,12 +3,16 @@ package main
 import (
 	"context"
 	"crypto"
+	stded25519 "crypto/ed25519"
 	"fmt"
 	"sync"
 	"time"
 	"unsafe"
 
+	"github.com/gpucrypto/gpucrypto/aes"
 	"github.com/gpucrypto/gpucrypto/ecdh"
+	"github.com/gpucrypto/gpucrypto/ecdsa"
+	"github.com/gpucrypto/gpucrypto/ed25519"
 	"github.com/gpucrypto/gpucrypto/internal/latency"
 	"github.com/gpucrypto/gpucrypto/rsa"
 )
@@ -86,6 +90,41 @@ func newECDHSubmitter(server *ecdh.Server, priv, peer []byte, window int) submit
 	}, server.Go, func(c *ecdh.Call) error { return c.Err })
 }
 
+// newEd25519Submitter submits Ed25519 signings of msg under key, or with
+// a nil key verifications of sig under pub, through ed25519.Server.Go.
+func newEd25519Submitter(server *ed25519.Server, key stded25519.PrivateKey, pub stded25519.PublicKey, msg, sig []byte, window int) submitter {
+	return newCallSubmitter(window, func(done chan *ed25519.Call) ed25519.Call {
+		return ed25519.Call{Key: key, Pub: pub, Message: msg, Signature: sig, Done: done}
+	}, server.Go, func(c *ed25519.Call) error {
+		if c.Err == nil && c.Key == nil && !c.Valid {
+			return fmt.Errorf("ed25519-verify: %w", errRejected)
+		}
+		return c.Err
+	})
+}
+
+// newECDSASubmitter submits the calls that call makes (a signing, a
+// verification or an ECDH of ecdsa.Server.Go, or through submit a
+// Signer's signing) for the P-256 operations.
+func newECDSASubmitter(call func(done chan *ecdsa.Call) ecdsa.Call, submit func(context.Context, *ecdsa.Call) error, window int) submitter {
+	return newCallSubmitter(window, call, submit, func(c *ecdsa.Call) error {
+		if c.Err == nil && c.Pub != nil && !c.Valid {
+			return fmt.Errorf("ecdsa-p256-verify: %w", errRejected)
+		}
+		return c.Err
+	})
+}
+
+// newAESSubmitter submits AES-GCM Seals of plaintext through
+// aes.Server.Go, each call of the window into an output buffer of its
+// own.
+func newAESSubmitter(server *aes.Server, key *aes.Key, nonce, plaintext []byte, window int) submitter {
+	return newCallSubmitter(window, func(done chan *aes.Call) aes.Call {
+		dst := make([]byte, 0, len(plaintext)+aes.TagSize)
+		return aes.Call{Key: key, Dst: dst, Nonce: nonce, Data: plaintext, Done: done}
+	}, server.Go, func(c *aes.Call) error { return c.Err })
+}
+
 // frameSubmitter submits X25519 shared secrets in frames of frameSize
 // calls through Server.GoFrame.
 type frameSubmitter struct {
@@ -130,15 +169,17 @@ func (s *frameSubmitter) next() (int, error) {
 // makes), for warm and then dur: each goroutine submits its window, then
 // resubmits each unit as it comes back. It returns the calls completed
 // within the window and their latencies (submission to receipt, one
-// figure per unit: its calls share it); edge runs at the window's start
-// and end. The first error is returned.
-func runAsyncLoad(n, submitters int, warm, dur time.Duration, newSubmitter func(window int) submitter, edge func(start bool)) (loadWindow, error) {
+// figure per unit: its calls share it), and the calls kept in flight (n,
+// or more where the units are frames: whole frames); edge runs at the
+// window's start and end. The first error is returned.
+func runAsyncLoad(n, submitters int, warm, dur time.Duration, newSubmitter func(window int) submitter, edge func(start bool)) (loadWindow, int, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	submitters = max(1, min(submitters, n))
 	var (
 		mu        sync.Mutex
 		completed int
+		windowed  int // the calls of all windows
 		hists     = make([]latency.Histogram, submitters)
 		firstErr  error
 		wg        sync.WaitGroup
@@ -164,6 +205,9 @@ func runAsyncLoad(n, submitters int, warm, dur time.Duration, newSubmitter func(
 			s := newSubmitter(window)
 			sent := make([]time.Time, s.units())
 			size := s.size()
+			mu.Lock()
+			windowed += len(sent) * size
+			mu.Unlock()
 			mine := &hists[g]
 			done, inFlight := 0, 0
 			defer func() {
@@ -225,7 +269,7 @@ func runAsyncLoad(n, submitters int, warm, dur time.Duration, newSubmitter func(
 	timer.Stop()
 	wg.Wait()
 	if firstErr != nil {
-		return loadWindow{}, fmt.Errorf("asynchronous load: %w", firstErr)
+		return loadWindow{}, 0, fmt.Errorf("asynchronous load: %w", firstErr)
 	}
-	return merge(completed, hists), nil
+	return merge(completed, hists), windowed, nil
 }

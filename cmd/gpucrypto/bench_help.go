@@ -19,7 +19,7 @@ var benchSubcommands = []struct{ name, what string }{
 	{"ed25519", "Ed25519 verification, signing and public keys vs crypto/ed25519"},
 	{"ecdsa", "ECDSA P-256 verification and signing vs crypto/ecdsa, P-256 ECDH vs crypto/ecdh"},
 	{"aes", "AES CTR/GCM/XTS/CBC/ECB: device-resident, bulk and batched calls"},
-	{"server", "rsa.Server, ecdh.Server: ops/s, p50, p99 against concurrent callers"},
+	{"server", "every Server's operations: ops/s, p50, p99 against concurrent callers, beside Go's crypto/*"},
 	{"tls", "crypto/tls handshakes/s, certificate key on the CPU and on the GPU"},
 }
 
@@ -27,7 +27,7 @@ var benchSubcommands = []struct{ name, what string }{
 // "bench server"; opGroups holds those of arith, ecdh, rsa, ed25519 and ecdsa.
 var (
 	aesModes  = []string{"ctr", "gcm", "xts", "cbc", "ecb"}
-	serverOps = []string{"rsa2048", "x25519"}
+	serverOps = serverOpNames()
 )
 
 // benchOpsOf are the operations of a bench subcommand ("": plain "bench",

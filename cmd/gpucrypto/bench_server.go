@@ -2,69 +2,37 @@ package main
 
 import (
 	"context"
-	"crypto"
-	stdrsa "crypto/rsa"
-	"crypto/sha256"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/device"
-	"github.com/gpucrypto/gpucrypto/ecdh"
-	"github.com/gpucrypto/gpucrypto/internal/cputime"
-	"github.com/gpucrypto/gpucrypto/rsa"
 )
 
-// serverResult is one line of `gpucrypto bench server`: callers goroutines
-// each doing one operation at a time through a Server (the blocking
-// form), or as many calls kept in flight by a few goroutines (the
-// asynchronous form), for a while.
-type serverResult struct {
-	Op   string `json:"op"`
-	Form string `json:"form"` // "blocking", "async" or "async-frames"
-	// Callers is the number of blocking callers, or of calls in flight
-	// (async).
-	Callers int `json:"callers"`
-	// Submitters is the number of goroutines that submit the async calls.
-	Submitters int     `json:"submitters,omitempty"`
-	Ops        float64 `json:"ops_per_s"`
-	P50Ms      float64 `json:"p50_ms"`
-	P99Ms      float64 `json:"p99_ms"`
-	Count      int     `json:"operations"`
-	Devices    int     `json:"devices"`         // engines (one per GPU) behind the Server
-	OnCPU      float64 `json:"on_cpu_fraction"` // of the operations, computed on the CPU (the CPU path of batch.NewWithCPU, or batches the engines routed there)
-	// CPUSingleMs is the median latency of one operation alone on the CPU
-	// engine (rsa.CPUEngine, ecdh.CPUEngine), measured in the same run: the
-	// reference for a lone caller's latency.
-	CPUSingleMs float64 `json:"cpu_single_ms"`
-	// MeanBatch is the mean size of the device batches of the window.
-	MeanBatch float64 `json:"mean_batch"`
-	// CPUPer1000 is the host CPU time of the whole process (user and
-	// system, the callers' own loop included) per 1,000 operations in the
-	// window, in seconds (0: not measured on this system).
-	CPUPer1000 float64 `json:"cpu_s_per_1000_ops"`
-}
+// The callers (--callers) and seconds of `gpucrypto bench server`, and
+// those of --quick.
+const (
+	serverCallers      = "1,16,64,256,2048,16384,65536"
+	serverQuickCallers = "1,16,256,16384"
+	serverSeconds      = 2
+	serverQuickSeconds = 1
+)
 
-// cmdBenchServer measures the Servers as a server's goroutines meet them:
-// throughput and latency against the number of concurrent callers.
+// cmdBenchServer measures the Servers as a server's goroutines meet them
+// (throughput and latency against the number of concurrent callers), each
+// row beside Go's crypto/* run by as many goroutines in the same process
+// right after it.
 func cmdBenchServer(args []string) error {
 	fs := flag.NewFlagSet("bench server", flag.ExitOnError)
 	pickDevice := deviceFlags(fs)
-	opsFlag := fs.String("ops", "rsa2048,x25519", "operations: rsa2048 (Signer.Sign, PKCS #1 v1.5 SHA-256), x25519 (SharedSecret)")
-	callersFlag := fs.String("callers", "1,16,256,2048,16384,65536", "numbers of concurrent callers (blocking), or of calls in flight (async)")
-	formsFlag := fs.String("forms", "blocking,async", "forms of submission: blocking (one goroutine per caller, Signer.SignContext, Server.SharedSecret), async (Signer.Go, Server.Go from --submitters goroutines), async-frames (x25519 only: frames of 64 calls from --submitters goroutines, Server.GoFrame, each frame back on a channel once)")
-	submitters := fs.Int("submitters", 16, "goroutines that submit the async form's calls")
-	sharedContext := fs.Bool("shared-context", false, "blocking callers pass one cancellable context they all share (the load's), instead of context.Background() (what crypto.Signer's Sign passes): every waiting caller then also waits on that context's channel")
-	devicesFlag := fs.String("devices", "1", "numbers of GPUs behind the Server, one Engine each, measured in turn (\"1,2\": one, then two); the devices are the chosen one and others of the same name and backend; \"all\": every such device")
-	batchOptions := batchFlags(fs, "")
-	seconds := fs.Float64("seconds", 2, "time per measurement, after the warm-up")
-	warmup := fs.Float64("warmup", 0.5, "seconds of load before each measurement, not counted (the queue fills, batch sizes settle)")
-	jsonOut := fs.String("json-out", "", "also write the results as JSON to this file")
+	settings := serverFlags(fs)
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	startTracing := traceFlag(fs)
 	fs.Usage = benchUsage(fs, "server")
@@ -72,94 +40,196 @@ func cmdBenchServer(args []string) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("bench server: unexpected arguments %q", fs.Args())
 	}
-	if err := checkBenchOps("server", strings.Split(*opsFlag, ",")); err != nil {
+	set, err := settings()
+	if err != nil {
 		return err
+	}
+	out := serverOutput{table: os.Stdout}
+	if set.asJSON {
+		out = serverOutput{jsons: []io.Writer{os.Stdout}}
+	}
+	if set.jsonOut != "" {
+		f, err := os.Create(set.jsonOut)
+		if err != nil {
+			return fmt.Errorf("bench server: --json-out: %w", err)
+		}
+		defer f.Close()
+		out.jsons = append(out.jsons, f)
 	}
 	if *cpuProfile != "" {
 		stop, err := startCPUProfile(*cpuProfile)
 		if err != nil {
-			return err
+			return fmt.Errorf("bench server: --cpuprofile: %w", err)
 		}
 		defer stop()
 	}
 	stopTrace, err := startTracing()
 	if err != nil {
-		return err
+		return fmt.Errorf("bench server: --trace: %w", err)
 	}
 	defer stopTrace()
+	target, err := serverTargetOf(pickDevice, set, os.Stderr)
+	if err != nil {
+		return err
+	}
+	return runServerBench(set, target, &out, os.Stderr)
+}
+
+// serverSettings are the validated flags of `gpucrypto bench server`
+// (those of the device, --cpuprofile and --trace apart).
+type serverSettings struct {
+	ops           []serverOp
+	forms         []string
+	callers       []int
+	submitters    int
+	sharedContext bool
+	devices       string
+	// deviceChosen: --device, --backend or --devices was given (no
+	// device is then an error, not a run on CPU engines)
+	deviceChosen bool
+	opts         batch.Options
+	warm, dur    time.Duration
+	asJSON       bool
+	jsonOut      string
+}
+
+// serverFlags adds the flags of `gpucrypto bench server` to fs; the
+// function it returns, after fs is parsed, checks them and gives the
+// settings, or an error naming the flag that is wrong.
+func serverFlags(fs *flag.FlagSet) func() (serverSettings, error) {
+	opsFlag := fs.String("ops", strings.Join(serverOpNames(), ","), "operations: rsa2048 (rsa.Server's Signer, PKCS #1 v1.5 SHA-256), x25519 (ecdh.Server.SharedSecret), "+
+		"ed25519-sign and ed25519-verify (ed25519.Server, 64-byte messages), ecdsa-p256-sign (ecdsa.Server.SignASN1, nonces hedged from crypto/rand), "+
+		"ecdsa-p256-sign-rfc6979 (ecdsa.Server's Signer with a nil source: RFC 6979's deterministic nonces), ecdsa-p256-verify (VerifyASN1), "+
+		"ecdh-p256 (ecdsa.Server.ECDH), aes-gcm (aes.Server.Seal, AES-128-GCM, 1,500-byte records, 12-byte nonces); "+
+		"beside each, Go's crypto/rsa, crypto/ecdh, crypto/ed25519, crypto/ecdsa or crypto/cipher doing the same")
+	callersFlag := fs.String("callers", serverCallers, "numbers of concurrent callers (blocking), or of calls in flight (async); Go's side runs as many goroutines")
+	formsFlag := fs.String("forms", formBlocking+","+formAsync, "forms of submission: blocking (one goroutine per caller), async (the Server's Go method, from --submitters goroutines: rsa2048, x25519 and aes-gcm; the others' rows are skipped), async-frames (x25519 only: frames of 64 calls from --submitters goroutines, Server.GoFrame, each frame back on a channel once)")
+	submitters := fs.Int("submitters", 16, "goroutines that submit the async form's calls")
+	sharedContext := fs.Bool("shared-context", false, "blocking callers pass one cancellable context they all share (the load's), instead of context.Background() (what crypto.Signer's Sign passes): every waiting caller then also waits on that context's channel (ecdsa-p256-sign-rfc6979's Signer takes none)")
+	devicesFlag := fs.String("devices", "1", "numbers of GPUs behind the Server, one Engine each, measured in turn (\"1,2\": one, then two); the devices are the chosen one and others of the same name and backend; \"all\": every such device. With no device at all (and no --device, --backend or --devices), the Servers run over CPU engines")
+	batchOptions := batchFlags(fs, "")
+	seconds := fs.Float64("seconds", serverSeconds, "time per measurement (the Server's, then Go's), after the warm-up")
+	warmup := fs.Float64("warmup", 0.5, "seconds of load before each measurement, not counted (the queue fills, batch sizes settle)")
+	quick := fs.Bool("quick", false, "fewer callers ("+serverQuickCallers+") and "+strconv.Itoa(serverQuickSeconds)+" s per measurement, where --callers and --seconds are not given")
+	asJSON := fs.Bool("json", false, "print JSON lines instead of the table: the run first, then each row as it is measured")
+	jsonOut := fs.String("json-out", "", "also write the JSON lines to this file, each row as it is measured")
+	return func() (serverSettings, error) {
+		given := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+		s := serverSettings{submitters: *submitters, sharedContext: *sharedContext, devices: *devicesFlag,
+			deviceChosen: given["device"] || given["backend"] || given["devices"], opts: batchOptions(), asJSON: *asJSON, jsonOut: *jsonOut}
+		for _, name := range strings.Split(*opsFlag, ",") {
+			op, ok := serverOpNamed(name)
+			if !ok {
+				return s, checkBenchOps("server", []string{name})
+			}
+			s.ops = append(s.ops, op)
+		}
+		s.forms = strings.Split(*formsFlag, ",")
+		for _, f := range s.forms {
+			if !slices.Contains(serverForms, f) {
+				return s, fmt.Errorf("bench server: --forms: unknown form %q (have %s)", f, strings.Join(serverForms, ", "))
+			}
+		}
+		callers := *callersFlag
+		if *quick && !given["callers"] {
+			callers = serverQuickCallers
+		}
+		var err error
+		if s.callers, err = positiveInts("callers", callers); err != nil {
+			return s, err
+		}
+		if s.submitters < 1 {
+			return s, fmt.Errorf("bench server: --submitters %d: want at least 1", s.submitters)
+		}
+		secs := *seconds
+		if *quick && !given["seconds"] {
+			secs = serverQuickSeconds
+		}
+		if !(secs > 0) || secs > 1e6 {
+			return s, fmt.Errorf("bench server: --seconds %v: want more than 0", secs)
+		}
+		if !(*warmup >= 0) || *warmup > 1e6 {
+			return s, fmt.Errorf("bench server: --warmup %v: want 0 or more", *warmup)
+		}
+		s.dur, s.warm = time.Duration(secs*float64(time.Second)), time.Duration(*warmup*float64(time.Second))
+		if s.devices != "all" {
+			if _, err := positiveInts("devices", s.devices); err != nil {
+				return s, err
+			}
+		}
+		if err := checkBatchOptions(s.opts); err != nil {
+			return s, fmt.Errorf("bench server: %w", err)
+		}
+		return s, nil
+	}
+}
+
+// positiveInts parses the comma-separated numbers of --name, each at
+// least 1.
+func positiveInts(name, list string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(list, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			return nil, fmt.Errorf("bench server: --%s %q: %q is not a number", name, list, f)
+		}
+		if v < 1 {
+			return nil, fmt.Errorf("bench server: --%s %q: %d: want at least 1", name, list, v)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// checkBatchOptions refuses the values of batchFlags' flags that mean
+// nothing: negative sizes and delays, and negative counts other than -1
+// where -1 has a meaning.
+func checkBatchOptions(o batch.Options) error {
+	switch {
+	case o.MaxBatch < 0:
+		return fmt.Errorf("--max-batch %d: want 0 (the default) or more", o.MaxBatch)
+	case o.MaxDelay < 0:
+		return fmt.Errorf("--max-delay %v: want 0 (the default) or more", o.MaxDelay)
+	case o.Pipeline < 0:
+		return fmt.Errorf("--pipeline %d: want 0 (the default) or more", o.Pipeline)
+	case o.CPUOffload < -1:
+		return fmt.Errorf("--offload %d: want -1 (none), 0 (the default) or more", o.CPUOffload)
+	case o.AnswerPiece < -1:
+		return fmt.Errorf("--answer-piece %d: want -1 (all cores), 0 (the default) or more", o.AnswerPiece)
+	}
+	return nil
+}
+
+// serverTarget is what the Servers run over: one engine per device of
+// devs[:n] for each n of counts, measured in turn, or (d nil, counts
+// [0]) one CPU engine.
+type serverTarget struct {
+	d      *device.Device
+	devs   []*device.Device
+	counts []int
+}
+
+// serverTargetOf resolves the device flags: the chosen device and those
+// like it (--devices), or, where there is no device at all and none was
+// asked for, CPU engines (said on notes).
+func serverTargetOf(pickDevice func() (*device.Device, error), s serverSettings, notes io.Writer) (serverTarget, error) {
 	d, err := pickDevice()
 	if err != nil {
-		return err
+		if !errors.Is(err, device.ErrNoDevice) {
+			return serverTarget{}, err
+		}
+		if s.deviceChosen {
+			return serverTarget{}, fmt.Errorf("bench server: no device (with --device, --backend or --devices, no run over CPU engines): %w", err)
+		}
+		fmt.Fprintf(notes, "bench server: no device (%v): the Servers run over CPU engines\n", err)
+		return serverTarget{counts: []int{0}}, nil
 	}
-	callers, err := intList(*callersFlag)
+	devs, counts, err := serverDevices(d, s.devices)
 	if err != nil {
-		return err
+		return serverTarget{}, err
 	}
-	devs, counts, err := serverDevices(d, *devicesFlag)
-	if err != nil {
-		return err
-	}
-	forms := strings.Split(*formsFlag, ",")
-	for _, f := range forms {
-		if f != "blocking" && f != "async" && f != "async-frames" {
-			return fmt.Errorf("bench server: --forms: unknown form %q (have blocking, async, async-frames)", f)
-		}
-	}
-	if *submitters < 1 {
-		return fmt.Errorf("bench server: --submitters %d: want at least 1", *submitters)
-	}
-	opts := batchOptions()
-	dur := time.Duration(*seconds * float64(time.Second))
-	warm := time.Duration(*warmup * float64(time.Second))
-	var results []serverResult
-	for _, op := range strings.Split(*opsFlag, ",") {
-		single, err := cpuSingleLatency(op)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(os.Stderr, "%s: one operation alone on the CPU backend: %.3f ms (median)\n", op, single)
-		for _, nd := range counts {
-			sv, err := benchServer(op, devs[:nd], opts)
-			if err != nil {
-				return err
-			}
-			// a first call: builds and first batches
-			if err := sv.call(context.Background()); err != nil {
-				return err
-			}
-			for _, form := range forms {
-				if form == "async-frames" && op != "x25519" {
-					continue // only ecdh.Server has GoFrame
-				}
-				for _, n := range callers {
-					r, err := serveLoad(op, form, n, *submitters, *sharedContext, warm, dur, sv)
-					if err != nil {
-						return err
-					}
-					r.Devices, r.CPUSingleMs = nd, single
-					fmt.Fprintf(os.Stderr, "%s, %s, %d device(s), %d callers: %.0f ops/s, p50 %.2f ms, p99 %.2f ms, %.1f%% on the CPU, batches of %.0f, %.4f CPU s per 1000\n", op, form, nd, n, r.Ops, r.P50Ms, r.P99Ms, 100*r.OnCPU, r.MeanBatch, r.CPUPer1000)
-					results = append(results, r)
-				}
-			}
-			sv.close()
-		}
-	}
-	if *jsonOut != "" {
-		err := writeJSON(*jsonOut, struct {
-			runInfo
-			Results []serverResult `json:"results"`
-		}{newRunInfo(d, "", ""), results})
-		if err != nil {
-			return err
-		}
-	}
-	fmt.Printf("device: %s (%s)  commit: %s\n\n", d.Name, d.Backend, commit())
-	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "op\tform\tdevices\tcallers\tops/s\tp50 ms\tp99 ms\ton CPU\tmean batch\tCPU s/1000 ops\tCPU alone ms\t")
-	for _, r := range results {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%.2f\t%.2f\t%.1f%%\t%.0f\t%.4f\t%.3f\t\n", r.Op, r.Form, r.Devices, r.Callers, human(r.Ops), r.P50Ms, r.P99Ms, 100*r.OnCPU, r.MeanBatch, r.CPUPer1000, r.CPUSingleMs)
-	}
-	return tw.Flush()
+	return serverTarget{d: d, devs: devs, counts: counts}, nil
 }
 
 // serverDevices resolves --devices: the devices like d (same name and
@@ -178,189 +248,124 @@ func serverDevices(d *device.Device, spec string) ([]*device.Device, []int, erro
 	if spec == "all" {
 		return devs, []int{len(devs)}, nil
 	}
-	counts, err := intList(spec)
+	counts, err := positiveInts("devices", spec)
 	if err != nil {
 		return nil, nil, err
 	}
 	for _, n := range counts {
-		if n < 1 || n > len(devs) {
+		if n > len(devs) {
 			return nil, nil, fmt.Errorf("bench server: --devices %d: have %d device(s) like %s", n, len(devs), d)
 		}
 	}
 	return devs, counts, nil
 }
 
-// server is a Server of `gpucrypto bench server` for one operation: one
-// blocking operation through it, a submitter of the asynchronous form
-// with a window of calls, the Server's Stats (the operations on its CPU
-// path and those its engines computed, on the device or the CPU), and the
-// function that closes it.
-type server struct {
-	call         func(context.Context) error
-	newSubmitter func(window int) submitter
-	// newFrameSubmitter: the same in frames (nil: no such form)
-	newFrameSubmitter func(window int) submitter
-	stats             func() batch.Stats
-	close             func()
+// serverRow is one row of the run: an operation over a number of devices
+// (0: a CPU engine), in a form, at a number of callers.
+type serverRow struct {
+	op      serverOp
+	devices int
+	form    string
+	callers int
 }
 
-// benchServer starts a Server for op over one Engine per device.
-func benchServer(op string, devs []*device.Device, opts batch.Options) (server, error) {
-	switch op {
-	case "rsa2048":
-		var engines []*rsa.Engine
-		for _, d := range devs {
-			e, err := rsa.NewEngine(d)
-			if err != nil {
-				return server{}, err
+// serverPlan is the rows of the run, in order, and the forms asked for
+// that some operations lack.
+func serverPlan(s serverSettings, t serverTarget) (rows []serverRow, notMeasured []string) {
+	for _, form := range s.forms {
+		var lacking []string
+		for _, op := range s.ops {
+			if !slices.Contains(op.forms, form) && !slices.Contains(lacking, op.name) {
+				lacking = append(lacking, op.name)
 			}
-			// as a server does at start-up: every kernel a batch size may use
-			if err := e.Warm(2048); err != nil {
-				return server{}, err
-			}
-			engines = append(engines, e)
 		}
-		key, err := benchKey(2048)
-		if err != nil {
-			return server{}, err
+		if len(lacking) > 0 {
+			notMeasured = append(notMeasured, fmt.Sprintf("%s: %s", form, strings.Join(lacking, ", ")))
 		}
-		s, err := rsa.NewServer(opts, engines...)
-		if err != nil {
-			return server{}, err
-		}
-		signer, err := s.Signer(key)
-		if err != nil {
-			return server{}, err
-		}
-		digest := sha256.Sum256([]byte("gpucrypto bench server"))
-		return server{
-			call: func(ctx context.Context) error {
-				_, err := signer.SignContext(ctx, nil, digest[:], crypto.SHA256)
-				return err
-			},
-			newSubmitter: func(window int) submitter { return newRSASubmitter(signer, digest[:], window) },
-			stats:        s.Stats,
-			close:        func() { s.Close() },
-		}, nil
-	case "x25519":
-		var backends []*ecdh.Engine
-		for _, d := range devs {
-			e, err := ecdh.NewEngine(d)
-			if err != nil {
-				return server{}, err
-			}
-			backends = append(backends, e)
-		}
-		s, err := ecdh.NewServer(opts, backends...)
-		if err != nil {
-			return server{}, err
-		}
-		priv := make([]byte, 32)
-		peer := make([]byte, 32)
-		priv[0], peer[0] = 7, 9
-		return server{
-			call: func(ctx context.Context) error {
-				_, err := s.SharedSecret(ctx, ecdh.X25519(), priv, peer)
-				return err
-			},
-			newSubmitter:      func(window int) submitter { return newECDHSubmitter(s, priv, peer, window) },
-			newFrameSubmitter: func(window int) submitter { return newFrameSubmitter(s, priv, peer, window) },
-			stats:             s.Stats,
-			close:             func() { s.Close() },
-		}, nil
 	}
-	return server{}, fmt.Errorf("bench server: unknown op %q (have rsa2048, x25519)", op)
+	for _, op := range s.ops {
+		for _, n := range t.counts {
+			for _, form := range s.forms {
+				if !slices.Contains(op.forms, form) {
+					continue
+				}
+				for _, c := range s.callers {
+					rows = append(rows, serverRow{op, n, form, c})
+				}
+			}
+		}
+	}
+	return rows, notMeasured
 }
 
-// serveLoad puts the load of form on sv: n blocking callers (runLoad, each
-// call with context.Background() unless sharedContext), or
-// n calls in flight from submitters goroutines (runAsyncLoad), for warm
-// and then dur, and returns the throughput and the latency percentiles of
-// the window, the fraction of its operations on the CPU path, and the
-// process's CPU time per 1,000 of them.
-func serveLoad(op, form string, n, submitters int, sharedContext bool, warm, dur time.Duration, sv server) (serverResult, error) {
-	var st [2]batch.Stats
-	var proc [2]time.Duration
-	procKnown := true
-	edge := func(start bool) {
-		i := 1
-		if start {
-			i = 0
-		}
-		st[i] = sv.stats()
-		var ok bool
-		proc[i], ok = cputime.Process()
-		procKnown = procKnown && ok
+// runServerBench measures the rows of s over t and writes each to out as
+// soon as it is measured; notes gets what the run says beside them (the
+// estimated time, the rows it skips).
+func runServerBench(s serverSettings, t serverTarget, out *serverOutput, notes io.Writer) error {
+	rows, notMeasured := serverPlan(s, t)
+	if len(rows) == 0 {
+		return fmt.Errorf("bench server: nothing to measure: no operation of --ops has a form of --forms (%s)", strings.Join(notMeasured, "; "))
 	}
-	var w loadWindow
-	var err error
-	if form == "async" || form == "async-frames" {
-		newSubmitter := sv.newSubmitter
-		if form == "async-frames" {
-			newSubmitter = sv.newFrameSubmitter
-		}
-		w, err = runAsyncLoad(n, submitters, warm, dur, newSubmitter, edge)
-	} else {
-		submitters = 0
-		call := sv.call
-		if !sharedContext {
-			call = func(context.Context) error { return sv.call(context.Background()) }
-		}
-		w, err = runLoad(n, warm, dur, call, edge)
+	estimate := time.Duration(len(rows)) * 2 * (s.warm + s.dur)
+	fmt.Fprintf(notes, "bench server: %d rows, about %v of measurements (each row: the Server, then Go's crypto/*, each %v of warm-up and %v measured), plus each Server's start-up and the time a Server takes after a window to answer the calls still waiting (long where its engines are slower than its callers ask: CPU engines at many callers)\n",
+		len(rows), estimate.Round(time.Second), s.warm, s.dur)
+	for _, m := range notMeasured {
+		fmt.Fprintf(notes, "bench server: not measured (the Server has no such form yet): %s\n", m)
 	}
+	run := serverRun{runInfo: newRunInfo(t.d, "none (CPU engines)", "cpu"), Engines: "device", Forms: s.forms, Callers: s.callers,
+		Devices: t.counts, Seconds: s.dur.Seconds(), Warmup: s.warm.Seconds(), Submitters: s.submitters, SharedContext: s.sharedContext,
+		Options: optionsOf(s.opts), Rows: len(rows), EstimatedS: estimate.Seconds(), NotMeasured: notMeasured}
+	if t.d == nil {
+		run.Engines = "cpu"
+	}
+	for _, op := range s.ops {
+		run.Ops = append(run.Ops, op.name)
+	}
+	if err := out.start(run); err != nil {
+		return err
+	}
+	for i := 0; i < len(rows); {
+		first := rows[i]
+		var devs []*device.Device
+		if first.devices > 0 {
+			devs = t.devs[:first.devices]
+		}
+		sv, err := first.op.start(devs, s.opts)
+		if err != nil {
+			return fmt.Errorf("bench server: %s: %w", first.op.name, err)
+		}
+		if err := sv.check(context.Background()); err != nil {
+			sv.close()
+			return fmt.Errorf("bench server: %s: the first call: %w", first.op.name, err)
+		}
+		for ; i < len(rows) && rows[i].op.name == first.op.name && rows[i].devices == first.devices; i++ {
+			if err := measureRow(sv, rows[i], s, out); err != nil {
+				sv.close()
+				return err
+			}
+		}
+		sv.close()
+	}
+	return nil
+}
+
+// measureRow measures one row on sv, the Server then Go's crypto/*, and
+// writes it.
+func measureRow(sv *serverBench, row serverRow, s serverSettings, out *serverOutput) error {
+	load := serverLoad{form: row.form, callers: row.callers, submitters: s.submitters, sharedContext: s.sharedContext, warm: s.warm, dur: s.dur}
+	r, err := measureServer(sv, load)
 	if err != nil {
-		return serverResult{}, err
+		return fmt.Errorf("bench server: %s, %s, %d callers: %w", row.op.name, row.form, row.callers, err)
 	}
-	r := serverResult{Op: op, Form: form, Callers: n, Submitters: submitters, Ops: float64(w.completed) / dur.Seconds(),
-		P50Ms: w.percentileMs(0.50), P99Ms: w.percentileMs(0.99), Count: int(w.started)}
-	if w.completed > 0 {
-		r.OnCPU = min(1, float64(st[1].CPUOps-st[0].CPUOps)/float64(w.completed))
-		if b := st[1].Batches - st[0].Batches; b > 0 {
-			r.MeanBatch = float64(st[1].DeviceOps-st[0].DeviceOps) / float64(b)
-		}
-		if procKnown {
-			r.CPUPer1000 = (proc[1] - proc[0]).Seconds() * 1000 / float64(w.completed)
-		}
+	r.Op, r.Devices = row.op.name, row.devices
+	goroutines := row.callers
+	if r.InFlight > 0 {
+		goroutines = r.InFlight
 	}
-	return r, nil
-}
-
-// cpuSingleLatency is the median time of one operation of op alone on the
-// CPU backend, over 200 operations (after 10 not timed).
-func cpuSingleLatency(op string) (float64, error) {
-	var one func() error
-	switch op {
-	case "rsa2048":
-		key, err := benchKey(2048)
-		if err != nil {
-			return 0, err
-		}
-		e := rsa.CPUEngine()
-		keys := []*stdrsa.PrivateKey{key}
-		digest := sha256.Sum256([]byte("gpucrypto bench server"))
-		digests := [][]byte{digest[:]}
-		one = func() error { _, err := e.SignPKCS1v15(keys, crypto.SHA256, digests); return err }
-	case "x25519":
-		priv, peer := make([]byte, 32), make([]byte, 32)
-		priv[0], peer[0] = 7, 9
-		privs, peers := [][]byte{priv}, [][]byte{peer}
-		e := ecdh.CPUEngine()
-		one = func() error { _, err := e.SharedSecrets(ecdh.X25519(), privs, peers); return err }
-	default:
-		return 0, fmt.Errorf("bench server: unknown op %q (have rsa2048, x25519)", op)
+	if err := measureGo(&r, sv.newGoCaller, goroutines, s.warm, s.dur); err != nil {
+		return fmt.Errorf("bench server: %s, Go's crypto/*, %d goroutines: %w", row.op.name, goroutines, err)
 	}
-	times := make([]time.Duration, 0, 200)
-	for i := range 210 {
-		t0 := time.Now()
-		if err := one(); err != nil {
-			return 0, err
-		}
-		if i >= 10 {
-			times = append(times, time.Since(t0))
-		}
-	}
-	slices.Sort(times)
-	return float64(times[len(times)/2]) / 1e6, nil
+	return out.row(r)
 }
 
 // batchFlags adds --max-batch, --max-delay, --pipeline, --offload,
