@@ -54,7 +54,7 @@ func TestModExpFP64AgainstMathBig(t *testing.T) {
 	for _, r := range runs {
 		m, err := r.cfg.ResolveFor(d, r.bits/32, 0) // as the engine resolves it (52-bit digits with PTX)
 		require.NoError(t, err)
-		count := 300 // at 2048 bits: 1 s on PoCL for one work-item per number
+		count := 300 // at 2048 bits: quick on PoCL for one work-item per number
 		if short && r.cfg.Threads > 1 && r.bits > 1024 {
 			count = 48 // lanes exchange through local memory there, at barriers
 		}

@@ -29,7 +29,7 @@ func TestModExpMultiThread(t *testing.T) {
 		{3072, 16}, {3072, 32}, {4096, 16}, {4096, 32},
 	}
 	if short { // PoCL builds each of these in minutes: one, over several
-		// work-groups (the H100 runs them all, on both paths)
+		// work-groups (a GPU runs them all, on both paths)
 		cases = cases[1:2]
 	}
 	for _, c := range cases {
@@ -52,8 +52,8 @@ func TestModExpMultiThread(t *testing.T) {
 	})
 }
 
-// The threads per number of a batch by its size, at the points measured on
-// the H100 (132 compute units; docs/BENCHMARKS.md, BenchmarkModExpThreads).
+// The threads per number of a batch by its size, on a GPU of 132 compute
+// units, at the points BenchmarkModExpThreads measures.
 func TestBatchThreads(t *testing.T) {
 	for _, c := range []struct{ n, count, want int }{
 		{32, 2, 16}, {32, 128, 16}, {32, 2048, 16}, {32, 4096, 8}, {32, 8192, 4}, {32, 16384, 1},

@@ -42,8 +42,7 @@ var Variants = []Variant{CIOS, FIOS, FIPS}
 func FP64Limbs() []int { return kernels.FP64Limbs() }
 
 // MontConfig selects the form of the Montgomery kernels. Zero fields pick
-// the defaults by modulus size (the fastest measured on an H100, see
-// docs/BENCHMARKS.md and DefaultMont).
+// the defaults by modulus size (the fastest forms on a GPU: DefaultMont).
 type MontConfig struct {
 	Variant Variant // interleaving; "" by size
 	// Form chooses between the masked final subtraction in every product
@@ -58,9 +57,8 @@ type MontConfig struct {
 	// Rows chooses how the loop over the words of the multiplier is
 	// compiled on GPUs: 1 unrolls it fully (every index constant, but a
 	// copy of all rows at each call site); 0 or -1 keep it a loop of
-	// unrolled rows, the form measured in docs/BENCHMARKS.md. CPU devices
-	// always keep it. (FIPS and the dedicated squaring are unrolled by the
-	// generator either way.)
+	// unrolled rows, the default form. CPU devices always keep it. (FIPS
+	// and the dedicated squaring are unrolled by the generator either way.)
 	Rows int
 	// Threads is the number of work-items per number: 0 by size when
 	// Variant, Form and Sqr are by size too (else one), 1 for one (the
@@ -134,13 +132,12 @@ const (
 
 // DefaultMont gives the integer defaults for an n-limb modulus (GPUs with
 // fast double precision run FastFP64Mont instead where a batch fills
-// them: ResolveFor), the fastest integer forms measured on the H100
-// (BENCHMARKS.md): the fully unrolled product
-// scanning without a dedicated squaring at 512 bits, CIOS with the
-// dedicated squaring at 1024 bits (one thread per number: 1.73M/s against
-// 1.49M/s with 4), and the multi-thread form above: 8 threads per number
-// at 1536 and 2048 bits (1.5× one thread), 16 at 3072 and 4096 bits (1.6×
-// and 1.9×, where one thread spills its registers).
+// them: ResolveFor), the fastest integer forms on a GPU: the fully
+// unrolled product scanning without a dedicated squaring at 512 bits,
+// CIOS with the dedicated squaring at 1024 bits (one thread per number,
+// ahead of 4 there), and the multi-thread form above: 8 threads per
+// number at 1536 and 2048 bits, 16 at 3072 and 4096 bits (where one
+// thread spills its registers).
 func DefaultMont(n int) MontConfig {
 	switch {
 	case n <= 16:
@@ -280,11 +277,7 @@ func (c MontConfig) ResolveFor(dev *device.Device, n, count int) (Mont, error) {
 // precision (device.Info.FastFP64) for an n-limb modulus, where it beats
 // DefaultMont (false where it does not): the FP64 variant, one work-item
 // per number at 512 bits, 2 lanes at 1024, 4 from 1536 to 3072 and 8 at
-// 4096 bits (kernels/modexp_fp64_mt.h), 4-bit windows. Measured on the
-// H100 through CUDA, kernel exponentiations per second against the integer
-// default (docs/BENCHMARKS.md), 52-bit digits: 1024 bits 2.44M / 1.76M,
-// 1536 549K / 458K, 2048 336K / 202K, 3072 83.4K / 57.8K, 4096 44.0K /
-// 26.3K; one work-item, 51-bit digits: 512 bits 17.6M / 15.1M.
+// 4096 bits (kernels/modexp_fp64_mt.h), 4-bit windows.
 func FastFP64Mont(n int) (MontConfig, bool) {
 	switch {
 	case n <= 16:
@@ -305,9 +298,7 @@ func (c MontConfig) bySize() bool {
 // FillThreadsPerCU is how many work-items per compute unit a batch must
 // bring before more threads per number stop paying: below it the device
 // idles, and each exponentiation's chain of dependent products is its
-// latency. Measured on the H100 (BenchmarkModExpThreads,
-// docs/BENCHMARKS.md): 16 threads for 2,048 numbers of 1,024 bits (32,768
-// work-items on 132 compute units) tie with 8, 32 threads lose.
+// latency. BenchmarkModExpThreads measures where it lies.
 const FillThreadsPerCU = 256
 
 // BatchThreads is the number of threads per number that count numbers of n
@@ -428,9 +419,7 @@ func (c MontConfig) fp64Lanes(n, t, bits int) (Mont, error) {
 // fp64LanesWindow is the window by size of the FP64 multi-thread form at
 // every width: its table entries are 64-bit digits read by a masked scan
 // of every entry, which wider windows pay for more than they save in
-// products. H100, kernel modexp/s by window 3/4/5/6 (docs/BENCHMARKS.md):
-// 1024 bits 2.45M/2.44M/2.09M/1.26M, 2048 331K/336K/323K/274K, 4096
-// 36.8K/44.0K/38.9K/34.5K.
+// products.
 const fp64LanesWindow = 4
 
 // fp64LanesDigits is the number of digits of bits bits of the FP64

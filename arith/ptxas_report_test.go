@@ -27,7 +27,7 @@ const EnvPtxasReport = "GPUCRYPTO_PTXAS_REPORT"
 //	GPUCRYPTO_PTXAS_REPORT=1 go test -tags cuda -run PtxasReport -v ./arith
 //
 // The figures come from the NVRTC found here (Debian's is 11.8); NVRTC 13
-// on the H100 allocates a few registers differently.
+// allocates a few registers differently.
 func TestPtxasReport(t *testing.T) {
 	if os.Getenv(EnvPtxasReport) != "1" {
 		t.Skipf("set %s=1 to print the ptxas report", EnvPtxasReport)

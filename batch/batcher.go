@@ -248,10 +248,8 @@ func New[Q, R any](opts Options, workers ...RunFunc[Q, R]) *Batcher[Q, R] {
 // While it waits, a context that can end (ctx.Done() not nil) is watched
 // with a select beside the answer's channel. One such context shared by
 // thousands of concurrent callers makes each of them lock its channel,
-// which costs more than the device work: on an H200 host, 16,384 callers
-// of ecdh.Server got 0.87M X25519/s with one shared cancellable context,
-// 2.5-3.0M/s with context.Background() (docs/BENCHMARKS.md). Pass
-// context.Background(), or a context per request.
+// which costs more than the device work. Pass context.Background(), or a
+// context per request.
 func (b *Batcher[Q, R]) Do(ctx context.Context, req Q) (R, error) {
 	var zero R
 	if ctx == nil {
@@ -292,9 +290,8 @@ func (b *Batcher[Q, R]) Do(ctx context.Context, req Q) (R, error) {
 //
 // The wait selects on ctx.Done() beside the answer when ctx can end: a
 // context shared by many callers then has every one of them lock its
-// channel, which costs them more than the device work (measured in
-// docs/BENCHMARKS.md). A crypto.Signer's Sign has context.Background(),
-// which never ends: no select.
+// channel, which costs them more than the device work. A crypto.Signer's
+// Sign has context.Background(), which never ends: no select.
 func (b *Batcher[Q, R]) batched(ctx context.Context, req Q, start time.Time) (R, error) {
 	var zero R
 	done := b.answers.Get().(chan outcome[R])
@@ -580,9 +577,8 @@ func (b *Batcher[Q, R]) share(e int, waiting int64, oldest, free time.Time) (n i
 // (blocking callers: a closed loop) otherwise form batches of uneven
 // size, small ones taken the moment a worker is free while the rest of
 // the callers are still being answered; a device whose batch takes about
-// as long at half the size (RSA: the engine's rate falls by half at 4,096
-// against 8,192) then loses throughput (BenchmarkSimulatedDevice;
-// docs/BENCHMARKS.md, nineteenth session; on the H100, twentieth).
+// as long at half the size (RSA's: half a batch does not fill the
+// device) then loses throughput (BenchmarkSimulatedDevice).
 func (b *Batcher[Q, R]) matchRunning(e int, busy int32, n int, free time.Time) time.Duration {
 	w := &b.engines[e]
 	if busy <= 0 || n >= b.opts.MaxBatch || int64(n)*int64(busy) >= w.running.Load() {
@@ -606,11 +602,10 @@ func (b *Batcher[Q, R]) matchRunning(e int, busy int32, n int, free time.Time) t
 // their answer before sending again (a closed loop) otherwise leave the
 // engines uneven batches: one worker takes most of what waits while
 // another engine's takes the rest, and the engines' pipelines are not both
-// full. With the share, 16,384 such callers over two engines run batches
-// of 4,096, as a MaxBatch of 4,096 set by hand did, which beat the default
-// on two H100s (docs/BENCHMARKS.md, twenty-first session); under a heavier
-// load the share exceeds MaxBatch and changes nothing. One engine is left
-// to matchRunning, whose batches even out the same way.
+// full. With the share, 16,384 such callers over two engines run even
+// batches of 4,096, as a MaxBatch of 4,096 set by hand would; under a
+// heavier load the share exceeds MaxBatch and changes nothing. One
+// engine is left to matchRunning, whose batches even out the same way.
 func (b *Batcher[Q, R]) fairShare(waiting int64) int {
 	batches := int64(2 * len(b.engines))
 	total := waiting + b.inBatches.Load()

@@ -30,7 +30,7 @@
 // its outcome, for a caller that holds many requests at once; GoMany
 // submits a frame of them with one lock and one clock reading (ecdh's
 // Server.GoFrame answers such a frame with one send; a send per request
-// was a fifth of the host's time at millions of requests a second). Close
+// is a large part of the host's time at millions of requests a second). Close
 // finishes the queued requests; Do and Go then return ErrClosed. The
 // Servers of packages rsa, ecdh and aes are built on it.
 //

@@ -54,9 +54,8 @@ func (in *intake[Q, R]) init() {
 // then meet on its shard's lock only, and a batch, taken shard after
 // shard, holds runs of requests from the same callers, whose completions
 // (Server.Go's Done channels) its answering goroutines then send to one
-// after another instead of all contending for every one: 16-40% more
-// asynchronous X25519 per call than with a shard at random for each
-// request (docs/BENCHMARKS.md, twenty-fifth session).
+// after another instead of all contending for every one, which answers
+// asynchronous callers faster than a shard at random for each request.
 func (in *intake[Q, R]) pick() *intakeShard[Q, R] {
 	h, ok := in.hints.Get().(*shardHint)
 	if !ok {

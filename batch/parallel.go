@@ -12,11 +12,10 @@ import (
 // core take the next piece until none is left. Cores woken for the work
 // start one after another, tens of microseconds apart: with one piece per
 // core the last one started held up the whole pass, while here the
-// running ones take its share (docs/BENCHMARKS.md, twenty-second
-// session). A panic of f in any piece is raised again in the calling
-// goroutine once every piece has returned (where the caller's recover
-// sees it: an engine then recomputes the batch on the CPU), instead of
-// ending the process from a goroutine of its own.
+// running ones take its share. A panic of f in any piece is raised
+// again in the calling goroutine once every piece has returned (where
+// the caller's recover sees it: an engine then recomputes the batch on
+// the CPU), instead of ending the process from a goroutine of its own.
 func Parallel(n, minChunk int, f func(lo, hi int)) {
 	pieces := min(n/max(minChunk, 1), piecesPerCore*runtime.GOMAXPROCS(0))
 	if pieces <= 1 {

@@ -17,9 +17,9 @@ import (
 )
 
 // simulatedDevice runs one batch at a time, in max(fixed, n/rate) (a GPU
-// that a small batch does not fill: RSA-2048 on the H100 took about as
-// long for 4,096 signatures as for 8,192), with host work before and
-// after it of host per request, outside the device's lock.
+// that a small batch does not fill: a batch of RSA-2048 signatures takes
+// about as long at half the size), with host work before and after it of
+// host per request, outside the device's lock.
 type simulatedDevice struct {
 	fixed, host time.Duration
 	rate        float64
@@ -72,8 +72,8 @@ func blockingCallers(bt *batch.Batcher[int, int], n int, ops *atomic.Int64, stop
 }
 
 // BenchmarkSimulatedDevice is the Batcher under closed loops of callers
-// over a simulated device shaped as RSA-2048 on an H100, ten times slower
-// (a batch of up to 7,000 in 65 ms, then 108K/s; host work 2 µs a
+// over a simulated device shaped as RSA-2048 signing on a GPU (a batch
+// of up to 7,000 in 65 ms, then 108K/s; host work 2 µs a
 // request; MaxDelay 20 ms): blocking callers (each sends its next request
 // once answered, as a TLS server's handshakes do), or 16 goroutines that
 // keep as many requests in flight with Go (async). It reports ops/s, that
@@ -147,7 +147,7 @@ func BenchmarkSimulatedDevice(b *testing.B) {
 // ms) that the host's cores are not the limit: callers 4 and 16 times
 // MaxBatch (beyond the queue's limit and the batches in flight, callers
 // wait for room); and
-// shaped as an H100's X25519 (0.2 ms, then 45M/s: the host's cores are
+// shaped as a fast GPU's X25519 (0.2 ms, then 45M/s: the host's cores are
 // the limit), 4 times MaxBatch, behind one engine and two; and over
 // devices that take no time (instant, instant-2: the Batcher's own
 // ceiling, to set beside BenchmarkGoroutineTurnaround's). It reports
@@ -252,9 +252,8 @@ func lockWait() float64 {
 //
 // The first of its runs in a process reads higher than the others: a
 // process that has had 65,536 other goroutines before (these runs' own
-// callers, or another benchmark's) turns its goroutines around about
-// half as fast (docs/BENCHMARKS.md, twenty-sixth session). A server that
-// has run for a while is such a process.
+// callers, or another benchmark's) turns its goroutines around more
+// slowly. A server that has run for a while is such a process.
 func BenchmarkGoroutineTurnaround(b *testing.B) {
 	for _, answerers := range []int{1, 8, runtime.GOMAXPROCS(0)} {
 		for _, piece := range []int{0, 128} { // 128: ecdh.Server's AnswerPiece

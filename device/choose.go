@@ -25,9 +25,9 @@ func (c Choice) String() string {
 // and NewEngine(nil) compute on too: the one GPUCRYPTO_DEVICE names, if
 // set (of any type: the user asked), else the best GPU or accelerator
 // (Best). A CPU device of OpenCL (PoCL, say) is not chosen: the packages'
-// CPU engines, on the same cores, are several times faster. With no
-// device chosen, Device is nil and Reason says why (only CPU devices, or
-// why no driver found any device).
+// CPU engines, on the same cores, are faster. With no device chosen,
+// Device is nil and Reason says why (only CPU devices, or why no driver
+// found any device).
 func Choose() Choice {
 	c, _ := choose()
 	return c

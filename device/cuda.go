@@ -590,9 +590,9 @@ func (q *cudaQueue) command(op func(s *cuda.Stream) error) (driverEvent, error) 
 		return nil, cudaErr(err)
 	}
 	// Waits end on the end event: a blocking-sync one sleeps instead of
-	// spinning a core (the Servers spent a fifth less host CPU per RSA
-	// signature, at the same rates: docs/BENCHMARKS.md); Commands.wait
-	// polls it first where batches are short (query).
+	// spinning a core, which leaves that core to the host's own work
+	// (the Servers' packing and answering); Commands.wait polls it first
+	// where batches are short (query).
 	end, err := q.ctx.NewEvent(cuda.EventBlockingSync)
 	if err != nil {
 		start.Destroy()

@@ -388,12 +388,12 @@ func (e *Event) Wait() error {
 //
 // The queries back off: between two queries the goroutine yields once,
 // then twice, four times, ... up to pollYields times. A query is a driver
-// call, and a server whose batches each polled for milliseconds spent
-// about 2% of its CPU in them (a TLS server with the GPU Signer), one per
-// yield. The gaps are counted in yields, not measured with the clock: on
-// a busy host each yield runs other goroutines (and the gap grows with
-// their work), on an idle one pollYields yields take microseconds; and on
-// some hosts reading the clock costs as much as the query it would save.
+// call, and one per yield over a poll of milliseconds takes a busy
+// server's CPU from its own work. The gaps are counted in yields, not
+// measured with the clock: on a busy host each yield runs other
+// goroutines (and the gap grows with their work), on an idle one
+// pollYields yields take microseconds; and on some hosts reading the
+// clock costs as much as the query it would save.
 func (e *Event) poll(budget time.Duration) {
 	e.mu.Lock()
 	pe, ok := e.ev.(pollingEvent)

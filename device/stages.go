@@ -253,12 +253,11 @@ func (s *Stages) enqueue(c *Commands, enqueue func(c *Commands) error) (err erro
 // pollWhile (a short batch: X25519 batches of thousands, a resident AES
 // call of a gigabyte), it polls the batch's last command, yielding to
 // other goroutines between polls, for up to pollWhile, so the batch ends
-// without the wake-up of a sleeping thread (8-14% of a 2 ms call); else it
-// sleeps at once, and a long batch (RSA, tens of milliseconds) costs no
-// core polling for it (a TLS server on 8 cores spent 6% of its CPU in the
-// polls of each command of its RSA batches). Either way it polls only the
-// last command: when it has completed, so have the others, whose waits
-// then return at once.
+// without the wake-up of a sleeping thread, a delay that is a sizeable
+// part of a short call; else it sleeps at once, and a long batch (RSA,
+// tens of milliseconds) costs no core polling for it, a core a server's
+// other work needs. Either way it polls only the last command: when it
+// has completed, so have the others, whose waits then return at once.
 func (c *Commands) wait() (time.Duration, error) {
 	start := time.Now()
 	poll := time.Duration(c.s.lastWait.Load()) < pollWhile
@@ -316,9 +315,9 @@ func (c *Commands) wait() (time.Duration, error) {
 	return total, nil
 }
 
-// pollWhile bounds the polling of a batch's wait (Commands.wait): a
-// resident AES-CTR call of 1 GiB (2 ms on an H100) polls; RSA batches do
-// not (3 ms and more).
+// pollWhile bounds the polling of a batch's wait (Commands.wait), chosen
+// so that short batches poll (a resident AES-CTR call of 1 GiB on a data
+// centre GPU) and RSA's batches, longer, do not.
 const pollWhile = 3 * time.Millisecond
 
 // finalEvent is the batch's command that completes last: its last

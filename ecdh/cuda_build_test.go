@@ -18,7 +18,7 @@ import (
 // golden-ratio Karatsuba with the halves' rows in a loop and unrolled,
 // and (X25519) the ladder on doubles; the test programs
 // of RFC 7748's iterated vectors (ecdh.Iterator) compile too, in the
-// default form (NVRTC takes about 8 s per program on two cores).
+// default form (each NVRTC build is slow).
 func TestCUDABuildsEveryProgram(t *testing.T) {
 	d := devicetest.CUDACompiler(t)
 	for file, names := range map[string][]string{

@@ -58,8 +58,7 @@ type montgomery struct {
 	// integerDefines are the -D options of the program on 32-bit limbs
 	// (ProgramDefines): X448's product and squaring by the golden-ratio
 	// Karatsuba (kernels/internal/generate/field.go), faster than the
-	// schoolbook product on the H100 (docs/BENCHMARKS.md, twentieth
-	// session)
+	// schoolbook product
 	integerDefines map[string]string
 	// publicKey and shared compute on the CPU (constant-time, circl):
 	// out = X(priv, base point) or X(priv, peer); shared reports false for

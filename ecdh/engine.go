@@ -168,17 +168,9 @@ const (
 // With k = BatchInversionAuto (any k < 0; the default) the group size
 // depends on the batch: 16 for X25519 shared secrets and for the public
 // keys of both curves from 131072 elements, 16 for X448 shared secrets
-// from 262144 elements, per element below. The rule comes from an NVIDIA
-// H100 (kernel ops/s, per-element inversion vs k = 16):
-//
-//	                    batch 131072       batch 524288
-//	X25519 shared       24.5M vs 26.2M     27.0M vs 30.1M
-//	X25519 public keys  69.5M vs 87.6M     70.8M vs 98M
-//	X448 shared         4.60M vs 4.35M     4.64M vs 4.95M
-//	X448 public keys    10.5M vs 13.9M     11.5M vs 15.8M
-//
-// Small batches fill the device with too few groups for the second kernel
-// to pay for its launch. BatchInversionGroup says what a batch will use.
+// from 262144 elements, per element below: small batches fill the device
+// with too few groups for the second kernel to pay for its launch.
+// BatchInversionGroup says what a batch will use.
 //
 // The setting applies to SharedSecrets and PublicKeys on the device. It
 // may be changed while batches run: each batch uses the value it found
@@ -290,9 +282,9 @@ func resultStrings(m *montgomery, n int) [][]byte {
 // of about equal size, at most pipelineChunk each, pipelineDepth at once:
 // while the device computes one chunk, the host packs the next and
 // unpacks the previous one, so one large call keeps the device as busy as
-// pipelined callers. 262,144 is a size where the kernels are near their
-// best on an H100 (X25519 shared secrets 45M/s, X448 from there on too:
-// see SetBatchInversion and docs/BENCHMARKS.md).
+// pipelined callers. 262,144 is chosen as a size where the kernels of
+// both curves are near their full rate on a large GPU, with batch
+// inversion (see SetBatchInversion).
 var pipelineChunk = 1 << 18 // a variable for the tests
 
 const pipelineDepth = 2

@@ -284,9 +284,9 @@ var errFrameInFlight = errors.New("ecdh: Server.GoFrame: the Frame is in flight 
 // enter the server's queue together, with one clock reading, one check of
 // the queue's limit and one lock (batch.Batcher.GoMany), and f comes back
 // on f.Done once, when all of them are complete, instead of each call on
-// a channel of its own: a part of the host cost of as many calls of Go
-// (docs/BENCHMARKS.md). Calls of several curves or operations may be
-// mixed (those of one in a row go in together).
+// a channel of its own: a part of the host cost of as many calls of Go.
+// Calls of several curves or operations may be mixed (those of one in a
+// row go in together).
 //
 // GoFrame's own error (a nil or unbuffered Done, a nil or ended context, a
 // closed server, a Frame still in flight) means that no call was

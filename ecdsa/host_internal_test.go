@@ -72,9 +72,10 @@ func BenchmarkUnpackSign(b *testing.B) {
 }
 
 // BenchmarkPipelineSign is signing calls as BenchmarkHostSign's over
-// hostbench.Pipeline's simulated device, 260 ns per signature: the H100's
-// kernel time (32 ns) times 8, its host's 16 cores against the 2 of the
-// VM this was written on. For changes to the pipeline, old against new
+// hostbench.Pipeline's simulated device, 260 ns per signature: a GPU's
+// kernel time per signature times its host's cores over two, so that on
+// a two-core machine the host's share of a call is about what it is on
+// the GPU's host. For changes to the pipeline, old against new
 // alternating (a model's figures, not a GPU's).
 func BenchmarkPipelineSign(b *testing.B) {
 	e := devicetest.Engine(b, NewEngine)

@@ -21,8 +21,8 @@ import (
 //
 // The device derives the hedged nonces itself, in the signing kernel
 // (kernels/hmac_drbg.h), from the 32 random bytes the host reads: on the
-// host, HMAC_DRBG over SHA-512 held end-to-end signing to about 550K
-// signatures/s on 16 cores. The tests compare the kernel's derivation
+// host, HMAC_DRBG over SHA-512 would bound end-to-end signing well below
+// the device's rate. The tests compare the kernel's derivation
 // with a host copy made of this file's DRBG (hedgedNonce). RFC 6979's
 // deterministic nonces (the self-test, the Server's Signer with a nil
 // reader) are still derived here, by deterministicNonce, and handed to

@@ -546,12 +546,12 @@ func (j *signJob) appendSignature(b []byte, r, s *[32]byte) []byte {
 // under a key and a first counter block read from crypto/rand for this
 // range, the generator of NIST SP 800-90A's CTR_DRBG (Go's crypto/rand is
 // one in FIPS 140-3 mode). crypto/rand read for every element (the
-// getrandom vDSO) took most of the signing pack's host time, and the
-// keystream costs about a tenth of it (docs/BENCHMARKS.md, nineteenth
-// session). The bytes feed the hedged nonces only (nonce.go): were they
-// predictable, or the key schedule that crypto/aes keeps and this cannot
-// zero read later, the nonces would still be derived from the private
-// key and the hash, as RFC 6979's are.
+// getrandom vDSO) would take most of the signing pack's host time, and
+// the keystream costs a small part of that. The bytes feed the hedged
+// nonces only (nonce.go): were they predictable, or the key schedule
+// that crypto/aes keeps and this cannot zero read later, the nonces
+// would still be derived from the private key and the hash, as
+// RFC 6979's are.
 func randomRows(words []uint32, n, a, b int) {
 	var seed [32 + aes.BlockSize]byte
 	rand.Read(seed[:]) // crypto/rand.Read never fails (it crashes the program instead)

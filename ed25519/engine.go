@@ -151,9 +151,8 @@ const hostChunk = 1024
 
 // readHalfMin is the half of the smallest signing batch whose signatures
 // come back in two halves, the first unpacked while the second travels
-// (the last batch of a call waits for its read-back and unpacking alone;
-// docs/BENCHMARKS.md, twenty-third session); a smaller batch's one copy
-// costs less than a second one.
+// (the last batch of a call waits for its read-back and unpacking
+// alone); a smaller batch's one copy costs less than a second one.
 var readHalfMin = 8192
 
 var _ batch.Engine = (*Engine)(nil)

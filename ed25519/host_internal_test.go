@@ -41,9 +41,10 @@ func BenchmarkHost(b *testing.B) {
 
 // BenchmarkPipeline is signing calls of 1,048,576 (into the caller's
 // outputs) over hostbench.Pipeline's simulated device, 100 ns per
-// signature: the H100's kernel time (13 ns) times 8, its host's 16 cores
-// against the 2 of the VM this was written on. For changes to the
-// pipeline, old against new alternating (a model's figures, not a GPU's).
+// signature: a GPU's kernel time per signature times its host's cores
+// over two, so that on a two-core machine the host's share of a call is
+// about what it is on the GPU's host. For changes to the pipeline, old
+// against new alternating (a model's figures, not a GPU's).
 func BenchmarkPipeline(b *testing.B) {
 	e := devicetest.Engine(b, NewEngine)
 	n := hostbench.Size

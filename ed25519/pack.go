@@ -92,8 +92,7 @@ type messageRows struct {
 // is packed; a marked element keeps its deviceLength's place unread.
 // One pass instead of three (the cut's sums, the inputs, then the
 // messages' sums and copies): each pass on all cores waits for cores woken
-// one after another, and the first batch's passes delay the first kernel
-// (docs/BENCHMARKS.md, twenty-third session).
+// one after another, and the first batch's passes delay the first kernel.
 func packBatch(ch *engine.Chunk, msgs [][]byte, lengths []uint32, sums []int, element func(lo, hi int)) (*messageRows, error) {
 	n := ch.Hi - ch.Lo
 	parts := (n + cutPart - 1) / cutPart
@@ -193,9 +192,8 @@ func (m *messageRows) args(cmds *device.Commands, dom []byte) ([]any, error) {
 // window are summed in parts of cutPart elements on all cores first: the
 // engine cuts a batch before packing it, so the first batch's cut delays
 // the first kernel, and one core reading a window's 131,072 message
-// lengths took a large part of the time before it (a trace of a signing
-// call, docs/BENCHMARKS.md, eighteenth session). It keeps those sums for
-// the batch's packing (take, packBatch).
+// lengths would take a large part of the time before it. It keeps those
+// sums for the batch's packing (take, packBatch).
 type messageCuts struct {
 	msgs [][]byte
 	mu   sync.Mutex

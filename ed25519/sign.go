@@ -39,8 +39,7 @@ func (e *Engine) Sign(keys []ed25519.PrivateKey, msgs [][]byte, opts *ed25519.Op
 // SignInto is Sign writing the signature of msgs[i] into out[i],
 // SignatureSize bytes that the caller owns: a caller that reuses its
 // outputs from call to call allocates nothing per element, and a large
-// call leaves no garbage behind it (the end-to-end figures of
-// docs/BENCHMARKS.md are SignInto's). An element that fails has its error
+// call leaves no garbage behind it. An element that fails has its error
 // in the returned *batch.Error and out[i] zeroed; an out[i] not of
 // SignatureSize bytes fails its element (ErrOutputLength).
 func (e *Engine) SignInto(keys []ed25519.PrivateKey, msgs, out [][]byte, opts *ed25519.Options) error {

@@ -34,8 +34,8 @@
  * a row in the same order in every work-item, so each load is uniform
  * across a warp, which the data caches serve well while the table
  * (24 KiB for X25519, 30.2 KiB for X448) stays cached. (A copy in
- * constant memory was slower on the H100: the constant cache holds the
- * table only while few warps share an SM.)
+ * constant memory is slower: the constant cache holds the table only
+ * while few warps share an SM.)
  *
  * Constant time: the scalar only feeds masks. Every table entry of a row is
  * read for every digit (digit 0 selects the neutral element, which no entry

@@ -36,8 +36,7 @@
  * Verification handles public values only and is variable-time: the
  * digits of u1 and u2 index the tables and decide the additions, and the
  * exceptions of the Jacobian additions are branches. (A width-5 NAF for
- * u2 and a radix-256 comb for u1·G, with fewer additions, ran slower on
- * the H100: docs/BENCHMARKS.md.)
+ * u2 and a radix-256 comb for u1·G, with fewer additions, run slower.)
  */
 #include "p256_comb.h"
 #include "p256_jacobian.h"
@@ -152,8 +151,8 @@ KERNEL void ecdsa_p256_verify_scalars(GLOBAL u32 *RESTRICT scalars, GLOBAL const
 
 /* Bounded to 4 work-groups of 128 (ecdsa.WorkGroup) per multiprocessor on
  * CUDA, which caps it at 128 registers (unbounded it takes 176: 2 groups):
- * the extra warps hide more latency than the spills cost (docs/BENCHMARKS.md,
- * seventeenth session). ECDH's scalar multiplication, bounded alike, lost. */
+ * the extra warps hide more latency than the spills cost. ECDH's scalar
+ * multiplication, bounded alike, runs slower: it stays unbounded. */
 KERNEL KERNEL_BOUNDS(128, 4) void ecdsa_p256_verify(GLOBAL u32 *RESTRICT verdicts, GLOBAL const u32 *RESTRICT keys,
 	GLOBAL const u32 *RESTRICT sigs, GLOBAL const u32 *RESTRICT scalars,
 	GLOBAL const u32 *RESTRICT comb, const u32 count)

@@ -98,9 +98,8 @@ DEVICE_FN void ed25519_hash_scalar(u32 *r, GLOBAL const u8 *RESTRICT dom, const 
  * element by element (element i's words at i·words .. i·words + words − 1:
  * its bytes as the host has them), not in rows: the host then moves each
  * element with one copy, where the rows cost it a transposition per batch
- * (most of its time in a call of a million; docs/BENCHMARKS.md,
- * seventeenth session). These loads and stores are few beside the
- * kernels' work. Verification keeps the rows. */
+ * (most of its time in a large call). These loads and stores are few
+ * beside the kernels' work. Verification keeps the rows. */
 
 /* pubs: 8 words per element; seeds: 8 words per element */
 KERNEL void ed25519_public(GLOBAL u32 *RESTRICT pubs, GLOBAL const u32 *RESTRICT seeds,

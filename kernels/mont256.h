@@ -464,8 +464,8 @@ DEVICE_FN void mont256_invert(u32 *r, const u32 *a, const u32 *m, const u32 minu
  * calls (DEVICE_FN_NOINLINE: on CUDA), with their operands by value in a
  * mont256_value, so that they travel in registers: inlined at each of
  * the hundreds of call sites of a point multiplication, their copies
- * outgrew the instruction cache and the warps waited on instruction
- * fetch (docs/BENCHMARKS.md, eighteenth session). */
+ * outgrow the instruction cache and the warps wait on instruction
+ * fetch. */
 typedef struct { u32 w[8]; } mont256_value;
 
 #define MONT256_DEFINE(prefix, MODULUS, MINUS_INVERSE, R_SQUARED) \

@@ -3,9 +3,8 @@
  * check that a point given in affine coordinates lies on it. Arithmetic
  * on points is in p256_jacobian.h.
  *
- * (The complete projective formulas of Renes, Costello and Batina, which
- * the kernels used first, cost a third more per doubling than the
- * Jacobian ones and were removed; docs/BENCHMARKS.md has the figures.)
+ * (The complete projective formulas of Renes, Costello and Batina cost
+ * more per doubling than the Jacobian ones: p256_jacobian.h.)
  */
 #pragma once
 #include "p256.h"

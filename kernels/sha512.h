@@ -27,9 +27,9 @@
  * fill position, so unless every length is a compile-time constant the
  * compiler keeps the state in private (local, L1-cached) memory rather
  * than in registers: 208 bytes per work-item, read and written a few dozen
- * times per 128-byte block. That measured faster on an H200 (3-15%, CUDA
- * and OpenCL) than keeping the block in registers by writing it through
- * a pass of position compares. The compression itself works on register
+ * times per 128-byte block. That runs faster (CUDA and OpenCL) than
+ * keeping the block in registers by writing it through a pass of
+ * position compares. The compression itself works on register
  * copies (its schedule and working variables are indexed by constants
  * only), and its 80 rounds are unrolled by hand so that every round
  * constant is an immediate: no table, hence no address-space qualifier

@@ -26,9 +26,8 @@
 #define LADDER_FE_OUT(r, a) fe51_to_limbs(r, a)
 #define LADDER_FE_CARRY(a) fe51_carry(a)
 /* the per-element kernel at most 128 registers (four groups of 128 per
- * multiprocessor): 41.3M/s against 39.3M with the 142 NVRTC 13 gives it
- * on an H100; the kernel before the batched inversion is faster unbounded
- * (43.9M against 42.9M; docs/BENCHMARKS.md) */
+ * multiprocessor): faster than with the 142 NVRTC 13 gives it unbounded;
+ * the kernel before the batched inversion is faster unbounded */
 #if !defined(LADDER_GROUPS)
 #define LADDER_BOUNDS KERNEL_BOUNDS(128, 4)
 #endif

@@ -16,9 +16,9 @@
 #define LADDER_KERNEL x448
 #define LADDER_XZ_KERNEL x448_xz
 /* at most 128 registers, four groups of 128 per multiprocessor, for both
- * ladder kernels: NVRTC gave the ladder 140 (three groups) and it ran 20%
+ * ladder kernels: NVRTC gives the ladder 140 (three groups) and it runs
  * slower than NVIDIA's OpenCL build of it, which uses 128; x448_xz takes
- * 130 in the Karatsuba form of the field (docs/BENCHMARKS.md).
+ * 130 in the Karatsuba form of the field.
  * LADDER_GROUPS (benchmarks of forms): another number of groups. */
 #if !defined(LADDER_GROUPS)
 #define LADDER_GROUPS 4

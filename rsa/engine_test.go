@@ -663,7 +663,7 @@ func TestWarm(t *testing.T) {
 	before := rsa.ProgramCount(e)
 	require.NotZero(t, before)
 	k := key(t, "rsa2048a")
-	sizes := []int{1, 700, 1500, 3000, 5000} // on an H100: 16, 16, 8, 4 and 1 threads per half
+	sizes := []int{1, 700, 1500, 3000, 5000} // on 132 compute units: 16, 16, 8, 4 and 1 threads per half
 	if devicetest.Short(e.Device()) {
 		sizes = []int{1, 3, 700} // a CPU device has one configuration
 	}

@@ -16,8 +16,8 @@ import (
 // fewer where the modexp kernel's tables need it), pipelineDepth at once:
 // while the device computes one batch, the host encodes the next one's
 // inputs and checks and decodes the previous one's results, so one large
-// call keeps the device as busy as two pipelined callers. 65,536 is where
-// the modexp kernel saturates an H100 (docs/BENCHMARKS.md).
+// call keeps the device as busy as two pipelined callers. 65,536 is
+// chosen as enough elements for the modexp kernel to fill a large GPU.
 var pipelineChunk = 1 << 16 // a variable for the tests
 
 const pipelineDepth = 2

@@ -17,8 +17,8 @@ const EnvRequireNVRTC = "GPUCRYPTO_REQUIRE_NVRTC"
 // run whose tests go through OpenCL (GPUCRYPTO_BACKEND=opencl) unless
 // GPUCRYPTO_REQUIRE_NVRTC=1: the NVRTC builds are CI's check of the CUDA C
 // without a GPU, and on a GPU the run through CUDA builds the same
-// programs for real; on the H100 they took most of a call's ten minutes
-// in a suite run through OpenCL (docs/runs/2026-11-26-session23, call 8).
+// programs for real, so a run through OpenCL need not spend its time on
+// them again.
 func CUDACompiler(tb testing.TB) *device.Device {
 	tb.Helper()
 	if os.Getenv(device.EnvBackend) == "opencl" && os.Getenv(EnvRequireNVRTC) != "1" {

@@ -44,10 +44,8 @@ type Plan struct {
 	// its own first Run. For jobs that pack on all cores: the batches in
 	// flight at a call's start then pack one after another, each on all
 	// cores, so the first reaches the device after its own packing
-	// rather than after all of theirs together (a trace of an Ed25519
-	// signing call, docs/BENCHMARKS.md, eighteenth session). Later
-	// batches start as one ends, when the one before has long packed: no
-	// change there.
+	// rather than after all of theirs together. Later batches start as
+	// one ends, when the one before has long packed: no change there.
 	PackInTurn bool
 	// Resident: the data lies in device memory, so the call runs on the
 	// device whatever the route, and a device failure is its error (there
@@ -180,9 +178,7 @@ func (c *Core) runDevice(p Plan, job Job, lo, hi int) {
 			// the next batch, cut only now, could not pack before this
 			// one has anyway; cut at once, its Cut's pass over the
 			// elements on all cores took the cores, the goroutine just
-			// started included, from this batch's packing (the first
-			// batch of an Ed25519 signing call started 0.18 ms late,
-			// docs/BENCHMARKS.md, twenty-second session)
+			// started included, from this batch's packing
 			<-mine
 		}
 	}
@@ -515,8 +511,8 @@ func (c *Chunk) Sample() []int {
 
 // nextGap is the distance to the next element sampled when each is with
 // chance 1/every: geometric, drawn once per element sampled rather than
-// a draw per element of the batch (a serial 11 ns an element, 1.4 ms a
-// batch of 131,072, on the batch's host step).
+// a draw per element of the batch (serial work for every element, on the
+// batch's host step).
 func nextGap(every int64) int {
 	if every == 1 {
 		return 1

@@ -10,8 +10,8 @@ import (
 
 // Later is a value made on a goroutine of its own while the work that
 // needs it later goes on: a call's slice of a million results (24 MB
-// that the runtime zeroes on one core, 2 to 3 ms) is made while its
-// first batches pack and run on the device, instead of before them.
+// that the runtime zeroes on one core) is made while its first batches
+// pack and run on the device, instead of before them.
 type Later[T any] struct {
 	ready atomic.Bool // value is made: Get need not wait on done
 	done  chan struct{}
@@ -70,8 +70,7 @@ func LaterSlice[T any](c *Core, n int) *Later[[]T] {
 // all cores. A slice of a million results is 24 MB that the runtime may
 // take fresh from the system, unzeroed and unmapped: then the first write
 // to each page faults, and those faults fell on the unpacking of results,
-// after the kernels (the first store of results took a quarter of ECDSA
-// signing's unpack on the H100 host, docs/BENCHMARKS.md).
+// after the kernels.
 func touchPages[T any](s []T) {
 	var zero T
 	size := int(unsafe.Sizeof(zero))

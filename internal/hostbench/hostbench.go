@@ -95,6 +95,7 @@ func read() [2]metrics.Value {
 	return [2]metrics.Value{s[0].Value, s[1].Value}
 }
 
-// Size is the number of elements of the benchmarks' calls: 1,048,576,
-// the call the GPU measurements show short of the kernels' rate.
+// Size is the number of elements of the benchmarks' calls: 1,048,576, a
+// call large enough that its host side, not the device's fixed costs,
+// holds it short of the kernels' rate on a GPU.
 const Size = 1 << 20

@@ -325,9 +325,8 @@ func Field448(form string, mulRows int) (string, error) { return field(p448, for
 // for the instruction cache (unrolled, the three half products of each
 // of a ladder step's products are 147 multiply pairs of straight code;
 // the schoolbook product unrolled, 196, stalled X448's ladder on
-// instruction fetch). 1 because a half has 7 limbs, a prime number; on
-// the H100 the unrolled halves (FIELD_MUL_ROWS=7) ran slower
-// (docs/BENCHMARKS.md, twentieth session).
+// instruction fetch). 1 because a half has 7 limbs, a prime number, and
+// the unrolled halves (FIELD_MUL_ROWS=7) run slower.
 const karatsubaRows = 1
 
 // field is the arithmetic of f. Every function is free of data-dependent
@@ -368,12 +367,10 @@ type fieldSpec struct {
 	n    int
 	// mulRows is the default number of the product's rows per loop
 	// iteration (n: unrolled). A ladder step makes nine products; unrolled,
-	// its code outgrows the instruction cache (Nsight Compute on an H100:
-	// X448 warps stalled on instruction fetch 4.5 cycles per issue). In a
-	// loop they leave it: X448 shared secrets 4.57M → 5.70M/s at 2 rows
-	// per iteration (5.30M at 7), X25519 26.1–26.4M → 27.8–28.0M at 4 (27.1M
-	// at 2); docs/BENCHMARKS.md, eighth session. The squarings stay
-	// unrolled (their rows are triangular).
+	// its code outgrows the instruction cache and the warps stall on
+	// instruction fetch. In a loop it fits: 2 rows per iteration for X448,
+	// 4 for X25519. The squarings stay unrolled (their rows are
+	// triangular).
 	mulRows int
 	// reduce emits the reduction of locals c0..c(2n-1) into r[0..n-1].
 	reduce func(e *emitter, n int)
