@@ -25,6 +25,14 @@ var refZetas = func() (z [128]uint32) {
 	return
 }()
 
+// refGammas[i] is ζ^(2·bitrev7(i)+1) mod q.
+var refGammas = func() (g [128]uint32) {
+	for i := range g {
+		g[i] = power(17, 2*uint32(bits.Reverse8(uint8(i))>>1)+1)
+	}
+	return
+}()
+
 // power is x^e mod q.
 func power(x, e uint32) uint32 {
 	r := uint32(1)
@@ -73,8 +81,7 @@ func inverseNTTRef(f poly) poly {
 
 // mulNTTRef is FIPS 203's Algorithms 11 and 12.
 func mulNTTRef(f, g poly) (h poly) {
-	for i := range 128 {
-		gamma := power(17, 2*(uint32(bits.Reverse8(uint8(i))>>1))+1)
+	for i, gamma := range refGammas {
 		a0, a1, b0, b1 := f[2*i], f[2*i+1], g[2*i], g[2*i+1]
 		h[2*i] = (a0*b0 + a1*b1%q*gamma) % q
 		h[2*i+1] = (a0*b1 + a1*b0) % q
