@@ -11,6 +11,9 @@
  *                        checked encapsulation keys (ML-KEM.Encaps_internal)
  *   mlkemK_decapsulate   shared keys of ciphertexts under expanded keys
  *                        (ML-KEM.Decaps_internal)
+ *   mlkemK_matrix        (MLKEM_MATRIX) the matrix Â of each key of a
+ *                        table, a work-item per entry, for the two kernels
+ *                        above, which then read Â instead of sampling it
  * Byte strings travel as little-endian words, element by element: a seed
  * is 16 words, an encapsulation key 96·k + 8, an expanded key 192·k + 24,
  * a ciphertext 8·(k·d_u + d_v), a shared key or a message 8. An element of
@@ -29,6 +32,20 @@
  */
 #include "mlkem_pke.h"
 #include "mask.h"
+
+/* MLKEM_MATRIX: the encapsulation and decapsulation kernels take the
+ * matrices of their table's keys (argument matrices, k²·128 words a key,
+ * from mlkemK_matrix) and read Â there, rather than sample it per element:
+ * consecutive elements of one key sample it once, and the sampling of
+ * distinct keys runs k² work-items to a key. Without it, each element
+ * samples Â as it multiplies (mlkem_pke.h). */
+#if defined(MLKEM_MATRIX)
+#define MLKEM_MATRIX_ARG GLOBAL const u32 *RESTRICT matrices,
+#define MLKEM_MATRIX_OF(K, key) (matrices + (key) * (K) * (K) * 128u)
+#else
+#define MLKEM_MATRIX_ARG
+#define MLKEM_MATRIX_OF(K, key) 0
+#endif
 
 #define MLKEM_SEED_WORDS 16u
 #define MLKEM_EK_WORDS(k) (96u * (k) + 8u)
@@ -86,10 +103,12 @@ DEVICE_FN void mlkem_g(const u32 *m, const u32 *h, u32 *key, u32 *r)
 }
 
 /* ML-KEM.Encaps_internal (FIPS 203's Algorithm 17) of the message m under
- * the checked key ek, whose H(ek) is h */
+ * the checked key ek, whose H(ek) is h and whose Â is matrix (null: sampled
+ * here) */
 DEVICE_FN void mlkem_encapsulate_element(const u32 k, const u32 du, const u32 dv, GLOBAL u32 *RESTRICT shared,
-	GLOBAL u32 *RESTRICT ct, GLOBAL const u32 *RESTRICT ek, GLOBAL const u32 *RESTRICT hash,
-	GLOBAL const u32 *RESTRICT message, mlkem_coeff *polys, GLOBAL const u32 *RESTRICT table)
+	GLOBAL u32 *RESTRICT ct, GLOBAL const u32 *RESTRICT ek, GLOBAL const u32 *RESTRICT matrix,
+	GLOBAL const u32 *RESTRICT hash, GLOBAL const u32 *RESTRICT message, mlkem_coeff *polys,
+	GLOBAL const u32 *RESTRICT table)
 {
 	u32 m[8], h[8], key[8], r[8];
 	for (u32 x = 0; x < 8; x++) {
@@ -97,16 +116,16 @@ DEVICE_FN void mlkem_encapsulate_element(const u32 k, const u32 du, const u32 dv
 		h[x] = hash[x];
 	}
 	mlkem_g(m, h, key, r);
-	mlkem_encrypt(k, du, dv, ek, m, r, polys, ct, 0, table);
+	mlkem_encrypt(k, du, dv, ek, matrix, m, r, polys, ct, 0, table);
 	for (u32 x = 0; x < 8; x++)
 		shared[x] = key[x];
 }
 
 /* ML-KEM.Decaps_internal (FIPS 203's Algorithm 18) of the ciphertext c
- * under the expanded key dk */
+ * under the expanded key dk, whose Â is matrix (null: sampled here) */
 DEVICE_FN void mlkem_decapsulate_element(const u32 k, const u32 du, const u32 dv, GLOBAL u32 *RESTRICT shared,
-	GLOBAL const u32 *RESTRICT dk, GLOBAL const u32 *RESTRICT c, mlkem_coeff *polys,
-	GLOBAL const u32 *RESTRICT table)
+	GLOBAL const u32 *RESTRICT dk, GLOBAL const u32 *RESTRICT matrix, GLOBAL const u32 *RESTRICT c,
+	mlkem_coeff *polys, GLOBAL const u32 *RESTRICT table)
 {
 	GLOBAL const u32 *ek = dk + 96u * k;
 	u32 m[8], h[8], key[8], r[8], rejection[8];
@@ -121,7 +140,7 @@ DEVICE_FN void mlkem_decapsulate_element(const u32 k, const u32 du, const u32 dv
 	keccak_absorb_global_words(&s, c, MLKEM_CT_WORDS(k, du, dv));
 	shake_finish(&s);
 	keccak_squeeze_words(&s, rejection, 8);
-	const u32 diff = mlkem_encrypt(k, du, dv, ek, m, r, polys, 0, c, table);
+	const u32 diff = mlkem_encrypt(k, du, dv, ek, matrix, m, r, polys, 0, c, table);
 	const u32 equal = mask_if_zero(diff);
 	for (u32 x = 0; x < 8; x++)
 		shared[x] = (key[x] & equal) | (rejection[x] & ~equal);
@@ -156,7 +175,8 @@ KERNEL void NAME##_check(GLOBAL u32 *RESTRICT hashes, GLOBAL u32 *RESTRICT verdi
 	for (u32 x = 0; x < 8; x++) hashes[i * 8 + x] = h[x]; \
 } \
 KERNEL void NAME##_encapsulate(GLOBAL u32 *RESTRICT shared, GLOBAL u32 *RESTRICT cts, \
-	GLOBAL const u32 *RESTRICT eks, GLOBAL const u32 *RESTRICT hashes, GLOBAL const u32 *RESTRICT verdicts, \
+	GLOBAL const u32 *RESTRICT eks, MLKEM_MATRIX_ARG \
+	GLOBAL const u32 *RESTRICT hashes, GLOBAL const u32 *RESTRICT verdicts, \
 	GLOBAL const u32 *RESTRICT keys, GLOBAL const u32 *RESTRICT messages, \
 	GLOBAL const u32 *RESTRICT table, const u32 count) \
 { \
@@ -170,18 +190,40 @@ KERNEL void NAME##_encapsulate(GLOBAL u32 *RESTRICT shared, GLOBAL u32 *RESTRICT
 	} \
 	mlkem_coeff polys[((K) + 1) * MLKEM_N]; \
 	mlkem_encapsulate_element(K, DU, DV, shared + i * 8, cts + i * MLKEM_CT_WORDS(K, DU, DV), \
-		eks + key * MLKEM_EK_WORDS(K), hashes + key * 8, messages + i * 8, polys, table); \
+		eks + key * MLKEM_EK_WORDS(K), MLKEM_MATRIX_OF(K, key), hashes + key * 8, messages + i * 8, polys, table); \
 } \
 KERNEL void NAME##_decapsulate(GLOBAL u32 *RESTRICT shared, GLOBAL const u32 *RESTRICT dks, \
-	GLOBAL const u32 *RESTRICT keys, GLOBAL const u32 *RESTRICT cts, \
+	MLKEM_MATRIX_ARG GLOBAL const u32 *RESTRICT keys, GLOBAL const u32 *RESTRICT cts, \
 	GLOBAL const u32 *RESTRICT table, const u32 count) \
 { \
 	const u32 i = GID(); \
 	if (i >= count) return; \
+	const u32 key = keys[i]; \
 	mlkem_coeff polys[((K) + 1) * MLKEM_N]; \
-	mlkem_decapsulate_element(K, DU, DV, shared + i * 8, dks + keys[i] * MLKEM_DK_WORDS(K), \
+	mlkem_decapsulate_element(K, DU, DV, shared + i * 8, dks + key * MLKEM_DK_WORDS(K), MLKEM_MATRIX_OF(K, key), \
 		cts + i * MLKEM_CT_WORDS(K, DU, DV), polys, table); \
+} \
+MLKEM_MATRIX_KERNEL(NAME, K)
+
+/* mlkemK_matrix: work-item g samples entry (y, x) = (e / k, e mod k), e =
+ * g mod k², of the matrix of key g / k² of keys (keyWords words a key, ρ
+ * at word rhoOffset: an encapsulation key's, or an expanded key's) into
+ * matrices (k²·128 words a key) */
+#if defined(MLKEM_MATRIX)
+#define MLKEM_MATRIX_KERNEL(NAME, K) \
+KERNEL void NAME##_matrix(GLOBAL u32 *RESTRICT matrices, GLOBAL const u32 *RESTRICT keys, \
+	const u32 keyWords, const u32 rhoOffset, GLOBAL const u32 *RESTRICT table, const u32 count) \
+{ \
+	const u32 g = GID(); \
+	if (g >= count) return; \
+	const u32 key = g / ((K) * (K)), entry = g % ((K) * (K)); \
+	u32 rho[8]; \
+	for (u32 x = 0; x < 8; x++) rho[x] = keys[key * keyWords + rhoOffset + x]; \
+	mlkem_sample(0, 0, matrices + g * 128u, rho, entry % (K), entry / (K), table); \
 }
+#else
+#define MLKEM_MATRIX_KERNEL(NAME, K)
+#endif
 
 MLKEM_KERNELS(mlkem768, 3u, 10u, 4u)
 MLKEM_KERNELS(mlkem1024, 4u, 11u, 5u)

@@ -4,13 +4,15 @@
  * (the kernels of mlkem.cl), so that each parameter set compiles to code
  * of its own.
  *
- * The matrix Â is never stored: each entry is sampled from SHAKE128
- * (SampleNTT, FIPS 203's Algorithm 7) and multiplied into the sum it
- * belongs to as its coefficients arrive, pair by pair
+ * The matrix Â is not stored by default: each entry is sampled from
+ * SHAKE128 (SampleNTT, FIPS 203's Algorithm 7) and multiplied into the sum
+ * it belongs to as its coefficients arrive, pair by pair
  * (mlkem_sample_mul_acc), for as long as the rejections need: the XOF
- * stream has no fixed length. Besides the sponges, a work-item holds k + 1
- * polynomials (the caller's polys, (k + 1)·256 coefficients): the secret
- * or noise vector in Montgomery form, and the sum being formed.
+ * stream has no fixed length. Encryption can read Â from global memory
+ * instead, sampled there by a kernel of its own (mlkem_sample with an
+ * output; mlkem.cl's MLKEM_MATRIX). Besides the sponges, a work-item holds
+ * k + 1 polynomials (the caller's polys, (k + 1)·256 coefficients): the
+ * secret or noise vector in Montgomery form, and the sum being formed.
  *
  * Byte strings are words (little-endian): a seed or message of 32 bytes
  * is 8 words, an encoded polynomial of 384 bytes 96.
@@ -22,10 +24,13 @@
 #pragma once
 #include "mlkem_poly.h"
 
-/* acc += SampleNTT(ρ ‖ x ‖ y) ∘ bm (bm in Montgomery form): the entry of
- * Â at row y, column x is sampled with x first (FIPS 203's Algorithms 13
- * and 14) */
-DEVICE_FN void mlkem_sample_mul_acc(mlkem_coeff *acc, const mlkem_coeff *bm, const u32 *rho,
+/* mlkem_sample is SampleNTT(ρ ‖ x ‖ y) (FIPS 203's Algorithm 7), the entry
+ * of Â at row y, column x (x is the XOF's first byte: Algorithms 13 and
+ * 14): with out null, multiplied into acc, acc += entry ∘ bm (bm in
+ * Montgomery form), as its coefficients arrive; else stored at out, 128
+ * words of coefficient pairs (coefficient 2p in the low half of word p),
+ * for the kernels that read Â (MLKEM_MATRIX). */
+DEVICE_FN void mlkem_sample(mlkem_coeff *acc, const mlkem_coeff *bm, GLOBAL u32 *RESTRICT out, const u32 *rho,
 	const u32 x, const u32 y, GLOBAL const u32 *RESTRICT table)
 {
 	keccak_state s;
@@ -37,21 +42,37 @@ DEVICE_FN void mlkem_sample_mul_acc(mlkem_coeff *acc, const mlkem_coeff *bm, con
 	u32 count = 0, even = 0;
 	while (count < MLKEM_N) {
 		const u32 v = keccak_squeeze_24(&s);
-		const u32 d1 = v & 0xfffu, d2 = v >> 12;
-		if (d1 < MLKEM_Q) {
-			if (count & 1u)
-				mlkem_pair_mul_acc(acc, count >> 1, even, d1, bm, table);
-			else
-				even = d1;
-			count++;
+		u32 d[2];
+		d[0] = v & 0xfffu;
+		d[1] = v >> 12;
+		for (u32 t = 0; t < 2; t++) {
+			if (d[t] < MLKEM_Q && count < MLKEM_N) {
+				if ((count & 1u) == 0)
+					even = d[t];
+				else if (out)
+					out[count >> 1] = even | (d[t] << 16);
+				else
+					mlkem_pair_mul_acc(acc, count >> 1, even, d[t], bm, table);
+				count++;
+			}
 		}
-		if (d2 < MLKEM_Q && count < MLKEM_N) {
-			if (count & 1u)
-				mlkem_pair_mul_acc(acc, count >> 1, even, d2, bm, table);
-			else
-				even = d2;
-			count++;
-		}
+	}
+}
+
+/* acc += SampleNTT(ρ ‖ x ‖ y) ∘ bm */
+DEVICE_FN void mlkem_sample_mul_acc(mlkem_coeff *acc, const mlkem_coeff *bm, const u32 *rho,
+	const u32 x, const u32 y, GLOBAL const u32 *RESTRICT table)
+{
+	mlkem_sample(acc, bm, 0, rho, x, y, table);
+}
+
+/* acc += entry ∘ bm, for an entry of Â stored by mlkem_sample */
+DEVICE_FN void mlkem_entry_mul_acc(mlkem_coeff *acc, const mlkem_coeff *bm, GLOBAL const u32 *RESTRICT entry,
+	GLOBAL const u32 *RESTRICT table)
+{
+	for (u32 p = 0; p < MLKEM_N / 2; p++) {
+		const u32 w = entry[p];
+		mlkem_pair_mul_acc(acc, p, w & 0xffffu, w >> 16, bm, table);
 	}
 }
 
@@ -118,9 +139,11 @@ DEVICE_FN void mlkem_keygen(const u32 k, const u32 *d, mlkem_coeff *polys, GLOBA
  * 8·(k·d_u + d_v) words are written to out (when not null) and compared
  * with cmp (when not null): the result is the OR of the XORs of each word
  * with cmp's (0: equal), every word compared. ek is public and assumed
- * reduced (the host's modulus check, mlkem_check_ek). */
+ * reduced (the host's modulus check, mlkem_check_ek). matrix is the key's
+ * Â as mlkem_sample stores it (entry (y, x) at words 128·(k·y + x)), or
+ * null: then each entry is sampled here. */
 DEVICE_FN u32 mlkem_encrypt(const u32 k, const u32 du, const u32 dv, GLOBAL const u32 *RESTRICT ek,
-	const u32 *m, const u32 *r, mlkem_coeff *polys, GLOBAL u32 *RESTRICT out,
+	GLOBAL const u32 *RESTRICT matrix, const u32 *m, const u32 *r, mlkem_coeff *polys, GLOBAL u32 *RESTRICT out,
 	GLOBAL const u32 *RESTRICT cmp, GLOBAL const u32 *RESTRICT table)
 {
 	u32 rho[8];
@@ -134,8 +157,12 @@ DEVICE_FN u32 mlkem_encrypt(const u32 k, const u32 du, const u32 dv, GLOBAL cons
 	u32 at = 0, diff = 0;
 	for (u32 i = 0; i < k; i++) { /* u_i = NTT^-1(Σ_j Â[j][i] ∘ r̂_j) + e1_i */
 		mlkem_poly_zero(acc);
-		for (u32 j = 0; j < k; j++)
-			mlkem_sample_mul_acc(acc, polys + j * MLKEM_N, rho, i, j, table);
+		for (u32 j = 0; j < k; j++) {
+			if (matrix)
+				mlkem_entry_mul_acc(acc, polys + j * MLKEM_N, matrix + 128u * (k * j + i), table);
+			else
+				mlkem_sample_mul_acc(acc, polys + j * MLKEM_N, rho, i, j, table);
+		}
 		mlkem_inverse_ntt(acc, table);
 		mlkem_cbd2_add(acc, r, k + i);
 		mlkem_compress_encode(acc, du, out, cmp, &at, &diff);

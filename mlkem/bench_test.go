@@ -30,14 +30,15 @@ func benchBatch(d *device.Device) int {
 	return 1 << 20
 }
 
-// BenchmarkOperations times each operation of both parameter sets on the
-// device engine (routed to the device) at benchBatch elements a call, one
-// call at a time: key generation, encapsulation with fresh randomness,
-// decapsulation under distinct keys and under one key (the requests of a
-// key held by a server), and the same on the CPU engine (crypto/mlkem on
-// all cores; cpu/...). ops/s is end to end, from host memory to host
-// memory; kernel-ops/s counts the device time of the kernels alone
-// (Stats().DeviceTime).
+// BenchmarkOperations times each operation of both parameter sets on
+// device engines of both forms of the kernels (routed to the device;
+// stream/..., matrix/..., kernelForms) at benchBatch elements a call, one
+// call at a time: key generation, encapsulation with fresh randomness
+// under distinct keys and under one key, decapsulation under distinct
+// keys and under one key (the requests of a key held by a server); and
+// the same on the CPU engine (crypto/mlkem on all cores; cpu/...). ops/s
+// is end to end, from host memory to host memory; kernel-ops/s counts the
+// device time of the kernels alone (Stats().DeviceTime).
 func BenchmarkOperations(b *testing.B) {
 	d := devicetest.Device(b)
 	n := benchBatch(d)
@@ -45,6 +46,22 @@ func BenchmarkOperations(b *testing.B) {
 	require.NoError(b, err)
 	defer dev.Close()
 	dev.SetRoute(batch.RouteDevice)
+	runs := []struct {
+		name   string
+		engine *mlkem.Engine
+	}{{"cpu", mlkem.CPUEngine()}}
+	for _, form := range kernelForms {
+		restore := mlkem.WithProgramDefines(form.defines)
+		e, err := mlkem.NewEngine(d)
+		restore()
+		require.NoError(b, err)
+		defer e.Close()
+		e.SetRoute(batch.RouteDevice)
+		runs = append(runs, struct {
+			name   string
+			engine *mlkem.Engine
+		}{form.name, e})
+	}
 	for _, s := range sets {
 		seeds, eks, err := generateKeys(dev, s, n)
 		require.NoError(b, err)
@@ -57,16 +74,14 @@ func BenchmarkOperations(b *testing.B) {
 		}
 		_, oneCTs, err = s.encapsulate(dev, oneEKs)
 		require.NoError(b, err)
-		for _, e := range []struct {
-			name   string
-			engine *mlkem.Engine
-		}{{"device", dev}, {"cpu", mlkem.CPUEngine()}} {
+		for _, e := range runs {
 			for _, op := range []struct {
 				name string
 				call func() error
 			}{
 				{"keygen", func() error { _, err := s.keyGen(e.engine, seeds); return err }},
 				{"encapsulate", func() error { _, _, err := s.encapsulate(e.engine, eks); return err }},
+				{"encapsulate-one-key", func() error { _, _, err := s.encapsulate(e.engine, oneEKs); return err }},
 				{"decapsulate", func() error { _, err := s.decapsulate(e.engine, seeds, cts); return err }},
 				{"decapsulate-one-key", func() error { _, err := s.decapsulate(e.engine, oneSeed, oneCTs); return err }},
 			} {

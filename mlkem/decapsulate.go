@@ -162,6 +162,12 @@ func (j *decapsulateJob) Device(ch *engine.Chunk) error {
 	if err != nil {
 		return err
 	}
+	var matrix *device.Kernel
+	if j.e.matrix {
+		if matrix, err = j.e.prog.Kernel(p.kernel + "_matrix"); err != nil {
+			return err
+		}
+	}
 	ch.ZeroAfterUpload(wordBytes(seeds))
 	ch.Public(wordBytes(index))
 	ch.Public(wordBytes(cts))
@@ -189,7 +195,20 @@ func (j *decapsulateJob) Device(ch *engine.Chunk) error {
 		if err := cmds.Launch(expand, entries, WorkGroup, dkeys, dseeds, j.e.table, uint32(entries)); err != nil {
 			return err
 		}
-		if err := cmds.Launch(decapsulate, n, WorkGroup, dshared, dkeys, dindex, dcts, j.e.table, uint32(n)); err != nil {
+		args := []any{dshared, dkeys}
+		if matrix != nil { // each key's Â, sampled from the ρ of its expansion (public, as Â is)
+			entries := entries * p.k * p.k
+			dmatrices, err := cmds.Buffer(512*entries, false)
+			if err != nil {
+				return err
+			}
+			if err := cmds.Launch(matrix, entries, WorkGroup, dmatrices, dkeys, uint32(p.expandedSize()/4), uint32(192*p.k), j.e.table, uint32(entries)); err != nil {
+				return err
+			}
+			args = append(args, dmatrices)
+		}
+		args = append(args, dindex, dcts, j.e.table, uint32(n))
+		if err := cmds.Launch(decapsulate, n, WorkGroup, args...); err != nil {
 			return err
 		}
 		return cmds.Read(dshared, wordBytes(shared))

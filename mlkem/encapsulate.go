@@ -191,6 +191,12 @@ func (j *encapsulateJob) Device(ch *engine.Chunk) error {
 	if err != nil {
 		return err
 	}
+	var matrix *device.Kernel
+	if j.e.matrix {
+		if matrix, err = j.e.prog.Kernel(p.kernel + "_matrix"); err != nil {
+			return err
+		}
+	}
 	ch.ZeroAfterUpload(wordBytes(messages))
 	ch.Public(wordBytes(index))
 	ch.Public(wordBytes(keys))
@@ -228,7 +234,20 @@ func (j *encapsulateJob) Device(ch *engine.Chunk) error {
 		if err := cmds.Launch(check, entries, WorkGroup, dhashes, dverdicts, dkeys, uint32(entries)); err != nil {
 			return err
 		}
-		if err := cmds.Launch(encapsulate, n, WorkGroup, dshared, dcts, dkeys, dhashes, dverdicts, dindex, dmessages, j.e.table, uint32(n)); err != nil {
+		args := []any{dshared, dcts, dkeys}
+		if matrix != nil { // each key's Â, sampled from its ρ (public, as Â is)
+			entries := entries * p.k * p.k
+			dmatrices, err := cmds.Buffer(512*entries, false)
+			if err != nil {
+				return err
+			}
+			if err := cmds.Launch(matrix, entries, WorkGroup, dmatrices, dkeys, uint32(ekWords), uint32(96*p.k), j.e.table, uint32(entries)); err != nil {
+				return err
+			}
+			args = append(args, dmatrices)
+		}
+		args = append(args, dhashes, dverdicts, dindex, dmessages, j.e.table, uint32(n))
+		if err := cmds.Launch(encapsulate, n, WorkGroup, args...); err != nil {
 			return err
 		}
 		if err := cmds.Read(dverdicts, wordBytes(verdicts)); err != nil {

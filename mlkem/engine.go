@@ -34,6 +34,9 @@ type Engine struct {
 	core  *engine.Core
 	prog  *device.Program // nil on the CPU engine
 	table *device.Buffer  // the NTT's factors (deviceTable)
+	// matrix: the program samples each key's Â in a kernel of its own
+	// (MLKEM_MATRIX), which encapsulation and decapsulation read
+	matrix bool
 }
 
 // NewEngine builds the ML-KEM kernels for dev (nil: device.Default()),
@@ -47,7 +50,8 @@ func NewEngine(dev *device.Device) (*Engine, error) {
 			return nil, err
 		}
 	}
-	prog, err := dev.Program(kernels.Program("mlkem.cl", ProgramDefines(dev)))
+	defines := ProgramDefines(dev)
+	prog, err := dev.Program(kernels.Program("mlkem.cl", defines))
 	if err != nil {
 		return nil, fmt.Errorf("mlkem: building the kernels for %s: %w", dev.Name, err)
 	}
@@ -55,7 +59,8 @@ func NewEngine(dev *device.Device) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mlkem: uploading the NTT's table to %s: %w", dev.Name, err)
 	}
-	e := &Engine{core: engine.New("mlkem", dev), prog: prog, table: table}
+	_, matrix := defines["MLKEM_MATRIX"]
+	e := &Engine{core: engine.New("mlkem", dev), prog: prog, table: table, matrix: matrix}
 	e.core.OnClose(table.Release)
 	// Known answers on the device before anyone gets the engine: kernels
 	// that a backend's compiler or driver gets wrong are refused here (Auto
@@ -73,7 +78,10 @@ func NewEngine(dev *device.Device) (*Engine, error) {
 var programDefines map[string]string
 
 // ProgramDefines are the -D options the program is built with on dev:
-// none (one form of the kernels, a work-item per element).
+// none, the form where each element samples its key's matrix Â as it
+// multiplies. The other form, MLKEM_MATRIX, samples the matrix of each
+// key of a batch's table in a kernel of its own, a work-item per entry
+// (kernels/mlkem.cl); BenchmarkForms measures both.
 func ProgramDefines(dev *device.Device) map[string]string {
 	if programDefines != nil {
 		return programDefines

@@ -1,5 +1,7 @@
 package mlkem
 
+import "github.com/gpucrypto/gpucrypto/device"
+
 // DeviceTable is the table of the kernels' NTT factors (deviceTable).
 func DeviceTable() []uint32 { return deviceTable() }
 
@@ -38,13 +40,17 @@ func ExpandOnDevice(e *Engine, set string, seeds [][]byte) ([][]byte, error) {
 		in = append(in, s...)
 	}
 	out, err := e.runKernel(p.kernel+"_expand", len(seeds), p.expandedSize()*len(seeds), in)
-	return split(out, p.expandedSize()), err
+	if err != nil {
+		return nil, err
+	}
+	defer out.Release()
+	return read(out, p.expandedSize(), len(seeds))
 }
 
 // DecapsulateExpandedOnDevice runs the decapsulation kernel of the
 // parameter set named set on expanded keys (FIPS 203's dk, the form of
 // C2SP's vectors) and ciphertexts of the set's sizes, element i under
-// dks[i].
+// dks[i] (after the matrix kernel, in the form MLKEM_MATRIX).
 func DecapsulateExpandedOnDevice(e *Engine, set string, dks, cts [][]byte) ([][]byte, error) {
 	p := paramsOf(set)
 	var keys, ciphertexts []byte
@@ -53,14 +59,35 @@ func DecapsulateExpandedOnDevice(e *Engine, set string, dks, cts [][]byte) ([][]
 		keys, ciphertexts = append(keys, dks[i]...), append(ciphertexts, cts[i]...)
 		index[i] = uint32(i)
 	}
-	out, err := e.runKernel(p.kernel+"_decapsulate", len(dks), SharedKeySize*len(dks), keys, wordBytes(index), ciphertexts)
-	return split(out, SharedKeySize), err
+	dev := e.Device()
+	dkeys, err := dev.Upload(keys)
+	if err != nil {
+		return nil, err
+	}
+	defer dkeys.Release()
+	args := []any{dkeys}
+	if e.matrix {
+		entries := len(dks) * p.k * p.k
+		matrices, err := e.runKernel(p.kernel+"_matrix", entries, 512*entries, dkeys, uint32(p.expandedSize()/4), uint32(192*p.k))
+		if err != nil {
+			return nil, err
+		}
+		defer matrices.Release()
+		args = append(args, matrices)
+	}
+	shared, err := e.runKernel(p.kernel+"_decapsulate", len(dks), SharedKeySize*len(dks), append(args, wordBytes(index), ciphertexts)...)
+	if err != nil {
+		return nil, err
+	}
+	defer shared.Release()
+	return read(shared, SharedKeySize, len(dks))
 }
 
-// runKernel runs kernel name of e's program over n work-items with
-// arguments (an output of outBytes bytes, the inputs uploaded, the table,
-// n) and returns the output.
-func (e *Engine) runKernel(name string, n, outBytes int, inputs ...[]byte) ([]byte, error) {
+// runKernel runs kernel name of e's program over n work-items with the
+// arguments: a new output buffer of outBytes bytes, which it returns,
+// then args (a []byte uploaded into a buffer of its own, anything else as
+// it is), the table and n.
+func (e *Engine) runKernel(name string, n, outBytes int, args ...any) (*device.Buffer, error) {
 	dev := e.Device()
 	kern, err := e.prog.Kernel(name)
 	if err != nil {
@@ -70,32 +97,39 @@ func (e *Engine) runKernel(name string, n, outBytes int, inputs ...[]byte) ([]by
 	if err != nil {
 		return nil, err
 	}
-	defer out.Release()
-	args := []any{out}
-	for _, in := range inputs {
-		b, err := dev.Upload(in)
-		if err != nil {
-			return nil, err
+	launch := []any{out}
+	for _, a := range args {
+		if b, ok := a.([]byte); ok {
+			buf, err := dev.Upload(b)
+			if err != nil {
+				out.Release()
+				return nil, err
+			}
+			defer buf.Release()
+			a = buf
 		}
-		defer b.Release()
-		args = append(args, b)
+		launch = append(launch, a)
 	}
-	ev, err := kern.Launch(n, WorkGroup, append(args, e.table, uint32(n))...)
+	ev, err := kern.Launch(n, WorkGroup, append(launch, e.table, uint32(n))...)
+	if err == nil {
+		err = ev.Release()
+	}
 	if err != nil {
+		out.Release()
 		return nil, err
 	}
-	if err := ev.Release(); err != nil {
-		return nil, err
-	}
-	result := make([]byte, outBytes)
-	return result, out.Read(0, result)
+	return out, nil
 }
 
-// split cuts b into pieces of size bytes.
-func split(b []byte, size int) [][]byte {
-	var pieces [][]byte
-	for len(b) >= size && size > 0 {
-		pieces, b = append(pieces, b[:size:size]), b[size:]
+// read returns the n pieces of size bytes of b.
+func read(b *device.Buffer, size, n int) ([][]byte, error) {
+	all := make([]byte, size*n)
+	if err := b.Read(0, all); err != nil {
+		return nil, err
 	}
-	return pieces
+	pieces := make([][]byte, n)
+	for i := range pieces {
+		pieces[i] = all[i*size : (i+1)*size : (i+1)*size]
+	}
+	return pieces, nil
 }
