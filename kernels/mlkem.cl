@@ -18,7 +18,7 @@
  * is 16 words, an encapsulation key 96·k + 8, an expanded key 192·k + 24,
  * a ciphertext 8·(k·d_u + d_v), a shared key or a message 8. An element of
  * the encapsulation and decapsulation kernels names its key by an index
- * into the call's table of keys (keys[i]): the host uploads a key that
+ * into the batch's table of keys (keys[i]): the host uploads a key that
  * consecutive elements share once, and checks or expands it once.
  *
  * Constant time in the secrets (seeds, s, messages, noise, the shared

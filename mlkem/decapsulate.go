@@ -112,10 +112,10 @@ func (j *decapsulateJob) check(i int) bool {
 	return j.errs.Get(i) == nil && bytes.Equal(want, j.out.Get()[i])
 }
 
-// Device implements engine.Job: the call's table of seeds (zeroed after
+// Device implements engine.Job: the batch's table of seeds (zeroed after
 // the upload) and the ciphertexts up, a kernel that expands each seed of
-// the table into device memory, one that decapsulates, the shared keys
-// back.
+// the table into device memory (and in the form MLKEM_MATRIX one that
+// samples each key's Â), one that decapsulates, the shared keys back.
 func (j *decapsulateJob) Device(ch *engine.Chunk) error {
 	p := j.p
 	n := ch.Hi - ch.Lo

@@ -121,9 +121,10 @@ func (j *encapsulateJob) encapsulateOne(key encapsulator, i int) (shared, ct []b
 	return shared, ct, nil
 }
 
-// Device implements engine.Job: the call's table of keys and the messages
-// up (the messages zeroed after the upload), a kernel that checks each key
-// of the table and hashes it, one that encapsulates, the verdicts, shared
+// Device implements engine.Job: the batch's table of keys and the
+// messages up (the messages zeroed after the upload), a kernel that checks
+// each key of the table and hashes it (and in the form MLKEM_MATRIX one
+// that samples each key's Â), one that encapsulates, the verdicts, shared
 // keys and ciphertexts back.
 func (j *encapsulateJob) Device(ch *engine.Chunk) error {
 	p := j.p
@@ -179,7 +180,7 @@ func (j *encapsulateJob) Device(ch *engine.Chunk) error {
 	if j.random == nil && len(sample) > 0 {
 		kept = ch.Scratch(RandomnessSize * len(sample))
 		for s, i := range sample {
-			copy(kept[s*RandomnessSize:], wordBytes(messages[8*(i-ch.Lo):]))
+			copy(kept[s*RandomnessSize:(s+1)*RandomnessSize], wordBytes(messages[8*(i-ch.Lo):]))
 		}
 	}
 	end()

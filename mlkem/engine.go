@@ -81,7 +81,7 @@ var programDefines map[string]string
 // none, the form where each element samples its key's matrix Â as it
 // multiplies. The other form, MLKEM_MATRIX, samples the matrix of each
 // key of a batch's table in a kernel of its own, a work-item per entry
-// (kernels/mlkem.cl); BenchmarkForms measures both.
+// (kernels/mlkem.cl); BenchmarkOperations measures both.
 func ProgramDefines(dev *device.Device) map[string]string {
 	if programDefines != nil {
 		return programDefines
