@@ -12,7 +12,7 @@
  *   mlkemK_decapsulate   shared keys of ciphertexts under expanded keys
  *                        (ML-KEM.Decaps_internal)
  *   mlkemK_matrix        (MLKEM_MATRIX) the matrix Â of each key of a
- *                        table, a work-item per entry, for the two kernels
+ *                        table, a work-item per entry, for the kernels
  *                        above, which then read Â instead of sampling it
  * Byte strings travel as little-endian words, element by element: a seed
  * is 16 words, an encapsulation key 96·k + 8, an expanded key 192·k + 24,
@@ -33,12 +33,14 @@
 #include "mlkem_pke.h"
 #include "mask.h"
 
-/* MLKEM_MATRIX: the encapsulation and decapsulation kernels take the
- * matrices of their table's keys (argument matrices, k²·128 words a key,
- * from mlkemK_matrix) and read Â there, rather than sample it per element:
- * consecutive elements of one key sample it once, and the sampling of
- * distinct keys runs k² work-items to a key. Without it, each element
- * samples Â as it multiplies (mlkem_pke.h). */
+/* MLKEM_MATRIX: the kernels that multiply by Â (key generation,
+ * expansion, encapsulation, decapsulation) take the matrices of their
+ * keys (argument matrices, k²·128 words a key, from mlkemK_matrix) and
+ * read Â there, rather than sample it per element: consecutive elements
+ * of one key sample it once, the sampling of distinct keys runs k²
+ * work-items to a key, and a key expanded for decapsulation is sampled
+ * once for both. Without it, each element samples Â as it multiplies
+ * (mlkem_pke.h). */
 #if defined(MLKEM_MATRIX)
 #define MLKEM_MATRIX_ARG GLOBAL const u32 *RESTRICT matrices,
 #define MLKEM_MATRIX_OF(K, key) (matrices + (key) * (K) * (K) * 128u)
@@ -53,22 +55,35 @@
 #define MLKEM_CT_WORDS(k, du, dv) (8u * ((k) * (du) + (dv)))
 
 /* the seed d ‖ z of element i: dk gets the expanded key (dk_PKE ‖ ek ‖
- * H(ek) ‖ z) when not null, ek the encapsulation key otherwise */
+ * H(ek) ‖ z) when not null, ek the encapsulation key otherwise; matrix is
+ * the key's Â, or null (sampled here) */
 DEVICE_FN void mlkem_keygen_element(const u32 k, GLOBAL u32 *RESTRICT ek, GLOBAL u32 *RESTRICT dk,
-	GLOBAL const u32 *RESTRICT seed, mlkem_coeff *polys, GLOBAL const u32 *RESTRICT table)
+	GLOBAL const u32 *RESTRICT seed, GLOBAL const u32 *RESTRICT matrix, mlkem_coeff *polys,
+	GLOBAL const u32 *RESTRICT table)
 {
 	u32 d[8], h[8];
 	for (u32 x = 0; x < 8; x++)
 		d[x] = seed[x];
 	if (dk)
 		ek = dk + 96u * k;
-	mlkem_keygen(k, d, polys, ek, dk, h, table);
+	mlkem_keygen(k, d, matrix, polys, ek, dk, h, table);
 	if (dk) {
 		for (u32 x = 0; x < 8; x++) {
 			dk[192u * k + 8u + x] = h[x];
 			dk[192u * k + 16u + x] = seed[8 + x]; /* z */
 		}
 	}
+}
+
+/* ρ, the first half of G(d ‖ k), of the seed d ‖ z */
+DEVICE_FN void mlkem_rho(const u32 k, GLOBAL const u32 *RESTRICT seed, u32 *rho)
+{
+	keccak_state s;
+	sha3_512_init(&s);
+	keccak_absorb_global_words(&s, seed, 8);
+	keccak_absorb_byte(&s, k);
+	sha3_finish(&s);
+	keccak_squeeze_words(&s, rho, 8);
 }
 
 /* the modulus check of ek (every coefficient of t̂ below q): 1 for a valid
@@ -150,20 +165,22 @@ DEVICE_FN void mlkem_decapsulate_element(const u32 k, const u32 du, const u32 dv
  * polynomials. */
 #define MLKEM_KERNELS(NAME, K, DU, DV) \
 KERNEL void NAME##_keygen(GLOBAL u32 *RESTRICT eks, GLOBAL const u32 *RESTRICT seeds, \
-	GLOBAL const u32 *RESTRICT table, const u32 count) \
+	MLKEM_MATRIX_ARG GLOBAL const u32 *RESTRICT table, const u32 count) \
 { \
 	const u32 i = GID(); \
 	if (i >= count) return; \
 	mlkem_coeff polys[((K) + 1) * MLKEM_N]; \
-	mlkem_keygen_element(K, eks + i * MLKEM_EK_WORDS(K), 0, seeds + i * MLKEM_SEED_WORDS, polys, table); \
+	mlkem_keygen_element(K, eks + i * MLKEM_EK_WORDS(K), 0, seeds + i * MLKEM_SEED_WORDS, MLKEM_MATRIX_OF(K, i), \
+		polys, table); \
 } \
 KERNEL void NAME##_expand(GLOBAL u32 *RESTRICT dks, GLOBAL const u32 *RESTRICT seeds, \
-	GLOBAL const u32 *RESTRICT table, const u32 count) \
+	MLKEM_MATRIX_ARG GLOBAL const u32 *RESTRICT table, const u32 count) \
 { \
 	const u32 i = GID(); \
 	if (i >= count) return; \
 	mlkem_coeff polys[((K) + 1) * MLKEM_N]; \
-	mlkem_keygen_element(K, 0, dks + i * MLKEM_DK_WORDS(K), seeds + i * MLKEM_SEED_WORDS, polys, table); \
+	mlkem_keygen_element(K, 0, dks + i * MLKEM_DK_WORDS(K), seeds + i * MLKEM_SEED_WORDS, MLKEM_MATRIX_OF(K, i), \
+		polys, table); \
 } \
 KERNEL void NAME##_check(GLOBAL u32 *RESTRICT hashes, GLOBAL u32 *RESTRICT verdicts, \
 	GLOBAL const u32 *RESTRICT eks, const u32 count) \
@@ -206,19 +223,26 @@ KERNEL void NAME##_decapsulate(GLOBAL u32 *RESTRICT shared, GLOBAL const u32 *RE
 MLKEM_MATRIX_KERNEL(NAME, K)
 
 /* mlkemK_matrix: work-item g samples entry (y, x) = (e / k, e mod k), e =
- * g mod k², of the matrix of key g / k² of keys (keyWords words a key, ρ
- * at word rhoOffset: an encapsulation key's, or an expanded key's) into
- * matrices (k²·128 words a key) */
+ * g mod k², of the matrix of key g / k² of keys (keyWords words a key)
+ * into matrices (k²·128 words a key). ρ is at word rhoOffset of the key
+ * (an encapsulation key's, an expanded key's), or with fromSeed set the
+ * key is a seed d ‖ z and ρ the first half of G(d ‖ k), for key
+ * generation and expansion: each of the k² work-items of a seed computes
+ * it. */
 #if defined(MLKEM_MATRIX)
 #define MLKEM_MATRIX_KERNEL(NAME, K) \
 KERNEL void NAME##_matrix(GLOBAL u32 *RESTRICT matrices, GLOBAL const u32 *RESTRICT keys, \
-	const u32 keyWords, const u32 rhoOffset, GLOBAL const u32 *RESTRICT table, const u32 count) \
+	const u32 keyWords, const u32 rhoOffset, const u32 fromSeed, GLOBAL const u32 *RESTRICT table, \
+	const u32 count) \
 { \
 	const u32 g = GID(); \
 	if (g >= count) return; \
 	const u32 key = g / ((K) * (K)), entry = g % ((K) * (K)); \
 	u32 rho[8]; \
-	for (u32 x = 0; x < 8; x++) rho[x] = keys[key * keyWords + rhoOffset + x]; \
+	if (fromSeed) \
+		mlkem_rho(K, keys + key * keyWords, rho); \
+	else \
+		for (u32 x = 0; x < 8; x++) rho[x] = keys[key * keyWords + rhoOffset + x]; \
 	mlkem_sample(0, 0, matrices + g * 128u, rho, entry % (K), entry / (K), table); \
 }
 #else

@@ -8,9 +8,9 @@
  * SHAKE128 (SampleNTT, FIPS 203's Algorithm 7) and multiplied into the sum
  * it belongs to as its coefficients arrive, pair by pair
  * (mlkem_sample_mul_acc), for as long as the rejections need: the XOF
- * stream has no fixed length. Encryption can read Â from global memory
- * instead, sampled there by a kernel of its own (mlkem_sample with an
- * output; mlkem.cl's MLKEM_MATRIX). Besides the sponges, a work-item holds
+ * stream has no fixed length. Key generation and encryption can read Â
+ * from global memory instead, sampled there by a kernel of its own
+ * (mlkem_sample with an output; mlkem.cl's MLKEM_MATRIX). Besides the sponges, a work-item holds
  * k + 1 polynomials (the caller's polys, (k + 1)·256 coefficients): the
  * secret or noise vector in Montgomery form, and the sum being formed.
  *
@@ -87,9 +87,11 @@ DEVICE_FN void mlkem_noise_ntt(mlkem_coeff *f, const u32 *seed, const u32 nonce,
 /* mlkem_keygen is ML-KEM.KeyGen_internal (FIPS 203's Algorithm 16) with
  * K-PKE.KeyGen (Algorithm 13) for the seed d (8 words): it writes the
  * encapsulation key ek = ByteEncode_12(t̂) ‖ ρ (96·k + 8 words) and, when
- * dk_pke is not null, ByteEncode_12(ŝ) (96·k words), and sets h = H(ek). */
-DEVICE_FN void mlkem_keygen(const u32 k, const u32 *d, mlkem_coeff *polys, GLOBAL u32 *RESTRICT ek,
-	GLOBAL u32 *RESTRICT dk_pke, u32 *h, GLOBAL const u32 *RESTRICT table)
+ * dk_pke is not null, ByteEncode_12(ŝ) (96·k words), and sets h = H(ek).
+ * matrix is the key's Â as mlkem_sample stores it, or null: then each
+ * entry is sampled here. */
+DEVICE_FN void mlkem_keygen(const u32 k, const u32 *d, GLOBAL const u32 *RESTRICT matrix, mlkem_coeff *polys,
+	GLOBAL u32 *RESTRICT ek, GLOBAL u32 *RESTRICT dk_pke, u32 *h, GLOBAL const u32 *RESTRICT table)
 {
 	u32 g[16]; /* (ρ, σ) = G(d ‖ k) */
 	keccak_state s;
@@ -117,8 +119,12 @@ DEVICE_FN void mlkem_keygen(const u32 k, const u32 *d, mlkem_coeff *polys, GLOBA
 	sha3_256_init(&hs);
 	for (u32 i = 0; i < k; i++) {
 		mlkem_noise_ntt(acc, sigma, k + i, table); /* ê_i */
-		for (u32 j = 0; j < k; j++)
-			mlkem_sample_mul_acc(acc, polys + j * MLKEM_N, rho, j, i, table);
+		for (u32 j = 0; j < k; j++) {
+			if (matrix)
+				mlkem_entry_mul_acc(acc, polys + j * MLKEM_N, matrix + 128u * (k * i + j), table);
+			else
+				mlkem_sample_mul_acc(acc, polys + j * MLKEM_N, rho, j, i, table);
+		}
 		for (u32 group = 0; group < MLKEM_N / 8; group++) {
 			u32 w[3];
 			mlkem_encode12_group(acc + 8 * group, w);

@@ -192,20 +192,16 @@ func (j *decapsulateJob) Device(ch *engine.Chunk) error {
 		if err != nil {
 			return err
 		}
-		if err := cmds.Launch(expand, entries, WorkGroup, dkeys, dseeds, j.e.table, uint32(entries)); err != nil {
-			return err
-		}
-		args := []any{dshared, dkeys}
-		if matrix != nil { // each key's Â, sampled from the ρ of its expansion (public, as Â is)
-			entries := entries * p.k * p.k
-			dmatrices, err := cmds.Buffer(512*entries, false)
+		expandArgs, args := []any{dkeys, dseeds}, []any{dshared, dkeys}
+		if matrix != nil {
+			dmatrices, err := j.e.sampleMatrices(cmds, matrix, p, entries, dseeds, SeedSize/4, 0, true)
 			if err != nil {
 				return err
 			}
-			if err := cmds.Launch(matrix, entries, WorkGroup, dmatrices, dkeys, uint32(p.expandedSize()/4), uint32(192*p.k), j.e.table, uint32(entries)); err != nil {
-				return err
-			}
-			args = append(args, dmatrices)
+			expandArgs, args = append(expandArgs, dmatrices), append(args, dmatrices)
+		}
+		if err := cmds.Launch(expand, entries, WorkGroup, append(expandArgs, j.e.table, uint32(entries))...); err != nil {
+			return err
 		}
 		args = append(args, dindex, dcts, j.e.table, uint32(n))
 		if err := cmds.Launch(decapsulate, n, WorkGroup, args...); err != nil {

@@ -236,13 +236,9 @@ func (j *encapsulateJob) Device(ch *engine.Chunk) error {
 			return err
 		}
 		args := []any{dshared, dcts, dkeys}
-		if matrix != nil { // each key's Â, sampled from its ρ (public, as Â is)
-			entries := entries * p.k * p.k
-			dmatrices, err := cmds.Buffer(512*entries, false)
+		if matrix != nil {
+			dmatrices, err := j.e.sampleMatrices(cmds, matrix, p, entries, dkeys, ekWords, 96*p.k, false)
 			if err != nil {
-				return err
-			}
-			if err := cmds.Launch(matrix, entries, WorkGroup, dmatrices, dkeys, uint32(ekWords), uint32(96*p.k), j.e.table, uint32(entries)); err != nil {
 				return err
 			}
 			args = append(args, dmatrices)

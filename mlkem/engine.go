@@ -137,6 +137,26 @@ func (e *Engine) ReleaseBuffers() { e.core.ReleaseBuffers() }
 // waits for the running ones, and frees the engine's device memory.
 func (e *Engine) Close() error { return e.core.Close() }
 
+// sampleMatrices enqueues the kernel matrix (MLKEM_MATRIX's mlkemK_matrix)
+// on keys, a device buffer of count keys of keyWords words each, whose ρ
+// is at word rhoOffset or, with fromSeed, is derived from the seed d ‖ z
+// that each key is; it returns the buffer of their matrices Â (k²·512
+// bytes a key). Â is public, as ρ is.
+func (e *Engine) sampleMatrices(cmds *device.Commands, matrix *device.Kernel, p *params, count int, keys *device.Buffer,
+	keyWords, rhoOffset int, fromSeed bool) (*device.Buffer, error) {
+	entries := count * p.k * p.k
+	matrices, err := cmds.Buffer(512*entries, false)
+	if err != nil {
+		return nil, err
+	}
+	seeds := uint32(0)
+	if fromSeed {
+		seeds = 1
+	}
+	err = cmds.Launch(matrix, entries, WorkGroup, matrices, keys, uint32(keyWords), uint32(rhoOffset), seeds, e.table, uint32(entries))
+	return matrices, err
+}
+
 // A call of more than pipelineChunk elements runs on the device as
 // batches of about equal size, hostBoundDepth of them in flight at once,
 // each packed in turn (engine.Plan.PackInTurn: every pack here runs on

@@ -30,16 +30,32 @@ func paramsOf(name string) *params {
 }
 
 // ExpandOnDevice runs the expansion kernel of the parameter set named set
-// ("ML-KEM-768", "ML-KEM-1024") on seeds (SeedSize bytes each) and returns
-// their expanded decapsulation keys, FIPS 203's dk = dk_PKE ‖ ek ‖ H(ek) ‖
-// z, which the Engine never reads back.
+// ("ML-KEM-768", "ML-KEM-1024") on seeds (SeedSize bytes each; after the
+// matrix kernel, in the form MLKEM_MATRIX) and returns their expanded
+// decapsulation keys, FIPS 203's dk = dk_PKE ‖ ek ‖ H(ek) ‖ z, which the
+// Engine never reads back.
 func ExpandOnDevice(e *Engine, set string, seeds [][]byte) ([][]byte, error) {
 	p := paramsOf(set)
 	in := make([]byte, 0, SeedSize*len(seeds))
 	for _, s := range seeds {
 		in = append(in, s...)
 	}
-	out, err := e.runKernel(p.kernel+"_expand", len(seeds), p.expandedSize()*len(seeds), in)
+	args := []any{in}
+	if e.matrix {
+		dseeds, err := e.Device().Upload(in)
+		if err != nil {
+			return nil, err
+		}
+		defer dseeds.Release()
+		entries := len(seeds) * p.k * p.k
+		matrices, err := e.runKernel(p.kernel+"_matrix", entries, 512*entries, dseeds, uint32(SeedSize/4), uint32(0), uint32(1))
+		if err != nil {
+			return nil, err
+		}
+		defer matrices.Release()
+		args = []any{dseeds, matrices}
+	}
+	out, err := e.runKernel(p.kernel+"_expand", len(seeds), p.expandedSize()*len(seeds), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +84,7 @@ func DecapsulateExpandedOnDevice(e *Engine, set string, dks, cts [][]byte) ([][]
 	args := []any{dkeys}
 	if e.matrix {
 		entries := len(dks) * p.k * p.k
-		matrices, err := e.runKernel(p.kernel+"_matrix", entries, 512*entries, dkeys, uint32(p.expandedSize()/4), uint32(192*p.k))
+		matrices, err := e.runKernel(p.kernel+"_matrix", entries, 512*entries, dkeys, uint32(p.expandedSize()/4), uint32(192*p.k), uint32(0))
 		if err != nil {
 			return nil, err
 		}

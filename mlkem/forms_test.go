@@ -36,7 +36,8 @@ func formEngine(t testing.TB, defines map[string]string) *mlkem.Engine {
 
 // Both forms of the kernels give crypto/mlkem's results on random and
 // corrupted inputs, with keys shared by runs of elements across batches,
-// and C2SP's strcmp and unlucky vectors' shared keys.
+// the reference's expanded keys, and C2SP's strcmp and unlucky vectors'
+// shared keys.
 func TestKernelForms(t *testing.T) {
 	for _, form := range kernelForms {
 		t.Run(form.name, func(t *testing.T) {
@@ -58,6 +59,10 @@ func TestKernelForms(t *testing.T) {
 				require.NoError(t, err)
 				require.Equal(t, shared, back, s.name)
 				restore()
+				expanded, err := mlkem.ExpandOnDevice(e, s.name, [][]byte{seed})
+				require.NoError(t, err)
+				_, dk := keyGenRef(refOf(s), seed, false)
+				require.Equal(t, dk, expanded[0], s.name)
 				for _, file := range []string{"strcmp/", "unluckysample/"} {
 					values, err := testvectors.CCTVMLKEMValues(file + s.name + ".txt")
 					require.NoError(t, err)

@@ -101,7 +101,8 @@ func (j *keyGenJob) check(i int) bool {
 }
 
 // Device implements engine.Job: the seeds up (zeroed after the upload),
-// one kernel, the encapsulation keys back.
+// one kernel (after the one that samples each key's Â, in the form
+// MLKEM_MATRIX), the encapsulation keys back.
 func (j *keyGenJob) Device(ch *engine.Chunk) error {
 	n := ch.Hi - ch.Lo
 	ekWords := j.p.ekSize / 4
@@ -127,6 +128,12 @@ func (j *keyGenJob) Device(ch *engine.Chunk) error {
 	if err != nil {
 		return err
 	}
+	var matrix *device.Kernel
+	if j.e.matrix {
+		if matrix, err = j.e.prog.Kernel(j.p.kernel + "_matrix"); err != nil {
+			return err
+		}
+	}
 	ch.ZeroAfterUpload(wordBytes(seeds))
 	ch.Public(wordBytes(eks))
 	err = ch.Run(func(cmds *device.Commands) error {
@@ -138,7 +145,15 @@ func (j *keyGenJob) Device(ch *engine.Chunk) error {
 		if err != nil {
 			return err
 		}
-		if err := cmds.Launch(kern, n, WorkGroup, deks, dseeds, j.e.table, uint32(n)); err != nil {
+		args := []any{deks, dseeds}
+		if matrix != nil {
+			dmatrices, err := j.e.sampleMatrices(cmds, matrix, j.p, n, dseeds, SeedSize/4, 0, true)
+			if err != nil {
+				return err
+			}
+			args = append(args, dmatrices)
+		}
+		if err := cmds.Launch(kern, n, WorkGroup, append(args, j.e.table, uint32(n))...); err != nil {
 			return err
 		}
 		return cmds.Read(deks, wordBytes(eks))
