@@ -3,6 +3,7 @@ package mlkem
 import (
 	"bytes"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"slices"
 	"sync/atomic"
@@ -267,7 +268,11 @@ func (j *encapsulateJob) Device(ch *engine.Chunk) error {
 		for k := a; k < b; k++ {
 			i := ch.Lo + k
 			key, ct := keySlab.next(), ctSlab.next()
-			if j.errs.Get(i) != nil {
+			// a key of the wrong length is the element's error; a key that
+			// fails the modulus check is, before its randomness (the CPU
+			// path's order)
+			err := j.errs.Get(i)
+			if err != nil && !errors.Is(err, ErrRandomnessLength) {
 				continue
 			}
 			if verdicts[index[k]] == 0 {
@@ -276,6 +281,9 @@ func (j *encapsulateJob) Device(ch *engine.Chunk) error {
 					disagree.Store(int64(i)) // crypto/mlkem takes the key: a device fault
 				}
 				j.errs.Set(i, err)
+				continue
+			}
+			if err != nil {
 				continue
 			}
 			copy(key, wordBytes(shared[8*k:8*k+8]))
