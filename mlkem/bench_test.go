@@ -35,7 +35,9 @@ func benchBatch(d *device.Device) int {
 // stream/..., matrix/..., kernelForms) at benchBatch elements a call, one
 // call at a time: key generation, encapsulation with fresh randomness
 // under distinct keys and under one key, decapsulation under distinct
-// keys and under one key (the requests of a key held by a server); and
+// keys and under one key (the requests of a key held by a server), and of
+// corrupted ciphertexts (every one implicitly rejected: the same work and,
+// under a profiler, the same instruction counts as decapsulate's); and
 // the same on the CPU engine (crypto/mlkem on all cores; cpu/...). ops/s
 // is end to end, from host memory to host memory; kernel-ops/s counts the
 // device time of the kernels alone (Stats().DeviceTime).
@@ -74,6 +76,11 @@ func BenchmarkOperations(b *testing.B) {
 		}
 		_, oneCTs, err = s.encapsulate(dev, oneEKs)
 		require.NoError(b, err)
+		rejected := make([][]byte, n) // each ciphertext with a bit flipped: the implicit rejections
+		for i, ct := range cts {
+			rejected[i] = append([]byte(nil), ct...)
+			rejected[i][i%len(ct)] ^= 1 << (i % 8)
+		}
 		for _, e := range runs {
 			for _, op := range []struct {
 				name string
@@ -84,6 +91,7 @@ func BenchmarkOperations(b *testing.B) {
 				{"encapsulate-one-key", func() error { _, _, err := s.encapsulate(e.engine, oneEKs); return err }},
 				{"decapsulate", func() error { _, err := s.decapsulate(e.engine, seeds, cts); return err }},
 				{"decapsulate-one-key", func() error { _, err := s.decapsulate(e.engine, oneSeed, oneCTs); return err }},
+				{"decapsulate-rejected", func() error { _, err := s.decapsulate(e.engine, seeds, rejected); return err }},
 			} {
 				b.Run(e.name+"/"+s.name+"/"+op.name, func(b *testing.B) {
 					require.NoError(b, op.call()) // warm
