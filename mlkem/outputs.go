@@ -1,0 +1,40 @@
+package mlkem
+
+import "github.com/gpucrypto/gpucrypto/device"
+
+// outputs hands out consecutive pieces of size bytes of one allocation:
+// the results of a range of elements, allocated by the core that fills
+// them, beside the device's work on other batches, rather than for the
+// whole call on one core before its first batch.
+type outputs struct {
+	rest []byte
+	size int
+}
+
+// newOutputs returns the outputs of count elements of size bytes.
+func newOutputs(count, size int) *outputs {
+	return &outputs{rest: make([]byte, count*size), size: size}
+}
+
+// next is the next element's output.
+func (o *outputs) next() []byte {
+	v := o.rest[:o.size:o.size]
+	o.rest = o.rest[o.size:]
+	return v
+}
+
+// putRecords writes value(k), size bytes, into record k of records for k
+// in [lo, hi), or zeros where value(k) is nil.
+func putRecords(records []byte, size, lo, hi int, value func(k int) []byte) {
+	for k := lo; k < hi; k++ {
+		r := records[k*size : (k+1)*size]
+		if v := value(k); v != nil {
+			copy(r, v[:size])
+		} else {
+			clear(r)
+		}
+	}
+}
+
+// wordBytes are the bytes of staging words.
+func wordBytes(w []uint32) []byte { return device.Uint32Bytes(w) }
