@@ -2,7 +2,6 @@ package mlkem
 
 import (
 	"fmt"
-	"log/slog"
 
 	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/device"
@@ -30,10 +29,13 @@ const WorkGroup = 128
 // messages and the shared keys, and decapsulation in whether the
 // ciphertext is valid (kernels/mlkem.cl says how); the host buffers that
 // held seeds, messages and shared keys are zeroed after use.
+//
+// Its controls are batch.Engine's.
 type Engine struct {
-	core  *engine.Core
-	prog  *device.Program // nil on the CPU engine
-	table *device.Buffer  // the NTT's factors (deviceTable)
+	engine.Controls // batch.Engine's controls
+	core            *engine.Core
+	prog            *device.Program // nil on the CPU engine
+	table           *device.Buffer  // the NTT's factors (deviceTable)
 	// matrix: the program samples each key's Â in a kernel of its own
 	// (MLKEM_MATRIX), which encapsulation and decapsulation read
 	matrix bool
@@ -60,7 +62,8 @@ func NewEngine(dev *device.Device) (*Engine, error) {
 		return nil, fmt.Errorf("mlkem: uploading the NTT's table to %s: %w", dev.Name, err)
 	}
 	_, matrix := defines["MLKEM_MATRIX"]
-	e := &Engine{core: engine.New("mlkem", dev), prog: prog, table: table, matrix: matrix}
+	core := engine.New("mlkem", dev)
+	e := &Engine{Controls: engine.ControlsOf(core), core: core, prog: prog, table: table, matrix: matrix}
 	e.core.OnClose(table.Release)
 	// Known answers on the device before anyone gets the engine: kernels
 	// that a backend's compiler or driver gets wrong are refused here (Auto
@@ -91,51 +94,15 @@ func ProgramDefines(dev *device.Device) map[string]string {
 
 // CPUEngine returns an Engine that computes on all CPU cores with
 // crypto/mlkem. It is the CPU path of every device Engine too.
-func CPUEngine() *Engine { return &Engine{core: engine.New("mlkem", nil)} }
+func CPUEngine() *Engine {
+	core := engine.New("mlkem", nil)
+	return &Engine{Controls: engine.ControlsOf(core), core: core}
+}
 
 // Auto returns an Engine on the default device (device.Choose: a GPU,
 // or GPUCRYPTO_DEVICE's choice), or CPUEngine() where there is none or its
 // kernels do not build; the Choice says which and why.
 func Auto() (*Engine, device.Choice) { return engine.Auto(NewEngine, CPUEngine) }
-
-// Device is the engine's device (nil for the CPU engine).
-func (e *Engine) Device() *device.Device { return e.core.Device() }
-
-// String names where the engine computes: "device <name>" or "CPU".
-func (e *Engine) String() string { return e.core.String() }
-
-// SetRoute sets where calls run: batch.RouteAuto (the default) picks
-// device or CPU per call by their measured times, RouteDevice and
-// RouteCPU force one. A CPU engine computes on the CPU whatever the route.
-func (e *Engine) SetRoute(r batch.Route) { e.core.SetRoute(r) }
-
-// Stats returns the engine's counts: operations on the device and on the
-// CPU, fallbacks, batches, latency and device time.
-func (e *Engine) Stats() batch.Stats { return e.core.Stats() }
-
-// OnFallback sets the function told about each device batch recomputed on
-// the CPU after a device failure or a failed result check (nil, the
-// default: none).
-func (e *Engine) OnFallback(f func(error)) { e.core.OnFallback(f) }
-
-// SetLogger makes the engine log each fallback on l at level Warn (nil,
-// the default: nothing is logged).
-func (e *Engine) SetLogger(l *slog.Logger) { e.core.SetLogger(l) }
-
-// SetResultCheck makes the engine recompute about one device result in
-// every on the CPU with crypto/mlkem and compare (0, the default: no
-// check); a mismatch sends the whole batch to the CPU and is reported
-// through OnFallback. The first result of each batch is always checked
-// when the check is on.
-func (e *Engine) SetResultCheck(every int) { e.core.SetResultCheck(every) }
-
-// ReleaseBuffers frees the host and device buffers that e keeps from
-// finished batches (zero where they held secrets).
-func (e *Engine) ReleaseBuffers() { e.core.ReleaseBuffers() }
-
-// Close makes later calls fail with an error wrapping batch.ErrClosed,
-// waits for the running ones, and frees the engine's device memory.
-func (e *Engine) Close() error { return e.core.Close() }
 
 // sampleMatrices enqueues the kernel matrix (MLKEM_MATRIX's mlkemK_matrix)
 // on keys, a device buffer of count keys of keyWords words each, whose ρ
@@ -170,3 +137,5 @@ const hostBoundDepth = 3
 // hostChunk is the smallest range of elements a core takes in the host's
 // passes.
 const hostChunk = 1024
+
+var _ batch.Engine = (*Engine)(nil)
