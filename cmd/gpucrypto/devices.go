@@ -38,9 +38,12 @@ type deviceRow struct {
 
 func cmdDevices(args []string) error {
 	fs := flag.NewFlagSet("devices", flag.ExitOnError)
-	asJSON := fs.Bool("json", false, "print JSON")
+	asJSON, writeJSONDoc := jsonDocumentFlags(fs)
 	backend := fs.String("backend", "", "list only this driver's devices: opencl or cuda (default: GPUCRYPTO_BACKEND, else every driver built in)")
-	fs.Parse(args)
+	parseFlags(fs, args)
+	if fs.NArg() > 0 {
+		return fmt.Errorf("devices: unexpected arguments %q", fs.Args())
+	}
 	if err := setBackend(*backend); err != nil {
 		return err
 	}
@@ -48,9 +51,10 @@ func cmdDevices(args []string) error {
 	devs, err := device.Devices()
 	hint := device.Hint()
 	if err != nil {
-		if *asJSON {
-			printJSON(map[string]any{"devices": []deviceRow{}, "error": err.Error(), "hint": hint})
-		} else if hint != "" {
+		if jerr := writeJSONDoc(map[string]any{"devices": []deviceRow{}, "error": err.Error(), "hint": hint}); jerr != nil {
+			return jerr
+		}
+		if !*asJSON && hint != "" {
 			fmt.Fprintln(os.Stderr, hint)
 		}
 		return err
@@ -67,12 +71,12 @@ func cmdDevices(args []string) error {
 			InlinePTX: d.CarryChains, ComputeCap: d.ComputeCapability, Default: d == def,
 		})
 	}
-	if *asJSON {
-		var notUsed []string
-		for _, e := range device.DriverErrors() {
-			notUsed = append(notUsed, e.Error())
-		}
-		return printJSON(map[string]any{"devices": rows, "hint": hint, "not_used": notUsed})
+	var notUsed []string
+	for _, e := range device.DriverErrors() {
+		notUsed = append(notUsed, e.Error())
+	}
+	if err := writeJSONDoc(map[string]any{"devices": rows, "hint": hint, "not_used": notUsed}); err != nil || *asJSON {
+		return err
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "#\tBACKEND\tPLATFORM\tDEVICE\tTYPE\tCU\tMHZ\tGLOBAL\tSHARED\tMAX WG\tFP64\tPTX\tDRIVER")
