@@ -116,10 +116,15 @@ type selftestReport struct {
 	Results []selftestResult `json:"results,omitempty"`
 }
 
-func cmdSelftest(args []string) error {
+func cmdSelftest(args []string) error { return selftest(args, os.Stdout, os.Stderr) }
+
+// selftest runs the command with its arguments: the report on stdout
+// (the JSON of --json too), the suites' lines on stderr with --json.
+func selftest(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("selftest", flag.ExitOnError)
 	pickDevice := deviceFlags(fs)
 	report := jsonFlags(fs)
+	report.stdoutTo = stdout
 	parseFlags(fs, args)
 	if fs.NArg() > 0 {
 		return fmt.Errorf("selftest: unexpected arguments %q", fs.Args())
@@ -135,9 +140,9 @@ func cmdSelftest(args []string) error {
 	defer report.close()
 	// a line as each suite starts and as it ends: some take a while on a
 	// CPU device (modexp's, on PoCL); with --json they go to stderr
-	out := io.Writer(os.Stdout)
+	out := stdout
 	if report.toStdout() {
-		out = os.Stderr
+		out = stderr
 	}
 	fmt.Fprintf(out, "selftest on %s (inline PTX: %v)\n", d, d.CarryChains)
 	failed := 0
