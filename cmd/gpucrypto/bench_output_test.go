@@ -11,8 +11,8 @@ import (
 	"github.com/gpucrypto/gpucrypto/internal/devicetest"
 )
 
-// TestBenchRows: bench on the test device prints its table a row at a
-// time under fixed columns, and --json-out holds the run and a JSON line
+// TestBenchRows: bench, bench aes and bench tls on the test device print
+// their table a row at a time under fixed columns, and --json-out holds the run and a JSON line
 // per row; --json prints one document with every row.
 func TestBenchRows(t *testing.T) {
 	d := devicetest.Device(t)
@@ -25,6 +25,8 @@ func TestBenchRows(t *testing.T) {
 		{"arith", []string{"bench", "arith", "--ops", "add,mul", "--bits", "256", "--batch", "16,64", "--seconds", "0.01", "--no-auto"}, 4},
 		{"aes", []string{"bench", "aes", "--shapes", "batch", "--ops", "gcm", "--keys", "128", "--batch-bytes", "64,256", "--batch-mb", "1",
 			"--pipeline", "1", "--seconds", "0.01", "--no-cpu", "--no-auto"}, 2},
+		{"tls", []string{"bench", "tls", "--keys", "cpu", "--bits", "1024", "--versions", "1.3,1.2", "--concurrency", "2",
+			"--seconds", "0.1", "--warmup", "0"}, 2},
 	} {
 		lines := filepath.Join(dir, c.name+".jsonl")
 		args := append(c.args, "--device", strconv.Itoa(d.Index))
@@ -60,7 +62,11 @@ func TestBenchRows(t *testing.T) {
 			Device  string
 			Results []json.RawMessage
 		}
-		if code != 0 || json.Unmarshal([]byte(stdout), &doc) != nil || doc.Device != d.Name || len(doc.Results) != c.rows {
+		device := d.Name
+		if c.name == "tls" {
+			device = "none" // the cpu key alone
+		}
+		if code != 0 || json.Unmarshal([]byte(stdout), &doc) != nil || doc.Device != device || len(doc.Results) != c.rows {
 			t.Errorf("%q --json: exit %d, %d results in %q (stderr %q), want one document of %d", args, code, len(doc.Results), stdout, stderr, c.rows)
 		}
 	}
