@@ -41,8 +41,8 @@ func soakOpNames() []string {
 }
 
 // soakHang is how long the soak waits for the calls of a closed Server or
-// Engine to return before it calls them hung.
-const soakHang = 2 * time.Minute
+// Engine to return before it calls them hung (a variable: tests shorten it).
+var soakHang = 2 * time.Minute
 
 // soakFamily makes the Engines of one operation of the soak.
 type soakFamily interface {
@@ -311,14 +311,11 @@ func (r *soakRun) cycles(op *soakOp) {
 // calls refused with batch.ErrClosed are expected once it is set.
 type closing struct{ atomic.Bool }
 
-// outcome sorts the error of a call through something that closing
-// watches (or two: a Server and its Engine): nil, refused after a Close
+// failed sorts the error of a call through something that closing
+// watches (or two: a Server and its Engine): refused after a Close
 // (expected: the caller stops), or unexpected (counted; the caller goes
 // on). It reports whether the caller should stop.
-func (c *soakCheck) outcome(err error, what string, closings ...*closing) (stop bool) {
-	if err == nil {
-		return false
-	}
+func (c *soakCheck) failed(err error, what string, closings ...*closing) (stop bool) {
 	if errors.Is(err, batch.ErrClosed) {
 		for _, cl := range closings {
 			if cl.Load() {
@@ -379,8 +376,11 @@ func (r *soakRun) cycle(op *soakOp, c *soakCheck, goroutines *atomic.Int64) erro
 			dc := newCheck()
 			for !r.hung.Load() {
 				n := dc.batchSize()
-				if dc.outcome(e.call(dc, n), "engine call", &engineClosing) {
-					return
+				if err := e.call(dc, n); err != nil {
+					if dc.failed(err, "engine call", &engineClosing) {
+						return
+					}
+					continue
 				}
 				op.engineCalls.Add(1)
 				op.elements.Add(int64(n))
@@ -392,7 +392,7 @@ func (r *soakRun) cycle(op *soakOp, c *soakCheck, goroutines *atomic.Int64) erro
 		srv, err := e.newServer(c.serverOptions())
 		if err != nil {
 			engineClosing.Store(true)
-			e.Close()
+			r.close(e, op, "an Engine")
 			r.wait(&direct, op, "the direct calls of a closed Engine")
 			return fmt.Errorf("making a Server: %w", err)
 		}
@@ -405,8 +405,11 @@ func (r *soakRun) cycle(op *soakOp, c *soakCheck, goroutines *atomic.Int64) erro
 				defer callers.Done()
 				sc := newCheck()
 				for !r.hung.Load() {
-					if sc.outcome(srv.call(sc), "server call", &serverClosing, &engineClosing) {
-						return
+					if err := srv.call(sc); err != nil {
+						if sc.failed(err, "server call", &serverClosing, &engineClosing) {
+							return
+						}
+						continue
 					}
 					op.serverCalls.Add(1)
 				}
@@ -429,30 +432,53 @@ func (r *soakRun) cycle(op *soakOp, c *soakCheck, goroutines *atomic.Int64) erro
 			// the Engine goes while the Server's callers and the direct
 			// ones are in flight; then the Server
 			engineClosing.Store(true)
-			e.Close()
+			r.close(e, op, "an Engine under its Server's callers")
 			serverClosing.Store(true)
-			srv.Close()
+			r.close(srv, op, "a Server whose Engine was closed")
 			r.wait(&callers, op, "the callers of a Server whose Engine was closed")
 			r.wait(&direct, op, "the direct calls of a closed Engine")
 			return nil
 		}
 		serverClosing.Store(true)
-		srv.Close()
+		r.close(srv, op, "a Server under its callers")
 		r.wait(&callers, op, "the callers of a closed Server")
 		if last {
 			break
 		}
 	}
 	engineClosing.Store(true)
-	e.Close()
+	r.close(e, op, "an Engine under its direct callers")
 	r.wait(&direct, op, "the direct calls of a closed Engine")
 	return nil
 }
 
+// close closes c (a Server or an Engine, described by what) while calls
+// are in flight; a Close that fails, or has not returned after soakHang,
+// is a problem of op (a hang ends the soak).
+func (r *soakRun) close(c interface{ Close() error }, op *soakOp, what string) {
+	if r.hung.Load() {
+		return // the soak is ending: nothing more is waited for
+	}
+	done := make(chan error, 1)
+	go func() { done <- c.Close() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			op.errs.Add(1)
+			op.problem(fmt.Sprintf("closing %s: %v", what, err))
+		}
+	case <-time.After(soakHang):
+		r.hang(op, "closing "+what)
+	}
+}
+
 // wait waits for the goroutines of wg, which a Close has told to end; if
-// they have not after soakHang, it prints every goroutine's stack and
-// marks the soak hung (it ends; the goroutines are left).
+// they have not after soakHang, the soak is hung (hang; the goroutines
+// are left).
 func (r *soakRun) wait(wg *sync.WaitGroup, op *soakOp, what string) {
+	if r.hung.Load() {
+		return
+	}
 	done := make(chan struct{})
 	go func() {
 		wg.Wait()
@@ -460,9 +486,14 @@ func (r *soakRun) wait(wg *sync.WaitGroup, op *soakOp, what string) {
 	}()
 	select {
 	case <-done:
-		return
 	case <-time.After(soakHang):
+		r.hang(op, what)
 	}
+}
+
+// hang records that what did not return within soakHang: a problem of
+// op, every goroutine's stack on stderr (once), and the end of the soak.
+func (r *soakRun) hang(op *soakOp, what string) {
 	op.errs.Add(1)
 	op.problem(fmt.Sprintf("%s did not return within %v", what, soakHang))
 	if !r.hung.Swap(true) {
