@@ -571,8 +571,6 @@ func scaled(v []int, k int) []int {
 	return out
 }
 
-// measure runs one batch to warm up (build, first allocation), then repeats
-// it for at least dur and three runs; run returns the kernel's device time.
 // lazy returns a function that calls build once, on first use, and then
 // returns its result.
 func lazy[T any](build func() (T, error)) func() (T, error) {
@@ -587,6 +585,8 @@ func lazy[T any](build func() (T, error)) func() (T, error) {
 	}
 }
 
+// measure runs one batch to warm up (build, first allocation), then repeats
+// it for at least dur and three runs; run returns the kernel's device time.
 func measure(op string, bits, n int, dur time.Duration, run func() (time.Duration, error)) (benchResult, error) {
 	if _, err := run(); err != nil {
 		return benchResult{}, err
