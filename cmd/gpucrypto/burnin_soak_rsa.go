@@ -88,9 +88,11 @@ func (e *rsaSoakEngine) call(c *soakCheck, n int) error {
 		if err != nil {
 			return err
 		}
-		for i, k := range cases {
-			e.soak.checkPSS(c, k, sigs[i], "Engine")
-		}
+		batch.Parallel(n, 16, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				e.soak.checkPSS(c, cases[i], sigs[i], "Engine")
+			}
+		})
 	default:
 		sigs := make([][]byte, n)
 		altered := make([]bool, n)
@@ -132,7 +134,8 @@ func (s *rsaSoak) checkPKCS1(c *soakCheck, k *rsaSoakCase, sig []byte, via strin
 	}
 }
 
-// checkPSS verifies a PSS signature with crypto/rsa.
+// checkPSS verifies a PSS signature with crypto/rsa. It is safe for
+// concurrent use.
 func (s *rsaSoak) checkPSS(c *soakCheck, k *rsaSoakCase, sig []byte, via string) {
 	if err := stdrsa.VerifyPSS(&s.keys[k.key].PublicKey, crypto.SHA256, k.digest, sig, pss); err != nil {
 		c.mismatch(via+" PSS signature does not verify with crypto/rsa", s.input(k, sig), hexMap("error", err), nil)
