@@ -15,8 +15,9 @@
 //
 // --device takes an index or a name substring (as GPUCRYPTO_DEVICE does);
 // --backend picks the driver (as GPUCRYPTO_BACKEND does). --json prints a
-// command's report as one JSON document; --json-out FILE writes it as JSON
-// Lines while the run goes, a row at a time. GPUCRYPTO_CRASH_OUTPUT=FILE
+// command's report as one JSON document; the --json-out FILE of bench, bench
+// aes, bench tls, burnin and selftest writes it as JSON Lines while the run
+// goes, a row at a time. GPUCRYPTO_CRASH_OUTPUT=FILE
 // makes every command append the report of a fatal error to FILE as well
 // as stderr (runtime/debug.SetCrashOutput; --crash-output on bench and
 // burnin does the same).
@@ -48,8 +49,9 @@ commands:
   plot       draw PNG plots from the JSON of bench, bench aes, bench server and bench tls
 
 Run "gpucrypto <command> -h" for a command's flags. --json prints a report as
-one JSON document at the end; --json-out FILE writes it as JSON Lines as the
-run goes (a run stopped early keeps every row it finished).
+one JSON document at the end; the --json-out FILE of bench, bench aes, bench
+tls, burnin and selftest writes it as JSON Lines as the run goes (a run
+stopped early keeps every row it finished).
 
 environment:
   GPUCRYPTO_DEVICE        the default device (index or name substring)
