@@ -8,10 +8,13 @@
 #   make tidy        go mod tidy in both modules
 #
 # Two modules: the library (this directory, go.mod) and the CLI (cmd/gpucrypto,
-# its own go.mod, which adds the plotting dependencies and replaces the library
-# with this working tree). The root's ./... does not reach into cmd/gpucrypto,
-# so every target below runs the CLI module's commands explicitly, through
-# "go -C cmd/gpucrypto" (no go.work is needed, and none is committed).
+# its own go.mod, which adds the plotting dependencies and requires the library
+# at a released version, so that "go install .../cmd/gpucrypto@VERSION" works).
+# The committed go.work makes both modules one workspace: inside this checkout
+# the CLI builds against the library in the working tree ("go -C cmd/gpucrypto"
+# finds the go.work in the parent directory). The root's ./... does not reach
+# into cmd/gpucrypto (a module of its own), so every target below runs the
+# CLI module's commands explicitly, through "go -C cmd/gpucrypto".
 GO       ?= go
 PKGS     := ./...
 # the CLI module's directory, and the go command run inside it
@@ -106,10 +109,23 @@ gpu-bundle:
 	@ls -la bundle
 
 # tidy keeps both go.mod files to what each module imports (the library's
-# must not list the CLI's plotting dependencies).
+# must not list the CLI's plotting dependencies). go mod tidy ignores go.work
+# (go.dev/issue/50750): in the CLI module it resolves the library at the
+# version the CLI's go.mod requires, from the module proxy. Until that version
+# is published, the CLI is tidied against this working tree through a replace
+# that lasts for the tidy alone.
+LIBRARY         := github.com/gpucrypto/gpucrypto
+LIBRARY_VERSION  = $(shell awk '$$1 == "$(LIBRARY)" { print $$2 }' $(CLI)/go.mod)
 tidy:
 	$(GO) mod tidy
-	$(GOCLI) mod tidy
+	@if GOWORK=off $(GOCLI) mod download $(LIBRARY)@$(LIBRARY_VERSION) >/dev/null 2>&1; then \
+		echo "GOWORK=off $(GOCLI) mod tidy"; GOWORK=off $(GOCLI) mod tidy; \
+	else \
+		echo "tidy: $(LIBRARY)@$(LIBRARY_VERSION) is not published: $(CLI) is tidied against this working tree"; \
+		$(GOCLI) mod edit -replace=$(LIBRARY)@$(LIBRARY_VERSION)=../.. && \
+		GOWORK=off $(GOCLI) mod tidy; status=$$?; \
+		$(GOCLI) mod edit -dropreplace=$(LIBRARY)@$(LIBRARY_VERSION); exit $$status; \
+	fi
 
 clean:
 	rm -rf bin bundle

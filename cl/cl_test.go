@@ -44,6 +44,28 @@ func TestMissingLibrary(t *testing.T) {
 	require.NoError(t, err, out)
 }
 
+// With OCL_ICD_VENDORS naming an empty directory, the loader finds no
+// platform, and the error names that directory, not /etc/OpenCL/vendors.
+func TestNoPlatformNamesVendorsDir(t *testing.T) {
+	if os.Getenv("GPUCRYPTO_CHILD") == "1" {
+		dir := os.Getenv(cl.EnvVendors)
+		devs, err := cl.Devices()
+		switch {
+		case errors.Is(err, cl.ErrNoRuntime) && strings.Contains(err.Error(), "not found"):
+			t.Skipf("no OpenCL library: %v", err)
+		case err == nil:
+			t.Skipf("the ICD loader found %d devices with %s=%s: it does not read the variable", len(devs), cl.EnvVendors, dir)
+		}
+		if !strings.Contains(err.Error(), dir) || strings.Contains(err.Error(), "/etc/OpenCL/vendors") {
+			t.Fatalf("error %q does not name the directory searched, %s", err, dir)
+		}
+		return
+	}
+	out, err := runChild(t, "TestNoPlatformNamesVendorsDir", cl.EnvVendors+"="+t.TempDir())
+	require.NoError(t, err, out)
+	t.Log(out)
+}
+
 // The binding end to end: build from source and from the binary, launch on
 // a second queue, copy both ways, fill, and the build log of a failure.
 func TestBinding(t *testing.T) {

@@ -119,7 +119,7 @@ func enumerate() ([]*Device, error) {
 	var n uint32
 	st := a.GetPlatformIDs(0, nil, &n)
 	if st == -1001 || (st == Success && n == 0) {
-		return nil, &RuntimeError{Library: a.path, Reason: "no OpenCL platform is registered (no ICD in /etc/OpenCL/vendors)"}
+		return nil, &RuntimeError{Library: a.path, Reason: noPlatformReason()}
 	}
 	if err := check("clGetPlatformIDs", st); err != nil {
 		return nil, err

@@ -15,7 +15,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"text/tabwriter"
 	"time"
 
 	"github.com/gpucrypto/gpucrypto/arith"
@@ -255,7 +254,7 @@ type benchReport struct {
 	runInfo
 	Driver    string        `json:"driver"`
 	InlinePTX bool          `json:"inline_ptx"`
-	Results   []benchResult `json:"results"`
+	Results   []benchResult `json:"results,omitempty"` // absent from the first line of --json-out (the run)
 }
 
 func cmdBench(args []string) error {
@@ -316,20 +315,67 @@ func cmdBench(args []string) error {
 		fs.IntVar(pipeFlag, "pipeline", *pipeFlag, "ecdh ops: batches in flight for the pipelined figure (like batch.Options.Pipeline)")
 		fs.BoolVar(allocFlag, "ecdh-alloc", false, "ecdh ops: results in new strings each call (SharedSecrets, PublicKeys) instead of the caller's reused ones (SharedSecretsInto, PublicKeysInto)")
 	}
-	seconds := fs.Float64("seconds", 1, "time per measurement (GPU and CPU each)")
+	seconds := fs.Float64("seconds", 1, "time per measurement (GPU and CPU each), above 0")
 	fs.BoolVar(&noAuto, "no-auto", false, "skip the auto figure (the engine choosing device or CPU per call)")
-	asJSON := fs.Bool("json", false, "print JSON instead of the table")
-	jsonOut := fs.String("json-out", "", "also write the JSON report to this file")
+	report := jsonFlags(fs)
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	startTracing := traceFlag(fs)
+	applyCrashOutput := crashOutputFlag(fs)
 	fs.Usage = benchUsage(fs, sub)
 	parseFlags(fs, args)
+	if err := applyCrashOutput(); err != nil {
+		return err
+	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%s: unexpected arguments %q (a subcommand comes first: gpucrypto bench SUBCOMMAND [flags])", name, fs.Args())
 	}
+	// every flag is checked before the device is touched
 	ops := strings.Split(*opsFlag, ",")
 	if err := checkBenchOps(sub, ops); err != nil {
 		return err
+	}
+	dur, err := positiveSeconds("seconds", *seconds)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	binvGroups, err := flagInts("binv", *binvFlag, 0)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if err := atLeast("pipeline", *pipeFlag, 1); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	widths := arith.Widths()
+	var modWidths []int
+	for _, n := range arith.ModLimbs() {
+		modWidths = append(modWidths, 32*n)
+	}
+	if *bitsFlag != "" {
+		list, err := positiveInts("bits", *bitsFlag)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		widths, modWidths = nil, nil
+		for _, b := range list {
+			isMod := b%32 == 0 && slices.Contains(arith.ModLimbs(), b/32)
+			_, errArith := arith.CheckWidth(b)
+			if errArith == nil {
+				widths = append(widths, b)
+			}
+			if isMod {
+				modWidths = append(modWidths, b)
+			}
+			if errArith != nil && !isMod {
+				return fmt.Errorf("%s: --bits %d: no operation has %d-bit operands (add, sub, mul: %s; modexp: %s)", name, b, b,
+					joinInts(arith.Widths()), joinInts(scaled(arith.ModLimbs(), 32)))
+			}
+		}
+	}
+	var batchList []int
+	if *batchFlag != "" {
+		if batchList, err = positiveInts("batch", *batchFlag); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
 	}
 
 	d, err := pickDevice()
@@ -348,47 +394,12 @@ func cmdBench(args []string) error {
 		return err
 	}
 	defer stopTrace()
-	binvGroups, err := binvList(*binvFlag)
-	if err != nil {
-		return err
-	}
-	if *pipeFlag < 1 {
-		return fmt.Errorf("bench: --pipeline %d: want at least 1", *pipeFlag)
-	}
-	widths := arith.Widths()
-	var modWidths []int
-	for _, n := range arith.ModLimbs() {
-		modWidths = append(modWidths, 32*n)
-	}
-	if *bitsFlag != "" {
-		list, err := intList(*bitsFlag)
-		if err != nil {
-			return err
-		}
-		widths, modWidths = nil, nil
-		for _, b := range list {
-			isMod := b%32 == 0 && slices.Contains(arith.ModLimbs(), b/32)
-			_, errArith := arith.CheckWidth(b)
-			if errArith == nil {
-				widths = append(widths, b)
-			}
-			if isMod {
-				modWidths = append(modWidths, b)
-			}
-			if errArith != nil && !isMod {
-				return fmt.Errorf("bench: no operation has %d-bit operands", b)
-			}
-		}
-	}
 	batches, ecBatches, rsaBatches, edBatches := []int{262144}, []int{16384, 131072, 524288}, []int{65536}, []int{16384, 131072, 1048576}
 	if d.Type != device.TypeGPU {
 		batches, ecBatches, rsaBatches, edBatches = []int{4096}, []int{4096}, []int{16}, []int{1024}
 	}
-	if *batchFlag != "" {
-		if batches, err = intList(*batchFlag); err != nil {
-			return err
-		}
-		ecBatches, rsaBatches, edBatches = batches, batches, batches
+	if batchList != nil {
+		batches, ecBatches, rsaBatches, edBatches = batchList, batchList, batchList, batchList
 	}
 	// Each family's engine is built when its first operation runs: a
 	// bench builds only the kernels its operations need.
@@ -448,7 +459,18 @@ func cmdBench(args []string) error {
 		}
 	}
 	rep := benchReport{runInfo: newRunInfo(d, "", ""), Driver: d.DriverVersion, InlinePTX: d.CarryChains}
-	dur := time.Duration(*seconds * float64(time.Second))
+	if err := report.start(rep); err != nil {
+		return err
+	}
+	defer report.close()
+	// each row is printed (and written to --json-out) as soon as it is
+	// measured
+	var table *rowTable
+	if !report.toStdout() {
+		fmt.Printf("device: %s (%s, driver %s, inline PTX %v)\ncommit: %s  %s  CPU: %s, %d threads\n\n",
+			rep.Device, rep.Backend, rep.Driver, rep.InlinePTX, rep.Commit, rep.GoVersion, rep.CPU, rep.CPUCores)
+		table = newBenchTable()
+	}
 	for i, bc := range cases {
 		label := bc.op
 		if strings.HasSuffix(bc.op, "-binv") {
@@ -486,48 +508,69 @@ func cmdBench(args []string) error {
 				}
 			}
 		}
+		progressDone()
 		if err != nil {
-			progressDone()
 			return fmt.Errorf("bench %s %d batch %d: %w", bc.op, bc.bits, bc.batch, err)
 		}
 		rep.Results = append(rep.Results, r)
-	}
-	progressDone()
-	if *jsonOut != "" {
-		if err := writeJSON(*jsonOut, rep); err != nil {
+		if err := report.result(r); err != nil {
 			return err
 		}
-	}
-	if *asJSON {
-		return printJSON(rep)
-	}
-	fmt.Printf("device: %s (%s, driver %s, inline PTX %v)\ncommit: %s  %s  CPU: %s, %d threads\n\n",
-		rep.Device, rep.Backend, rep.Driver, rep.InlinePTX, rep.Commit, rep.GoVersion, rep.CPU, rep.CPUCores)
-	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "op\tbits\tbatch\tdevice kernel ops/s\tdevice end-to-end ops/s\tbatch latency ms\tpipelined ops/s\tCPU engine ops/s (same call)\tauto ops/s (path)\tauto / best\tCPU ops/s (all cores)\tend-to-end / CPU\tper device batch ms: host / wait (kernels)\t")
-	for _, r := range rep.Results {
-		pipe := "-"
-		if r.Pipeline > 0 {
-			pipe = fmt.Sprintf("%s (P=%d)", human(r.PipeOps), r.Pipeline)
+		if table != nil {
+			table.benchRow(r)
 		}
-		cpuCall, auto, best := "-", "-", "-"
-		if r.AutoOps > 0 {
-			cpuCall = human(r.CPUCallOps)
-			auto = fmt.Sprintf("%s (%s)", human(r.AutoOps), r.AutoPath)
-			best = fmt.Sprintf("%.2fx", r.AutoOps/max(r.E2EOps, r.CPUCallOps))
-		}
-		anatomy := "-"
-		if a := r.Anatomy; a != nil {
-			anatomy = fmt.Sprintf("%.2f / %.2f (%.2f)", a.HostMs, a.WaitMs, a.KernelMs)
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%.3f\t%s\t%s\t%s\t%s\t%s\t%.2fx\t%s\t\n", ecdhLabel(r), r.Bits, r.Batch, human(r.KernelOps), human(r.E2EOps),
-			r.LatencyMs, pipe, cpuCall, auto, best, human(r.CPUOps), r.Speedup, anatomy)
 	}
-	return tw.Flush()
+	return report.finish(rep)
 }
 
-// measure runs one batch to warm up (build, first allocation), then repeats
-// it for at least dur and three runs; run returns the kernel's device time.
+// newBenchTable prints the titles of bench's table and returns it.
+func newBenchTable() *rowTable {
+	return newRowTable(os.Stdout,
+		column{"op", 22}, column{"bits", 4}, column{"batch", 7},
+		column{"device kernel ops/s", 0}, column{"device end-to-end ops/s", 0}, column{"batch latency ms", 0},
+		column{"pipelined ops/s", 0}, column{"CPU engine ops/s (same call)", 0}, column{"auto ops/s (path)", 22},
+		column{"auto / best", 0}, column{"CPU ops/s (all cores)", 0}, column{"end-to-end / CPU", 0},
+		column{"per device batch ms: host / wait (kernels)", 0})
+}
+
+// benchRow prints r as a row of bench's table.
+func (t *rowTable) benchRow(r benchResult) {
+	pipe := "-"
+	if r.Pipeline > 0 {
+		pipe = fmt.Sprintf("%s (P=%d)", human(r.PipeOps), r.Pipeline)
+	}
+	cpuCall, auto, best := "-", "-", "-"
+	if r.AutoOps > 0 {
+		cpuCall = human(r.CPUCallOps)
+		auto = fmt.Sprintf("%s (%s)", human(r.AutoOps), r.AutoPath)
+		best = fmt.Sprintf("%.2fx", r.AutoOps/max(r.E2EOps, r.CPUCallOps))
+	}
+	anatomy := "-"
+	if a := r.Anatomy; a != nil {
+		anatomy = fmt.Sprintf("%.2f / %.2f (%.2f)", a.HostMs, a.WaitMs, a.KernelMs)
+	}
+	t.row(ecdhLabel(r), strconv.Itoa(r.Bits), strconv.Itoa(r.Batch), human(r.KernelOps), human(r.E2EOps),
+		fmt.Sprintf("%.3f", r.LatencyMs), pipe, cpuCall, auto, best, human(r.CPUOps), fmt.Sprintf("%.2fx", r.Speedup), anatomy)
+}
+
+// joinInts is a list of numbers for a message: "256, 512".
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ", ")
+}
+
+// scaled is v with every element times k.
+func scaled(v []int, k int) []int {
+	out := make([]int, len(v))
+	for i, n := range v {
+		out[i] = n * k
+	}
+	return out
+}
+
 // lazy returns a function that calls build once, on first use, and then
 // returns its result.
 func lazy[T any](build func() (T, error)) func() (T, error) {
@@ -542,6 +585,8 @@ func lazy[T any](build func() (T, error)) func() (T, error) {
 	}
 }
 
+// measure runs one batch to warm up (build, first allocation), then repeats
+// it for at least dur and three runs; run returns the kernel's device time.
 func measure(op string, bits, n int, dur time.Duration, run func() (time.Duration, error)) (benchResult, error) {
 	if _, err := run(); err != nil {
 		return benchResult{}, err
@@ -603,12 +648,14 @@ func pipelined(p, n int, dur time.Duration, run func() (time.Duration, error)) (
 	return float64(done.Load()) / elapsed.Seconds(), nil
 }
 
+// intList parses a comma-separated list of whole numbers of 1 or more
+// (positiveInts, which names the flag, is the one to use).
 func intList(s string) ([]int, error) {
 	var out []int
 	for _, f := range strings.Split(s, ",") {
 		v, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || v <= 0 {
-			return nil, fmt.Errorf("bad number %q in %q", f, s)
+			return nil, fmt.Errorf("%q in %q is not a whole number of 1 or more", f, s)
 		}
 		out = append(out, v)
 	}

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"text/tabwriter"
 	"time"
 
 	"golang.org/x/crypto/xts"
@@ -53,19 +52,22 @@ type aesReport struct {
 	Layout  string      `json:"layout"`
 	Group   int         `json:"work_group"`
 	Segment int         `json:"gcm_segment"`
-	Results []aesResult `json:"results"`
+	Results []aesResult `json:"results,omitempty"` // absent from the first line of --json-out (the run)
 }
+
+// aesShapes are the call shapes of bench aes (--shapes).
+var aesShapes = []string{"resident", "bulk", "batch", "manavski"}
 
 func cmdBenchAES(args []string) error {
 	fs := flag.NewFlagSet("bench aes", flag.ExitOnError)
 	pickDevice := deviceFlags(fs)
 	shapes := fs.String("shapes", "resident,bulk,batch", "call shapes: resident (device buffers), bulk (one host message), batch (many messages, distinct keys), manavski (Manavski 2007 ECB baseline, not constant-time; with --ops ecb)")
-	pipeline := fs.Int("pipeline", 4, "batch shape: calls in flight at once from as many goroutines, for the pipelined figure")
+	pipeline := fs.Int("pipeline", 4, "batch shape: calls in flight at once from as many goroutines, for the pipelined figure (1: none)")
 	ops := fs.String("ops", "ctr,gcm,xts,cbc", "modes: ctr, gcm, xts (4 KB sectors, bulk), cbc (decryption, bulk), ecb")
-	keys := fs.String("keys", "128,256", "key sizes in bits")
+	keys := fs.String("keys", "128,256", "key sizes in bits: 128, 192, 256")
 	resident := fs.Int("resident-mb", 1024, "device-resident data per call, MB")
 	bulk := fs.String("bulk-mb", "1,16,256,1024", "bulk message sizes, MB")
-	sizes := fs.String("batch-bytes", "64,1500,16384", "message sizes of the batches")
+	sizes := fs.String("batch-bytes", "64,1500,16384", "message sizes of the batches, bytes")
 	batchMB := fs.Int("batch-mb", 64, "data per batch call, MB")
 	layout := fs.String("layout", "auto", "table layout: auto, compact, wide")
 	group := fs.Int("group", 0, "work-group size (0: the engine's default)")
@@ -77,18 +79,42 @@ func cmdBenchAES(args []string) error {
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	startTracing := traceFlag(fs)
 	fill := fs.String("fill", "0x5a", "input of the device-resident shapes: a byte (0x5a, 0) or random")
-	seconds := fs.Float64("seconds", 1, "time per measurement")
+	seconds := fs.Float64("seconds", 1, "time per measurement, above 0")
 	fs.BoolVar(&noAuto, "no-auto", false, "skip the auto figure (the engine choosing device or CPU per call)")
-	asJSON := fs.Bool("json", false, "print JSON instead of the table")
-	jsonOut := fs.String("json-out", "", "also write the JSON report to this file")
+	report := jsonFlags(fs)
+	applyCrashOutput := crashOutputFlag(fs)
 	fs.Usage = benchUsage(fs, "aes")
 	parseFlags(fs, args)
+	if err := applyCrashOutput(); err != nil {
+		return err
+	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("bench aes: unexpected arguments %q", fs.Args())
 	}
+	// every flag is checked before the device is touched
 	opList := strings.Split(*ops, ",")
 	if err := checkBenchOps("aes", opList); err != nil {
 		return err
+	}
+	cfg, shapeList, err := aesBenchConfig(*shapes, *layout, *defines, *fill, *group, *segment, *stageMB, *stages, *pipeline, *resident, *batchMB)
+	if err != nil {
+		return fmt.Errorf("bench aes: %w", err)
+	}
+	keyBits, err := flagWords("keys", *keys, []string{"128", "192", "256"})
+	if err != nil {
+		return fmt.Errorf("bench aes: %w", err)
+	}
+	bulkMB, err := positiveInts("bulk-mb", *bulk)
+	if err != nil {
+		return fmt.Errorf("bench aes: %w", err)
+	}
+	batchBytes, err := positiveInts("batch-bytes", *sizes)
+	if err != nil {
+		return fmt.Errorf("bench aes: %w", err)
+	}
+	dur, err := positiveSeconds("seconds", *seconds)
+	if err != nil {
+		return fmt.Errorf("bench aes: %w", err)
 	}
 
 	d, err := pickDevice()
@@ -96,14 +122,6 @@ func cmdBenchAES(args []string) error {
 		return err
 	}
 	inputFill = *fill
-	cfg := aes.Config{WorkGroup: *group, Segment: *segment, StageBytes: *stageMB << 20, Stages: *stages}
-	if *defines != "" {
-		cfg.Defines = map[string]string{}
-		for _, kv := range strings.Split(*defines, ",") {
-			name, value, _ := strings.Cut(kv, "=")
-			cfg.Defines[name] = value
-		}
-	}
 	if *cpuProfile != "" {
 		stop, err := startCPUProfile(*cpuProfile)
 		if err != nil {
@@ -116,91 +134,134 @@ func cmdBenchAES(args []string) error {
 		return err
 	}
 	defer stopTrace()
-	switch *layout {
+	e, err := aes.NewEngineConfig(d, cfg)
+	if err != nil {
+		return err
+	}
+	e.SetRoute(batch.RouteDevice) // the device figures; autoAES measures the route's choice apart
+	rep := aesReport{runInfo: newRunInfo(d, "", ""), Layout: e.Layout().String(), Group: e.WorkGroup(), Segment: e.Segment()}
+	if err := report.start(rep); err != nil {
+		return err
+	}
+	defer report.close()
+	// each row is printed (and written to --json-out) as soon as it is
+	// measured
+	var table *rowTable
+	if !report.toStdout() {
+		fmt.Printf("device: %s (%s), layout %s, work-group %d, GCM segment %d\ncommit: %s  %s  CPU: %s, %d threads\n\n",
+			rep.Device, rep.Backend, rep.Layout, rep.Group, rep.Segment, rep.Commit, rep.GoVersion, rep.CPU, rep.CPUCores)
+		table = newAESTable()
+	}
+	emit := func(r aesResult) error {
+		progressDone()
+		rep.Results = append(rep.Results, r)
+		if table != nil {
+			table.aesRow(r)
+		}
+		return report.result(r)
+	}
+	step, steps := 0, len(shapeList)*len(opList)*len(keyBits)
+	for _, shape := range shapeList {
+		for _, op := range opList {
+			for _, k := range keyBits {
+				bits, _ := strconv.Atoi(k)
+				step++
+				progress(step, steps, fmt.Sprintf("%s %s-%d", shape, op, bits))
+				var rs []aesResult
+				switch shape {
+				case "resident":
+					rs, err = benchAESResident(e, d, op, bits, *resident<<20, dur)
+				case "bulk":
+					err = benchAESBulk(e, op, bits, bulkMB, dur, !*noCPU, emit)
+				case "batch":
+					err = benchAESBatch(e, op, bits, batchBytes, *batchMB<<20, *pipeline, dur, !*noCPU, emit)
+				case "manavski": // Manavski 2007 (internal/aesvariant): ECB on device buffers, NOT constant-time
+					if op == "ecb" {
+						rs, err = benchAESManavski(d, bits, *resident<<20, dur)
+					}
+				}
+				for _, r := range rs {
+					if err == nil {
+						err = emit(r)
+					}
+				}
+				progressDone()
+				if err != nil {
+					return fmt.Errorf("bench aes %s %s %d: %w", shape, op, bits, err)
+				}
+			}
+		}
+	}
+	return report.finish(rep)
+}
+
+// aesBenchConfig checks the flags of bench aes that configure the engine
+// and the shapes, and returns the engine's configuration and the shapes.
+func aesBenchConfig(shapes, layout, defines, fill string, group, segment, stageMB, stages, pipeline, residentMB, batchMB int) (aes.Config, []string, error) {
+	cfg := aes.Config{WorkGroup: group, Segment: segment, StageBytes: stageMB << 20, Stages: stages}
+	shapeList, err := flagWords("shapes", shapes, aesShapes)
+	if err != nil {
+		return cfg, nil, err
+	}
+	switch layout {
 	case "auto":
 	case "compact":
 		cfg.Layout = aes.LayoutCompact
 	case "wide":
 		cfg.Layout = aes.LayoutWide
 	default:
-		return fmt.Errorf("bench aes: --layout %q: want auto, compact or wide", *layout)
+		return cfg, nil, fmt.Errorf("--layout %q: want auto, compact or wide", layout)
 	}
-	e, err := aes.NewEngineConfig(d, cfg)
-	if err != nil {
-		return err
-	}
-	e.SetRoute(batch.RouteDevice) // the device figures; autoAES measures the route's choice apart
-	keyBits, err := intList(*keys)
-	if err != nil {
-		return err
-	}
-	bulkMB, err := intList(*bulk)
-	if err != nil {
-		return err
-	}
-	batchBytes, err := intList(*sizes)
-	if err != nil {
-		return err
-	}
-	dur := time.Duration(*seconds * float64(time.Second))
-	rep := aesReport{runInfo: newRunInfo(d, "", ""), Layout: e.Layout().String(), Group: e.WorkGroup(), Segment: e.Segment()}
-	for _, shape := range strings.Split(*shapes, ",") {
-		for _, op := range opList {
-			for _, bits := range keyBits {
-				var rs []aesResult
-				switch shape {
-				case "resident":
-					rs, err = benchAESResident(e, d, op, bits, *resident<<20, dur)
-				case "bulk":
-					rs, err = benchAESBulk(e, op, bits, bulkMB, dur, !*noCPU)
-				case "batch":
-					rs, err = benchAESBatch(e, op, bits, batchBytes, *batchMB<<20, *pipeline, dur, !*noCPU)
-				case "manavski": // Manavski 2007 (internal/aesvariant): ECB on device buffers, NOT constant-time
-					if op == "ecb" {
-						rs, err = benchAESManavski(d, bits, *resident<<20, dur)
-					}
-				default:
-					return fmt.Errorf("bench aes: unknown shape %q", shape)
-				}
-				if err != nil {
-					return fmt.Errorf("bench aes %s %s %d: %w", shape, op, bits, err)
-				}
-				for _, r := range rs {
-					fmt.Fprintf(os.Stderr, "%s %s-%d %d B x %d: kernel %.1f Gbps, end-to-end %.1f Gbps, pipelined %.1f Gbps, auto %.1f Gbps (%s), CPU %.1f Gbps\n",
-						r.Shape, r.Op, r.KeyBits, r.Bytes, r.Batch, r.KernelBps/1e9, r.E2EBps/1e9, r.PipeBps/1e9, r.AutoBps/1e9, r.AutoPath, r.CPUBps/1e9)
-				}
-				rep.Results = append(rep.Results, rs...)
+	if defines != "" {
+		cfg.Defines = map[string]string{}
+		for _, kv := range strings.Split(defines, ",") {
+			name, value, ok := strings.Cut(kv, "=")
+			if !ok || name == "" {
+				return cfg, nil, fmt.Errorf("--define %q: %q is not NAME=VALUE", defines, kv)
 			}
+			cfg.Defines[name] = value
 		}
 	}
-	if *jsonOut != "" {
-		if err := writeJSON(*jsonOut, rep); err != nil {
-			return err
+	if fill != "random" {
+		if _, err := strconv.ParseUint(fill, 0, 8); err != nil {
+			return cfg, nil, fmt.Errorf("--fill %q: want a byte (0x5a, 0) or random", fill)
 		}
 	}
-	if *asJSON {
-		return printJSON(rep)
+	for _, c := range []struct {
+		name         string
+		value, least int
+	}{{"group", group, 0}, {"segment", segment, 0}, {"stage-mb", stageMB, 0}, {"stages", stages, 0},
+		{"pipeline", pipeline, 1}, {"resident-mb", residentMB, 1}, {"batch-mb", batchMB, 1}} {
+		if err := atLeast(c.name, c.value, c.least); err != nil {
+			return cfg, nil, err
+		}
 	}
-	fmt.Printf("device: %s (%s), layout %s, work-group %d, GCM segment %d\ncommit: %s  %s  CPU: %s, %d threads\n\n",
-		rep.Device, rep.Backend, rep.Layout, rep.Group, rep.Segment, rep.Commit, rep.GoVersion, rep.CPU, rep.CPUCores)
-	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "shape\top\tkey\tmessage bytes\tbatch\tkernel Gbps\tend-to-end Gbps\tend-to-end GB/s\tpipelined GB/s\tCPU engine GB/s (same call)\tauto GB/s (path)\tCPU GB/s (all cores)\t")
-	for _, r := range rep.Results {
-		cpu, pipe, auto, cpuCall := "-", "-", "-", "-"
-		if r.CPUBps > 0 {
-			cpu = fmt.Sprintf("%.1f", r.CPUBps/8e9)
-		}
-		if r.Pipeline > 0 {
-			pipe = fmt.Sprintf("%.1f (P=%d)", r.PipeBps/8e9, r.Pipeline)
-		}
-		if r.AutoBps > 0 {
-			auto = fmt.Sprintf("%.1f (%s)", r.AutoBps/8e9, r.AutoPath)
-			cpuCall = fmt.Sprintf("%.1f", r.CPUCallBps/8e9)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.1f\t%.1f\t%.1f\t%s\t%s\t%s\t%s\t\n", r.Shape, r.Op, r.KeyBits, r.Bytes, r.Batch,
-			r.KernelBps/1e9, r.E2EBps/1e9, r.E2EBps/8e9, pipe, cpuCall, auto, cpu)
+	return cfg, shapeList, nil
+}
+
+// newAESTable prints the titles of bench aes's table and returns it.
+func newAESTable() *rowTable {
+	return newRowTable(os.Stdout,
+		column{"shape", 11}, column{"op", 14}, column{"key", 3}, column{"message bytes", 0}, column{"batch", 0},
+		column{"kernel Gbps", 0}, column{"end-to-end Gbps", 0}, column{"end-to-end GB/s", 0}, column{"pipelined GB/s", 0},
+		column{"CPU engine GB/s (same call)", 0}, column{"auto GB/s (path)", 20}, column{"CPU GB/s (all cores)", 0})
+}
+
+// aesRow prints r as a row of bench aes's table.
+func (t *rowTable) aesRow(r aesResult) {
+	cpu, pipe, auto, cpuCall := "-", "-", "-", "-"
+	if r.CPUBps > 0 {
+		cpu = fmt.Sprintf("%.1f", r.CPUBps/8e9)
 	}
-	return tw.Flush()
+	if r.Pipeline > 0 {
+		pipe = fmt.Sprintf("%.1f (P=%d)", r.PipeBps/8e9, r.Pipeline)
+	}
+	if r.AutoBps > 0 {
+		auto = fmt.Sprintf("%.1f (%s)", r.AutoBps/8e9, r.AutoPath)
+		cpuCall = fmt.Sprintf("%.1f", r.CPUCallBps/8e9)
+	}
+	t.row(r.Shape, r.Op, strconv.Itoa(r.KeyBits), strconv.Itoa(r.Bytes), strconv.Itoa(r.Batch),
+		fmt.Sprintf("%.1f", r.KernelBps/1e9), fmt.Sprintf("%.1f", r.E2EBps/1e9), fmt.Sprintf("%.1f", r.E2EBps/8e9), pipe, cpuCall, auto, cpu)
 }
 
 // inputFill is --fill: what the device-resident inputs hold. Under ncu,
@@ -331,19 +392,18 @@ func residentBuffers(d *device.Device, size int) (in, out *device.Buffer, releas
 // pinned memory from Device.HostAlloc (shape bulk-pinned: copied
 // directly). The CPU figure is Go's crypto/aes on all cores over the same
 // amount of data in 1 MB pieces.
-func benchAESBulk(e *aes.Engine, op string, bits int, sizesMB []int, dur time.Duration, withCPU bool) ([]aesResult, error) {
+func benchAESBulk(e *aes.Engine, op string, bits int, sizesMB []int, dur time.Duration, withCPU bool, emit func(aesResult) error) error {
 	k, raw, err := randomKey(bits)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	std, _ := stdaes.NewCipher(raw)
 	xtsRaw := make([]byte, bits/4)
 	rand.Read(xtsRaw)
 	xk, err := aes.NewXTSKey(xtsRaw)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var rs []aesResult
 	for _, mb := range sizesMB {
 		size := mb << 20
 		for _, shape := range []string{"bulk", "bulk-pinned"} {
@@ -353,7 +413,7 @@ func benchAESBulk(e *aes.Engine, op string, bits int, sizesMB []int, dur time.Du
 			} else {
 				h, err := e.Device().HostAlloc(size + aes.TagSize)
 				if err != nil {
-					return nil, err
+					return err
 				}
 				defer h.Free()
 				buf = h.Bytes[:size]
@@ -382,25 +442,27 @@ func benchAESBulk(e *aes.Engine, op string, bits int, sizesMB []int, dur time.Du
 				msgs := []aes.CBCMessage{{Key: k, IV: iv, Data: buf}}
 				call = func() error { _, err := e.DecryptCBC(msgs); return err }
 			default:
-				return nil, fmt.Errorf("unknown op %q", op)
+				return fmt.Errorf("unknown op %q", op)
 			}
 			n, wall, kern, err := timed(e, dur, call)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			r := aesResult{Op: name, Shape: shape, KeyBits: bits, Bytes: size, Batch: 1, Calls: n,
 				KernelBps: rate(size, n, kern), E2EBps: rate(size, n, wall)}
 			if err := autoAES(&r, e, size, dur, call); err != nil {
-				return nil, err
+				return err
 			}
 			if withCPU {
 				piece := min(size, 1<<20)
 				r.CPUBps = float64(piece) * 8 * allCores(dur, cpuAES(op, std, xtsRaw, piece))
 			}
-			rs = append(rs, r)
+			if err := emit(r); err != nil {
+				return err
+			}
 		}
 	}
-	return rs, nil
+	return nil
 }
 
 // xtsSector is the data unit of the XTS figures (a 4 KB disk sector).
@@ -437,11 +499,10 @@ func cpuAES(op string, block cipher.Block, xtsKey []byte, size int) func(i int) 
 	}
 }
 
-func benchAESBatch(e *aes.Engine, op string, bits int, sizes []int, perCall, pipeline int, dur time.Duration, withCPU bool) ([]aesResult, error) {
+func benchAESBatch(e *aes.Engine, op string, bits int, sizes []int, perCall, pipeline int, dur time.Duration, withCPU bool, emit func(aesResult) error) error {
 	if op != "gcm" {
-		return nil, nil // batches are GCM's (the AEAD of records and packets)
+		return nil // batches are GCM's (the AEAD of records and packets)
 	}
-	var rs []aesResult
 	for _, size := range sizes {
 		count := max(1, perCall/size)
 		msgs := make([]aes.Message, count)
@@ -449,7 +510,7 @@ func benchAESBatch(e *aes.Engine, op string, bits int, sizes []int, perCall, pip
 		for i := range msgs {
 			k, raw, err := randomKey(bits)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			blocks[i], _ = stdaes.NewCipher(raw)
 			// outputs reused from call to call, as a server's buffers are
@@ -459,12 +520,12 @@ func benchAESBatch(e *aes.Engine, op string, bits int, sizes []int, perCall, pip
 		seal := func() error { _, err := e.Seal(msgs); return err }
 		n, wall, kern, err := timed(e, dur, seal)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		r := aesResult{Op: "gcm-seal", Shape: "batch", KeyBits: bits, Bytes: size, Batch: count, Calls: n,
 			KernelBps: rate(size*count, n, kern), E2EBps: rate(size*count, n, wall)}
 		if err := autoAES(&r, e, size*count, dur, seal); err != nil {
-			return nil, err
+			return err
 		}
 		if pipeline > 1 {
 			sets := make([][]aes.Message, pipeline)
@@ -496,7 +557,7 @@ func benchAESBatch(e *aes.Engine, op string, bits int, sizes []int, perCall, pip
 			}
 			wg.Wait()
 			if err, _ := firstErr.Load().(error); err != nil {
-				return nil, err
+				return err
 			}
 			r.PipeBps = rate(size*count, int(calls.Load()), time.Since(start))
 			r.Pipeline = pipeline
@@ -516,7 +577,9 @@ func benchAESBatch(e *aes.Engine, op string, bits int, sizes []int, perCall, pip
 				aeads[i%count].Seal(b[:0], nonce, b[:size], aad)
 			})
 		}
-		rs = append(rs, r)
+		if err := emit(r); err != nil {
+			return err
+		}
 	}
-	return rs, nil
+	return nil
 }

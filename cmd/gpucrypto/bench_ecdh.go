@@ -4,7 +4,6 @@ import (
 	stdecdh "crypto/ecdh"
 	"fmt"
 	mrand "math/rand/v2"
-	"strconv"
 	"strings"
 	"time"
 
@@ -114,19 +113,6 @@ func ecdhLabel(r benchResult) string {
 		return fmt.Sprintf("%s k=%d", r.Op, r.BinvGroup)
 	}
 	return r.Op
-}
-
-// binvList parses --binv: group sizes ≥ 0 (0: per-element inversion).
-func binvList(s string) ([]int, error) {
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		v, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || v < 0 {
-			return nil, fmt.Errorf("bad group size %q in --binv %q", f, s)
-		}
-		out = append(out, v)
-	}
-	return out, nil
 }
 
 // cpuECDH measures the same operation on the CPU: one goroutine per core,

@@ -165,23 +165,6 @@ func serverFlags(fs *flag.FlagSet) func() (serverSettings, error) {
 	}
 }
 
-// positiveInts parses the comma-separated numbers of --name, each at
-// least 1.
-func positiveInts(name, list string) ([]int, error) {
-	var out []int
-	for _, f := range strings.Split(list, ",") {
-		v, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil {
-			return nil, fmt.Errorf("bench server: --%s %q: %q is not a number", name, list, f)
-		}
-		if v < 1 {
-			return nil, fmt.Errorf("bench server: --%s %q: %d: want at least 1", name, list, v)
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
-
 // checkBatchOptions refuses the values of batchFlags' flags that mean
 // nothing: negative sizes and delays, and negative counts other than -1
 // where -1 has a meaning.

@@ -297,9 +297,9 @@ func TestServerFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--callers", "0"}, `--callers "0": 0: want at least 1`},
-		{[]string{"--callers", "1,-16"}, `--callers "1,-16": -16: want at least 1`},
-		{[]string{"--callers", "1,x"}, `--callers "1,x": "x" is not a number`},
+		{[]string{"--callers", "0"}, `--callers "0": "0" is not a whole number of 1 or more`},
+		{[]string{"--callers", "1,-16"}, `--callers "1,-16": "-16" is not a whole number of 1 or more`},
+		{[]string{"--callers", "1,x"}, `--callers "1,x": "x" is not a whole number`},
 		{[]string{"--seconds", "0"}, "--seconds 0: want more than 0"},
 		{[]string{"--seconds", "-1"}, "--seconds -1: want more than 0"},
 		{[]string{"--seconds", "NaN"}, "--seconds NaN: want more than 0"},
@@ -308,7 +308,7 @@ func TestServerFlags(t *testing.T) {
 		{[]string{"--ops", "x448"}, `it is an operation of "gpucrypto bench ecdh"`},
 		{[]string{"--forms", "blocking,sync"}, `--forms: unknown form "sync" (have blocking, async, async-frames)`},
 		{[]string{"--submitters", "0"}, "--submitters 0: want at least 1"},
-		{[]string{"--devices", "0"}, `--devices "0": 0: want at least 1`},
+		{[]string{"--devices", "0"}, `--devices "0": "0" is not a whole number of 1 or more`},
 		{[]string{"--max-batch", "-1"}, "--max-batch -1"},
 		{[]string{"--max-delay", "-1ms"}, "--max-delay -1ms"},
 		{[]string{"--pipeline", "-2"}, "--pipeline -2"},

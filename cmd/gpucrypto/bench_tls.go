@@ -19,7 +19,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"text/tabwriter"
 	"time"
 
 	"github.com/gpucrypto/gpucrypto/device"
@@ -78,9 +77,9 @@ func cmdBenchTLS(args []string) error {
 	fs := flag.NewFlagSet("bench tls", flag.ExitOnError)
 	pickDevice := deviceFlags(fs)
 	concFlag := fs.String("concurrency", "2048", "numbers of concurrent handshakes")
-	seconds := fs.Float64("seconds", 3, "measured time per version, key and concurrency, after the warm-up")
-	warmup := fs.Float64("warmup", 0.5, "seconds of handshakes before each measurement, not counted (goroutines ramp up, batch sizes settle)")
-	bits := fs.Int("bits", 2048, "RSA key size of the server certificate")
+	seconds := fs.Float64("seconds", 3, "measured time per version, key and concurrency, after the warm-up; above 0")
+	warmup := fs.Float64("warmup", 0.5, "seconds of handshakes before each measurement, not counted (goroutines ramp up, batch sizes settle); 0 or more")
+	bits := fs.Int("bits", 2048, "RSA key size of the server certificate: 1024 to 4096, a multiple of 8")
 	versionsFlag := fs.String("versions", "1.3,1.2", "TLS versions: 1.3, 1.2 (ECDHE-RSA with AES-128-GCM)")
 	keysFlag := fs.String("keys", "cpu,gpu", "the certificate's key: cpu (RSA, crypto/rsa), gpu (RSA, an rsa.Server Signer on --device), ed25519 (--deployed only: an Ed25519 certificate, cheap to sign on the CPU: the ceiling of the server's other work)")
 	deployed := fs.Bool("deployed", false, "the server in a process of its own pinned to --server-cpus (GOMAXPROCS to match), the clients in this one on --client-cpus, over loopback TCP (default: both in this process over in-memory connections)")
@@ -90,29 +89,39 @@ func cmdBenchTLS(args []string) error {
 	batchOptions := batchFlags(fs, "gpu: ")
 	cpuProfile := fs.String("cpuprofile", "", "write a pprof CPU profile of the gpu-key measurements (warm-ups included) to this file")
 	startTracing := traceFlag(fs) // with --deployed, of the clients' process
-	jsonOut := fs.String("json-out", "", "also write the results as JSON to this file")
+	report := jsonFlags(fs)
+	applyCrashOutput := crashOutputFlag(fs)
 	fs.Usage = benchUsage(fs, "tls")
 	parseFlags(fs, args)
+	if err := applyCrashOutput(); err != nil {
+		return err
+	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("bench tls: unexpected arguments %q", fs.Args())
 	}
 
-	concurrency, err := intList(*concFlag)
+	// every flag is checked before the device is touched
+	concurrency, err := positiveInts("concurrency", *concFlag)
 	if err != nil {
-		return err
+		return fmt.Errorf("bench tls: %w", err)
 	}
-	var versions []string
-	for _, v := range strings.Split(*versionsFlag, ",") {
-		if _, ok := tlsVersions[v]; !ok {
-			return fmt.Errorf("bench tls: unknown version %q (have 1.3, 1.2)", v)
-		}
-		versions = append(versions, v)
+	versions, err := flagWords("versions", *versionsFlag, []string{"1.3", "1.2"})
+	if err != nil {
+		return fmt.Errorf("bench tls: %w", err)
 	}
-	keys := strings.Split(*keysFlag, ",")
-	for _, k := range keys {
-		if k != "cpu" && k != "gpu" && (k != "ed25519" || !*deployed) {
-			return fmt.Errorf("bench tls: unknown key %q (have cpu, gpu; ed25519 with --deployed)", k)
+	keyNames := []string{"cpu", "gpu"}
+	if *deployed {
+		keyNames = append(keyNames, "ed25519")
+	}
+	keys, err := flagWords("keys", *keysFlag, keyNames)
+	if err != nil {
+		if strings.Contains(*keysFlag, "ed25519") && !*deployed {
+			err = fmt.Errorf("%w; ed25519 with --deployed", err)
 		}
+		return fmt.Errorf("bench tls: %w", err)
+	}
+	if err := checkRSABits("bits", *bits); err != nil {
+		return fmt.Errorf("bench tls: %w", err)
 	}
 	curves, err := parseCurves(*curvesFlag)
 	if err != nil {
@@ -129,30 +138,37 @@ func cmdBenchTLS(args []string) error {
 	if *cpuProfile != "" && !slices.Contains(keys, "gpu") {
 		return fmt.Errorf("bench tls: --cpuprofile profiles the gpu-key measurements: add gpu to --keys")
 	}
-	dur := time.Duration(*seconds * float64(time.Second))
-	warm := time.Duration(*warmup * float64(time.Second))
-	if dur <= 0 || warm < 0 {
-		return fmt.Errorf("bench tls: --seconds %v --warmup %v: want more than 0 and at least 0", *seconds, *warmup)
+	dur, err := positiveSeconds("seconds", *seconds)
+	if err != nil {
+		return fmt.Errorf("bench tls: %w", err)
+	}
+	warm, err := nonNegativeSeconds("warmup", *warmup)
+	if err != nil {
+		return fmt.Errorf("bench tls: %w", err)
+	}
+	if err := checkBatchOptions(batchOptions()); err != nil {
+		return fmt.Errorf("bench tls: %w", err)
+	}
+	if *deployed {
+		setup, err := deployedCPUs(*serverCPUsFlag, *clientCPUsFlag)
+		if err != nil {
+			return fmt.Errorf("bench tls: %w", err)
+		}
+		stopTrace, err := startTracing()
+		if err != nil {
+			return err
+		}
+		defer stopTrace()
+		setup.serverArgs = append([]string{"--bits", strconv.Itoa(*bits), "--curves", *curvesFlag,
+			"--device", fs.Lookup("device").Value.String(), "--backend", fs.Lookup("backend").Value.String()}, batchArgs(batchOptions())...)
+		setup.profile = *cpuProfile
+		return benchDeployed(setup, report, keys, versions, concurrency, curves, groups, *bits, warm, dur)
 	}
 	stopTrace, err := startTracing()
 	if err != nil {
 		return err
 	}
 	defer stopTrace()
-	if *deployed {
-		setup, err := deployedCPUs(*serverCPUsFlag, *clientCPUsFlag)
-		if err != nil {
-			return err
-		}
-		setup.serverArgs = append([]string{"--bits", strconv.Itoa(*bits), "--curves", *curvesFlag,
-			"--device", fs.Lookup("device").Value.String(), "--backend", fs.Lookup("backend").Value.String()}, batchArgs(batchOptions())...)
-		setup.profile = *cpuProfile
-		results, err := runDeployed(setup, keys, versions, concurrency, curves, warm, dur)
-		if err != nil {
-			return err
-		}
-		return printDeployed(setup, results, groups, *bits, *jsonOut)
-	}
 
 	key, err := benchKey(*bits)
 	if err != nil {
@@ -193,6 +209,23 @@ func cmdBenchTLS(args []string) error {
 		}
 	}
 
+	opts := batchOptions()
+	rep := tlsReport{runInfo: newRunInfo(dev, devName, backend), Bits: *bits, Seconds: *seconds, Warmup: *warmup,
+		MaxBatch: opts.MaxBatch, MaxDelay: durationOrEmpty(opts.MaxDelay), Pipeline: opts.Pipeline, Offload: opts.CPUOffload}
+	if err := report.start(rep); err != nil {
+		return err
+	}
+	defer report.close()
+	// each row is printed (and written to --json-out) as soon as it is
+	// measured
+	var table *rowTable
+	if !report.toStdout() {
+		fmt.Printf("device: %s (%s)  commit: %s  %s\nCPU: %s, %d threads  RSA-%d  servers and clients in this process\n\n",
+			devName, backend, commit(), runtime.Version(), cpuModel(), runtime.NumCPU(), *bits)
+		table = newRowTable(os.Stdout, column{"TLS", 3}, column{"key", 3}, column{"concurrency", 0}, column{"handshakes/s", 0},
+			column{"p50 ms", 8}, column{"p99 ms", 8}, column{"CPU ms/handshake", 0}, column{"signed on CPU path", 0},
+			column{"signature", 24}, column{"key exchange", 14}, column{"gpu/cpu", 0})
+	}
 	var results []tlsResult
 	var stopProfile func()
 	defer func() {
@@ -220,6 +253,7 @@ func cmdBenchTLS(args []string) error {
 			}
 			srv, cli := tlsConfigs(v, cert, priv, curves)
 			for _, n := range concurrency {
+				fmt.Fprintf(os.Stderr, "TLS %s, %s key, %d concurrent: measuring\n", v, k, n)
 				var fallbacks int64
 				if engine != nil {
 					fallbacks = engine.Stats().Fallbacks
@@ -250,6 +284,14 @@ func cmdBenchTLS(args []string) error {
 						fmt.Fprintf(os.Stderr, "bench tls: TLS %s, %d concurrent: no RSA kernel ran on the device in the window: the CPU path took every signature (--offload -1 turns it off)\n", v, n)
 					}
 				}
+				// gpu over cpu, where the cpu row of the same version and
+				// concurrency was measured before
+				j := slices.IndexFunc(results, func(c tlsResult) bool {
+					return c.Key == "cpu" && c.Version == r.Version && c.Concurrency == r.Concurrency
+				})
+				if k == "gpu" && j >= 0 && results[j].Rate > 0 {
+					r.Ratio = r.Rate / results[j].Rate
+				}
 				fmt.Fprintf(os.Stderr, "TLS %s, %s key, %d concurrent: %.0f handshakes/s, p50 %.2f ms, p99 %.2f ms, CPU %.3f ms/handshake",
 					v, k, n, r.Rate, r.P50Ms, r.P99Ms, r.CPUMs)
 				if k == "gpu" {
@@ -257,6 +299,12 @@ func cmdBenchTLS(args []string) error {
 				}
 				fmt.Fprintln(os.Stderr)
 				results = append(results, r)
+				if err := report.result(r); err != nil {
+					return err
+				}
+				if table != nil {
+					table.tlsRow(r)
+				}
 			}
 		}
 		if stopProfile != nil {
@@ -264,18 +312,7 @@ func cmdBenchTLS(args []string) error {
 			stopProfile = nil
 		}
 	}
-	// gpu/cpu per version and concurrency
-	for i, r := range results {
-		if r.Key != "gpu" {
-			continue
-		}
-		j := slices.IndexFunc(results, func(c tlsResult) bool {
-			return c.Key == "cpu" && c.Version == r.Version && c.Concurrency == r.Concurrency
-		})
-		if j >= 0 && results[j].Rate > 0 {
-			results[i].Ratio = r.Rate / results[j].Rate
-		}
-	}
+	// the document: by version, then concurrency, then key
 	slices.SortStableFunc(results, func(a, b tlsResult) int {
 		if c := slices.Index(versions, a.Version) - slices.Index(versions, b.Version); c != 0 {
 			return c
@@ -285,41 +322,44 @@ func cmdBenchTLS(args []string) error {
 		}
 		return slices.Index(keys, a.Key) - slices.Index(keys, b.Key)
 	})
+	rep.Results = results
+	return report.finish(rep)
+}
 
-	if *jsonOut != "" {
-		opts := batchOptions()
-		err := writeJSON(*jsonOut, struct {
-			runInfo
-			Bits     int         `json:"bits"`
-			Seconds  float64     `json:"seconds"`
-			Warmup   float64     `json:"warmup_seconds"`
-			MaxBatch int         `json:"max_batch,omitempty"`
-			MaxDelay string      `json:"max_delay,omitempty"`
-			Pipeline int         `json:"pipeline,omitempty"`
-			Offload  int         `json:"cpu_offload,omitempty"`
-			Results  []tlsResult `json:"results"`
-		}{newRunInfo(dev, devName, backend), *bits, *seconds, *warmup,
-			opts.MaxBatch, durationOrEmpty(opts.MaxDelay), opts.Pipeline, opts.CPUOffload, results})
-		if err != nil {
-			return err
-		}
+// tlsReport is the JSON of bench tls (in one process): the run, the
+// certificate's key size, the times and the gpu key's batch.Options.
+type tlsReport struct {
+	runInfo
+	Bits     int         `json:"bits"`
+	Seconds  float64     `json:"seconds"`
+	Warmup   float64     `json:"warmup_seconds"`
+	MaxBatch int         `json:"max_batch,omitempty"`
+	MaxDelay string      `json:"max_delay,omitempty"`
+	Pipeline int         `json:"pipeline,omitempty"`
+	Offload  int         `json:"cpu_offload,omitempty"`
+	Results  []tlsResult `json:"results,omitempty"` // absent from the first line of --json-out (the run)
+}
+
+// tlsRow prints r as a row of bench tls's table.
+func (t *rowTable) tlsRow(r tlsResult) {
+	ratio, onCPU := "-", "-"
+	if r.Ratio > 0 {
+		ratio = fmt.Sprintf("%.2fx", r.Ratio)
 	}
-	fmt.Printf("device: %s (%s)  commit: %s  %s\nCPU: %s, %d threads  RSA-%d  servers and clients in this process\n\n",
-		devName, backend, commit(), runtime.Version(), cpuModel(), runtime.NumCPU(), *bits)
-	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "TLS\tkey\tconcurrency\thandshakes/s\tp50 ms\tp99 ms\tCPU ms/handshake\tsigned on CPU path\tsignature\tkey exchange\tgpu/cpu\t")
-	for _, r := range results {
-		ratio, onCPU := "-", "-"
-		if r.Ratio > 0 {
-			ratio = fmt.Sprintf("%.2fx", r.Ratio)
-		}
-		if r.OnCPU != nil {
-			onCPU = fmt.Sprintf("%.1f%%", 100**r.OnCPU)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%.2f\t%.2f\t%.3f\t%s\t%s\t%s\t%s\t\n", r.Version, r.Key, r.Concurrency, human(r.Rate),
-			r.P50Ms, r.P99Ms, r.CPUMs, onCPU, r.Signature, r.Group, ratio)
+	if r.OnCPU != nil {
+		onCPU = fmt.Sprintf("%.1f%%", 100**r.OnCPU)
 	}
-	return tw.Flush()
+	t.row(r.Version, r.Key, strconv.Itoa(r.Concurrency), human(r.Rate), fmt.Sprintf("%.2f", r.P50Ms), fmt.Sprintf("%.2f", r.P99Ms),
+		fmt.Sprintf("%.3f", r.CPUMs), onCPU, r.Signature, r.Group, ratio)
+}
+
+// checkRSABits checks an RSA key size of flag --name: 1024 to 4096 bits,
+// a multiple of 8 (what the engines take).
+func checkRSABits(name string, bits int) error {
+	if bits < 1024 || bits > 4096 || bits%8 != 0 {
+		return fmt.Errorf("--%s %d: RSA key sizes are 1024 to 4096 bits, a multiple of 8", name, bits)
+	}
+	return nil
 }
 
 var tlsVersions = map[string]uint16{"1.3": tls.VersionTLS13, "1.2": tls.VersionTLS12}
@@ -338,7 +378,7 @@ func parseCurves(s string) ([]tls.CurveID, error) {
 	for _, name := range strings.Split(s, ",") {
 		id, ok := tlsCurves[strings.ToLower(strings.TrimSpace(name))]
 		if !ok {
-			return nil, fmt.Errorf("bench tls: unknown curve %q (have x25519mlkem768, x25519, p256, p384, p521)", name)
+			return nil, fmt.Errorf("bench tls: --curves %q: unknown group %q (have x25519mlkem768, x25519, p256, p384, p521)", s, name)
 		}
 		out = append(out, id)
 	}

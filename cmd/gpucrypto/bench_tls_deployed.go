@@ -20,7 +20,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"text/tabwriter"
 	"time"
 
 	"github.com/gpucrypto/gpucrypto/batch"
@@ -80,27 +79,25 @@ type deployedSetup struct {
 }
 
 // runDeployed measures every key, version and concurrency in the deployed
-// shape, one server process per key and version.
-func runDeployed(setup deployedSetup, keys, versions []string, concurrency []int, curves []tls.CurveID, warm, dur time.Duration) ([]deployedResult, error) {
+// shape, one server process per key and version, and gives emit each row
+// as soon as it is measured.
+func runDeployed(setup deployedSetup, keys, versions []string, concurrency []int, curves []tls.CurveID, warm, dur time.Duration, emit func(deployedResult) error) error {
 	if err := pinProcess(setup.clientCPUs); err != nil {
-		return nil, err
+		return err
 	}
 	runtime.GOMAXPROCS(len(setup.clientCPUs))
-	var results []deployedResult
 	for _, k := range keys {
 		for _, v := range versions {
 			args := append([]string{"bench", "tls-server", "--key", k, "--version", v, "--cpus", cpuList(setup.serverCPUs)}, setup.serverArgs...)
 			if k == "gpu" && setup.profile != "" {
 				args = append(args, "--cpuprofile", fmt.Sprintf("%s.tls%s", setup.profile, v))
 			}
-			rs, err := deployedRun(args, k, v, concurrency, curves, setup, warm, dur)
-			if err != nil {
-				return nil, fmt.Errorf("bench tls --deployed, %s key, TLS %s: %w", k, v, err)
+			if err := deployedRun(args, k, v, concurrency, curves, setup, warm, dur, emit); err != nil {
+				return fmt.Errorf("bench tls --deployed, %s key, TLS %s: %w", k, v, err)
 			}
-			results = append(results, rs...)
 		}
 	}
-	return results, nil
+	return nil
 }
 
 // serverMark is what the server process reports at each mark: its
@@ -116,26 +113,26 @@ type serverMark struct {
 	Failed     int64  `json:"failed"`
 }
 
-// deployedRun starts one server process (args) and measures it at each
-// concurrency.
-func deployedRun(args []string, key, v string, concurrency []int, curves []tls.CurveID, setup deployedSetup, warm, dur time.Duration) ([]deployedResult, error) {
+// deployedRun starts one server process (args), measures it at each
+// concurrency and gives emit each row.
+func deployedRun(args []string, key, v string, concurrency []int, curves []tls.CurveID, setup deployedSetup, warm, dur time.Duration, emit func(deployedResult) error) error {
 	self, err := os.Executable()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	cmd := exec.Command(self, args...)
 	cmd.Env = append(os.Environ(), fmt.Sprintf("GOMAXPROCS=%d", len(setup.serverCPUs)))
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	outPipe, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, err
+		return err
 	}
 	defer func() {
 		in.Close() // the server exits when its input ends
@@ -151,17 +148,16 @@ func deployedRun(args []string, key, v string, concurrency []int, curves []tls.C
 	}
 	first, err := read()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	leaf, err := x509.ParseCertificate(first.Cert)
 	if err != nil {
-		return nil, fmt.Errorf("the server's certificate: %w", err)
+		return fmt.Errorf("the server's certificate: %w", err)
 	}
 	pool := x509.NewCertPool()
 	pool.AddCert(leaf)
 	cli := clientConfig(v, pool, curves, key == "ed25519")
 
-	var results []deployedResult
 	for _, n := range concurrency {
 		var marks [2]serverMark
 		var clientCPU [2]time.Duration
@@ -192,13 +188,13 @@ func deployedRun(args []string, key, v string, concurrency []int, curves []tls.C
 			}
 		})
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if markErr != nil {
-			return nil, markErr
+			return markErr
 		}
 		if failed := marks[1].Failed - marks[0].Failed; failed > 0 {
-			return nil, fmt.Errorf("%d handshakes failed on the server in the window", failed)
+			return fmt.Errorf("%d handshakes failed on the server in the window", failed)
 		}
 		// The window is the server's own, between its two marks: a mark
 		// that reaches a busy server late must not count the handshakes
@@ -206,7 +202,7 @@ func deployedRun(args []string, key, v string, concurrency []int, curves []tls.C
 		done := marks[1].Handshakes - marks[0].Handshakes
 		window := time.Duration(marks[1].Elapsed - marks[0].Elapsed)
 		if window <= 0 {
-			return nil, fmt.Errorf("the server's window between marks is %v", window)
+			return fmt.Errorf("the server's window between marks is %v", window)
 		}
 		r := deployedResult{Version: v, Key: key, Concurrency: n, Rate: float64(done) / window.Seconds(),
 			P50Ms: w.percentileMs(0.50), P99Ms: w.percentileMs(0.99), Backlog: first.Backlog}
@@ -229,9 +225,11 @@ func deployedRun(args []string, key, v string, concurrency []int, curves []tls.C
 		}
 		fmt.Fprintf(os.Stderr, "deployed TLS %s, %s key, %d concurrent: %.0f handshakes/s, server %.3f ms CPU/handshake, CPU use server %.0f%% clients %.0f%%, their CPUs busy %.0f%% and %.0f%%, listen queue %d (%s)\n",
 			v, key, n, r.Rate, r.ServerCPUMs, 100*r.ServerUse, 100*r.ClientUse, 100*r.ServerCPUsBusy, 100*r.ClientCPUsBusy, first.Backlog, r.TCP.String())
-		results = append(results, r)
+		if err := emit(r); err != nil {
+			return err
+		}
 	}
-	return results, nil
+	return nil
 }
 
 // tcpHandshake connects to addr, runs a full client handshake with cli,
@@ -499,59 +497,77 @@ func deployedCPUs(serverSpec, clientSpec string) (deployedSetup, error) {
 	return s, nil
 }
 
-// printDeployed prints the deployed results as a table (and as JSON to
-// jsonOut), with each gpu row's rate over the cpu and ed25519 rows' of the
-// same version and concurrency.
-func printDeployed(setup deployedSetup, results []deployedResult, groups map[string]string, bits int, jsonOut string) error {
-	if jsonOut != "" {
-		err := writeJSON(jsonOut, struct {
-			runInfo
-			Bits       int               `json:"bits"`
-			ServerCPUs string            `json:"server_cpus"`
-			ClientCPUs string            `json:"client_cpus"`
-			Groups     map[string]string `json:"key_exchange"`
-			Results    []deployedResult  `json:"results"`
-		}{newRunInfo(nil, "", ""), bits, cpuList(setup.serverCPUs), cpuList(setup.clientCPUs), groups, results})
-		if err != nil {
-			return err
-		}
-	}
-	fmt.Printf("commit: %s  %s\nCPU: %s  RSA-%d  server on CPUs %s, clients on CPUs %s, loopback TCP, no resumption\n\n",
-		commit(), runtime.Version(), cpuModel(), bits, cpuList(setup.serverCPUs), cpuList(setup.clientCPUs))
-	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "TLS\tkey\tconcurrency\thandshakes/s\tp50 ms\tp99 ms\tserver CPU ms/handshake\tserver CPU use (CPUs busy)\tclient CPU use (CPUs busy)\tlisten drops\tsigned on CPU path\tof ed25519\t")
-	for _, r := range results {
-		onCPU, ofEd := "-", "-"
-		if r.OnCPU != nil {
-			onCPU = fmt.Sprintf("%.1f%%", 100**r.OnCPU)
-		}
-		for _, c := range results {
-			if c.Key == "ed25519" && c.Version == r.Version && c.Concurrency == r.Concurrency && c.Rate > 0 {
-				ofEd = fmt.Sprintf("%.0f%%", 100*r.Rate/c.Rate)
-			}
-		}
-		limit := ""
-		if r.ClientsLimit {
-			limit = " (clients the limit)"
-		}
-		drops := "-"
-		if r.TCP != nil {
-			drops = strconv.FormatInt(r.TCP.ListenDrops, 10)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%.2f\t%.2f\t%.3f\t%s\t%s%s\t%s\t%s\t%s\t\n", r.Version, r.Key, r.Concurrency, human(r.Rate),
-			r.P50Ms, r.P99Ms, r.ServerCPUMs, useOf(r.ServerUse, r.ServerCPUsBusy), useOf(r.ClientUse, r.ClientCPUsBusy), limit, drops, onCPU, ofEd)
-	}
-	if err := tw.Flush(); err != nil {
+// deployedReport is the JSON of bench tls --deployed.
+type deployedReport struct {
+	runInfo
+	Bits       int               `json:"bits"`
+	ServerCPUs string            `json:"server_cpus"`
+	ClientCPUs string            `json:"client_cpus"`
+	Groups     map[string]string `json:"key_exchange"`
+	Results    []deployedResult  `json:"results,omitempty"` // absent from the first line of --json-out (the run)
+}
+
+// benchDeployed runs bench tls --deployed and reports it: each row printed
+// (and written to --json-out) as soon as it is measured, with the gpu
+// row's rate over the ed25519 row's of the same version and concurrency
+// where that was measured before.
+func benchDeployed(setup deployedSetup, report *jsonReport, keys, versions []string, concurrency []int, curves []tls.CurveID, groups map[string]string, bits int, warm, dur time.Duration) error {
+	rep := deployedReport{runInfo: newRunInfo(nil, "", ""), Bits: bits, ServerCPUs: cpuList(setup.serverCPUs), ClientCPUs: cpuList(setup.clientCPUs), Groups: groups}
+	if err := report.start(rep); err != nil {
 		return err
 	}
-	for _, r := range results {
+	defer report.close()
+	var table *rowTable
+	if !report.toStdout() {
+		fmt.Printf("commit: %s  %s\nCPU: %s  RSA-%d  server on CPUs %s, clients on CPUs %s, loopback TCP, no resumption\n\n",
+			commit(), runtime.Version(), cpuModel(), bits, cpuList(setup.serverCPUs), cpuList(setup.clientCPUs))
+		table = newRowTable(os.Stdout, column{"TLS", 3}, column{"key", 7}, column{"concurrency", 0}, column{"handshakes/s", 0},
+			column{"p50 ms", 8}, column{"p99 ms", 8}, column{"server CPU ms/handshake", 0}, column{"server CPU use (CPUs busy)", 0},
+			column{"client CPU use (CPUs busy)", 0}, column{"listen drops", 0}, column{"signed on CPU path", 0}, column{"of ed25519", 0})
+	}
+	drops := false
+	err := runDeployed(setup, keys, versions, concurrency, curves, warm, dur, func(r deployedResult) error {
 		if r.TCP != nil && (r.TCP.ListenDrops > 0 || r.TCP.ListenOverflows > 0) {
-			fmt.Printf("\nThe kernel dropped connection attempts at the listen queue (length %d) in some windows: each waits for a\n"+
-				"SYN retransmission (a second at first), so those rows are bounded by loopback TCP, not by the server's CPUs.\n", r.Backlog)
-			break
+			drops = true
+		}
+		if table != nil {
+			table.deployedRow(r, rep.Results)
+		}
+		rep.Results = append(rep.Results, r)
+		return report.result(r)
+	})
+	if err != nil {
+		return err
+	}
+	if drops && table != nil {
+		fmt.Printf("\nThe kernel dropped connection attempts at the listen queue (length %d) in some windows: each waits for a\n"+
+			"SYN retransmission (a second at first), so those rows are bounded by loopback TCP, not by the server's CPUs.\n", rep.Results[0].Backlog)
+	}
+	return report.finish(rep)
+}
+
+// deployedRow prints r as a row of bench tls --deployed's table; before
+// are the rows measured before it.
+func (t *rowTable) deployedRow(r deployedResult, before []deployedResult) {
+	onCPU, ofEd := "-", "-"
+	if r.OnCPU != nil {
+		onCPU = fmt.Sprintf("%.1f%%", 100**r.OnCPU)
+	}
+	for _, c := range before {
+		if c.Key == "ed25519" && c.Version == r.Version && c.Concurrency == r.Concurrency && c.Rate > 0 {
+			ofEd = fmt.Sprintf("%.0f%%", 100*r.Rate/c.Rate)
 		}
 	}
-	return nil
+	limit := ""
+	if r.ClientsLimit {
+		limit = " (clients the limit)"
+	}
+	drops := "-"
+	if r.TCP != nil {
+		drops = strconv.FormatInt(r.TCP.ListenDrops, 10)
+	}
+	t.row(r.Version, r.Key, strconv.Itoa(r.Concurrency), human(r.Rate), fmt.Sprintf("%.2f", r.P50Ms), fmt.Sprintf("%.2f", r.P99Ms),
+		fmt.Sprintf("%.3f", r.ServerCPUMs), useOf(r.ServerUse, r.ServerCPUsBusy), useOf(r.ClientUse, r.ClientCPUsBusy)+limit, drops, onCPU, ofEd)
 }
 
 // useOf writes a process's CPU use beside its CPUs' busy share.

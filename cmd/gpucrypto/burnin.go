@@ -43,6 +43,10 @@ type burninOptions struct {
 	strict    bool
 	rsaKeys   int
 	progress  time.Duration
+	// the soak (--soak): callers per Server, and the life of an Engine
+	soak    bool
+	callers int
+	cycle   time.Duration
 }
 
 func cmdBurnin(args []string) error { return burnin(args, os.Stdout, os.Stderr) }
@@ -53,46 +57,61 @@ func burnin(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("burnin", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	pickDevice := deviceFlags(fs)
+	fs.Lookup("device").Usage = "device index or name substring, or all: every device (of --backend, if given), one after the other (default: GPUCRYPTO_DEVICE, else the best device)"
 	var o burninOptions
-	opsFlag := fs.String("ops", strings.Join(burninOpNames(), ","), "operations: "+strings.Join(burninOpNames(), ", ")+" (rsaNNNN: any size from 1024 to 4096)")
-	fs.Int64Var(&o.cases, "cases", 0, "cases per operation (0: until --duration is up)")
-	fs.DurationVar(&o.duration, "duration", 0, "the whole run, shared equally by the operations (default 1m when --cases is not given)")
-	fs.IntVar(&o.batch, "batch", 0, "cases per device call (default per operation: on a GPU 262144 for x25519, 131072 for ed25519 and ecdsa, 65536 for x448 and rsa2048, 16384 for aes-gcm/cbc/xts; far fewer on a CPU device)")
-	fs.IntVar(&o.workers, "workers", 2, "batches in flight per operation (the host checks one while the device computes another)")
+	opsFlag := fs.String("ops", strings.Join(burninOpNames(), ","), "operations: "+strings.Join(burninOpNames(), ", ")+
+		" (rsaNNNN: any size from 1024 to 4096, a multiple of 8); with --soak: "+strings.Join(soakOpNames(), ", ")+" (the default) and rsaNNNN")
+	fs.Int64Var(&o.cases, "cases", 0, "cases per operation (0: until --duration is up; not with --soak)")
+	fs.DurationVar(&o.duration, "duration", 0, "the whole run, shared equally by the operations (default 1m when --cases is not given); with --soak, the soak's time")
+	fs.IntVar(&o.batch, "batch", 0, "cases per device call (default per operation: on a GPU 262144 for x25519, 131072 for ed25519 and ecdsa, 65536 for x448 and rsa2048, 16384 for aes-gcm/cbc/xts; far fewer on a CPU device); with --soak, the largest batch of a direct call")
+	fs.IntVar(&o.workers, "workers", 2, "batches in flight per operation (the host checks one while the device computes another); with --soak, the goroutines calling each Engine directly")
 	fs.Uint64Var(&o.seed, "seed", 0, "seed of the random cases (0: a random seed, printed)")
-	fs.IntVar(&o.cpuSample, "cpu-sample", 1000, "recompute the first case of each batch and about 1 in N others entirely on the CPU (x25519/x448, ed25519, ecdsa; rsa signatures)")
+	fs.IntVar(&o.cpuSample, "cpu-sample", 1000, "recompute the first case of each batch and about 1 in N others entirely on the CPU (x25519/x448, ed25519, ecdsa; rsa signatures); the soak checks every result")
 	fs.StringVar(&o.failures, "failures", "burnin-failures.jsonl", "file for the failing cases, one JSON object a line (written only if one fails)")
 	fs.BoolVar(&o.strict, "strict", false, "fail on device failures that fell back to the CPU too, not only on wrong results")
 	fs.IntVar(&o.rsaKeys, "rsa-keys", 4, "RSA keys per size, generated at the start (not timed)")
 	fs.DurationVar(&o.progress, "progress", 5*time.Second, "interval of the progress lines on stderr (0: none)")
+	fs.BoolVar(&o.soak, "soak", false, "soak instead: until --duration, make and close Engines and Servers of every operation, call them from many goroutines with batch sizes and routes (device, CPU, auto) that change, close them under calls in flight, and check every result against Go's crypto (with GOTRACEBACK=crash and --crash-output: the fault-capture run of a GPU)")
+	fs.IntVar(&o.callers, "callers", 32, "--soak: concurrent callers through each Server")
+	fs.DurationVar(&o.cycle, "cycle", 10*time.Second, "--soak: about how long an Engine lives (half to one and a half times this), Servers over it coming and going meanwhile")
+	report := jsonFlags(fs)
+	report.stdoutTo = stdout
+	applyCrashOutput := crashOutputFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
 		return err
 	}
+	if err := applyCrashOutput(); err != nil {
+		return err
+	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("burnin: unexpected arguments %q", fs.Args())
 	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	if *opsFlag != "" {
 		o.ops = strings.Split(*opsFlag, ",")
 	}
-	if o.cases == 0 && o.duration == 0 {
-		o.duration = time.Minute
+	if o.soak && !given["ops"] {
+		o.ops = soakOpNames()
 	}
-	switch {
-	case len(o.ops) == 0:
-		return errors.New("burnin: no operation")
-	case o.cases < 0 || o.duration < 0 || o.batch < 0 || o.rsaKeys < 1 || o.workers < 1 || o.cpuSample < 1:
-		return errors.New("burnin: --cases, --duration and --batch must not be negative, --rsa-keys, --workers and --cpu-sample at least 1")
+	if err := o.check(given); err != nil {
+		return fmt.Errorf("burnin: %w", err)
 	}
-	ops := make([]burninOp, len(o.ops))
-	for i, name := range o.ops {
+	var ops []burninOp
+	for _, name := range o.ops {
 		op, err := burninOpNamed(name)
 		if err != nil {
 			return err
 		}
-		ops[i] = op
+		ops = append(ops, op)
+	}
+	if o.soak {
+		if err := checkSoakOps(o.ops); err != nil {
+			return err
+		}
 	}
 	if o.seed == 0 {
 		o.seed = mrand.Uint64() | 1
@@ -104,19 +123,70 @@ func burnin(args []string, stdout, stderr io.Writer) error {
 	log := &failureLog{path: o.failures}
 	defer log.close()
 	keys := &rsaKeyPool{count: o.rsaKeys}
+	var info runInfo
+	if len(devs) == 1 {
+		info = newRunInfo(devs[0], "", "")
+	} else {
+		info = newRunInfo(nil, "all", fs.Lookup("backend").Value.String())
+	}
+	rep := burninReport{runInfo: info, Seed: o.seed, CPUSample: o.cpuSample, Soak: o.soak}
+	if o.soak {
+		rep.CPUSample = 0
+		rep.Callers, rep.Workers, rep.Cycle = o.callers, o.workers, o.cycle.String()
+	}
+	if err := report.start(rep); err != nil {
+		return err
+	}
+	defer report.close()
 	failed := false
 	for _, d := range devs {
+		if o.soak {
+			sr, err := newSoakRun(o, d, log, keys, stderr)
+			if err != nil {
+				return err
+			}
+			runErr := sr.run()
+			results := sr.results()
+			for _, res := range results {
+				rep.Results = append(rep.Results, res)
+				if err := report.result(res); err != nil {
+					return err
+				}
+			}
+			if !report.toStdout() {
+				printSoakReport(stdout, sr, results)
+			}
+			if runErr != nil {
+				return runErr
+			}
+			failed = failed || sr.failed()
+			continue
+		}
 		r := &burninRun{opts: o, dev: d, log: log, keys: keys, stderr: stderr}
-		stats, err := r.run(ops)
+		stats, err := r.run(ops, func(st *burninStats) error {
+			res := st.result(d)
+			rep.Results = append(rep.Results, res)
+			return report.result(res)
+		})
 		if err != nil {
 			return err
 		}
-		printBurninReport(stdout, r, stats)
+		if !report.toStdout() {
+			printBurninReport(stdout, r, stats)
+		}
 		for _, st := range stats {
 			failed = failed || st.mismatches.Load() > 0 || (o.strict && st.fallbacks.Load() > 0)
 		}
 	}
-	if log.written > 0 {
+	rep.FailuresFile, rep.FailuresWritten, rep.FailuresDropped = log.path, log.written, log.dropped
+	if log.written == 0 {
+		rep.FailuresFile = ""
+	}
+	rep.Passed = !failed
+	if err := report.finish(rep); err != nil {
+		return err
+	}
+	if log.written > 0 && !report.toStdout() {
 		fmt.Fprintf(stdout, "failing cases: %d written to %s", log.written, log.path)
 		if log.dropped > 0 {
 			fmt.Fprintf(stdout, " (%d more not written)", log.dropped)
@@ -130,6 +200,100 @@ func burnin(args []string, stdout, stderr io.Writer) error {
 		return errBurninFailed
 	}
 	return nil
+}
+
+// check checks the options, each error naming its flag; given are the
+// flags on the command line.
+func (o *burninOptions) check(given map[string]bool) error {
+	if len(o.ops) == 0 {
+		return errors.New("--ops: no operation")
+	}
+	if o.soak {
+		if given["cases"] {
+			return errors.New("--cases: not with --soak, which runs until --duration")
+		}
+		if o.duration == 0 {
+			o.duration = time.Minute
+		}
+		if o.duration < 0 {
+			return fmt.Errorf("--duration %v: want a time above 0", o.duration)
+		}
+		if o.cycle <= 0 {
+			return fmt.Errorf("--cycle %v: want a time above 0", o.cycle)
+		}
+		if err := atLeast("callers", o.callers, 1); err != nil {
+			return err
+		}
+	} else {
+		for _, name := range []string{"callers", "cycle"} {
+			if given[name] {
+				return fmt.Errorf("--%s: only with --soak", name)
+			}
+		}
+	}
+	if o.cases == 0 && o.duration == 0 {
+		o.duration = time.Minute
+	}
+	for _, c := range []struct {
+		name         string
+		value, least int64
+	}{{"cases", o.cases, 0}, {"batch", int64(o.batch), 0}, {"workers", int64(o.workers), 1},
+		{"cpu-sample", int64(o.cpuSample), 1}, {"rsa-keys", int64(o.rsaKeys), 1}} {
+		if err := atLeast(c.name, c.value, c.least); err != nil {
+			return err
+		}
+	}
+	if err := nonNegativeDuration("duration", o.duration); err != nil {
+		return err
+	}
+	return nonNegativeDuration("progress", o.progress)
+}
+
+// burninReport is the JSON of burnin: the run (the device, or "all") and
+// a result per operation and device, or per operation of the soak.
+type burninReport struct {
+	runInfo
+	Seed      uint64 `json:"seed"`
+	CPUSample int    `json:"cpu_sample,omitempty"`
+	Soak      bool   `json:"soak,omitempty"`
+	Callers   int    `json:"soak_callers_per_server,omitempty"`
+	Workers   int    `json:"soak_direct_callers_per_engine,omitempty"`
+	Cycle     string `json:"soak_cycle,omitempty"`
+	// the end of the run (the document of --json only)
+	Passed          bool   `json:"passed,omitempty"`
+	FailuresFile    string `json:"failures_file,omitempty"`
+	FailuresWritten int    `json:"failures_written,omitempty"`
+	FailuresDropped int    `json:"failures_not_written,omitempty"`
+	// Results are burninResult rows, or soakResult rows for the soak.
+	Results []any `json:"results,omitempty"`
+}
+
+// burninResult is one operation on one device in the JSON report.
+type burninResult struct {
+	Device        string  `json:"device"`
+	Backend       string  `json:"backend"`
+	Op            string  `json:"op"`
+	Batch         int     `json:"batch"`
+	Cases         int64   `json:"cases"`
+	CasesPerS     float64 `json:"cases_per_s"`
+	Seconds       float64 `json:"seconds"`
+	CPUChecked    int64   `json:"cpu_checked"`
+	Mismatches    int64   `json:"mismatches"`
+	Fallbacks     int64   `json:"fallbacks"`
+	FirstFallback string  `json:"first_fallback,omitempty"`
+}
+
+// result is st as a row of the JSON report.
+func (st *burninStats) result(d *device.Device) burninResult {
+	r := burninResult{Device: d.Name, Backend: d.Backend, Op: st.op, Batch: st.batch, Cases: st.cases.Load(), Seconds: st.seconds,
+		CPUChecked: st.cpuChecked.Load(), Mismatches: st.mismatches.Load(), Fallbacks: st.fallbacks.Load()}
+	if st.seconds > 0 {
+		r.CasesPerS = float64(r.Cases) / st.seconds
+	}
+	st.fallbackMu.Lock()
+	r.FirstFallback = st.firstFallback
+	st.fallbackMu.Unlock()
+	return r
 }
 
 // burninDevices resolves --device: "all" is every device (of --backend,
@@ -275,8 +439,9 @@ func (r *burninRun) ed25519Engine() (*ed25519.Engine, error) {
 	return lazyEngine(r, &r.ed25519, ed25519.NewEngine)
 }
 
-// run runs every operation in turn.
-func (r *burninRun) run(ops []burninOp) ([]*burninStats, error) {
+// run runs every operation in turn, and gives done each operation's
+// counts as it ends.
+func (r *burninRun) run(ops []burninOp, done func(*burninStats) error) ([]*burninStats, error) {
 	var stats []*burninStats
 	for _, op := range ops {
 		st, err := r.runOp(op, r.opts.duration/time.Duration(len(ops)))
@@ -284,6 +449,9 @@ func (r *burninRun) run(ops []burninOp) ([]*burninStats, error) {
 			return stats, fmt.Errorf("burnin: %s on %s: %w", op.name, r.dev.Name, err)
 		}
 		stats = append(stats, st)
+		if err := done(st); err != nil {
+			return stats, err
+		}
 	}
 	return stats, nil
 }

@@ -17,13 +17,15 @@ import (
 
 // A few cases of every operation on the test device (PoCL in CI), through
 // the command itself: every case agrees with the CPU, the report says so,
-// and no failures file is written.
+// no failures file is written, and --json-out holds the run and a row per
+// operation.
 func TestBurnin(t *testing.T) {
 	d := devicetest.Device(t)
 	failures := filepath.Join(t.TempDir(), "failures.jsonl")
+	lines := filepath.Join(t.TempDir(), "burnin.jsonl")
 	var stdout, stderr bytes.Buffer
 	err := burnin([]string{"-device", strconv.Itoa(d.Index), "-cases", "8", "-batch", "4", "-rsa-keys", "1",
-		"-cpu-sample", "2", "-failures", failures, "-seed", "7"}, &stdout, &stderr)
+		"-cpu-sample", "2", "-failures", failures, "-seed", "7", "-json-out", lines}, &stdout, &stderr)
 	t.Logf("\n%s%s", stderr.String(), stdout.String())
 	if err != nil {
 		t.Fatal(err)
@@ -39,6 +41,21 @@ func TestBurnin(t *testing.T) {
 	}
 	if _, err := os.Stat(failures); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a failures file was written: %v", err)
+	}
+	data, err := os.ReadFile(lines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := strings.Split(strings.TrimSpace(string(data)), "\n")
+	var run struct{ Run burninReport }
+	if len(rows) != 1+len(burninOpNames()) || json.Unmarshal([]byte(rows[0]), &run) != nil || run.Run.Seed != 7 || run.Run.Device != d.Name {
+		t.Fatalf("--json-out: %d lines, the first %q; want the run, then one per operation", len(rows), rows[0])
+	}
+	for i, op := range burninOpNames() {
+		var line struct{ Result burninResult }
+		if err := json.Unmarshal([]byte(rows[1+i]), &line); err != nil || line.Result.Op != op || line.Result.Cases != 8 || line.Result.Mismatches != 0 {
+			t.Errorf("--json-out line %d: %q (%v), want %s's row", 2+i, rows[1+i], err, op)
+		}
 	}
 }
 

@@ -47,9 +47,12 @@ func cmdDevices(args []string) error { return devices(args, os.Stdout, os.Stderr
 func devices(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("devices", flag.ExitOnError)
 	fs.SetOutput(stderr)
-	asJSON := fs.Bool("json", false, "print JSON")
+	asJSON, writeJSONDoc := jsonDocumentFlagsTo(fs, stdout)
 	backend := fs.String("backend", "", "list only this driver's devices: opencl or cuda (default: GPUCRYPTO_BACKEND, else every driver built in)")
-	fs.Parse(args)
+	parseFlags(fs, args)
+	if fs.NArg() > 0 {
+		return fmt.Errorf("devices: unexpected arguments %q", fs.Args())
+	}
 	if err := setBackend(*backend); err != nil {
 		return err
 	}
@@ -57,9 +60,10 @@ func devices(args []string, stdout, stderr io.Writer) error {
 	devs, err := device.Devices()
 	hint := device.Hint()
 	if err != nil {
-		if *asJSON {
-			printJSONTo(stdout, map[string]any{"devices": []deviceRow{}, "error": err.Error(), "hint": hint})
-		} else if hint != "" {
+		if jerr := writeJSONDoc(map[string]any{"devices": []deviceRow{}, "error": err.Error(), "hint": hint}); jerr != nil {
+			return jerr
+		}
+		if !*asJSON && hint != "" {
 			fmt.Fprintln(stderr, hint)
 		}
 		return err
@@ -76,12 +80,12 @@ func devices(args []string, stdout, stderr io.Writer) error {
 			InlinePTX: d.CarryChains, ComputeCap: d.ComputeCapability, Default: d == choice.Device,
 		})
 	}
-	if *asJSON {
-		var notUsed []string
-		for _, e := range device.DriverErrors() {
-			notUsed = append(notUsed, e.Error())
-		}
-		return printJSONTo(stdout, map[string]any{"devices": rows, "choice": choice.String(), "hint": hint, "not_used": notUsed})
+	var notUsed []string
+	for _, e := range device.DriverErrors() {
+		notUsed = append(notUsed, e.Error())
+	}
+	if err := writeJSONDoc(map[string]any{"devices": rows, "choice": choice.String(), "hint": hint, "not_used": notUsed}); err != nil || *asJSON {
+		return err
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "#\tBACKEND\tPLATFORM\tDEVICE\tTYPE\tCU\tMHZ\tGLOBAL\tSHARED\tMAX WG\tFP64\tPTX\tDRIVER")

@@ -4,7 +4,7 @@ go 1.24.0
 
 require (
 	github.com/cloudflare/circl v1.6.1
-	github.com/gpucrypto/gpucrypto v0.0.0-00010101000000-000000000000
+	github.com/gpucrypto/gpucrypto v0.1.0
 	golang.org/x/crypto v0.40.0
 	golang.org/x/sys v0.34.0
 	gonum.org/v1/plot v0.17.0
@@ -22,6 +22,3 @@ require (
 	golang.org/x/image v0.30.0 // indirect
 	golang.org/x/text v0.28.0 // indirect
 )
-
-// The CLI is built and tested against the library in this working tree.
-replace github.com/gpucrypto/gpucrypto => ../..

@@ -148,7 +148,10 @@ func kernelInfoBuilds(d *device.Device) (builds []kernelBuild, aesErr error, err
 func cmdKernelInfo(args []string) error {
 	fs := flag.NewFlagSet("kernelinfo", flag.ExitOnError)
 	pickDevice := deviceFlags(fs)
-	fs.Parse(args)
+	parseFlags(fs, args)
+	if fs.NArg() > 0 {
+		return fmt.Errorf("kernelinfo: unexpected arguments %q", fs.Args())
+	}
 	d, err := pickDevice()
 	if err != nil {
 		return err

@@ -1,18 +1,26 @@
 // Command gpucrypto lists devices, checks them with known-answer tests and
 // benchmarks gpucrypto's kernels against the CPU.
 //
-//	gpucrypto devices [--json]
-//	gpucrypto selftest [--device SPEC] [--backend opencl|cuda] [--json]
-//	gpucrypto bench [arith|ecdh|rsa] [--device SPEC] [--backend opencl|cuda] [--ops add,...,x25519,modexp,rsa2048] [--bits 256,...] [--batch N,...] [--seconds S] [--json]
+//	gpucrypto version [--json]
+//	gpucrypto devices [--backend opencl|cuda] [--json] [--json-out FILE]
+//	gpucrypto selftest [--device SPEC] [--backend opencl|cuda] [--json] [--json-out FILE]
+//	gpucrypto bench [arith|ecdh|rsa|ed25519|ecdsa] [--device SPEC] [--backend opencl|cuda] [--ops add,...,x25519,modexp,rsa2048] [--bits 256,...] [--batch N,...] [--seconds S] [--json] [--json-out FILE] [--crash-output FILE]
 //	gpucrypto bench aes|server|tls [flags]
 //	  ("gpucrypto bench -h" lists the subcommands; "gpucrypto bench SUBCOMMAND -h" shows its operations and flags)
-//	gpucrypto burnin [--device SPEC|all] [--backend opencl|cuda] [--ops rsa2048,x25519,aes-gcm,...] [--cases N] [--duration D] [--batch N] [--seed S] [--failures FILE] [--strict]
+//	gpucrypto burnin [--device SPEC|all] [--backend opencl|cuda] [--ops rsa2048,x25519,aes-gcm,...] [--cases N] [--duration D] [--batch N] [--seed S] [--failures FILE] [--strict] [--json] [--json-out FILE] [--crash-output FILE]
+//	gpucrypto burnin --soak [--duration D] [--cycle D] [--callers N] [flags]
 //	gpucrypto kernelinfo [--device SPEC] [--backend opencl|cuda]
 //	gpucrypto source FILE [-D NAME[=VALUE]]...
 //	gpucrypto plot [--out DIR] [--prefix NAME] FILE.json...
 //
 // --device takes an index or a name substring (as GPUCRYPTO_DEVICE does);
-// --backend picks the driver (as GPUCRYPTO_BACKEND does).
+// --backend picks the driver (as GPUCRYPTO_BACKEND does). --json prints a
+// command's report as one JSON document; the --json-out FILE of bench, bench
+// aes, bench tls, burnin and selftest writes it as JSON Lines while the run
+// goes, a row at a time. GPUCRYPTO_CRASH_OUTPUT=FILE
+// makes every command append the report of a fatal error to FILE as well
+// as stderr (runtime/debug.SetCrashOutput; --crash-output on bench and
+// burnin does the same).
 package main
 
 import (
@@ -29,17 +37,28 @@ import (
 const usage = `usage: gpucrypto <command> [flags]
 
 commands:
+  version    the binary's version, commit, Go version, platform and backends
   devices    list every device of every backend (OpenCL; CUDA with -tags cuda) and its features
   selftest   run known-answer tests on the chosen device (exit 1 on failure)
   bench      measure throughput on the chosen device and on all CPU cores
              (subcommands arith, ecdh, rsa, ed25519, ecdsa, aes, server, tls: "gpucrypto bench -h")
   burnin     random cases of every operation on the device, checked against the CPU (exit 1 on a mismatch)
+             (--soak: Engines and Servers made and closed under load until --duration, every result checked)
   kernelinfo compiler facts per kernel: registers, spills, private memory
   source     print the full source of a kernel program, as it is compiled
-  plot       draw PNG plots from the JSON of bench --json-out and bench server --json-out
+  plot       draw PNG plots from the JSON of bench, bench aes, bench server and bench tls
 
-Run "gpucrypto <command> -h" for a command's flags. GPUCRYPTO_DEVICE picks
-the default device (index or name substring), GPUCRYPTO_BACKEND the driver.
+Run "gpucrypto <command> -h" for a command's flags. --json prints a report as
+one JSON document at the end; the --json-out FILE of bench, bench aes, bench
+tls, burnin and selftest writes it as JSON Lines as the run goes (a run
+stopped early keeps every row it finished).
+
+environment:
+  GPUCRYPTO_DEVICE        the default device (index or name substring)
+  GPUCRYPTO_BACKEND       the driver: opencl or cuda
+  GPUCRYPTO_CRASH_OUTPUT  a file that every command appends the report of a fatal error
+                          (panic, fault) to, as well as stderr; with GOTRACEBACK=crash the
+                          report holds every goroutine and the process dumps core
 `
 
 func main() {
@@ -47,8 +66,14 @@ func main() {
 		fmt.Fprint(os.Stderr, usage)
 		os.Exit(2)
 	}
+	if err := crashOutputEnv(); err != nil {
+		fmt.Fprintln(os.Stderr, "gpucrypto:", err)
+		os.Exit(1)
+	}
 	var err error
 	switch os.Args[1] {
+	case "version", "--version":
+		err = cmdVersion(os.Args[2:])
 	case "devices":
 		err = cmdDevices(os.Args[2:])
 	case "selftest":
@@ -99,7 +124,11 @@ func deviceFlags(fs *flag.FlagSet) func() (*device.Device, error) {
 			}
 		}
 		if *spec != "" {
-			return device.Select(*spec)
+			d, err := device.Select(*spec)
+			if err != nil {
+				return nil, fmt.Errorf("--device %q: %w", *spec, err)
+			}
+			return d, nil
 		}
 		d, why, err := defaultDevice()
 		if err != nil {

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"image/color"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -22,8 +24,9 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 )
 
-// cmdPlot turns the JSON of "gpucrypto bench --json-out" and
-// "gpucrypto bench server --json-out" into PNG plots, one file per op.
+// cmdPlot turns the JSON of gpucrypto bench, bench aes, bench server and
+// bench tls (--json documents and --json-out files, JSON Lines included)
+// into PNG plots, one file per op.
 func cmdPlot(args []string) error {
 	fs := flag.NewFlagSet("plot", flag.ExitOnError)
 	out := fs.String("out", ".", "directory for the PNG files")
@@ -31,11 +34,18 @@ func cmdPlot(args []string) error {
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), `usage: gpucrypto plot [--out DIR] [--prefix NAME] FILE.json...
 
-Plots the JSON written by "gpucrypto bench --json-out" (ops/s against batch
-size: kernel, end-to-end, pipelined, CPU) and "gpucrypto bench server
---json-out" (ops/s and p50/p99 latency against callers), one PNG per op:
-DIR/PREFIX-OP-bench.png, DIR/PREFIX-OP-server.png. Several files of one kind
-are drawn as separate lines, labelled by commit (or file name).
+Plots the JSON that --json prints and --json-out writes (a document, or JSON
+Lines: a run line, then a line per row), one PNG per op:
+  gpucrypto bench [SUBCOMMAND]  ops/s against batch size: kernel, end-to-end,
+                                pipelined, CPU                     DIR/PREFIX-OP-bench.png
+  gpucrypto bench aes           Gbps against message size, per mode, shape and key
+                                                                   DIR/PREFIX-OP-aes.png
+  gpucrypto bench server        ops/s and p50/p99 latency against callers
+                                                                   DIR/PREFIX-OP-server.png
+  gpucrypto bench tls           handshakes/s and p50/p99 latency against concurrency,
+                                per TLS version                    DIR/PREFIX-tlsV-tls.png
+Several files of one kind are drawn as separate lines, labelled by commit
+(or file name). burnin and selftest reports have nothing to plot.
 
 `)
 		fs.PrintDefaults()
@@ -65,6 +75,7 @@ are drawn as separate lines, labelled by commit (or file name).
 // the results, still raw, as the kind decides how to read them.
 type plotInput struct {
 	path    string
+	what    string            // plotKindServer, plotKindBench, ...
 	label   string            // series label: commit, else file name
 	Device  string            `json:"device"`
 	Backend string            `json:"backend"`
@@ -124,10 +135,17 @@ type plotBenchResult struct {
 	BinvGroup int     `json:"binv_group"`
 }
 
+// The kinds of input, by the rows' fields, and the suffix of their
+// plots' file names.
 const (
-	plotKindServer = "server"
-	plotKindBench  = "bench"
+	plotKindServer = "server" // bench server: callers, ops_per_s
+	plotKindBench  = "bench"  // bench, bench arith|ecdh|rsa|ed25519|ecdsa: batch, *_ops_per_s
+	plotKindAES    = "aes"    // bench aes: message_bytes, *_bits_per_s
+	plotKindTLS    = "tls"    // bench tls (and --deployed): concurrency, handshakes_per_s
 )
+
+// plotKinds are the kinds in the order their plots are written.
+var plotKinds = []string{plotKindServer, plotKindBench, plotKindAES, plotKindTLS}
 
 // plotFiles reads the inputs, groups them by kind and writes the plots
 // under outDir; it returns the paths written (also those written before
@@ -136,16 +154,14 @@ func plotFiles(files []string, outDir, prefix string) ([]string, error) {
 	if len(files) == 0 {
 		return nil, errors.New("plot: no input files")
 	}
-	var server, bench []*plotInput
+	groups := map[string][]*plotInput{}
 	for _, f := range files {
-		in, kind, err := readPlotInput(f)
+		ins, err := readPlotInputs(f)
 		if err != nil {
 			return nil, err
 		}
-		if kind == plotKindServer {
-			server = append(server, in)
-		} else {
-			bench = append(bench, in)
+		for _, in := range ins {
+			groups[in.what] = append(groups[in.what], in)
 		}
 	}
 	if prefix == "" {
@@ -158,26 +174,29 @@ func plotFiles(files []string, outDir, prefix string) ([]string, error) {
 		return nil, err
 	}
 	var written []string
-	for _, group := range []struct {
-		kind   string
-		inputs []*plotInput
-	}{{plotKindServer, server}, {plotKindBench, bench}} {
-		if len(group.inputs) == 0 {
+	for _, kind := range plotKinds {
+		inputs := groups[kind]
+		if len(inputs) == 0 {
 			continue
 		}
-		plotLabelInputs(group.inputs)
+		plotLabelInputs(inputs)
 		var figs []plotFigure
 		var err error
-		if group.kind == plotKindServer {
-			figs, err = plotServerFigures(group.inputs)
-		} else {
-			figs, err = plotBenchFigures(group.inputs)
+		switch kind {
+		case plotKindServer:
+			figs, err = plotServerFigures(inputs)
+		case plotKindBench:
+			figs, err = plotBenchFigures(inputs)
+		case plotKindAES:
+			figs, err = plotAESFigures(inputs)
+		case plotKindTLS:
+			figs, err = plotTLSFigures(inputs)
 		}
 		if err != nil {
 			return written, err
 		}
 		for _, fig := range figs {
-			path := filepath.Join(outDir, prefix+"-"+plotFileSafe(fig.name)+"-"+group.kind+".png")
+			path := filepath.Join(outDir, prefix+"-"+plotFileSafe(fig.name)+"-"+kind+".png")
 			if err := fig.save(path); err != nil {
 				return written, fmt.Errorf("plot: %s: %w", path, err)
 			}
@@ -187,14 +206,79 @@ func plotFiles(files []string, outDir, prefix string) ([]string, error) {
 	return written, nil
 }
 
-// readPlotInput reads one file and tells its kind from the results'
-// fields: callers (bench server) or batch with ops/s (bench).
-func readPlotInput(path string) (*plotInput, string, error) {
+// plotWriters names the commands whose JSON plot draws, for errors.
+const plotWriters = "gpucrypto bench, bench aes, bench server or bench tls"
+
+// readPlotInputs reads one file: a JSON document (--json, or bench
+// server's --json-out), or JSON Lines (--json-out: a {"run": ...} line,
+// then {"result": ...} lines; several runs appended to one file are one
+// input each). It tells each input's kind from its rows' fields.
+func readPlotInputs(path string) ([]*plotInput, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, "", fmt.Errorf("plot: %w", err)
+		return nil, fmt.Errorf("plot: %w", err)
 	}
-	in := &plotInput{path: path}
+	var values []json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(data))
+	for {
+		var v json.RawMessage
+		if err := dec.Decode(&v); err == io.EOF {
+			break
+		} else if err != nil {
+			return nil, fmt.Errorf("plot: %s: not JSON or JSON Lines: %w", path, err)
+		}
+		values = append(values, v)
+	}
+	var ins []*plotInput
+	var lines map[string]json.RawMessage
+	if len(values) == 1 && json.Unmarshal(values[0], &lines) == nil && lines["run"] == nil && lines["result"] == nil {
+		// one document
+		in := &plotInput{path: path}
+		if err := unmarshalPlotRun(path, values[0], in); err != nil {
+			return nil, err
+		}
+		ins = append(ins, in)
+	} else {
+		for i, v := range values {
+			var line struct {
+				Run    json.RawMessage `json:"run"`
+				Result json.RawMessage `json:"result"`
+			}
+			if err := json.Unmarshal(v, &line); err != nil || (line.Run == nil && line.Result == nil) {
+				return nil, fmt.Errorf("plot: %s: line %d is neither {\"run\": ...} nor {\"result\": ...} (not the JSON Lines of --json-out)", path, i+1)
+			}
+			if line.Run != nil {
+				in := &plotInput{path: path}
+				if err := unmarshalPlotRun(path, line.Run, in); err != nil {
+					return nil, err
+				}
+				ins = append(ins, in)
+			}
+			if line.Result != nil {
+				if len(ins) == 0 {
+					return nil, fmt.Errorf("plot: %s: line %d: a result before the run's line", path, i+1)
+				}
+				in := ins[len(ins)-1]
+				in.Results = append(in.Results, line.Result)
+			}
+		}
+		if len(ins) > 1 {
+			for i, in := range ins {
+				in.path = fmt.Sprintf("%s#%d", path, i+1)
+			}
+		}
+	}
+	for _, in := range ins {
+		if err := in.findKind(); err != nil {
+			return nil, err
+		}
+	}
+	return ins, nil
+}
+
+// unmarshalPlotRun reads a run (a document, or the first line of JSON
+// Lines) into in.
+func unmarshalPlotRun(path string, data []byte, in *plotInput) error {
 	if err := json.Unmarshal(data, in); err != nil {
 		var typeErr *json.UnmarshalTypeError
 		if errors.As(err, &typeErr) {
@@ -202,36 +286,55 @@ func readPlotInput(path string) (*plotInput, string, error) {
 			if typeErr.Field != "" {
 				what = typeErr.Field + " is " + typeErr.Value + ", not " + typeErr.Type.String()
 			}
-			return nil, "", fmt.Errorf("plot: %s: not the JSON of gpucrypto bench or bench server (%s)", path, what)
+			return fmt.Errorf("plot: %s: not the JSON of %s (%s)", path, plotWriters, what)
 		}
-		return nil, "", fmt.Errorf("plot: %s: not benchmark JSON: %w", path, err)
+		return fmt.Errorf("plot: %s: not benchmark JSON: %w", path, err)
 	}
+	return nil
+}
+
+// findKind tells in's kind from the fields of its rows.
+func (in *plotInput) findKind() error {
 	if len(in.Results) == 0 {
-		return nil, "", fmt.Errorf("plot: %s: no results[] (not the JSON of gpucrypto bench or bench server?)", path)
+		return fmt.Errorf("plot: %s: no results (not the JSON of %s, or a run stopped before its first row?)", in.path, plotWriters)
 	}
-	kind := ""
 	for i, raw := range in.Results {
 		var fields map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &fields); err != nil {
-			return nil, "", fmt.Errorf("plot: %s: results[%d]: %w", path, i, err)
+			return fmt.Errorf("plot: %s: results[%d]: %w", in.path, i, err)
+		}
+		has := func(names ...string) bool {
+			for _, n := range names {
+				if fields[n] != nil {
+					return true
+				}
+			}
+			return false
 		}
 		k := ""
 		switch {
-		case fields["callers"] != nil && fields["ops_per_s"] != nil:
+		case has("callers") && has("ops_per_s"):
 			k = plotKindServer
-		case fields["batch"] != nil && (fields["gpu_kernel_ops_per_s"] != nil || fields["gpu_end_to_end_ops_per_s"] != nil || fields["cpu_ops_per_s"] != nil):
+		case has("batch") && has("gpu_kernel_ops_per_s", "gpu_end_to_end_ops_per_s", "cpu_ops_per_s"):
 			k = plotKindBench
-		case fields["batch"] != nil && fields["gpu_end_to_end_bits_per_s"] != nil:
-			return nil, "", fmt.Errorf("plot: %s: AES benchmark (bits/s) output is not supported", path)
+		case has("message_bytes") && has("gpu_end_to_end_bits_per_s"):
+			k = plotKindAES
+		case has("concurrency") && has("handshakes_per_s"):
+			k = plotKindTLS
+		case has("mismatches"):
+			return fmt.Errorf("plot: %s: the JSON of gpucrypto burnin: counts of checked cases, nothing to plot", in.path)
+		case has("passed"):
+			return fmt.Errorf("plot: %s: the JSON of gpucrypto selftest: nothing to plot", in.path)
 		default:
-			return nil, "", fmt.Errorf("plot: %s: results[%d] has neither callers and ops_per_s (bench server) nor batch and *_ops_per_s (bench)", path, i)
+			return fmt.Errorf("plot: %s: results[%d] is none of what plot draws: callers and ops_per_s (bench server), batch and *_ops_per_s (bench), "+
+				"message_bytes and *_bits_per_s (bench aes), concurrency and handshakes_per_s (bench tls)", in.path, i)
 		}
-		if kind != "" && k != kind {
-			return nil, "", fmt.Errorf("plot: %s: results mix bench and bench server entries", path)
+		if in.what != "" && k != in.what {
+			return fmt.Errorf("plot: %s: results mix %s and %s rows", in.path, in.what, k)
 		}
-		kind = k
+		in.what = k
 	}
-	return in, kind, nil
+	return nil
 }
 
 // plotLabelInputs names each input's lines: by commit where the commits tell

@@ -102,6 +102,10 @@ func TestPlotErrors(t *testing.T) {
 		"array.json":   `[1, 2, 3]`,
 		"text.json":    `op callers ops/s`,
 		"aes.json":     `{"results": [{"op": "ctr", "batch": 1, "gpu_end_to_end_bits_per_s": 1e9}]}`,
+		"burnin.json":  `{"results": [{"op": "x25519", "batch": 4, "cases": 8, "mismatches": 0}]}`,
+		"lines.json":   "{\"run\": {\"device\": \"x\"}}\n{\"other\": 1}\n",
+		"orphan.json":  "{\"result\": {\"op\": \"a\", \"callers\": 1, \"ops_per_s\": 1}}\n",
+		"runonly.json": "{\"run\": {\"device\": \"x\"}}\n",
 		"mixed.json":   `{"results": [{"op": "a", "callers": 1, "ops_per_s": 1}, {"op": "a", "batch": 1, "cpu_ops_per_s": 1}]}`,
 		"null.json":    `{"results": [{"op": "a", "callers": null, "ops_per_s": 1}]}`,
 		"zero.json":    `{"results": [{"op": "a", "callers": 1, "ops_per_s": 0, "p50_ms": 0, "p99_ms": 0}]}`,
@@ -165,11 +169,11 @@ func TestPlotDeviceKind(t *testing.T) {
 		{"gpu-bench.json", strings.Replace(plotBenchJSON, `"device": "Test GPU"`, `"device": "Test GPU", "device_type": "GPU"`, 1), false},
 		{"gpu-server.json", plotServerJSON, false},
 	} {
-		in, kind, err := readPlotInput(writePlotFixture(t, dir, c.name, c.tmpl, "89f182fbbd83"))
+		ins, err := readPlotInputs(writePlotFixture(t, dir, c.name, c.tmpl, "89f182fbbd83"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		ins := []*plotInput{in}
+		kind := ins[0].what
 		plotLabelInputs(ins)
 		var figs []plotFigure
 		if kind == plotKindServer {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"os"
 	"time"
 
 	"github.com/gpucrypto/gpucrypto/aes"
@@ -107,45 +109,66 @@ var selftests = []struct {
 	}},
 }
 
-func cmdSelftest(args []string) error {
+// selftestReport is the JSON of selftest: the run and one result per
+// suite.
+type selftestReport struct {
+	runInfo
+	Results []selftestResult `json:"results,omitempty"`
+}
+
+func cmdSelftest(args []string) error { return selftest(args, os.Stdout, os.Stderr) }
+
+// selftest runs the command with its arguments: the report on stdout
+// (the JSON of --json too), the suites' lines on stderr with --json.
+func selftest(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("selftest", flag.ExitOnError)
 	pickDevice := deviceFlags(fs)
-	asJSON := fs.Bool("json", false, "print JSON")
-	fs.Parse(args)
+	report := jsonFlags(fs)
+	report.stdoutTo = stdout
+	parseFlags(fs, args)
+	if fs.NArg() > 0 {
+		return fmt.Errorf("selftest: unexpected arguments %q", fs.Args())
+	}
 	d, err := pickDevice()
 	if err != nil {
 		return err
 	}
-	if !*asJSON {
-		fmt.Printf("selftest on %s (inline PTX: %v)\n", d, d.CarryChains)
+	rep := selftestReport{runInfo: newRunInfo(d, "", "")}
+	if err := report.start(rep); err != nil {
+		return err
 	}
-	var results []selftestResult
+	defer report.close()
+	// a line as each suite starts and as it ends: some take a while on a
+	// CPU device (modexp's, on PoCL); with --json they go to stderr
+	out := stdout
+	if report.toStdout() {
+		out = stderr
+	}
+	fmt.Fprintf(out, "selftest on %s (inline PTX: %v)\n", d, d.CarryChains)
 	failed := 0
-	for _, st := range selftests {
+	for i, st := range selftests {
+		fmt.Fprintf(out, "  [%d/%d] %-32s running\n", i+1, len(selftests), st.name)
 		t0 := time.Now()
 		err := st.run(d)
 		r := selftestResult{Test: st.name, Passed: err == nil, Seconds: time.Since(t0).Seconds()}
+		status := "PASS"
 		if err != nil {
 			r.Error = err.Error()
+			status = "FAIL: " + err.Error()
 			failed++
 		}
-		results = append(results, r)
-		if !*asJSON {
-			status := "PASS"
-			if err != nil {
-				status = "FAIL: " + err.Error()
-			}
-			fmt.Printf("  %-32s %6.2fs  %s\n", st.name, r.Seconds, status)
+		rep.Results = append(rep.Results, r)
+		fmt.Fprintf(out, "  [%d/%d] %-32s %6.2fs  %s\n", i+1, len(selftests), st.name, r.Seconds, status)
+		if err := report.result(r); err != nil {
+			return err
 		}
 	}
-	if *asJSON {
-		printJSON(map[string]any{"device": d.Name, "results": results})
+	if err := report.finish(rep); err != nil {
+		return err
 	}
 	if failed > 0 {
 		return errors.New(fmt.Sprint(failed, " self-test(s) failed"))
 	}
-	if !*asJSON {
-		fmt.Println("all self-tests passed")
-	}
+	fmt.Fprintln(out, "all self-tests passed")
 	return nil
 }
