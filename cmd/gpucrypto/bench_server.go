@@ -35,8 +35,12 @@ func cmdBenchServer(args []string) error {
 	settings := serverFlags(fs)
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	startTracing := traceFlag(fs)
+	applyCrashOutput := crashOutputFlag(fs)
 	fs.Usage = benchUsage(fs, "server")
 	parseFlags(fs, args)
+	if err := applyCrashOutput(); err != nil {
+		return err
+	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("bench server: unexpected arguments %q", fs.Args())
 	}
