@@ -164,11 +164,11 @@ func (k *Key) cipherBlock() cipher.Block {
 
 // expandKey computes the AES key expansion (FIPS-197 §5.2) into enc and the
 // decryption schedule of the equivalent inverse cipher into dec, both as
-// little-endian column words. Its branches and table indexes depend on the
-// key: it runs once per key, on the host, like crypto/aes's generic
-// expansion.
+// little-endian column words. It is constant-time: its branches and loop
+// bounds depend on the key's length alone, and it reads no table with an
+// index made from the key (subWord computes the S-box, invMixColumn
+// multiplies with shifts and masks).
 func expandKey(key []byte, rounds int, enc, dec *[scheduleWords]uint32) {
-	t := aesTables()
 	nk := len(key) / 4
 	n := 4 * (rounds + 1)
 	for i := 0; i < nk; i++ {
@@ -178,10 +178,10 @@ func expandKey(key []byte, rounds int, enc, dec *[scheduleWords]uint32) {
 	for i := nk; i < n; i++ {
 		w := enc[i-1]
 		if i%nk == 0 {
-			w = subWord(t, rotl32(w, 24)) ^ rcon
-			rcon = uint32(gfMul8(byte(rcon), 2))
+			w = subWord(rotl32(w, 24)) ^ rcon
+			rcon = xtimeWord(rcon)
 		} else if nk > 6 && i%nk == 4 {
-			w = subWord(t, w)
+			w = subWord(w)
 		}
 		enc[i] = enc[i-nk] ^ w
 	}
@@ -191,22 +191,70 @@ func expandKey(key []byte, rounds int, enc, dec *[scheduleWords]uint32) {
 		for c := 0; c < 4; c++ {
 			w := enc[4*(rounds-r)+c]
 			if r > 0 && r < rounds {
-				w = invMixColumn(t, w)
+				w = invMixColumn(w)
 			}
 			dec[4*r+c] = w
 		}
 	}
 }
 
-// subWord applies the S-box to each byte of w. In little-endian column
-// words RotWord (FIPS-197) is a rotation right by 8 bits, rotl32(w, 24).
-func subWord(t *tables, w uint32) uint32 {
-	return uint32(t.sbox[w&0xff]) | uint32(t.sbox[w>>8&0xff])<<8 | uint32(t.sbox[w>>16&0xff])<<16 | uint32(t.sbox[w>>24])<<24
+// The key schedule's arithmetic works on the four bytes of a word at once,
+// each byte an element of GF(2⁸) mod x⁸+x⁴+x³+x+1, with shifts, masks and
+// XORs only.
+
+// xtimeWord multiplies each byte of w by x: a shift left by one, and 0x1b
+// added to the bytes whose top bit left (a mask made of that bit, not a
+// branch).
+func xtimeWord(w uint32) uint32 {
+	high := w >> 7 & 0x01010101
+	return (w&0x7f7f7f7f)<<1 ^ high*0x1b
 }
 
-// invMixColumn is InvMixColumns of one column: the dec table applied to
-// S[b] undoes its inverse S-box.
-func invMixColumn(t *tables, w uint32) uint32 {
-	return t.dec[t.sbox[w&0xff]] ^ rotl32(t.dec[t.sbox[w>>8&0xff]], 8) ^
-		rotl32(t.dec[t.sbox[w>>16&0xff]], 16) ^ rotl32(t.dec[t.sbox[w>>24]], 24)
+// mulWord multiplies each byte of a by the byte of b in the same place:
+// for each bit of b, a mask of it selects a·x^i.
+func mulWord(a, b uint32) uint32 {
+	var p uint32
+	for range 8 {
+		p ^= a & ((b & 0x01010101) * 0xff)
+		b >>= 1
+		a = xtimeWord(a)
+	}
+	return p
+}
+
+// subWord applies the S-box to each byte of w (FIPS-197 §5.1.1): the
+// inverse x²⁵⁴ (0 for 0) by a fixed chain of products, then the affine
+// map. In little-endian column words RotWord (FIPS-197) is a rotation
+// right by 8 bits, rotl32(w, 24).
+func subWord(w uint32) uint32 {
+	x2 := mulWord(w, w)
+	x3 := mulWord(x2, w)
+	x6 := mulWord(x3, x3)
+	x12 := mulWord(x6, x6)
+	x15 := mulWord(x12, x3)
+	x30 := mulWord(x15, x15)
+	x60 := mulWord(x30, x30)
+	x120 := mulWord(x60, x60)
+	x240 := mulWord(x120, x120)
+	x252 := mulWord(x240, x12)
+	inv := mulWord(x252, x2)
+	return inv ^ rotl8Word(inv, 1) ^ rotl8Word(inv, 2) ^ rotl8Word(inv, 3) ^ rotl8Word(inv, 4) ^ 0x63636363
+}
+
+// rotl8Word rotates each byte of w left by n bits (0 < n < 8).
+func rotl8Word(w uint32, n uint) uint32 {
+	low := uint32(0xff>>n) * 0x01010101 // the bits of each byte that stay in it
+	return (w&low)<<n | (w&^low)>>(8-n)
+}
+
+// invMixColumn is InvMixColumns (FIPS-197 §5.3.3) of one column: byte r of
+// the result is 14·b[r] ⊕ 11·b[r+1] ⊕ 13·b[r+2] ⊕ 9·b[r+3] (indices mod 4),
+// from the multiples by 2, 4 and 8 of all four bytes at once; rotating a
+// little-endian word right by 8 bits brings byte r+1 to byte r.
+func invMixColumn(w uint32) uint32 {
+	x2 := xtimeWord(w)
+	x4 := xtimeWord(x2)
+	x8 := xtimeWord(x4)
+	nine := x8 ^ w
+	return x8 ^ x4 ^ x2 ^ rotl32(nine^x2, 24) ^ rotl32(nine^x4, 16) ^ rotl32(nine, 8)
 }
