@@ -221,7 +221,7 @@ func releasePair(key, tweak *Key) {
 
 // modeKeys are the distinct keys of a call with the schedules the kernels
 // need, copied once per call. The call holds the keys (acquirePair), so a
-// key destroyed during the call (Key.Destroy waits) is still used to the
+// key closed during the call (Key.Close waits) is still used to the
 // end, on the device and on the CPU.
 type modeKeys struct {
 	kind  modeKind
@@ -287,7 +287,7 @@ func growSecret(s []uint32, n int) []uint32 {
 func (k *Key) record(dst []uint32, decrypt bool) error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.destroyed.Load() {
+	if k.closed.Load() {
 		return ErrKeyDestroyed
 	}
 	sched := k.enc[:]
@@ -312,8 +312,10 @@ func (e *Engine) runModes(keys *modeKeys, jobs []modeJob, fail func(j *modeJob, 
 	total := 0
 	for i := range jobs {
 		total += len(jobs[i].src)
+		j.longest = max(j.longest, len(jobs[i].src))
 	}
-	plan := engine.Plan{Op: keys.kind.String(), Size: bits.Len(uint(total / len(jobs))), N: len(jobs), Cut: j.cut, Depth: e.depth}
+	j.mean = total / len(jobs)
+	plan := engine.Plan{Op: keys.kind.String(), Size: bits.Len(uint(j.mean)), N: len(jobs), Cut: j.cut, Depth: e.depth}
 	return e.core.Run(plan, j)
 }
 
@@ -324,6 +326,8 @@ type modesJob struct {
 	keys *modeKeys
 	jobs []modeJob
 	fail func(j *modeJob, err error)
+	// the mean and the longest length of the jobs
+	mean, longest int
 }
 
 // modeBatchBytes is the most bytes of one CBC or XTS device batch: a job
@@ -345,16 +349,56 @@ func (j *modesJob) cut(lo, hi int) int {
 	return end
 }
 
-// CPU implements engine.Job: the jobs [lo, hi) with crypto/aes (cryptCPU).
+// cpuTaskBytes is about the least data of one task on the CPU: fewer
+// bytes would cost more in starting the task than they compute.
+const cpuTaskBytes = 64 << 10
+
+// cbcPieceBytes is the length of the pieces the CPU cuts a long CBC
+// decryption into, so that one message spreads over all cores.
+const cbcPieceBytes = 256 << 10
+
+// CPU implements engine.Job: the jobs [lo, hi) with crypto/aes (cryptCPU),
+// on all cores in contiguous ranges of at least cpuTaskBytes; a CBC
+// decryption longer than cbcPieceBytes in pieces of that length.
 func (j *modesJob) CPU(lo, hi int) {
-	batch.Parallel(hi-lo, 16, func(a, b int) {
-		for k := lo + a; k < lo+b; k++ {
-			job := &j.jobs[k]
+	jobs := j.jobs[lo:hi]
+	mean := j.mean
+	if j.keys.kind == modeCBCDecrypt && j.longest > cbcPieceBytes {
+		jobs = cbcPieces(jobs)
+		mean = min(mean, cbcPieceBytes)
+	}
+	batch.Parallel(len(jobs), max(1, cpuTaskBytes/max(mean, 1)), func(a, b int) {
+		for k := a; k < b; k++ {
+			job := &jobs[k]
 			if err := j.keys.crypt(job, &job.iv, job.dst); err != nil {
 				j.fail(job, err)
 			}
 		}
 	})
+}
+
+// cbcPieces cuts the CBC decryptions among jobs that are longer than
+// cbcPieceBytes into pieces of that length: each piece's IV is the
+// ciphertext block before it, copied here, before any piece is decrypted
+// (in place, the piece before overwrites it).
+func cbcPieces(jobs []modeJob) []modeJob {
+	var out []modeJob
+	for i := range jobs {
+		job := &jobs[i]
+		if len(job.src) <= cbcPieceBytes {
+			out = append(out, *job)
+			continue
+		}
+		for lo := 0; lo < len(job.src); lo += cbcPieceBytes {
+			hi := min(len(job.src), lo+cbcPieceBytes)
+			p := modeJob{elem: job.elem, key: job.key, iv: job.iv, src: job.src[lo:hi], dst: job.dst[lo:hi]}
+			if lo > 0 {
+				copy(p.iv[:], job.src[lo-BlockSize:lo])
+			}
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // modeRuns is the number of runs (work-items) of a job of n bytes.

@@ -16,20 +16,24 @@
 // device.Default(), NewEngineConfig tunes the table layout, work-group,
 // GCM segment and the device batches of host-memory calls (Config).
 // CPUEngine computes the same calls on the CPU cores with crypto/aes and
-// crypto/cipher; Auto picks a GPU engine, or the CPU engine where there is
-// no GPU. A device Engine computes each host-memory call where it
-// measured it faster, on the device or on the CPU (SetRoute): from host
-// memory, a CPU with AES instructions is often faster than the bus. An
-// Engine is safe for concurrent use; Stats counts its work;
-// ReleaseBuffers frees the device buffers and pinned staging memory it
-// keeps between calls, Close everything.
+// crypto/cipher: the messages of a batch spread over all cores, and one
+// long message (CTR, GCM, CBC decryption, XTS sectors) cut into pieces
+// over them. Auto picks a GPU engine, or the CPU engine where there is no
+// GPU. A device Engine computes each host-memory call where it measured
+// it faster, on the device or on the CPU with the CPU engine's code
+// (SetRoute): from host memory, a CPU with AES instructions is often
+// faster than the bus. An Engine is safe for concurrent use; Stats counts
+// its work; ReleaseBuffers frees the device buffers and pinned staging
+// memory it keeps between calls, Close everything.
 //
 // A Key (NewKey: 16, 24 or 32 bytes) holds what the kernels and the CPU
-// path need, computed once: both schedules, the GHASH key and its powers.
-// An XTSKey (NewXTSKey: 32, 48 or 64 bytes) is XTS's pair, data key and
-// tweak key. Keys are safe for concurrent use; Destroy zeroes them, after
-// waiting for the calls using them, and later calls fail with
-// ErrKeyDestroyed.
+// path need, computed once: both schedules, the GHASH key and its powers,
+// crypto/aes's cipher and crypto/cipher's GCM of it. An XTSKey (NewXTSKey:
+// 32, 48 or 64 bytes) is XTS's pair, data key and tweak key. Keys are
+// safe for concurrent use; Close zeroes them, after waiting for the calls
+// using them, and later calls fail with ErrKeyDestroyed. The host's key
+// expansion is constant-time: it computes the S-box and InvMixColumns with
+// shifts and masks, and reads no table at an index made from the key.
 //
 // # Modes and calls
 //

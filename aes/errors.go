@@ -5,8 +5,9 @@ import "errors"
 var (
 	// ErrNilKey is returned for an element without a key.
 	ErrNilKey = errors.New("aes: nil key")
-	// ErrKeyDestroyed is returned for a key used after Key.Destroy.
-	ErrKeyDestroyed = errors.New("aes: key used after Destroy")
+	// ErrKeyDestroyed is returned for a key used after Key.Close (or
+	// its deprecated alias Destroy).
+	ErrKeyDestroyed = errors.New("aes: key used after Close")
 	// ErrOpen is returned by Open for a message whose tag does not match
 	// (a wrong key, nonce, AAD, ciphertext or tag): no plaintext is
 	// released, its output is zeroed.

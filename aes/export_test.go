@@ -82,6 +82,6 @@ func NonceForCounter(k *Key, j0 [16]byte) []byte {
 	return nonce
 }
 
-// DestroyStarted reports whether k.Destroy has been called (it may still
-// be waiting for the calls that use k).
-func (k *Key) DestroyStarted() bool { return k.destroyed.Load() }
+// CloseStarted reports whether k.Close has been called (it may still be
+// waiting for the calls that use k).
+func (k *Key) CloseStarted() bool { return k.closed.Load() }

@@ -25,18 +25,44 @@ func (k KeySizeError) Error() string {
 // Key is an AES key with everything the kernels and the CPU path need,
 // computed once: the encryption schedule, the decryption schedule of the
 // equivalent inverse cipher, the GHASH key H = E(K, 0¹²⁸) and its powers
-// H^(2^i), and a crypto/aes cipher for work done on the CPU.
+// H^(2^i), a crypto/aes cipher, and crypto/cipher's GCM of it (12-byte
+// nonces, made on the first CPU call that needs it), so that no CPU call
+// expands the key again.
 //
-// A Key is safe for concurrent use. Destroy zeroes its schedules when the
-// key is no longer needed; the Go runtime may still hold copies made
-// while it lived (crypto/aes's own schedule among them), which Destroy
-// cannot reach.
+// A Key is safe for concurrent use. Close zeroes its schedules and
+// powers and drops its crypto/aes and crypto/cipher values when the key
+// is no longer needed; the Go runtime may still hold copies made while it
+// lived (crypto/aes's own schedule and crypto/cipher's GHASH table among
+// them), which Close cannot reach. The device has no copy of a Key
+// between calls: each call uploads the round keys it needs into device
+// buffers that are zeroed after it.
 //
 // Every Engine call holds the keys it computes with, from the point it
-// checks them until it returns (acquire, release): Destroy waits for those
-// calls, so a call that found its key live computes every element with
-// it, on the device or the CPU, and never sees a schedule half zeroed.
+// checks them until it returns (acquire, release), or reads them in a pass
+// of keyReaders (the CPU path of Seal and Open): Close waits for those
+// calls and passes, so a call that found its key live computes every
+// element with it, on the device or the CPU, and never sees a schedule
+// half zeroed.
 type Key struct {
+	// What every call reads first, in one cache line: a batch of many
+	// keys reads each key's line once per pass over the batch.
+	//
+	// users counts the calls holding the key; closed is set by Close
+	// before it waits for the passes of keyReaders and for users to reach
+	// zero (on idle, whose L is mu), so that no call acquires the key
+	// afterwards and no pass reads it as open. The schedules, the powers,
+	// block and standard change only under mu with closed set, no pass
+	// that may have read it open and no users; the calls that hold the
+	// key, and the passes that found it open, read them without the lock.
+	users  atomic.Int64
+	closed atomic.Bool
+	block  cipher.Block
+	// standard is crypto/cipher's GCM of block with 12-byte nonces (or
+	// standardErr where crypto/cipher refuses one), made once by the
+	// first holder that asks (heldGCM).
+	standard     cipher.AEAD
+	standardOnce sync.Once
+
 	size   int // bytes: 16, 24 or 32
 	rounds int
 	// enc and dec are little-endian column words (tables.go): enc[4r+c]
@@ -48,16 +74,9 @@ type Key struct {
 	hashPowers [hashPowerCount]fieldElement
 	hashSmall  [4]fieldElement
 
-	// users counts the calls holding the key; destroyed is set by
-	// Destroy before it waits for users to reach zero (on idle, whose L
-	// is mu), so that no call acquires the key afterwards. The schedules,
-	// the powers and block change only under mu with destroyed set and no
-	// users.
-	users     atomic.Int64
-	destroyed atomic.Bool
-	mu        sync.Mutex
-	idle      sync.Cond
-	block     cipher.Block
+	standardErr error
+	mu          sync.Mutex
+	idle        sync.Cond
 }
 
 // NewKey expands key (16, 24 or 32 bytes: AES-128, -192, -256).
@@ -94,17 +113,20 @@ func (k *Key) Size() int { return k.size }
 // Rounds is the number of AES rounds (10, 12 or 14).
 func (k *Key) Rounds() int { return k.rounds }
 
-// Destroy zeroes the key's schedules and GHASH powers. Calls that start
-// afterwards fail with ErrKeyDestroyed (for the elements that use k).
-// Destroy first waits for the Engine calls already using k to return:
-// they compute with the key as it was, so none gives a result computed
-// with a zeroed schedule or fails half-way because of Destroy. It must
-// therefore not be called from a function the engine calls during a call
-// that uses k (OnFallback): it would wait for itself.
-func (k *Key) Destroy() {
+// Close zeroes the key's schedules and GHASH powers and drops its
+// crypto/aes cipher and crypto/cipher GCM. Calls that start afterwards
+// fail with ErrKeyDestroyed (for the elements that use k). Close first
+// waits for the Engine calls already using k to return: they compute with
+// the key as it was, so none gives a result computed with a zeroed
+// schedule or fails half-way because of Close. It must therefore not be
+// called from a function the engine calls during a call that uses k
+// (OnFallback): it would wait for itself. Calling it again does nothing;
+// the error is always nil.
+func (k *Key) Close() error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	k.destroyed.Store(true)
+	k.closed.Store(true)
+	readers.wait()
 	for k.users.Load() > 0 {
 		k.idle.Wait()
 	}
@@ -113,7 +135,14 @@ func (k *Key) Destroy() {
 	clear(k.hashPowers[:])
 	clear(k.hashSmall[:])
 	k.block = nil
+	k.standard, k.standardErr = nil, ErrKeyDestroyed
+	return nil
 }
+
+// Destroy is Close.
+//
+// Deprecated: use Close.
+func (k *Key) Destroy() { k.Close() }
 
 // live reports whether k may be used. It holds nothing: a call that reads
 // k's schedules or powers acquires it instead.
@@ -121,45 +150,70 @@ func (k *Key) live() error {
 	if k == nil {
 		return ErrNilKey
 	}
-	if k.destroyed.Load() {
+	if k.closed.Load() {
 		return ErrKeyDestroyed
 	}
 	return nil
 }
 
-// acquire holds k for a call: until the matching release, Destroy waits
-// and k's schedules, powers and crypto/aes cipher stay as they are, to be
-// read without the lock. It fails (holding nothing) for a nil key and one
-// that Destroy has begun on.
+// acquire holds k for a call: until the matching release, Close waits
+// and k's schedules, powers and crypto/aes and crypto/cipher values stay
+// as they are, to be read without the lock. It fails (holding nothing)
+// for a nil key and one that Close has begun on.
 func (k *Key) acquire() error {
 	if k == nil {
 		return ErrNilKey
 	}
-	// users before destroyed, Destroy the other way round (both
-	// sequentially consistent): either this sees destroyed or Destroy
-	// sees the use and waits for it.
+	// users before closed, Close the other way round (both sequentially
+	// consistent): either this sees closed or Close sees the use and
+	// waits for it.
 	k.users.Add(1)
-	if k.destroyed.Load() {
+	if k.closed.Load() {
 		k.release()
 		return ErrKeyDestroyed
 	}
 	return nil
 }
 
-// release ends a hold of acquire, waking a Destroy waiting for the last.
+// release ends a hold of acquire, waking a Close waiting for the last.
 func (k *Key) release() {
-	if k.users.Add(-1) == 0 && k.destroyed.Load() {
+	if k.users.Add(-1) == 0 && k.closed.Load() {
 		k.mu.Lock()
 		k.idle.Broadcast()
 		k.mu.Unlock()
 	}
 }
 
-// cipherBlock is the crypto/aes cipher of k (nil after Destroy).
-func (k *Key) cipherBlock() cipher.Block {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return k.block
+// cipherBlock is the crypto/aes cipher of k, which the caller holds
+// (acquire).
+func (k *Key) cipherBlock() cipher.Block { return k.block }
+
+// heldGCM is crypto/cipher's GCM of k for nonces of nonceSize bytes, k
+// held by the caller: the key's own for 12-byte nonces, made once, a new
+// one for other lengths (rare: they are hashed into the counter block).
+func (k *Key) heldGCM(nonceSize int) (cipher.AEAD, error) {
+	if nonceSize != NonceSize {
+		return cipher.NewGCMWithNonceSize(k.block, nonceSize)
+	}
+	k.standardOnce.Do(func() {
+		if k.standardErr == nil { // not closed before the first use
+			k.standard, k.standardErr = cipher.NewGCM(k.block)
+		}
+	})
+	if k.standard == nil {
+		return nil, k.standardErr
+	}
+	return k.standard, nil
+}
+
+// standardGCM is crypto/cipher's GCM of k with 12-byte nonces, made once
+// per key: ErrNilKey for a nil key, ErrKeyDestroyed after Close.
+func (k *Key) standardGCM() (cipher.AEAD, error) {
+	if err := k.acquire(); err != nil {
+		return nil, err
+	}
+	defer k.release()
+	return k.heldGCM(NonceSize)
 }
 
 // expandKey computes the AES key expansion (FIPS-197 §5.2) into enc and the

@@ -366,7 +366,7 @@ func TestModesBadInput(t *testing.T) {
 	e := engine(t, aes.LayoutCompact)
 	k, std, _ := newKey(t, 16)
 	dead, _, _ := newKey(t, 16)
-	dead.Destroy()
+	dead.Close()
 	iv := randBytes(16)
 	good := randBytes(32)
 	for _, decrypt := range []bool{false, true} {
@@ -410,7 +410,7 @@ func TestModesBadInput(t *testing.T) {
 	require.NoError(t, err)
 	xdead, err := aes.NewXTSKey(randBytes(64))
 	require.NoError(t, err)
-	xdead.Destroy()
+	xdead.Close()
 	tw := randBytes(16)
 	units := []aes.XTSMessage{
 		{Key: xk, Tweak: tw, Data: good[:20]},

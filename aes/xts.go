@@ -20,7 +20,8 @@ func (k XTSKeySizeError) Error() string {
 }
 
 // XTSKey is an XTS-AES key: two AES keys of the same size, key1 for the
-// data and key2 for the tweak. It is safe for concurrent use.
+// data and key2 for the tweak. It is safe for concurrent use; Close zeroes
+// it.
 type XTSKey struct {
 	data, tweak *Key
 }
@@ -44,7 +45,7 @@ func NewXTSKey(key []byte) (*XTSKey, error) {
 	}
 	k2, err := NewKey(key[h:])
 	if err != nil {
-		k1.Destroy()
+		k1.Close()
 		return nil, err
 	}
 	return &XTSKey{data: k1, tweak: k2}, nil
@@ -53,12 +54,20 @@ func NewXTSKey(key []byte) (*XTSKey, error) {
 // Size is the key's length in bytes (32, 48 or 64).
 func (k *XTSKey) Size() int { return 2 * k.data.Size() }
 
-// Destroy zeroes both keys' schedules (see Key.Destroy). Later use of k
-// returns ErrKeyDestroyed.
-func (k *XTSKey) Destroy() {
-	k.data.Destroy()
-	k.tweak.Destroy()
+// Close closes both keys (see Key.Close: it waits for the calls using
+// them, then zeroes their schedules). Later use of k returns
+// ErrKeyDestroyed. Calling it again does nothing; the error is always
+// nil.
+func (k *XTSKey) Close() error {
+	k.data.Close()
+	k.tweak.Close()
+	return nil
 }
+
+// Destroy is Close.
+//
+// Deprecated: use Close.
+func (k *XTSKey) Destroy() { k.Close() }
 
 func (k *XTSKey) live() error {
 	if k == nil {
@@ -219,7 +228,7 @@ func (e *Engine) sectors(k *XTSKey, dst, src []byte, sectorSize int, firstSector
 // xtsCPU encrypts (or decrypts) one data unit of len(src) ≥ 16 bytes into
 // dst (which may be src) with crypto/aes: data is key1's cipher, tweak
 // key2's; IEEE 1619-2007 §5.3 and §5.4, with ciphertext stealing. It is
-// the CPU fallback of the XTS kernels and computes the same.
+// the CPU path and fallback of the XTS kernels and computes the same.
 func xtsCPU(data, tweak cipher.Block, iv *[16]byte, dst, src []byte, decrypt bool) {
 	var t [16]byte
 	defer clear(t[:])
@@ -229,14 +238,19 @@ func xtsCPU(data, tweak cipher.Block, iv *[16]byte, dst, src []byte, decrypt boo
 	if tail > 0 {
 		plain--
 	}
+	var x [16]byte
+	defer clear(x[:])
+	lo, hi := binary.LittleEndian.Uint64(t[:8]), binary.LittleEndian.Uint64(t[8:])
 	for i := range plain {
-		xtsBlock(data, &t, dst[16*i:16*i+16], src[16*i:16*i+16], decrypt)
-		xtsDouble(&t)
+		xtsBlockWords(data, lo, hi, &x, dst[16*i:16*i+16], src[16*i:16*i+16], decrypt)
+		lo, hi = xtsDoubleWords(lo, hi)
 	}
 	if tail == 0 {
 		return
 	}
-	// t is T_{m−1} for the last full block m−1; next is T_m.
+	// lo, hi is T_{m−1} for the last full block m−1; next is T_m.
+	binary.LittleEndian.PutUint64(t[:8], lo)
+	binary.LittleEndian.PutUint64(t[8:], hi)
 	at := 16 * (full - 1)
 	next := t
 	defer clear(next[:])
@@ -258,30 +272,37 @@ func xtsCPU(data, tweak cipher.Block, iv *[16]byte, dst, src []byte, decrypt boo
 // xtsBlock is dst = E(src ⊕ T) ⊕ T (or with D); dst may be src.
 func xtsBlock(b cipher.Block, t *[16]byte, dst, src []byte, decrypt bool) {
 	var x [16]byte
-	for i := range x {
-		x[i] = src[i] ^ t[i]
-	}
+	xtsBlockWords(b, binary.LittleEndian.Uint64(t[:8]), binary.LittleEndian.Uint64(t[8:]), &x, dst, src, decrypt)
+	clear(x[:])
+}
+
+// xtsBlockWords is xtsBlock with T as two little-endian words, through
+// the caller's block x.
+func xtsBlockWords(b cipher.Block, lo, hi uint64, x *[16]byte, dst, src []byte, decrypt bool) {
+	le := binary.LittleEndian
+	le.PutUint64(x[:8], le.Uint64(src[:8])^lo)
+	le.PutUint64(x[8:], le.Uint64(src[8:16])^hi)
 	if decrypt {
 		b.Decrypt(x[:], x[:])
 	} else {
 		b.Encrypt(x[:], x[:])
 	}
-	for i := range x {
-		dst[i] = x[i] ^ t[i]
-	}
-	clear(x[:])
+	le.PutUint64(dst[:8], le.Uint64(x[:8])^lo)
+	le.PutUint64(dst[8:16], le.Uint64(x[8:])^hi)
 }
 
 // xtsDouble multiplies t by α = x in GF(2^128) mod x¹²⁸ + x⁷ + x² + x + 1,
-// little-endian (IEEE 1619): a shift left by one bit and, when a bit
-// leaves the top, 0x87 added to the low byte, through a mask (no branch
-// on the tweak).
+// little-endian (IEEE 1619) (xtsDoubleWords).
 func xtsDouble(t *[16]byte) {
-	lo := binary.LittleEndian.Uint64(t[:8])
-	hi := binary.LittleEndian.Uint64(t[8:])
-	carry := hi >> 63
-	hi = hi<<1 | lo>>63
-	lo = lo<<1 ^ (0x87 & -carry)
+	lo, hi := xtsDoubleWords(binary.LittleEndian.Uint64(t[:8]), binary.LittleEndian.Uint64(t[8:]))
 	binary.LittleEndian.PutUint64(t[:8], lo)
 	binary.LittleEndian.PutUint64(t[8:], hi)
+}
+
+// xtsDoubleWords is xtsDouble on the tweak's two little-endian words: a
+// shift left by one bit and, when a bit leaves the top, 0x87 added to the
+// low byte, through a mask (no branch on the tweak).
+func xtsDoubleWords(lo, hi uint64) (uint64, uint64) {
+	carry := hi >> 63
+	return lo<<1 ^ (0x87 & -carry), hi<<1 | lo>>63
 }

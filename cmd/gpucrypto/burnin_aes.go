@@ -69,7 +69,7 @@ func (b *burninBatch) aesKeys(count int, sizes ...int) ([]aesKey, error) {
 
 func destroyKeys(keys []aesKey) {
 	for _, k := range keys {
-		k.key.Destroy()
+		k.key.Close()
 	}
 }
 
@@ -196,7 +196,7 @@ func checkXTS(b *burninBatch, e *aes.Engine) {
 			b.failAll("aes.NewXTSKey", err)
 			return
 		}
-		defer keys[i].Destroy()
+		defer keys[i].Close()
 	}
 	msgs := make([]aes.XTSMessage, b.n)
 	ks := make([]int, b.n)
