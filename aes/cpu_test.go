@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -149,6 +150,36 @@ func TestAuto(t *testing.T) {
 	if d := e.Device(); d != nil && os.Getenv(device.EnvDevice) == "" {
 		require.NotEqual(t, device.TypeCPU, d.Type, "Auto chose a CPU device: %v", choice)
 	}
+}
+
+// NewEngine and NewEngineConfig refuse a CPU device (outside the package's
+// tests) with an error that names it, says why and points to CPUEngine;
+// Auto, with GPUCRYPTO_DEVICE naming a CPU device, gives the CPU engine
+// with that reason in its Choice.
+func TestCPUDeviceRefused(t *testing.T) {
+	defer aes.RefuseCPUDevices()()
+	cpu := &device.Device{Info: device.Info{Name: "a CPU runtime", Type: device.TypeCPU}}
+	for _, newEngine := range []func() (*aes.Engine, error){
+		func() (*aes.Engine, error) { return aes.NewEngine(cpu) },
+		func() (*aes.Engine, error) { return aes.NewEngineConfig(cpu, aes.Config{Layout: aes.LayoutCompact}) },
+	} {
+		e, err := newEngine()
+		require.Nil(t, e)
+		require.ErrorIs(t, err, aes.ErrCPUDevice)
+		require.ErrorContains(t, err, "a CPU runtime")
+		require.ErrorContains(t, err, "aes.CPUEngine()")
+	}
+	d := devicetest.Device(t)
+	if d.Type != device.TypeCPU {
+		t.Skipf("the test device %s is not a CPU device: Auto's refusal is not tested", d)
+	}
+	t.Setenv(device.EnvDevice, strconv.Itoa(d.Index))
+	e, choice := aes.Auto()
+	defer e.Close()
+	require.Nil(t, e.Device())
+	require.Nil(t, choice.Device)
+	require.Contains(t, choice.Reason, "a CPU device", "choice: %v", choice)
+	require.Contains(t, choice.Reason, d.Name)
 }
 
 // The CPU cuts long GCM messages into pieces on all cores and chains

@@ -85,3 +85,15 @@ func NonceForCounter(k *Key, j0 [16]byte) []byte {
 // CloseStarted reports whether k.Close has been called (it may still be
 // waiting for the calls that use k).
 func (k *Key) CloseStarted() bool { return k.closed.Load() }
+
+// The package's tests run the kernels on the test device, which is a CPU
+// device (PoCL) where no GPU is: NewEngine refuses those outside the tests
+// (ErrCPUDevice), here it builds them.
+func init() { cpuDevicesAllowed.Store(true) }
+
+// RefuseCPUDevices makes NewEngine refuse CPU devices, as it does outside
+// the tests, until restore is called.
+func RefuseCPUDevices() (restore func()) {
+	cpuDevicesAllowed.Store(false)
+	return func() { cpuDevicesAllowed.Store(true) }
+}

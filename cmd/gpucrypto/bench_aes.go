@@ -4,6 +4,7 @@ import (
 	stdaes "crypto/aes"
 	"crypto/cipher"
 	"crypto/rand"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -50,9 +51,13 @@ type aesResult struct {
 
 type aesReport struct {
 	runInfo
-	Layout  string      `json:"layout"`
-	Group   int         `json:"work_group"`
-	Segment int         `json:"gcm_segment"`
+	Layout  string `json:"layout"`
+	Group   int    `json:"work_group"`
+	Segment int    `json:"gcm_segment"`
+	// Refused is why the aes package made no engine on the device (a CPU
+	// device): the device figures are then not measured, the CPU engine's
+	// and Go's are.
+	Refused string      `json:"device_refused,omitempty"`
 	Results []aesResult `json:"results"`
 }
 
@@ -126,10 +131,19 @@ func cmdBenchAES(args []string) error {
 		return fmt.Errorf("bench aes: --layout %q: want auto, compact or wide", *layout)
 	}
 	e, err := aes.NewEngineConfig(d, cfg)
-	if err != nil {
+	refused := ""
+	switch {
+	case errors.Is(err, aes.ErrCPUDevice):
+		// no device figures; the CPU engine's and Go's all the same
+		refused = err.Error()
+		fmt.Fprintf(os.Stderr, "bench aes: %v\nbench aes: no device figures on %s; the CPU engine (aes.CPUEngine) and Go on all cores are measured\n", err, d.Name)
+		e = aes.CPUEngine()
+	case err != nil:
 		return err
+	default:
+		e.SetRoute(batch.RouteDevice) // the device figures; autoAES measures the route's choice apart
 	}
-	e.SetRoute(batch.RouteDevice) // the device figures; autoAES measures the route's choice apart
+	defer e.Close()
 	keyBits, err := intList(*keys)
 	if err != nil {
 		return err
@@ -143,14 +157,16 @@ func cmdBenchAES(args []string) error {
 		return err
 	}
 	dur := time.Duration(*seconds * float64(time.Second))
-	rep := aesReport{runInfo: newRunInfo(d, "", ""), Layout: e.Layout().String(), Group: e.WorkGroup(), Segment: e.Segment()}
+	rep := aesReport{runInfo: newRunInfo(d, "", ""), Layout: e.Layout().String(), Group: e.WorkGroup(), Segment: e.Segment(), Refused: refused}
 	for _, shape := range strings.Split(*shapes, ",") {
 		for _, op := range opList {
 			for _, bits := range keyBits {
 				var rs []aesResult
 				switch shape {
 				case "resident":
-					rs, err = benchAESResident(e, d, op, bits, *resident<<20, dur)
+					if refused == "" {
+						rs, err = benchAESResident(e, d, op, bits, *resident<<20, dur)
+					}
 				case "bulk":
 					rs, err = benchAESBulk(e, op, bits, bulkMB, dur, !*noCPU)
 				case "batch":
@@ -166,8 +182,8 @@ func cmdBenchAES(args []string) error {
 					return fmt.Errorf("bench aes %s %s %d: %w", shape, op, bits, err)
 				}
 				for _, r := range rs {
-					fmt.Fprintf(os.Stderr, "%s %s-%d %d B x %d: kernel %.1f Gbps, end-to-end %.1f Gbps, pipelined %.1f Gbps, auto %.1f Gbps (%s), CPU %.1f Gbps\n",
-						r.Shape, r.Op, r.KeyBits, r.Bytes, r.Batch, r.KernelBps/1e9, r.E2EBps/1e9, r.PipeBps/1e9, r.AutoBps/1e9, r.AutoPath, r.CPUBps/1e9)
+					fmt.Fprintf(os.Stderr, "%s %s-%d %d B x %d: kernel %.1f Gbps, end-to-end %.1f Gbps, pipelined %.1f Gbps, auto %.1f Gbps (%s), CPU engine %.1f Gbps, CPU %.1f Gbps\n",
+						r.Shape, r.Op, r.KeyBits, r.Bytes, r.Batch, r.KernelBps/1e9, r.E2EBps/1e9, r.PipeBps/1e9, r.AutoBps/1e9, r.AutoPath, r.CPUCallBps/1e9, r.CPUBps/1e9)
 				}
 				rep.Results = append(rep.Results, rs...)
 			}
@@ -183,10 +199,17 @@ func cmdBenchAES(args []string) error {
 	}
 	fmt.Printf("device: %s (%s), layout %s, work-group %d, GCM segment %d\ncommit: %s  %s  CPU: %s, %d threads\n\n",
 		rep.Device, rep.Backend, rep.Layout, rep.Group, rep.Segment, rep.Commit, rep.GoVersion, rep.CPU, rep.CPUCores)
+	if rep.Refused != "" {
+		fmt.Printf("device figures: none (%s)\n\n", rep.Refused)
+	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "shape\top\tkey\tmessage bytes\tbatch\tkernel Gbps\tend-to-end Gbps\tend-to-end GB/s\tpipelined GB/s\tCPU engine GB/s (same call)\tauto GB/s (path)\tCPU GB/s (all cores)\t")
 	for _, r := range rep.Results {
+		kernel, e2e, e2eBytes := fmt.Sprintf("%.1f", r.KernelBps/1e9), fmt.Sprintf("%.1f", r.E2EBps/1e9), fmt.Sprintf("%.1f", r.E2EBps/8e9)
 		cpu, pipe, auto, cpuCall := "-", "-", "-", "-"
+		if rep.Refused != "" {
+			kernel, e2e, e2eBytes = "refused", "refused", "refused"
+		}
 		if r.CPUBps > 0 {
 			cpu = fmt.Sprintf("%.1f", r.CPUBps/8e9)
 		}
@@ -195,10 +218,12 @@ func cmdBenchAES(args []string) error {
 		}
 		if r.AutoBps > 0 {
 			auto = fmt.Sprintf("%.1f (%s)", r.AutoBps/8e9, r.AutoPath)
+		}
+		if r.CPUCallBps > 0 {
 			cpuCall = fmt.Sprintf("%.1f", r.CPUCallBps/8e9)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.1f\t%.1f\t%.1f\t%s\t%s\t%s\t%s\t\n", r.Shape, r.Op, r.KeyBits, r.Bytes, r.Batch,
-			r.KernelBps/1e9, r.E2EBps/1e9, r.E2EBps/8e9, pipe, cpuCall, auto, cpu)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Shape, r.Op, r.KeyBits, r.Bytes, r.Batch,
+			kernel, e2e, e2eBytes, pipe, cpuCall, auto, cpu)
 	}
 	return tw.Flush()
 }
@@ -253,6 +278,24 @@ func timed(e *aes.Engine, dur time.Duration, call func() error) (int, time.Durat
 		n++
 	}
 	return n, time.Since(start), e.Stats().DeviceTime - k0, nil
+}
+
+// measureAES measures call (bytes of data each) into r: on a device
+// engine the device's rates (routed there), then the CPU's and the auto
+// route's (autoAES); on the CPU engine (no engine on a CPU device) the
+// CPU engine's rate alone.
+func measureAES(r *aesResult, e *aes.Engine, bytes int, dur time.Duration, call func() error) error {
+	n, wall, kern, err := timed(e, dur, call)
+	if err != nil {
+		return err
+	}
+	r.Calls = n
+	if e.Device() == nil {
+		r.CPUCallBps = rate(bytes, n, wall)
+		return nil
+	}
+	r.KernelBps, r.E2EBps = rate(bytes, n, kern), rate(bytes, n, wall)
+	return autoAES(r, e, bytes, dur, call)
 }
 
 // autoAES adds to r the rates of call (bytes of data each) on the CPU and
@@ -351,6 +394,9 @@ func benchAESBulk(e *aes.Engine, op string, bits int, sizesMB []int, dur time.Du
 			if shape == "bulk" {
 				buf = make([]byte, size+aes.TagSize)[:size]
 			} else {
+				if e.Device() == nil {
+					continue // no device engine (a CPU device): nothing to pin for
+				}
 				h, err := e.Device().HostAlloc(size + aes.TagSize)
 				if err != nil {
 					return nil, err
@@ -384,13 +430,8 @@ func benchAESBulk(e *aes.Engine, op string, bits int, sizesMB []int, dur time.Du
 			default:
 				return nil, fmt.Errorf("unknown op %q", op)
 			}
-			n, wall, kern, err := timed(e, dur, call)
-			if err != nil {
-				return nil, err
-			}
-			r := aesResult{Op: name, Shape: shape, KeyBits: bits, Bytes: size, Batch: 1, Calls: n,
-				KernelBps: rate(size, n, kern), E2EBps: rate(size, n, wall)}
-			if err := autoAES(&r, e, size, dur, call); err != nil {
+			r := aesResult{Op: name, Shape: shape, KeyBits: bits, Bytes: size, Batch: 1}
+			if err := measureAES(&r, e, size, dur, call); err != nil {
 				return nil, err
 			}
 			if withCPU {
@@ -457,16 +498,11 @@ func benchAESBatch(e *aes.Engine, op string, bits int, sizes []int, perCall, pip
 				Out: make([]byte, 0, size+aes.TagSize)}
 		}
 		seal := func() error { _, err := e.Seal(msgs); return err }
-		n, wall, kern, err := timed(e, dur, seal)
-		if err != nil {
+		r := aesResult{Op: "gcm-seal", Shape: "batch", KeyBits: bits, Bytes: size, Batch: count}
+		if err := measureAES(&r, e, size*count, dur, seal); err != nil {
 			return nil, err
 		}
-		r := aesResult{Op: "gcm-seal", Shape: "batch", KeyBits: bits, Bytes: size, Batch: count, Calls: n,
-			KernelBps: rate(size*count, n, kern), E2EBps: rate(size*count, n, wall)}
-		if err := autoAES(&r, e, size*count, dur, seal); err != nil {
-			return nil, err
-		}
-		if pipeline > 1 {
+		if pipeline > 1 && e.Device() != nil {
 			sets := make([][]aes.Message, pipeline)
 			for p := range sets {
 				sets[p] = make([]aes.Message, count)
