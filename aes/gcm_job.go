@@ -74,10 +74,12 @@ type gcmJob struct {
 
 // preparedUnits are the units [lo, hi) of the device's part of a call:
 // held[k-lo] says whether Prepare holds unit k's key (it failed for a key
-// closed before, and never holds a piece's: the check did).
+// closed before, and never holds a piece's: the check did), cost[k-lo] is
+// a whole message's staging bytes (stageCost), for cut.
 type preparedUnits struct {
 	lo, hi int
 	held   []bool
+	cost   []int
 }
 
 // gcmUnit is a whole message (piece < 0) or piece piece of a large one,
@@ -266,14 +268,16 @@ func (j *gcmJob) releaseKeys() {
 // CPU recomputes where a batch fails), until the call returns; a message
 // whose key was closed fails with ErrKeyDestroyed.
 func (j *gcmJob) Prepare(lo, hi int) error {
-	p := &preparedUnits{lo: lo, hi: hi, held: make([]bool, hi-lo)}
+	p := &preparedUnits{lo: lo, hi: hi, held: make([]bool, hi-lo), cost: make([]int, hi-lo)}
 	batch.Parallel(hi-lo, 1024, func(a, b int) {
 		for k := lo + a; k < lo+b; k++ {
 			u := j.unit(k)
 			if u.piece >= 0 {
 				continue // held since the check
 			}
-			if err := j.msgs[u.msg].Key.acquire(); err != nil {
+			m := &j.msgs[u.msg]
+			p.cost[k-lo] = j.e.stageCost(m, j.open)
+			if err := m.Key.acquire(); err != nil {
 				j.fail(u.msg, err)
 				continue
 			}
@@ -331,18 +335,25 @@ func (j *gcmJob) collect() error {
 }
 
 // cut is the end of the batch from unit lo: whole messages while their
-// staging fits a batch, or one piece alone.
+// staging fits a batch, or one piece alone. The device's part is cut
+// after Prepare, which measured each message's staging.
 func (j *gcmJob) cut(lo, hi int) int {
 	if j.unit(lo).piece >= 0 {
 		return lo + 1
 	}
+	p := j.prepared.Load()
 	used, end := 0, lo
 	for end < hi {
 		u := j.unit(end)
 		if u.piece >= 0 {
 			break
 		}
-		cost := j.e.stageCost(&j.msgs[u.msg], j.open)
+		var cost int
+		if p != nil && end >= p.lo && end < p.hi {
+			cost = p.cost[end-p.lo]
+		} else {
+			cost = j.e.stageCost(&j.msgs[u.msg], j.open)
+		}
 		if end > lo && used+cost > j.e.batchBytes {
 			break
 		}
