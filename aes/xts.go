@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sync"
+
+	"github.com/gpucrypto/gpucrypto/batch"
 )
 
 // MaxXTSDataUnit is the longest XTS data unit: 2²⁰ blocks (IEEE 1619-2007
@@ -213,11 +215,13 @@ func (e *Engine) sectors(k *XTSKey, dst, src []byte, sectorSize int, firstSector
 	all := make([]modeJob, min(per, sectors))
 	for s := 0; s < sectors && first == nil; s += per {
 		jobs := all[:min(per, sectors-s)]
-		for i := range jobs {
-			lo := (s + i) * sectorSize
-			jobs[i] = modeJob{elem: s + i, key: ki, src: src[lo : lo+sectorSize], dst: dst[lo : lo+sectorSize]}
-			binary.LittleEndian.PutUint64(jobs[i].iv[:], firstSector+uint64(s+i))
-		}
+		batch.Parallel(len(jobs), 4096, func(a, b int) {
+			for i := a; i < b; i++ {
+				lo := (s + i) * sectorSize
+				jobs[i] = modeJob{elem: s + i, key: ki, src: src[lo : lo+sectorSize], dst: dst[lo : lo+sectorSize]}
+				binary.LittleEndian.PutUint64(jobs[i].iv[:], firstSector+uint64(s+i))
+			}
+		})
 		if err := e.runModes(keys, jobs, fail); err != nil {
 			return err
 		}
