@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"testing"
 
@@ -188,11 +189,15 @@ func TestCPUDeviceRefused(t *testing.T) {
 // cuts again), in place and not, with nonces of 12 bytes and of other
 // lengths, one whose counter wraps within the message, additional data
 // long and short; a changed tag or ciphertext fails to open, with the
-// output zeroed.
+// output zeroed. On one core nothing is cut (a message larger than a batch
+// is crypto/cipher's one call), on four the long message is.
 func TestCPUGCMPieces(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for name, e := range cpuEngines(t) {
-		for _, stage := range []int{32 << 20, 256 << 10} {
-			t.Run(fmt.Sprintf("%s/stage %d", name, stage), func(t *testing.T) {
+		for _, c := range []struct{ stage, cores int }{{32 << 20, 4}, {256 << 10, 4}, {256 << 10, 1}} {
+			t.Run(fmt.Sprintf("%s/stage %d/%d cores", name, c.stage, c.cores), func(t *testing.T) {
+				runtime.GOMAXPROCS(c.cores)
+				stage := c.stage
 				e.SetStageBytes(stage)
 				defer e.SetStageBytes(32 << 20)
 				k, block, _ := newKey(t, 32)

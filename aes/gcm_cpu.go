@@ -87,8 +87,17 @@ func (j *gcmJob) cpuUnit(k int, u gcmUnit) {
 		}
 		return
 	}
-	off, text, out := j.piece(u)
 	lm := j.large[u.msg] // held since the check
+	// cpuCut gave the message whole to its first piece
+	if lm.whole {
+		out, err := gcmOne(&j.msgs[u.msg], j.open, j.out[u.msg])
+		j.out[u.msg], j.errs[u.msg] = out, err
+		if err != nil {
+			j.failed.Store(true)
+		}
+		return
+	}
+	off, text, out := j.piece(u)
 	lm.parts[u.piece] = gcmPieceCPU(j.msgs[u.msg].Key, &lm.j0, off, out, text, j.open)
 }
 
@@ -148,7 +157,18 @@ func (j *gcmJob) cpuCut(lo, hi int) {
 	slots := 0
 	for k := lo; k < hi; k++ {
 		u := j.unit(k)
-		if n := j.unitLen(u); n < 2*cpuPieceLeast || n <= share {
+		if lm := j.large[u.msg]; u.piece == 0 && k+len(lm.parts) <= hi && bodyLen(&j.msgs[u.msg], j.open, -1) <= share {
+			// a large message whole in the range and no more than a
+			// core's share: crypto/cipher's one call (one pass over it)
+			lm.whole = true
+			tasks = append(tasks, cpuTask{k: k, cut: -1})
+			k += len(lm.parts) - 1
+			continue
+		}
+		// a piece is cut whatever its length (its counter mode and its
+		// GHASH are two passes: over a piece that stays in the cache), a
+		// whole message when it is more than a core's share
+		if n := j.unitLen(u); n < 2*cpuPieceLeast || (u.piece < 0 && n <= share) {
 			tasks = append(tasks, cpuTask{k: k, cut: -1})
 			continue
 		}

@@ -88,10 +88,12 @@ type gcmUnit struct{ msg, piece int }
 
 // largeMessage is what the pieces of a large message leave for its tag:
 // the counter block and each piece's GHASH value W of its ciphertext
-// (ghashW).
+// (ghashW); or, when the CPU computed the message whole (whole), nothing:
+// its result and error are final.
 type largeMessage struct {
 	j0    [16]byte
 	parts []fieldElement
+	whole bool
 }
 
 // gcmRange is a range of a call's messages as newGCMJob lays it out on
@@ -624,6 +626,9 @@ func (j *gcmJob) devicePiece(ch *engine.Chunk, u gcmUnit) error {
 // the element with ErrOpen. The pieces' values are zeroed.
 func (j *gcmJob) finishLarge() {
 	for i, lm := range j.large {
+		if lm.whole {
+			continue // the CPU computed it whole: result and error are final
+		}
 		m := &j.msgs[i]
 		k := m.Key
 		body := bodyLen(m, j.open, -1)
