@@ -18,13 +18,20 @@ type CBCMessage struct {
 	Key  *Key
 	IV   []byte // 16 bytes
 	Data []byte // plaintext or ciphertext, a multiple of 16 bytes (possibly empty)
+	// Out, when its capacity holds the result (len(Data) bytes), receives
+	// it (the result is then Out[:len(Data)]); otherwise the result is
+	// newly allocated. Out may be Data itself (in place) but must not
+	// overlap it otherwise.
+	Out []byte
 }
 
 // EncryptCBC encrypts each message in CBC mode under its own key and IV.
-// The result of element i is its ciphertext (empty for empty data), or
-// nil with a reason in a *batch.Error when the element is invalid: no key
-// (ErrNilKey), a destroyed key (ErrKeyDestroyed), an IV that is not 16
-// bytes, data that is not a whole number of blocks.
+// The result of element i is its ciphertext (empty for empty data; in
+// its Out where Out's capacity holds it), or nil with a reason in a
+// *batch.Error when the element is invalid: no key (ErrNilKey), a closed
+// key (ErrKeyDestroyed), an IV that is not 16 bytes, data that is not a
+// whole number of blocks, an Out that overlaps Data other than in place
+// (ErrOverlap).
 //
 // On the device each message is one work-item: CBC encryption is
 // sequential, so a batch needs many messages to be fast. A device failure
@@ -48,6 +55,15 @@ func checkCBC(m *CBCMessage) error {
 	if len(m.Data)%BlockSize != 0 {
 		return fmt.Errorf("aes: CBC input of %d bytes is not a whole number of blocks", len(m.Data))
 	}
+	return checkOut(m.Out, m.Data)
+}
+
+// checkOut checks a batch element's Out against its Data: ErrOverlap
+// where they share memory other than at the same start.
+func checkOut(out, data []byte) error {
+	if cap(out) > 0 && inexactOverlap(out[:cap(out)], data) {
+		return ErrOverlap
+	}
 	return nil
 }
 
@@ -56,27 +72,33 @@ func (e *Engine) cbc(msgs []CBCMessage, decrypt bool) ([][]byte, error) {
 	if decrypt {
 		kind = modeCBCDecrypt
 	}
-	return e.modeBatch(kind, len(msgs), func(i int) ([]byte, *Key, *Key, []byte, error) {
+	return e.modeBatch(kind, len(msgs), func(i int) (modeElement, error) {
 		m := &msgs[i]
 		if err := checkCBC(m); err != nil {
-			return nil, nil, nil, nil, err
+			return modeElement{}, err
 		}
-		return m.Data, m.Key, nil, m.IV, nil
+		return modeElement{data: m.Data, out: m.Out, key: m.Key, iv: m.IV}, nil
 	})
 }
 
+// modeElement is a valid element of a CBC or XTS batch: its data, where
+// its result may go (Out), its key (and XTS's tweak key, nil for CBC) and
+// its IV or tweak.
+type modeElement struct {
+	data, out  []byte
+	key, tweak *Key
+	iv         []byte
+}
+
+// fits reports whether the element's result goes into its Out (given,
+// and large enough).
+func (el *modeElement) fits() bool { return el.out != nil && cap(el.out) >= len(el.data) }
+
 // modeBatch runs a CBC or XTS batch of n elements: element(i) validates
-// element i and gives its data, its key (and XTS's tweak key, nil for
-// CBC) and its IV or tweak. One result and one error per element. The
-// call holds the keys of the valid elements (Key.acquire) until it
-// returns.
-func (e *Engine) modeBatch(kind modeKind, n int, element func(i int) (data []byte, key, tweakKey *Key, iv []byte, err error)) ([][]byte, error) {
-	type elem struct {
-		data       []byte
-		key, tweak *Key
-		iv         []byte
-	}
-	elems := make([]elem, n)
+// element i and gives it. One result and one error per element. The call
+// holds the keys of the valid elements (Key.acquire) until it returns.
+func (e *Engine) modeBatch(kind modeKind, n int, element func(i int) (modeElement, error)) ([][]byte, error) {
+	elems := make([]modeElement, n)
 	errs := make([]error, n)
 	total := 0
 	var held []int
@@ -87,10 +109,12 @@ func (e *Engine) modeBatch(kind modeKind, n int, element func(i int) (data []byt
 	}()
 	for i := range n {
 		el := &elems[i]
-		if el.data, el.key, el.tweak, el.iv, errs[i] = element(i); errs[i] == nil {
+		if *el, errs[i] = element(i); errs[i] == nil {
 			if errs[i] = acquirePair(el.key, el.tweak); errs[i] == nil {
 				held = append(held, i)
-				total += len(el.data)
+				if !el.fits() {
+					total += len(el.data)
+				}
 			}
 		}
 	}
@@ -106,8 +130,12 @@ func (e *Engine) modeBatch(kind modeKind, n int, element func(i int) (data []byt
 		}
 		el := &elems[i]
 		size := len(el.data)
-		out[i] = backing[off : off+size : off+size]
-		off += size
+		if el.fits() {
+			out[i] = el.out[:size]
+		} else {
+			out[i] = backing[off : off+size : off+size]
+			off += size
+		}
 		if size == 0 {
 			continue
 		}

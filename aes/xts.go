@@ -86,14 +86,21 @@ type XTSMessage struct {
 	Key   *XTSKey
 	Tweak []byte // 16 bytes (the data unit's number, little-endian, for storage)
 	Data  []byte // 16 to MaxXTSDataUnit bytes, not necessarily a multiple of 16
+	// Out, when its capacity holds the result (len(Data) bytes), receives
+	// it (the result is then Out[:len(Data)]); otherwise the result is
+	// newly allocated. Out may be Data itself (in place) but must not
+	// overlap it otherwise.
+	Out []byte
 }
 
 // EncryptXTS encrypts each data unit with XTS-AES (IEEE 1619-2007,
 // SP 800-38E), with ciphertext stealing when its length is not a multiple
-// of 16. The result of element i is its ciphertext, or nil with a reason
-// in a *batch.Error when the element is invalid: no key (ErrNilKey), a
-// destroyed key (ErrKeyDestroyed), a tweak that is not 16 bytes, data
-// shorter than 16 bytes or longer than MaxXTSDataUnit.
+// of 16. The result of element i is its ciphertext (in its Out where
+// Out's capacity holds it), or nil with a reason in a *batch.Error when
+// the element is invalid: no key (ErrNilKey), a closed key
+// (ErrKeyDestroyed), a tweak that is not 16 bytes, data shorter than 16
+// bytes or longer than MaxXTSDataUnit, an Out that overlaps Data other
+// than in place (ErrOverlap).
 //
 // On the device each unit is cut into runs of a few blocks, each run one
 // work-item, so a single long unit spreads over the device as well as
@@ -112,7 +119,10 @@ func checkXTS(m *XTSMessage) error {
 	if len(m.Tweak) != BlockSize {
 		return fmt.Errorf("aes: XTS tweak of %d bytes, want 16", len(m.Tweak))
 	}
-	return checkXTSLength(len(m.Data))
+	if err := checkXTSLength(len(m.Data)); err != nil {
+		return err
+	}
+	return checkOut(m.Out, m.Data)
 }
 
 func checkXTSLength(n int) error {
@@ -127,12 +137,12 @@ func (e *Engine) xts(msgs []XTSMessage, decrypt bool) ([][]byte, error) {
 	if decrypt {
 		kind = modeXTSDecrypt
 	}
-	return e.modeBatch(kind, len(msgs), func(i int) ([]byte, *Key, *Key, []byte, error) {
+	return e.modeBatch(kind, len(msgs), func(i int) (modeElement, error) {
 		m := &msgs[i]
 		if err := checkXTS(m); err != nil {
-			return nil, nil, nil, nil, err
+			return modeElement{}, err
 		}
-		return m.Data, m.Key.data, m.Key.tweak, m.Tweak, nil
+		return modeElement{data: m.Data, out: m.Out, key: m.Key.data, tweak: m.Key.tweak, iv: m.Tweak}, nil
 	})
 }
 
