@@ -123,13 +123,17 @@ func (j *gcmJob) unitText(u gcmUnit) (off int, text, out []byte) {
 }
 
 // cutUnit is a unit that cpuCut computes in pieces: where its text is, its
-// counter block, and the slots of its pieces' GHASH values.
+// counter block, the slots of its pieces' GHASH values, and for Seal
+// crypto/cipher's GCM with 16-byte nonces and H⁻² (sealPieceCPU; nil where
+// crypto/cipher has none: gcmPieceCPU).
 type cutUnit struct {
 	unit        gcmUnit
 	off         int
 	text, out   []byte
 	j0          [16]byte
 	first, many int // slots
+	seal        cipher.AEAD
+	inverse2    fieldElement
 }
 
 // cpuTask is one task of cpuCut: unit k computed whole (cut < 0), or the
@@ -183,6 +187,11 @@ func (j *gcmJob) cpuCut(lo, hi int) {
 		} else {
 			c.j0 = counterBlock(m.Key.hashPowers[0], m.Nonce)
 		}
+		if !j.open {
+			if g, err := cipher.NewGCMWithNonceSize(m.Key.block, pieceNonceSize); err == nil {
+				c.seal, c.inverse2 = g, m.Key.heldInverse2()
+			}
+		}
 		for p := range c.many {
 			tasks = append(tasks, cpuTask{cut: len(cuts), from: p * size, to: min(len(text), (p+1)*size)})
 		}
@@ -199,7 +208,12 @@ func (j *gcmJob) cpuCut(lo, hi int) {
 			}
 			c := &cuts[t.cut]
 			p := t.from / size
-			values[c.first+p] = gcmPieceCPU(j.msgs[c.unit.msg].Key, &c.j0, c.off+t.from, c.out[t.from:t.to], c.text[t.from:t.to], j.open)
+			k, at, dst, src := j.msgs[c.unit.msg].Key, c.off+t.from, c.out[t.from:t.to], c.text[t.from:t.to]
+			if c.seal != nil {
+				values[c.first+p] = sealPieceCPU(k, c.seal, c.inverse2, &c.j0, at, dst, src)
+			} else {
+				values[c.first+p] = gcmPieceCPU(k, &c.j0, at, dst, src, j.open)
+			}
 		}
 	})
 	batch.Parallel(len(cuts), 1, func(a, b int) {
@@ -213,8 +227,81 @@ func (j *gcmJob) cpuCut(lo, hi int) {
 				j.finishTag(c.unit.msg, &c.j0, w)
 			}
 			clear(c.j0[:])
+			c.inverse2 = fieldElement{}
 		}
 	})
+}
+
+// pieceNonceSize is the nonce length of sealPieceCPU's GCM: a nonce of
+// that length is hashed into the counter block, so one can be chosen for
+// any counter block.
+const pieceNonceSize = 16
+
+// sealPieceCPU is gcmPieceCPU for Seal in one pass over the piece:
+// crypto/cipher's GCM g (16-byte nonces) seals src (the bytes of the
+// message from off, a multiple of 16) into dst (which may be src) under a
+// nonce whose counter block J0' is the message's counter block at the
+// piece (pieceNonce), so its counter mode is the message's there and its
+// tag is (V ⊕ L)·H ⊕ E(K, J0'), with V the piece's GHASH sum and L its
+// lengths block: W = V·H is the tag less E(K, J0') and L·H. Seal writes
+// the tag after its ciphertext, over the next piece's bytes: so the last
+// block (the last 1 to 16 bytes) is sealed apart, its plaintext read
+// first, into a block of its own, and the two values chained. k is held;
+// inverse2 is its H⁻².
+func sealPieceCPU(k *Key, g cipher.AEAD, inverse2 fieldElement, j0 *[16]byte, off int, dst, src []byte) fieldElement {
+	n := len(src)
+	tail := n - BlockSize*((n-1)/BlockSize) // 1 to 16
+	head := n - tail
+	// the nonces are secret: with the counter blocks (from the message's
+	// nonce) they give H
+	nonce := make([]byte, pieceNonceSize)
+	var last [BlockSize]byte
+	var sealed [BlockSize + TagSize]byte
+	defer clear(nonce)
+	defer clear(last[:])
+	defer clear(sealed[:])
+	copy(last[:], src[head:])
+	first := uint32(off / BlockSize)
+	var w fieldElement
+	if head > 0 {
+		pieceNonce(k, inverse2, j0, first).bytes(nonce)
+		out := g.Seal(dst[:0], nonce, src[:head], nil)
+		w = pieceValue(k, j0, first, out[head:head+TagSize], head)
+	}
+	pieceNonce(k, inverse2, j0, first+uint32(head/BlockSize)).bytes(nonce)
+	out := g.Seal(sealed[:0], nonce, last[:tail], nil)
+	copy(dst[head:n], out[:tail])
+	return w.mul(k.hashPowers[0]).xor(pieceValue(k, j0, first+uint32(head/BlockSize), out[tail:], tail))
+}
+
+// counterAtBlock is the counter block J0' whose first counter (J0' + 1,
+// inc32) is that of block first of the message of counter block j0.
+func counterAtBlock(j0 *[16]byte, first uint32) [16]byte {
+	c := *j0
+	binary.BigEndian.PutUint32(c[12:], binary.BigEndian.Uint32(j0[12:])+first)
+	return c
+}
+
+// pieceNonce is the 16-byte nonce N whose counter block is
+// counterAtBlock(j0, first): J0' = GHASH(N ‖ L_N) = N·H² ⊕ L_N·H, with
+// L_N the lengths block of a 16-byte nonce, so N = (J0' ⊕ L_N·H)·H⁻².
+func pieceNonce(k *Key, inverse2 fieldElement, j0 *[16]byte, first uint32) fieldElement {
+	c := counterAtBlock(j0, first)
+	defer clear(c[:])
+	return fieldElementFromBytes(c[:]).xor(fieldElement{0, 8 * pieceNonceSize}.mul(k.hashPowers[0])).mul(inverse2)
+}
+
+// pieceValue is W of a piece of n bytes sealed under pieceNonce(…, first)
+// with tag: the tag less E(K, J0') and L·H, L the piece's lengths block
+// (no additional data).
+func pieceValue(k *Key, j0 *[16]byte, first uint32, tag []byte, n int) fieldElement {
+	c := counterAtBlock(j0, first)
+	var mask [BlockSize]byte
+	k.block.Encrypt(mask[:], c[:])
+	s := fieldElementFromBytes(tag).xor(fieldElementFromBytes(mask[:]))
+	clear(c[:])
+	clear(mask[:])
+	return s.xor(fieldElement{0, uint64(n) * 8}.mul(k.hashPowers[0]))
 }
 
 // chainPieces is the GHASH value W of a text of n bytes from the values of

@@ -73,6 +73,10 @@ type Key struct {
 	// is H^(i+1), the powers gcm_segments aggregates up to four blocks with.
 	hashPowers [hashPowerCount]fieldElement
 	hashSmall  [4]fieldElement
+	// hashInverse2 is H⁻², made once by the first holder that asks
+	// (heldInverse2): the CPU's pieces of a long Seal need it.
+	inverseOnce  sync.Once
+	hashInverse2 fieldElement
 
 	standardErr error
 	mu          sync.Mutex
@@ -134,6 +138,7 @@ func (k *Key) Close() error {
 	clear(k.dec[:])
 	clear(k.hashPowers[:])
 	clear(k.hashSmall[:])
+	k.hashInverse2 = fieldElement{}
 	k.block = nil
 	k.standard, k.standardErr = nil, ErrKeyDestroyed
 	return nil
@@ -204,6 +209,22 @@ func (k *Key) heldGCM(nonceSize int) (cipher.AEAD, error) {
 		return nil, k.standardErr
 	}
 	return k.standard, nil
+}
+
+// heldInverse2 is H⁻² of k, which the caller holds: H⁻¹ = H^(2¹²⁸−2)
+// (GCM's field has 2¹²⁸ − 1 nonzero elements), by a fixed chain of
+// squarings and products, so in constant time; made once per key.
+func (k *Key) heldInverse2() fieldElement {
+	k.inverseOnce.Do(func() {
+		h := k.hashPowers[0]
+		inv := h
+		for range 126 {
+			inv = inv.mul(inv).mul(h)
+		}
+		inv = inv.mul(inv) // H^(2¹²⁸−2)
+		k.hashInverse2 = inv.mul(inv)
+	})
+	return k.hashInverse2
 }
 
 // standardGCM is crypto/cipher's GCM of k with 12-byte nonces, made once
