@@ -11,18 +11,19 @@ import (
 // The CPU path of Seal and Open. A message is crypto/cipher's GCM of its
 // key (made once per key: Key.heldGCM), the messages spread over all
 // cores in contiguous ranges. A message long enough to leave cores idle
-// (one large message, or a few) is cut into pieces computed on all cores:
-// each piece in GCM's counter mode with crypto/cipher's CTR from its own
-// counter block, and the GHASH value of its ciphertext with crypto/cipher's
-// GCM too (ghashW); the host chains the pieces' values into the tag
-// (gcmTag) in constant time. GHASH is linear: the value of a text is that
-// of its first part times H to the number of blocks of the rest, plus the
-// rest's.
+// (one large message, or a few) is cut into pieces computed on all cores,
+// each with crypto/cipher from its own counter block: to seal, in one pass
+// by crypto/cipher's GCM under a nonce chosen for that counter block
+// (sealPieceCPU); to open, in GCM's counter mode with crypto/cipher's CTR
+// after the GHASH value of its ciphertext (ghashW, gcmPieceCPU). The host
+// chains the pieces' values into the tag (gcmTag) in constant time. GHASH
+// is linear: the value of a text is that of its first part times H to the
+// number of blocks of the rest, plus the rest's.
 
 // The pieces of a message that the CPU cuts: at least cpuPieceLeast bytes
 // (less would cost more in starting them than they compute), at most
-// cpuPieceMost (a piece is read twice, for the counter mode and for GHASH:
-// small enough to stay in a core's cache between the two).
+// cpuPieceMost (to open, a piece is read twice, for GHASH and for the
+// counter mode: small enough to stay in a core's cache between the two).
 const (
 	cpuPieceLeast = 64 << 10
 	cpuPieceMost  = 256 << 10
@@ -169,9 +170,9 @@ func (j *gcmJob) cpuCut(lo, hi int) {
 			k += len(lm.parts) - 1
 			continue
 		}
-		// a piece is cut whatever its length (its counter mode and its
-		// GHASH are two passes: over a piece that stays in the cache), a
-		// whole message when it is more than a core's share
+		// a piece is cut whatever its length (to open, its GHASH and its
+		// counter mode are two passes: over a piece that stays in the
+		// cache), a whole message when it is more than a core's share
 		if n := j.unitLen(u); n < 2*cpuPieceLeast || (u.piece < 0 && n <= share) {
 			tasks = append(tasks, cpuTask{k: k, cut: -1})
 			continue
