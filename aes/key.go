@@ -129,6 +129,9 @@ func (k *Key) Rounds() int { return k.rounds }
 func (k *Key) Close() error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	if k.closed.Load() {
+		return nil // closed before (only Close sets it, under mu)
+	}
 	k.closed.Store(true)
 	readers.wait()
 	for k.users.Load() > 0 {
