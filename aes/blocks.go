@@ -27,10 +27,10 @@ const BlockSize = 16
 // failure is reported through OnFallback; the finished ones are kept. The
 // same holds for DecryptBlocks and XORKeyStream.
 //
-// A destroyed key gives ErrKeyDestroyed, with dst not written. The call
-// holds k until it returns: Key.Destroy waits for it, so a call that found
-// k live computes all of src with it. The same holds for every call of
-// the engine.
+// A closed key gives ErrKeyDestroyed, with dst not written. The call
+// holds k until it returns: Key.Close waits for it, so a call that found
+// k live computes all of src with it. The same holds for the other bulk
+// calls and the CBC and XTS calls (for Seal and Open, see Seal).
 func (e *Engine) EncryptBlocks(k *Key, dst, src []byte) error {
 	return e.blocks(k, dst, src, false)
 }

@@ -18,13 +18,20 @@ type CBCMessage struct {
 	Key  *Key
 	IV   []byte // 16 bytes
 	Data []byte // plaintext or ciphertext, a multiple of 16 bytes (possibly empty)
+	// Out, when its capacity holds the result (len(Data) bytes), receives
+	// it (the result is then Out[:len(Data)]); otherwise the result is
+	// newly allocated. Out may be Data itself (in place) but must not
+	// overlap it otherwise.
+	Out []byte
 }
 
 // EncryptCBC encrypts each message in CBC mode under its own key and IV.
-// The result of element i is its ciphertext (empty for empty data), or
-// nil with a reason in a *batch.Error when the element is invalid: no key
-// (ErrNilKey), a destroyed key (ErrKeyDestroyed), an IV that is not 16
-// bytes, data that is not a whole number of blocks.
+// The result of element i is its ciphertext (empty for empty data; in
+// its Out where Out's capacity holds it), or nil with a reason in a
+// *batch.Error when the element is invalid: no key (ErrNilKey), a closed
+// key (ErrKeyDestroyed), an IV that is not 16 bytes, data that is not a
+// whole number of blocks, an Out that overlaps Data other than in place
+// (ErrOverlap).
 //
 // On the device each message is one work-item: CBC encryption is
 // sequential, so a batch needs many messages to be fast. A device failure
@@ -48,6 +55,15 @@ func checkCBC(m *CBCMessage) error {
 	if len(m.Data)%BlockSize != 0 {
 		return fmt.Errorf("aes: CBC input of %d bytes is not a whole number of blocks", len(m.Data))
 	}
+	return checkOut(m.Out, m.Data)
+}
+
+// checkOut checks a batch element's Out against its Data: ErrOverlap
+// where they share memory other than at the same start.
+func checkOut(out, data []byte) error {
+	if cap(out) > 0 && inexactOverlap(out[:cap(out)], data) {
+		return ErrOverlap
+	}
 	return nil
 }
 
@@ -56,27 +72,33 @@ func (e *Engine) cbc(msgs []CBCMessage, decrypt bool) ([][]byte, error) {
 	if decrypt {
 		kind = modeCBCDecrypt
 	}
-	return e.modeBatch(kind, len(msgs), func(i int) ([]byte, *Key, *Key, []byte, error) {
+	return e.modeBatch(kind, len(msgs), func(i int) (modeElement, error) {
 		m := &msgs[i]
 		if err := checkCBC(m); err != nil {
-			return nil, nil, nil, nil, err
+			return modeElement{}, err
 		}
-		return m.Data, m.Key, nil, m.IV, nil
+		return modeElement{data: m.Data, out: m.Out, key: m.Key, iv: m.IV}, nil
 	})
 }
 
+// modeElement is a valid element of a CBC or XTS batch: its data, where
+// its result may go (Out), its key (and XTS's tweak key, nil for CBC) and
+// its IV or tweak.
+type modeElement struct {
+	data, out  []byte
+	key, tweak *Key
+	iv         []byte
+}
+
+// fits reports whether the element's result goes into its Out (given,
+// and large enough).
+func (el *modeElement) fits() bool { return el.out != nil && cap(el.out) >= len(el.data) }
+
 // modeBatch runs a CBC or XTS batch of n elements: element(i) validates
-// element i and gives its data, its key (and XTS's tweak key, nil for
-// CBC) and its IV or tweak. One result and one error per element. The
-// call holds the keys of the valid elements (Key.acquire) until it
-// returns.
-func (e *Engine) modeBatch(kind modeKind, n int, element func(i int) (data []byte, key, tweakKey *Key, iv []byte, err error)) ([][]byte, error) {
-	type elem struct {
-		data       []byte
-		key, tweak *Key
-		iv         []byte
-	}
-	elems := make([]elem, n)
+// element i and gives it. One result and one error per element. The call
+// holds the keys of the valid elements (Key.acquire) until it returns.
+func (e *Engine) modeBatch(kind modeKind, n int, element func(i int) (modeElement, error)) ([][]byte, error) {
+	elems := make([]modeElement, n)
 	errs := make([]error, n)
 	total := 0
 	var held []int
@@ -87,10 +109,12 @@ func (e *Engine) modeBatch(kind modeKind, n int, element func(i int) (data []byt
 	}()
 	for i := range n {
 		el := &elems[i]
-		if el.data, el.key, el.tweak, el.iv, errs[i] = element(i); errs[i] == nil {
+		if *el, errs[i] = element(i); errs[i] == nil {
 			if errs[i] = acquirePair(el.key, el.tweak); errs[i] == nil {
 				held = append(held, i)
-				total += len(el.data)
+				if !el.fits() {
+					total += len(el.data)
+				}
 			}
 		}
 	}
@@ -106,8 +130,12 @@ func (e *Engine) modeBatch(kind modeKind, n int, element func(i int) (data []byt
 		}
 		el := &elems[i]
 		size := len(el.data)
-		out[i] = backing[off : off+size : off+size]
-		off += size
+		if el.fits() {
+			out[i] = el.out[:size]
+		} else {
+			out[i] = backing[off : off+size : off+size]
+			off += size
+		}
 		if size == 0 {
 			continue
 		}
@@ -221,7 +249,7 @@ func releasePair(key, tweak *Key) {
 
 // modeKeys are the distinct keys of a call with the schedules the kernels
 // need, copied once per call. The call holds the keys (acquirePair), so a
-// key destroyed during the call (Key.Destroy waits) is still used to the
+// key closed during the call (Key.Close waits) is still used to the
 // end, on the device and on the CPU.
 type modeKeys struct {
 	kind  modeKind
@@ -287,7 +315,7 @@ func growSecret(s []uint32, n int) []uint32 {
 func (k *Key) record(dst []uint32, decrypt bool) error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.destroyed.Load() {
+	if k.closed.Load() {
 		return ErrKeyDestroyed
 	}
 	sched := k.enc[:]
@@ -312,8 +340,10 @@ func (e *Engine) runModes(keys *modeKeys, jobs []modeJob, fail func(j *modeJob, 
 	total := 0
 	for i := range jobs {
 		total += len(jobs[i].src)
+		j.longest = max(j.longest, len(jobs[i].src))
 	}
-	plan := engine.Plan{Op: keys.kind.String(), Size: bits.Len(uint(total / len(jobs))), N: len(jobs), Cut: j.cut, Depth: e.depth}
+	j.mean = total / len(jobs)
+	plan := engine.Plan{Op: keys.kind.String(), Size: bits.Len(uint(j.mean)), N: len(jobs), Cut: j.cut, Depth: e.depth}
 	return e.core.Run(plan, j)
 }
 
@@ -324,6 +354,8 @@ type modesJob struct {
 	keys *modeKeys
 	jobs []modeJob
 	fail func(j *modeJob, err error)
+	// the mean and the longest length of the jobs
+	mean, longest int
 }
 
 // modeBatchBytes is the most bytes of one CBC or XTS device batch: a job
@@ -345,16 +377,56 @@ func (j *modesJob) cut(lo, hi int) int {
 	return end
 }
 
-// CPU implements engine.Job: the jobs [lo, hi) with crypto/aes (cryptCPU).
+// cpuTaskBytes is about the least data of one task on the CPU: fewer
+// bytes would cost more in starting the task than they compute.
+const cpuTaskBytes = 64 << 10
+
+// cbcPieceBytes is the length of the pieces the CPU cuts a long CBC
+// decryption into, so that one message spreads over all cores.
+const cbcPieceBytes = 256 << 10
+
+// CPU implements engine.Job: the jobs [lo, hi) with crypto/aes (cryptCPU),
+// on all cores in contiguous ranges of at least cpuTaskBytes; a CBC
+// decryption longer than cbcPieceBytes in pieces of that length.
 func (j *modesJob) CPU(lo, hi int) {
-	batch.Parallel(hi-lo, 16, func(a, b int) {
-		for k := lo + a; k < lo+b; k++ {
-			job := &j.jobs[k]
+	jobs := j.jobs[lo:hi]
+	mean := j.mean
+	if j.keys.kind == modeCBCDecrypt && j.longest > cbcPieceBytes {
+		jobs = cbcPieces(jobs)
+		mean = min(mean, cbcPieceBytes)
+	}
+	batch.Parallel(len(jobs), max(1, cpuTaskBytes/max(mean, 1)), func(a, b int) {
+		for k := a; k < b; k++ {
+			job := &jobs[k]
 			if err := j.keys.crypt(job, &job.iv, job.dst); err != nil {
 				j.fail(job, err)
 			}
 		}
 	})
+}
+
+// cbcPieces cuts the CBC decryptions among jobs that are longer than
+// cbcPieceBytes into pieces of that length: each piece's IV is the
+// ciphertext block before it, copied here, before any piece is decrypted
+// (in place, the piece before overwrites it).
+func cbcPieces(jobs []modeJob) []modeJob {
+	var out []modeJob
+	for i := range jobs {
+		job := &jobs[i]
+		if len(job.src) <= cbcPieceBytes {
+			out = append(out, *job)
+			continue
+		}
+		for lo := 0; lo < len(job.src); lo += cbcPieceBytes {
+			hi := min(len(job.src), lo+cbcPieceBytes)
+			p := modeJob{elem: job.elem, key: job.key, iv: job.iv, src: job.src[lo:hi], dst: job.dst[lo:hi]}
+			if lo > 0 {
+				copy(p.iv[:], job.src[lo-BlockSize:lo])
+			}
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // modeRuns is the number of runs (work-items) of a job of n bytes.

@@ -21,15 +21,15 @@ import (
 // the key's round keys for its later chunks (one pipeline stage of 4 KB,
 // so the chunks run one after the other). The call must still give
 // exactly crypto/cipher's results, computed with the key as it was, and
-// Destroy must wait for it.
+// Close must wait for it.
 
 // destroyer is an engine whose first kernel launch after arm(k) starts
-// k.Destroy in another goroutine.
+// k.Close in another goroutine.
 type destroyer struct {
 	*aes.Engine
 	key   atomic.Pointer[aes.Key]
-	done  chan struct{} // closed when Destroy has returned
-	early atomic.Bool   // Destroy returned while the call still launched kernels
+	done  chan struct{} // closed when Close has returned
+	early atomic.Bool   // Close returned while the call still launched kernels
 }
 
 func newDestroyer(t *testing.T) *destroyer {
@@ -43,10 +43,10 @@ func newDestroyer(t *testing.T) *destroyer {
 		if k := d.key.Swap(nil); k != nil {
 			done := d.done
 			go func() {
-				k.Destroy()
+				k.Close()
 				close(done)
 			}()
-			for !k.DestroyStarted() {
+			for !k.CloseStarted() {
 				runtime.Gosched()
 			}
 			return nil
@@ -70,7 +70,7 @@ func (d *destroyer) arm(k *aes.Key) {
 	d.key.Store(k)
 }
 
-// wait waits for Destroy to return (the call has returned: it must not
+// wait waits for Close to return (the call has returned: it must not
 // hold the key any more).
 func (d *destroyer) wait(t *testing.T) {
 	t.Helper()
@@ -78,11 +78,11 @@ func (d *destroyer) wait(t *testing.T) {
 	<-d.done
 }
 
-// checkWaited checks that Destroy did not return before the call's last
+// checkWaited checks that Close did not return before the call's last
 // kernel launch.
 func (d *destroyer) checkWaited(t *testing.T) {
 	t.Helper()
-	require.False(t, d.early.Load(), "Destroy returned while a call was using the key")
+	require.False(t, d.early.Load(), "Close returned while a call was using the key")
 }
 
 func TestDestroyDuringSealOpen(t *testing.T) {
@@ -221,7 +221,88 @@ func TestDestroyConcurrent(t *testing.T) {
 			}()
 		}
 		runtime.Gosched()
-		k.Destroy()
+		k.Close()
+		wg.Wait()
+	}
+}
+
+// Close may be called more than once and returns nil; Destroy, its
+// deprecated alias, closes too; an XTSKey's Close closes both its keys.
+func TestCloseAndDestroy(t *testing.T) {
+	e := aes.CPUEngine()
+	buf := make([]byte, 32)
+	for _, close := range []func(k *aes.Key) error{
+		func(k *aes.Key) error { return k.Close() },
+		func(k *aes.Key) error { k.Destroy(); return nil },
+	} {
+		k, _, _ := newKey(t, 16)
+		require.NoError(t, e.EncryptBlocks(k, buf, buf))
+		require.NoError(t, close(k))
+		require.NoError(t, k.Close())
+		require.ErrorIs(t, e.EncryptBlocks(k, buf, buf), aes.ErrKeyDestroyed)
+		_, err := e.Seal([]aes.Message{{Key: k, Nonce: make([]byte, 12), Data: buf}})
+		var be *batch.Error
+		require.ErrorAs(t, err, &be)
+		require.ErrorIs(t, be.Errs[0], aes.ErrKeyDestroyed)
+	}
+	for _, close := range []func(k *aes.XTSKey) error{
+		func(k *aes.XTSKey) error { return k.Close() },
+		func(k *aes.XTSKey) error { k.Destroy(); return nil },
+	} {
+		xk, err := aes.NewXTSKey(randBytes(32))
+		require.NoError(t, err)
+		require.NoError(t, e.EncryptSectors(xk, buf, buf, 16, 0))
+		require.NoError(t, close(xk))
+		require.NoError(t, xk.Close())
+		require.ErrorIs(t, e.EncryptSectors(xk, buf, buf, 16, 0), aes.ErrKeyDestroyed)
+	}
+}
+
+// TestCloseConcurrentCPU closes keys while calls of the CPU engine use
+// them, with messages computed whole and one cut into pieces (for the
+// race detector: the CPU's pass reads the keys without holding them, and
+// Close must wait for it): each element either is crypto/cipher's result
+// or fails with ErrKeyDestroyed, its output not written.
+func TestCloseConcurrentCPU(t *testing.T) {
+	e := aes.CPUEngine()
+	defer e.Close()
+	for range 8 {
+		k, std, _ := newKey(t, 16)
+		aead, err := cipher.NewGCM(std)
+		require.NoError(t, err)
+		nonce := randBytes(12)
+		data := [][]byte{randBytes(3000), randBytes(300 << 10)}
+		want := [][]byte{aead.Seal(nil, nonce, data[0], nil), aead.Seal(nil, nonce, data[1], nil)}
+		var wg sync.WaitGroup
+		for g := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				msgs := make([]aes.Message, 9)
+				for i := range msgs {
+					msgs[i] = aes.Message{Key: k, Nonce: nonce, Data: data[i/8]}
+				}
+				out, err := e.Seal(msgs)
+				var be *batch.Error
+				if err != nil && !errors.As(err, &be) {
+					t.Errorf("goroutine %d: %v", g, err)
+					return
+				}
+				for i := range msgs {
+					if be != nil && be.Errs[i] != nil {
+						if !errors.Is(be.Errs[i], aes.ErrKeyDestroyed) || out[i] != nil {
+							t.Errorf("goroutine %d, message %d: %v", g, i, be.Errs[i])
+						}
+						continue
+					}
+					if !bytes.Equal(want[i/8], out[i]) {
+						t.Errorf("goroutine %d, message %d: wrong result", g, i)
+					}
+				}
+			}()
+		}
+		runtime.Gosched()
+		require.NoError(t, k.Close())
 		wg.Wait()
 	}
 }

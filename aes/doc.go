@@ -1,5 +1,6 @@
-// Package aes runs AES on a GPU (or any device of package device): the
-// block cipher in ECB for key derivation, and the modes CTR, GCM, CBC and
+// Package aes runs AES on a GPU (or another accelerator of package device;
+// not on a CPU device, see Constant time): the block cipher in ECB for key
+// derivation, and the modes CTR, GCM, CBC and
 // XTS, over batches of messages, over one long buffer in host memory, or
 // over data already in device memory.
 //
@@ -16,20 +17,25 @@
 // device.Default(), NewEngineConfig tunes the table layout, work-group,
 // GCM segment and the device batches of host-memory calls (Config).
 // CPUEngine computes the same calls on the CPU cores with crypto/aes and
-// crypto/cipher; Auto picks a GPU engine, or the CPU engine where there is
-// no GPU. A device Engine computes each host-memory call where it
-// measured it faster, on the device or on the CPU (SetRoute): from host
+// crypto/cipher: the messages of a batch spread over all cores, and one
+// long message (CTR, GCM, CBC decryption, XTS sectors) cut into pieces
+// over them. Auto picks a GPU engine, or the CPU engine where there is no
+// GPU. NewEngine refuses a CPU device (ErrCPUDevice). A device Engine
+// computes each host-memory call where it measured it faster, on the
+// device or on the CPU with the CPU engine's code (SetRoute): from host
 // memory, a CPU with AES instructions is often faster than the bus. An
 // Engine is safe for concurrent use; Stats counts its work;
 // ReleaseBuffers frees the device buffers and pinned staging memory it
 // keeps between calls, Close everything.
 //
 // A Key (NewKey: 16, 24 or 32 bytes) holds what the kernels and the CPU
-// path need, computed once: both schedules, the GHASH key and its powers.
-// An XTSKey (NewXTSKey: 32, 48 or 64 bytes) is XTS's pair, data key and
-// tweak key. Keys are safe for concurrent use; Destroy zeroes them, after
-// waiting for the calls using them, and later calls fail with
-// ErrKeyDestroyed.
+// path need, computed once: both schedules, the GHASH key and its powers,
+// crypto/aes's cipher and crypto/cipher's GCM of it. An XTSKey (NewXTSKey:
+// 32, 48 or 64 bytes) is XTS's pair, data key and tweak key. Keys are
+// safe for concurrent use; Close zeroes them, after waiting for the calls
+// using them, and later calls fail with ErrKeyDestroyed. The host's key
+// expansion is constant-time: it computes the S-box and InvMixColumns with
+// shifts and masks, and reads no table at an index made from the key.
 //
 // # Modes and calls
 //
@@ -80,12 +86,24 @@
 //
 // # Constant time
 //
-// The round tables live in local (shared) memory, replicated so that each
+// The kernels are T-table AES: each round reads its tables at indices made
+// from key and data bytes. What makes that constant-time on a GPU is
+// where the tables are: in local (shared) memory, replicated so that each
 // lane of a warp only ever reads its own bank (kernels/aes_tables.h gives
 // the argument; Layout picks one table rotated, LayoutCompact, or all four,
-// LayoutWide); GHASH uses no table at all; no global-memory index depends on
-// a key or on data. Every buffer that held keys, schedules or plaintext is
-// zeroed before it is reused, on the host and on the device.
+// LayoutWide). A warp's load from shared memory then takes one pass
+// whatever its indices: the reads are bank-conflict-free, so their timing
+// does not depend on the indices. The indices themselves still depend on
+// the secrets; the claim is about shared memory's timing, not that the
+// reads are independent of the key. On a CPU device (an OpenCL CPU runtime
+// such as PoCL) the same tables sit in the CPU's caches, where the line
+// each read selects is visible to another process on the same cores
+// through cache timing: NewEngine refuses CPU devices (ErrCPUDevice), and
+// the CPU path is crypto/aes (CPUEngine), constant-time where the CPU has
+// AES instructions.
+// GHASH uses no table at all; no global-memory index depends on a key or
+// on data. Every buffer that held keys, schedules or plaintext is zeroed
+// before it is reused, on the host and on the device.
 //
 // # Device faults and the result check
 //

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/device"
@@ -111,6 +112,12 @@ func NewEngine(dev *device.Device) (*Engine, error) { return NewEngineConfig(dev
 
 // NewEngineConfig builds the AES kernels for dev (nil: device.Default(),
 // as NewEngine).
+// It refuses a CPU device (an OpenCL CPU runtime such as PoCL: dev.Type is
+// device.TypeCPU) with an error wrapping ErrCPUDevice: the kernels' round
+// tables are read at indices made from key and data bytes, which on a GPU
+// cost the same whatever they are (doc.go, Constant time) but on a CPU
+// select cache lines that another process on the same cores can observe.
+// CPUEngine computes on those cores with their AES instructions instead.
 func NewEngineConfig(dev *device.Device, cfg Config) (*Engine, error) {
 	if dev == nil {
 		var err error
@@ -118,47 +125,18 @@ func NewEngineConfig(dev *device.Device, cfg Config) (*Engine, error) {
 			return nil, err
 		}
 	}
-	layout := cfg.Layout
-	if layout == LayoutAuto {
-		layout = LayoutCompact
-		if dev.MaxSharedMem >= wideTableBytes+invSboxBytes && dev.Class != device.VendorCPU {
-			layout = LayoutWide
-		}
+	if dev.Type == device.TypeCPU && !cpuDevicesAllowed.Load() {
+		return nil, cpuDeviceError{dev.Name}
 	}
-	need := compactTableBytes + invSboxBytes
-	if layout == LayoutWide {
-		need = wideTableBytes + invSboxBytes
+	k, err := resolveConfig(dev, cfg)
+	if err != nil {
+		return nil, err
 	}
-	if dev.MaxSharedMem < uint64(need) {
-		return nil, fmt.Errorf("aes: the %s table layout needs %d bytes of local memory; %s allows %d", layout, need, dev.Name, dev.MaxSharedMem)
-	}
-	group := cfg.WorkGroup
-	if group == 0 {
-		group = 256
-		if layout == LayoutWide {
-			group = 512
-		}
-	}
-	group = min(group, dev.MaxGroup)
-	if group < 32 || group%32 != 0 {
-		return nil, fmt.Errorf("aes: work-group of %d work-items: want a multiple of 32 (and %s allows at most %d)", group, dev.Name, dev.MaxGroup)
-	}
-	seg := cfg.Segment
-	if seg == 0 {
-		seg = 8
-	}
-	if seg < 1 || seg > 256 || seg&(seg-1) != 0 {
-		return nil, fmt.Errorf("aes: GCM segment of %d blocks: want a power of two from 1 to 256", seg)
-	}
-	e := &Engine{layout: layout, group: group}
+	e := &Engine{layout: k.layout, group: k.group, segLog: k.segLog}
 	if err := e.setBatching(cfg); err != nil {
 		return nil, err
 	}
-	for 1<<e.segLog < seg {
-		e.segLog++
-	}
-	src := programSource(layout, group, seg)
-	maps.Copy(src.Defines, cfg.Defines)
+	src := k.source(cfg)
 	e.defines = src.Defines
 	p, err := dev.Program(src)
 	if err != nil {
@@ -173,6 +151,69 @@ func NewEngineConfig(dev *device.Device, cfg Config) (*Engine, error) {
 	return e, nil
 }
 
+// cpuDevicesAllowed lets NewEngineConfig build the kernels on a CPU
+// device: set only by the package's tests (export_test.go), which run the
+// kernels on PoCL where no GPU is.
+var cpuDevicesAllowed atomic.Bool
+
+// kernelConfig is a Config resolved for one device: the layout, the
+// work-group and the GCM segment the kernels are built with.
+type kernelConfig struct {
+	layout Layout
+	group  int
+	segLog uint // log2 of the GCM segment
+}
+
+// resolveConfig picks the defaults of cfg for dev and checks that dev can
+// run them.
+func resolveConfig(dev *device.Device, cfg Config) (kernelConfig, error) {
+	layout := cfg.Layout
+	if layout == LayoutAuto {
+		layout = LayoutCompact
+		if dev.MaxSharedMem >= wideTableBytes+invSboxBytes && dev.Class != device.VendorCPU {
+			layout = LayoutWide
+		}
+	}
+	need := compactTableBytes + invSboxBytes
+	if layout == LayoutWide {
+		need = wideTableBytes + invSboxBytes
+	}
+	if dev.MaxSharedMem < uint64(need) {
+		return kernelConfig{}, fmt.Errorf("aes: the %s table layout needs %d bytes of local memory; %s allows %d", layout, need, dev.Name, dev.MaxSharedMem)
+	}
+	group := cfg.WorkGroup
+	if group == 0 {
+		group = 256
+		if layout == LayoutWide {
+			group = 512
+		}
+	}
+	group = min(group, dev.MaxGroup)
+	if group < 32 || group%32 != 0 {
+		return kernelConfig{}, fmt.Errorf("aes: work-group of %d work-items: want a multiple of 32 (and %s allows at most %d)", group, dev.Name, dev.MaxGroup)
+	}
+	seg := cfg.Segment
+	if seg == 0 {
+		seg = 8
+	}
+	if seg < 1 || seg > 256 || seg&(seg-1) != 0 {
+		return kernelConfig{}, fmt.Errorf("aes: GCM segment of %d blocks: want a power of two from 1 to 256", seg)
+	}
+	k := kernelConfig{layout: layout, group: group}
+	for 1<<k.segLog < seg {
+		k.segLog++
+	}
+	return k, nil
+}
+
+// source is the table kernels' program (aes.cl) of k, with cfg's extra
+// definitions.
+func (k kernelConfig) source(cfg Config) device.Source {
+	src := programSource(k.layout, k.group, 1<<k.segLog)
+	maps.Copy(src.Defines, cfg.Defines)
+	return src
+}
+
 // CPUEngine returns an Engine that computes on the CPU cores with
 // crypto/aes and crypto/cipher (constant-time where the CPU has AES
 // instructions), XTS with x/crypto's algorithm on crypto/aes. It is the
@@ -184,8 +225,9 @@ func CPUEngine() *Engine {
 }
 
 // Auto returns an Engine on a GPU (device.Choose), or CPUEngine() where
-// there is none or its kernels do not build; the Choice says which and
-// why.
+// there is none, its kernels do not build, or the device chosen (by
+// GPUCRYPTO_DEVICE) is a CPU device, which NewEngine refuses; the Choice
+// says which and why.
 func Auto() (*Engine, device.Choice) { return engine.Auto(NewEngine, CPUEngine) }
 
 // setBatching sets the batches of the host-memory calls from cfg.
@@ -380,9 +422,26 @@ func (e *Engine) KernelBuilds() []ProgramBuild {
 	if e.prog == nil {
 		return nil
 	}
-	desc := fmt.Sprintf("(layout %s, work-group %d, GCM segment %d)", e.layout, e.group, e.Segment())
+	return programBuilds(e.defines, e.layout, e.group, e.Segment())
+}
+
+// KernelBuilds are the programs that NewEngineConfig(dev, cfg) would
+// build, without an engine: for tools that compile the kernels to inspect
+// them (gpucrypto kernelinfo), on any device, CPU devices too (compiling
+// computes nothing with a key).
+func KernelBuilds(dev *device.Device, cfg Config) ([]ProgramBuild, error) {
+	k, err := resolveConfig(dev, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return programBuilds(k.source(cfg).Defines, k.layout, k.group, 1<<k.segLog), nil
+}
+
+// programBuilds are the two programs built with defines.
+func programBuilds(defines map[string]string, layout Layout, group, segment int) []ProgramBuild {
+	desc := fmt.Sprintf("(layout %s, work-group %d, GCM segment %d)", layout, group, segment)
 	return []ProgramBuild{
-		{kernels.Program("aes.cl", e.defines), []string{"aes_ecb_encrypt", "aes_ecb_decrypt", "aes_ctr", "gcm_segments", "gcm_segments_r10", "gcm_segments_r12", "gcm_segments_r14", "gcm_reduce", "gcm_reduce_one", "gcm_finish"}, desc},
-		{kernels.Program("aes_modes.cl", e.defines), []string{"cbc_encrypt", "cbc_decrypt", "xts_tweak", "xts_encrypt", "xts_decrypt"}, desc},
+		{kernels.Program("aes.cl", defines), []string{"aes_ecb_encrypt", "aes_ecb_decrypt", "aes_ctr", "gcm_segments", "gcm_segments_r10", "gcm_segments_r12", "gcm_segments_r14", "gcm_reduce", "gcm_reduce_one", "gcm_finish"}, desc},
+		{kernels.Program("aes_modes.cl", defines), []string{"cbc_encrypt", "cbc_decrypt", "xts_tweak", "xts_encrypt", "xts_decrypt"}, desc},
 	}
 }

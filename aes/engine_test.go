@@ -172,7 +172,7 @@ func TestGCMInvalidElements(t *testing.T) {
 	e := engine(t, aes.LayoutCompact)
 	k, _, _ := newKey(t, 16)
 	dead, _, _ := newKey(t, 16)
-	dead.Destroy()
+	dead.Close()
 	msgs := []aes.Message{
 		{Key: k, Nonce: make([]byte, 12), Data: []byte("fine")},
 		{Key: nil, Nonce: make([]byte, 12)},

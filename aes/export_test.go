@@ -82,6 +82,18 @@ func NonceForCounter(k *Key, j0 [16]byte) []byte {
 	return nonce
 }
 
-// DestroyStarted reports whether k.Destroy has been called (it may still
-// be waiting for the calls that use k).
-func (k *Key) DestroyStarted() bool { return k.destroyed.Load() }
+// CloseStarted reports whether k.Close has been called (it may still be
+// waiting for the calls that use k).
+func (k *Key) CloseStarted() bool { return k.closed.Load() }
+
+// The package's tests run the kernels on the test device, which is a CPU
+// device (PoCL) where no GPU is: NewEngine refuses those outside the tests
+// (ErrCPUDevice), here it builds them.
+func init() { cpuDevicesAllowed.Store(true) }
+
+// RefuseCPUDevices makes NewEngine refuse CPU devices, as it does outside
+// the tests, until restore is called.
+func RefuseCPUDevices() (restore func()) {
+	cpuDevicesAllowed.Store(false)
+	return func() { cpuDevicesAllowed.Store(true) }
+}

@@ -1,8 +1,6 @@
 package aes
 
 import (
-	"crypto/cipher"
-	"crypto/subtle"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -42,18 +40,23 @@ type Message struct {
 //
 // The device computes the messages in batches of up to Config.StageBytes,
 // and a message larger than that in pieces of that size; a batch's
-// results, or a piece's, are written only once complete. When the device fails in the
-// middle of a call, the messages it finished keep its results, a large
-// message's unfinished chunks are finished on the CPU, and the other
-// messages (their Data untouched, in place too) are computed on the CPU;
-// the failure is reported through OnFallback. The same holds for Open,
-// whose failed elements get no plaintext, only their error.
+// results, or a piece's, are written only once complete. When the device
+// fails in the middle of a call, the messages it finished keep its
+// results, a large message's unfinished chunks are finished on the CPU,
+// and the other messages (their Data untouched, in place too) are
+// computed on the CPU; the failure is reported through OnFallback. The
+// same holds for Open, whose failed elements get no plaintext, only their
+// error. On the CPU the messages are spread over all cores, and a long
+// message is cut into pieces computed on all cores.
 //
-// The call holds the keys of its valid elements until it returns: a key
-// destroyed during the call (Key.Destroy, which waits) still computes
-// every element that found it live, so no element fails half-way, in
-// place or not. An element whose key was destroyed before the call
-// checked it fails with ErrKeyDestroyed and its Data and Out are not
+// The call checks each element's key when it first needs it and holds it
+// from then on (Key.Close waits): a message larger than a batch from the
+// start of the call, the messages of the device's part from before its
+// first batch, until the call returns, and a message computed on the CPU
+// while it is computed. A key closed during the call therefore still
+// computes every element that found it live, so no element fails
+// half-way, in place or not; an element whose key was closed before the
+// call checked it fails with ErrKeyDestroyed and its Data and Out are not
 // written.
 func (e *Engine) Seal(msgs []Message) ([][]byte, error) { return e.gcm(msgs, false) }
 
@@ -131,6 +134,18 @@ func checkMessage(m *Message, open bool, device int) error {
 	if err := m.Key.live(); err != nil {
 		return err
 	}
+	if err := checkFields(m, open, device); err != nil {
+		return err
+	}
+	return m.Key.acquire()
+}
+
+// checkFields validates element m but for its key's state (only that it
+// has one): its nonce, lengths and buffers.
+func checkFields(m *Message, open bool, device int) error {
+	if m.Key == nil {
+		return ErrNilKey
+	}
 	if len(m.Nonce) == 0 {
 		return errors.New("aes: GCM nonce of 0 bytes")
 	}
@@ -143,34 +158,7 @@ func checkMessage(m *Message, open bool, device int) error {
 	if n := bodyLen(m, open, device); uint64(n) > MaxMessage {
 		return fmt.Errorf("aes: GCM message of %d bytes: at most %d", n, uint64(MaxMessage))
 	}
-	return m.Key.acquire()
-}
-
-// validate checks every element (on all cores) and returns the valid ones,
-// whose keys it holds (releaseKeys).
-func validate(msgs []Message, errs []error, open bool, deviceLen int) []int {
-	batch.Parallel(len(msgs), 1024, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			errs[i] = checkMessage(&msgs[i], open, deviceLen)
-		}
-	})
-	var valid []int
-	for i := range msgs {
-		if errs[i] == nil {
-			valid = append(valid, i)
-		}
-	}
-	return valid
-}
-
-// releaseKeys releases the keys of the elements idx of msgs, held by
-// validate.
-func releaseKeys(msgs []Message, idx []int) {
-	batch.Parallel(len(idx), 1024, func(lo, hi int) {
-		for _, i := range idx[lo:hi] {
-			msgs[i].Key.release()
-		}
-	})
+	return nil
 }
 
 // plan lays out the (valid) elements idx of msgs; deviceLen ≥ 0 is the
@@ -350,89 +338,6 @@ func (e *Engine) keyRecords(p *gcmPlan, out []uint32) []uint32 {
 		}
 	})
 	return out
-}
-
-// results are the outputs of a GCM batch: one allocation, cut per element.
-type results struct {
-	out [][]byte
-}
-
-func newResults(msgs []Message, valid []int, open bool) *results {
-	size := func(m *Message) int {
-		n := bodyLen(m, open, -1)
-		if !open {
-			n += TagSize
-		}
-		return n
-	}
-	total := 0
-	for _, i := range valid {
-		if n := size(&msgs[i]); cap(msgs[i].Out) < n {
-			total += n
-		}
-	}
-	backing := make([]byte, total)
-	r := &results{out: make([][]byte, len(msgs))}
-	off := 0
-	for _, i := range valid {
-		n := size(&msgs[i])
-		if cap(msgs[i].Out) >= n {
-			r.out[i] = msgs[i].Out[:n]
-			continue
-		}
-		r.out[i] = backing[off : off+n : off+n]
-		off += n
-	}
-	return r
-}
-
-// gcmOne seals or opens m with crypto/cipher's GCM into dst[:0] (which
-// may be m.Data itself: in place). A message that does not open gives
-// ErrOpen and leaves dst zeroed; a failed element's result is nil.
-func gcmOne(m *Message, open bool, dst []byte) ([]byte, error) {
-	block := m.Key.cipherBlock()
-	if block == nil {
-		return nil, ErrKeyDestroyed
-	}
-	aead, err := cipher.NewGCMWithNonceSize(block, len(m.Nonce))
-	if err != nil {
-		return nil, err
-	}
-	if !open {
-		return aead.Seal(dst[:0], m.Nonce, m.Data, m.AAD), nil
-	}
-	out, err := aead.Open(dst[:0], m.Nonce, m.Data, m.AAD)
-	if err != nil {
-		clear(dst)
-		return nil, ErrOpen
-	}
-	return out, nil
-}
-
-// gcmChunkCPU is a chunk of gcmLarge on the CPU: src, the bytes of the
-// message from off (a multiple of 16), encrypted (or decrypted) into dst
-// (which may be src) in GCM's counter mode, whose counter, the last 32
-// bits of the counter block, starts at J0's plus 1 + off/16 and wraps
-// modulo 2³². It returns the chunk's GHASH value, V of the ciphertext
-// (hashed before it is overwritten, to open).
-func gcmChunkCPU(block cipher.Block, h fieldElement, j0 [16]byte, off int, dst, src []byte, open bool) fieldElement {
-	var v fieldElement
-	if open {
-		v = ghash(h, src)
-	}
-	ctr := j0
-	binary.BigEndian.PutUint32(ctr[12:], binary.BigEndian.Uint32(j0[12:])+1+uint32(off/BlockSize))
-	var stream [BlockSize]byte
-	for at := 0; at < len(src); at += BlockSize {
-		block.Encrypt(stream[:], ctr[:])
-		subtle.XORBytes(dst[at:], src[at:min(at+BlockSize, len(src))], stream[:])
-		binary.BigEndian.PutUint32(ctr[12:], binary.BigEndian.Uint32(ctr[12:])+1)
-	}
-	clear(stream[:])
-	if !open {
-		v = ghash(h, dst[:len(src)])
-	}
-	return v
 }
 
 // words views b (4-byte aligned) as little-endian words.

@@ -5,6 +5,8 @@ import (
 	"crypto/subtle"
 	"encoding/binary"
 	"math/bits"
+	"runtime"
+	"sync/atomic"
 
 	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/device"
@@ -15,101 +17,349 @@ import (
 // messages as the elements of a job (gcmJob), then the tags of the
 // messages larger than a batch, which the job computes in pieces.
 func (e *Engine) gcm(msgs []Message, open bool) ([][]byte, error) {
-	errs := make([]error, len(msgs))
-	valid := validate(msgs, errs, open, -1)
-	defer releaseKeys(msgs, valid)
-	res := newResults(msgs, valid, open)
-	if len(valid) == 0 {
-		return res.out, batch.Collect(errs)
+	j := e.newGCMJob(msgs, open)
+	defer j.releaseKeys()
+	if j.count == 0 {
+		return j.out, j.collect()
 	}
-	j := e.newGCMJob(msgs, valid, open, res, errs)
 	op := "GCM seal"
 	if open {
 		op = "GCM open"
 	}
-	plan := engine.Plan{Op: op, Size: j.sizeClass(), N: len(j.units), Cut: j.cut, Depth: e.depth}
+	plan := engine.Plan{Op: op, Size: j.sizeClass, N: j.count, Cut: j.cut, Depth: e.depth}
 	if err := e.core.Run(plan, j); err != nil {
 		return nil, err
 	}
 	j.finishLarge()
-	return res.out, batch.Collect(errs)
+	return j.out, j.collect()
 }
 
 // gcmJob is one Seal or Open call: its elements are units, each a whole
 // message or, for a message larger than a batch (Config.StageBytes), a
 // piece of one, whose GHASH values the host chains into the tag once all
 // are done (finishLarge).
+//
+// The keys are held (Key.acquire) as follows. A large message's from the
+// check on (its pieces may run on the device and the CPU, and its tag is
+// computed after them). The other messages': for the device batches, from
+// before the first of them (Prepare) until the call returns, so that a
+// batch the device fails is recomputed on the CPU with the same keys; on
+// the CPU, not at all: CPU reads them in a pass of keyReaders, each
+// checked when its message is computed, so that a batch of many keys
+// reads each key's line once (a pass that held every key first, then
+// another that computed, read each twice, and a third released it).
 type gcmJob struct {
-	e     *Engine
-	msgs  []Message
-	open  bool
-	res   *results
-	errs  []error
-	units []gcmUnit
-	large map[int]*largeMessage // by message
+	e    *Engine
+	msgs []Message
+	open bool
+	out  [][]byte // the results, one per message
+	errs []error  // the errors, one per message
+	// invalid counts the messages that failed their check; failed is set
+	// when a later step writes an element's error (collect looks at errs
+	// only then).
+	invalid int
+	failed  atomic.Bool
+	// units are the job's elements; nil when they are the messages
+	// themselves, all valid and none larger than a batch (unit k is
+	// message k): a batch of a million records needs no list.
+	units     []gcmUnit
+	count     int                   // the number of units
+	large     map[int]*largeMessage // by message
+	sizeClass int                   // the size class of the units (engine.Plan.Size)
+	longest   int                   // the longest plaintext or ciphertext among the messages
+	// prepared is the range of units whose keys Prepare holds, for the
+	// device (nil: none).
+	prepared atomic.Pointer[preparedUnits]
+}
+
+// preparedUnits are the units [lo, hi) of the device's part of a call:
+// held[k-lo] says whether Prepare holds unit k's key (it failed for a key
+// closed before, and never holds a piece's: the check did), cost[k-lo] is
+// a whole message's staging bytes (stageCost), for cut.
+type preparedUnits struct {
+	lo, hi int
+	held   []bool
+	cost   []int
 }
 
 // gcmUnit is a whole message (piece < 0) or piece piece of a large one,
 // its bytes from piece·batchBytes.
-type gcmUnit struct {
-	msg, piece int
-	cost       int // a whole message's staging bytes (stageCost)
-}
+type gcmUnit struct{ msg, piece int }
 
 // largeMessage is what the pieces of a large message leave for its tag:
-// the counter block and each piece's GHASH value V of its ciphertext; or,
-// when the CPU computed the message whole (whole), nothing: its result and
-// error are final.
+// the counter block and each piece's GHASH value W of its ciphertext
+// (ghashW); or, when the CPU computed the message whole (whole), nothing:
+// its result and error are final.
 type largeMessage struct {
 	j0    [16]byte
 	parts []fieldElement
 	whole bool
 }
 
-func (e *Engine) newGCMJob(msgs []Message, valid []int, open bool, res *results, errs []error) *gcmJob {
-	j := &gcmJob{e: e, msgs: msgs, open: open, res: res, errs: errs, units: make([]gcmUnit, 0, len(valid))}
-	for _, i := range valid {
-		m := &msgs[i]
-		if c := e.stageCost(m, open); c <= e.batchBytes {
-			j.units = append(j.units, gcmUnit{msg: i, piece: -1, cost: c})
-			continue
+// gcmRange is a range of a call's messages as newGCMJob lays it out on
+// one core: its counts, and where its results and units go.
+type gcmRange struct {
+	lo, hi    int
+	invalid   int
+	units     int   // units of its valid messages
+	unitBytes int   // their bytes (a piece counts a whole batch)
+	backing   int   // result bytes that its messages' Out cannot hold
+	longest   int   // its longest plaintext or ciphertext
+	large     []int // its messages larger than a batch
+	unitAt    int   // its first unit in the job's
+	backingAt int   // its first byte of the shared result memory
+}
+
+// newGCMJob checks every message but for whether its key is closed (that
+// is checked where the key is held or read: see gcmJob), holds the keys of
+// the large ones, and lays the call out: the results (in Out where its
+// capacity holds them, else in one allocation shared by the call) and the
+// units. It runs on all cores, in contiguous ranges of messages: a batch
+// of a million records costs no pass over them on one core.
+func (e *Engine) newGCMJob(msgs []Message, open bool) *gcmJob {
+	j := &gcmJob{e: e, msgs: msgs, open: open, out: make([][]byte, len(msgs)), errs: make([]error, len(msgs))}
+	ranges := make([]gcmRange, max(1, min(4*runtime.GOMAXPROCS(0), len(msgs)/1024)))
+	for r := range ranges {
+		ranges[r].lo, ranges[r].hi = r*len(msgs)/len(ranges), (r+1)*len(msgs)/len(ranges)
+	}
+	batch.Parallel(len(ranges), 1, func(a, b int) {
+		for r := a; r < b; r++ {
+			j.checkRange(&ranges[r])
 		}
-		body := bodyLen(m, open, -1)
-		pieces := (body + e.batchBytes - 1) / e.batchBytes
-		if j.large == nil {
-			j.large = map[int]*largeMessage{}
-		}
-		j.large[i] = &largeMessage{j0: counterBlock(m.Key.hashPowers[0], m.Nonce), parts: make([]fieldElement, pieces)}
-		for c := range pieces {
-			j.units = append(j.units, gcmUnit{msg: i, piece: c})
+	})
+	backing, large := 0, 0
+	for r := range ranges {
+		g := &ranges[r]
+		g.unitAt, g.backingAt = j.count, backing
+		j.count += g.units
+		backing += g.backing
+		j.invalid += g.invalid
+		large += len(g.large)
+		j.longest = max(j.longest, g.longest)
+		j.sizeClass += g.unitBytes // the total, for now
+	}
+	if j.count > 0 {
+		j.sizeClass = bits.Len(uint(j.sizeClass / j.count))
+	}
+	if large > 0 {
+		j.large = make(map[int]*largeMessage, large)
+		for r := range ranges {
+			for _, i := range ranges[r].large {
+				m := &msgs[i]
+				pieces := (bodyLen(m, open, -1) + e.batchBytes - 1) / e.batchBytes
+				j.large[i] = &largeMessage{j0: counterBlock(m.Key.hashPowers[0], m.Nonce), parts: make([]fieldElement, pieces)}
+			}
 		}
 	}
+	if backing == 0 && j.invalid == 0 && large == 0 {
+		return j
+	}
+	shared := make([]byte, backing)
+	if j.invalid > 0 || large > 0 {
+		j.units = make([]gcmUnit, j.count)
+	}
+	batch.Parallel(len(ranges), 1, func(a, b int) {
+		for r := a; r < b; r++ {
+			j.placeRange(&ranges[r], shared)
+		}
+	})
 	return j
 }
 
-// sizeClass is the size class of the call's units (their mean length in
-// bytes, log2): the measured times that route calls are kept per class.
-func (j *gcmJob) sizeClass() int {
-	total := 0
-	for _, u := range j.units {
-		if u.piece >= 0 {
-			total += j.e.batchBytes
-		} else {
-			total += len(j.msgs[u.msg].Data)
+// checkRange checks the messages of g (holding the keys of the valid
+// large ones) and counts what placeRange will lay out.
+func (j *gcmJob) checkRange(g *gcmRange) {
+	e, open := j.e, j.open
+	for i := g.lo; i < g.hi; i++ {
+		m := &j.msgs[i]
+		err := checkFields(m, open, -1)
+		// stageCost is at most about 1.4 times the data and AAD plus
+		// 650 bytes: below half a batch (at least 4096 bytes) it fits
+		large := err == nil && 2*(len(m.Data)+len(m.AAD)) > e.batchBytes && e.stageCost(m, open) > e.batchBytes
+		if large {
+			err = m.Key.acquire()
 		}
+		if err != nil {
+			j.errs[i] = err
+			g.invalid++
+			continue
+		}
+		body := bodyLen(m, open, -1)
+		g.longest = max(g.longest, body)
+		if n := resultLen(body, open); cap(m.Out) < n {
+			g.backing += n
+		} else if large {
+			j.out[i] = m.Out[:n] // the others' when they are held (resultSlot)
+		}
+		if large {
+			pieces := (body + e.batchBytes - 1) / e.batchBytes
+			g.large = append(g.large, i)
+			g.units += pieces
+			g.unitBytes += pieces * e.batchBytes
+			continue
+		}
+		g.units++
+		g.unitBytes += len(m.Data)
 	}
-	return bits.Len(uint(total / len(j.units)))
+}
+
+// placeRange gives the valid messages of g whose Out is too small their
+// part of shared, and writes g's units (when the job lists them).
+func (j *gcmJob) placeRange(g *gcmRange, shared []byte) {
+	at, unit := g.backingAt, g.unitAt
+	for i := g.lo; i < g.hi; i++ {
+		if j.errs[i] != nil {
+			continue
+		}
+		m := &j.msgs[i]
+		body := bodyLen(m, j.open, -1)
+		if n := resultLen(body, j.open); cap(m.Out) < n {
+			j.out[i] = shared[at : at+n : at+n]
+			at += n
+		}
+		if j.units == nil {
+			continue
+		}
+		if lm := j.large[i]; lm != nil {
+			for c := range lm.parts {
+				j.units[unit] = gcmUnit{msg: i, piece: c}
+				unit++
+			}
+			continue
+		}
+		j.units[unit] = gcmUnit{msg: i, piece: -1}
+		unit++
+	}
+}
+
+// resultLen is the length of the result of a message of body bytes.
+func resultLen(body int, open bool) int {
+	if open {
+		return body
+	}
+	return body + TagSize
+}
+
+// unit is unit k of the job.
+func (j *gcmJob) unit(k int) gcmUnit {
+	if j.units == nil {
+		return gcmUnit{msg: k, piece: -1}
+	}
+	return j.units[k]
+}
+
+// releaseKeys releases the keys that the call holds: the large messages'
+// and those that Prepare holds.
+func (j *gcmJob) releaseKeys() {
+	for i := range j.large {
+		j.msgs[i].Key.release()
+	}
+	if p := j.prepared.Load(); p != nil {
+		batch.Parallel(p.hi-p.lo, 1024, func(a, b int) {
+			for k := p.lo + a; k < p.lo+b; k++ {
+				if p.held[k-p.lo] {
+					j.msgs[j.unit(k).msg].Key.release()
+				}
+			}
+		})
+	}
+}
+
+// Prepare implements engine.Preparer: it holds the keys of the whole
+// messages among the units [lo, hi), which the device computes (and the
+// CPU recomputes where a batch fails), until the call returns; a message
+// whose key was closed fails with ErrKeyDestroyed.
+func (j *gcmJob) Prepare(lo, hi int) error {
+	p := &preparedUnits{lo: lo, hi: hi, held: make([]bool, hi-lo), cost: make([]int, hi-lo)}
+	batch.Parallel(hi-lo, 1024, func(a, b int) {
+		for k := lo + a; k < lo+b; k++ {
+			u := j.unit(k)
+			if u.piece >= 0 {
+				continue // held since the check
+			}
+			m := &j.msgs[u.msg]
+			p.cost[k-lo] = j.e.stageCost(m, j.open)
+			if err := m.Key.acquire(); err != nil {
+				j.fail(u.msg, err)
+				continue
+			}
+			j.resultSlot(u.msg)
+			p.held[k-lo] = true
+		}
+	})
+	j.prepared.Store(p)
+	return nil
+}
+
+// Finish implements engine.Preparer: the keys stay held until the call
+// returns (releaseKeys).
+func (j *gcmJob) Finish(failed bool) {}
+
+// holds reports whether unit k is a whole message whose key Prepare holds
+// (held) and whether Prepare prepared it at all (prepared): a unit it did
+// not prepare is computed on the CPU, whose pass of keyReaders checks its
+// key (cpuHold).
+func (j *gcmJob) holds(k int) (held, prepared bool) {
+	p := j.prepared.Load()
+	if p == nil || k < p.lo || k >= p.hi {
+		return false, false
+	}
+	return p.held[k-p.lo], true
+}
+
+// resultSlot is where message i's result goes, set on first use: its Out
+// where its capacity holds the result (placeRange gave the others theirs).
+// The pass that holds a message's key sets it, on the core that computes
+// it, rather than the check: the slot's line is then written once.
+func (j *gcmJob) resultSlot(i int) []byte {
+	if out := j.out[i]; out != nil {
+		return out
+	}
+	m := &j.msgs[i]
+	out := m.Out[:resultLen(bodyLen(m, j.open, -1), j.open)]
+	j.out[i] = out
+	return out
+}
+
+// fail sets message i's error (its result nil).
+func (j *gcmJob) fail(i int, err error) {
+	j.errs[i], j.out[i] = err, nil
+	j.failed.Store(true)
+}
+
+// collect is the call's error: nil, or a *batch.Error with the errors of
+// the messages that failed.
+func (j *gcmJob) collect() error {
+	if j.invalid == 0 && !j.failed.Load() {
+		return nil
+	}
+	return batch.Collect(j.errs)
 }
 
 // cut is the end of the batch from unit lo: whole messages while their
-// staging fits a batch, or one piece alone.
+// staging fits a batch, or one piece alone. The device's part is cut
+// after Prepare, which measured each message's staging.
 func (j *gcmJob) cut(lo, hi int) int {
-	if j.units[lo].piece >= 0 {
+	if j.unit(lo).piece >= 0 {
 		return lo + 1
 	}
+	p := j.prepared.Load()
 	used, end := 0, lo
-	for end < hi && j.units[end].piece < 0 && (end == lo || used+j.units[end].cost <= j.e.batchBytes) {
-		used += j.units[end].cost
+	for end < hi {
+		u := j.unit(end)
+		if u.piece >= 0 {
+			break
+		}
+		var cost int
+		if p != nil && end >= p.lo && end < p.hi {
+			cost = p.cost[end-p.lo]
+		} else {
+			cost = j.e.stageCost(&j.msgs[u.msg], j.open)
+		}
+		if end > lo && used+cost > j.e.batchBytes {
+			break
+		}
+		used += cost
 		end++
 	}
 	return end
@@ -117,37 +367,10 @@ func (j *gcmJob) cut(lo, hi int) int {
 
 // Device implements engine.Job.
 func (j *gcmJob) Device(ch *engine.Chunk) error {
-	if u := j.units[ch.Lo]; u.piece >= 0 {
+	if u := j.unit(ch.Lo); u.piece >= 0 {
 		return j.devicePiece(ch, u)
 	}
 	return j.deviceMessages(ch)
-}
-
-// CPU implements engine.Job: whole messages with crypto/cipher's GCM
-// (gcmOne), a large message whose pieces are all in [lo, hi) too (its
-// first piece computes it, the others nothing), and the pieces of one
-// whose other pieces the device computed with crypto/aes in counter mode
-// and the host's GHASH (gcmChunkCPU).
-func (j *gcmJob) CPU(lo, hi int) {
-	for k := lo; k < hi; k++ { // the large messages whose every piece is here
-		if u := j.units[k]; u.piece == 0 {
-			if lm := j.large[u.msg]; k+len(lm.parts) <= hi {
-				lm.whole = true
-			}
-		}
-	}
-	batch.Parallel(hi-lo, 1, func(a, b int) {
-		for _, u := range j.units[lo+a : lo+b] {
-			switch lm := j.large[u.msg]; {
-			case u.piece < 0 || (u.piece == 0 && lm.whole):
-				j.res.out[u.msg], j.errs[u.msg] = gcmOne(&j.msgs[u.msg], j.open, j.res.out[u.msg])
-			case !lm.whole:
-				off, text, out := j.piece(u)
-				m := &j.msgs[u.msg]
-				lm.parts[u.piece] = gcmChunkCPU(m.Key.cipherBlock(), m.Key.hashPowers[0], lm.j0, off, out, text, j.open)
-			} // else a later piece of a message its first piece computes whole
-		}
-	})
 }
 
 // piece is the byte offset of piece u in its message, its input and its
@@ -157,7 +380,7 @@ func (j *gcmJob) piece(u gcmUnit) (off int, text, out []byte) {
 	body := bodyLen(m, j.open, -1)
 	off = u.piece * j.e.batchBytes
 	end := min(off+j.e.batchBytes, body)
-	return off, m.Data[off:end], j.res.out[u.msg][off:end]
+	return off, m.Data[off:end], j.out[u.msg][off:end]
 }
 
 // deviceMessages is a batch of whole messages on the device: packed into
@@ -166,9 +389,19 @@ func (j *gcmJob) piece(u gcmUnit) (off int, text, out []byte) {
 // against crypto/cipher's before any result is written.
 func (j *gcmJob) deviceMessages(ch *engine.Chunk) error {
 	e, msgs, open := j.e, j.msgs, j.open
-	idx := make([]int, ch.Hi-ch.Lo)
-	for k, u := range j.units[ch.Lo:ch.Hi] {
-		idx[k] = u.msg
+	// the messages whose keys Prepare holds (the others failed there);
+	// place[k] is the place of unit ch.Lo+k among them, -1 for none
+	idx := make([]int, 0, ch.Hi-ch.Lo)
+	place := make([]int, ch.Hi-ch.Lo)
+	for k := range place {
+		place[k] = -1
+		if held, _ := j.holds(ch.Lo + k); held {
+			place[k] = len(idx)
+			idx = append(idx, j.unit(ch.Lo+k).msg)
+		}
+	}
+	if len(idx) == 0 {
+		return nil
 	}
 	p := e.plan(msgs, idx, open, -1)
 	n := len(idx)
@@ -287,9 +520,12 @@ func (j *gcmJob) deviceMessages(ch *engine.Chunk) error {
 		return true
 	}
 	if err := engine.Check(ch.Sample(), func(ui int) bool {
-		mi, i := ui-ch.Lo, j.units[ui].msg
-		want, werr := gcmOne(&msgs[i], open, make([]byte, len(j.res.out[i])))
-		got := make([]byte, len(j.res.out[i]))
+		mi, i := place[ui-ch.Lo], j.unit(ui).msg
+		if mi < 0 {
+			return true // failed in Prepare: no result
+		}
+		want, werr := gcmOne(&msgs[i], open, make([]byte, len(j.out[i])))
+		got := make([]byte, len(j.out[i]))
 		defer clear(got)
 		defer clear(want)
 		ok := result(mi, got)
@@ -300,10 +536,9 @@ func (j *gcmJob) deviceMessages(ch *engine.Chunk) error {
 	batch.Parallel(n, 256, func(lo, hi int) {
 		for mi := lo; mi < hi; mi++ {
 			i := idx[mi]
-			if !result(mi, j.res.out[i]) {
-				j.errs[i] = ErrOpen
-				clear(j.res.out[i])
-				j.res.out[i] = nil
+			if !result(mi, j.out[i]) {
+				clear(j.out[i])
+				j.fail(i, ErrOpen)
 			}
 		}
 	})
@@ -312,8 +547,8 @@ func (j *gcmJob) deviceMessages(ch *engine.Chunk) error {
 
 // devicePiece is a piece of a large message on the device: encrypted (or
 // decrypted) in counter mode, with the GHASH of its ciphertext, V =
-// Σ X_j·H^(n−j+1) over its n blocks, which finishLarge chains into the
-// tag, its input and output as stageIO says. The piece is checked against
+// Σ X_j·H^(n−j+1) over its n blocks (W = V·H is what finishLarge chains
+// into the tag), its input and output as stageIO says. The piece is checked against
 // the CPU's before it is written (SetResultCheck: it is the first element
 // of its batch).
 func (j *gcmJob) devicePiece(ch *engine.Chunk, u gcmUnit) error {
@@ -369,55 +604,62 @@ func (j *gcmJob) devicePiece(ch *engine.Chunk, u gcmUnit) error {
 		return err
 	}
 	v := fieldElement{uint64(value[0])<<32 | uint64(value[1]), uint64(value[2])<<32 | uint64(value[3])}
+	w := v.mul(k.hashPowers[0])
+	clear(value)
 	if err := engine.Check(ch.Sample(), func(int) bool {
 		want := make([]byte, n)
 		defer clear(want)
-		wv := gcmChunkCPU(k.cipherBlock(), k.hashPowers[0], lm.j0, off, want, text, j.open)
-		return wv == v && bytes.Equal(want, back)
+		return gcmPieceCPU(k, &lm.j0, off, want, text, j.open) == w && bytes.Equal(want, back)
 	}); err != nil {
 		return err
 	}
 	if !directOut {
 		parallelCopy(out, back)
 	}
-	lm.parts[u.piece] = v
+	lm.parts[u.piece] = w
 	return nil
 }
 
 // finishLarge computes the tags of the large messages from their pieces'
-// GHASH values, Y ← Y·Hⁿ ⊕ V from the GHASH of the AAD, ending with the
-// lengths block and E(K, J0), all in constant time (ghash.go): Seal
-// appends the tag; Open compares it with the message's and, when they
-// differ, zeroes the plaintext written and fails the element with ErrOpen.
+// GHASH values (gcmTag): Seal appends the tag; Open compares it with the
+// message's and, when they differ, zeroes the plaintext written and fails
+// the element with ErrOpen. The pieces' values are zeroed.
 func (j *gcmJob) finishLarge() {
 	for i, lm := range j.large {
 		if lm.whole {
 			continue // the CPU computed it whole: result and error are final
 		}
 		m := &j.msgs[i]
+		k := m.Key
 		body := bodyLen(m, j.open, -1)
-		out := j.res.out[i]
-		h, powers := m.Key.hashPowers[0], &m.Key.hashPowers
-		y := ghash(h, m.AAD)
-		for c, v := range lm.parts {
+		powers := &k.hashPowers
+		w := fieldElement{}
+		for c, part := range lm.parts {
 			n := min(j.e.batchBytes, body-c*j.e.batchBytes)
-			y = y.mul(power(powers, uint64((n+15)/16))).xor(v)
+			w = w.mul(power(powers, uint64((n+15)/16))).xor(part)
 		}
-		y = y.xor(fieldElement{uint64(len(m.AAD)) * 8, uint64(body) * 8}).mul(h)
-		var tag, ekj0 [16]byte
-		m.Key.cipherBlock().Encrypt(ekj0[:], lm.j0[:]) // not nil: the call holds the key
-		y.bytes(tag[:])
-		for b := range tag {
-			tag[b] ^= ekj0[b]
-		}
-		if !j.open {
-			copy(out[body:], tag[:])
-			continue
-		}
-		if subtle.ConstantTimeCompare(tag[:], m.Data[body:]) != 1 {
-			clear(out)
-			j.errs[i], j.res.out[i] = ErrOpen, nil
-		}
+		clear(lm.parts)
+		j.finishTag(i, &lm.j0, w)
+	}
+}
+
+// finishTag ends message i, whose ciphertext's GHASH value is w (ghashW),
+// with its tag (gcmTag): Seal appends it to the result; Open compares it
+// with the message's in constant time and, when they differ, zeroes the
+// plaintext written and fails the element with ErrOpen.
+func (j *gcmJob) finishTag(i int, j0 *[16]byte, w fieldElement) {
+	m := &j.msgs[i]
+	body := bodyLen(m, j.open, -1)
+	tag := gcmTag(m.Key, j0, m.AAD, w, body)
+	defer clear(tag[:])
+	out := j.out[i]
+	if !j.open {
+		copy(out[body:], tag[:])
+		return
+	}
+	if subtle.ConstantTimeCompare(tag[:], m.Data[body:]) != 1 {
+		clear(out)
+		j.fail(i, ErrOpen)
 	}
 }
 

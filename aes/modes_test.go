@@ -366,7 +366,7 @@ func TestModesBadInput(t *testing.T) {
 	e := engine(t, aes.LayoutCompact)
 	k, std, _ := newKey(t, 16)
 	dead, _, _ := newKey(t, 16)
-	dead.Destroy()
+	dead.Close()
 	iv := randBytes(16)
 	good := randBytes(32)
 	for _, decrypt := range []bool{false, true} {
@@ -410,7 +410,7 @@ func TestModesBadInput(t *testing.T) {
 	require.NoError(t, err)
 	xdead, err := aes.NewXTSKey(randBytes(64))
 	require.NoError(t, err)
-	xdead.Destroy()
+	xdead.Close()
 	tw := randBytes(16)
 	units := []aes.XTSMessage{
 		{Key: xk, Tweak: tw, Data: good[:20]},
@@ -497,5 +497,60 @@ func TestModesFallback(t *testing.T) {
 	require.Equal(t, 6, int(e.Stats().Fallbacks))
 	for _, r := range reports {
 		require.ErrorIs(t, r, failure)
+	}
+}
+
+// CBC and XTS batches write a result into its element's Out where Out's
+// capacity holds it (in place too, with long CBC decryptions cut into
+// pieces), allocate it elsewhere, and refuse an Out that overlaps Data
+// other than in place; on the device and on the CPU.
+func TestModesOut(t *testing.T) {
+	for name, e := range map[string]*aes.Engine{"device": engine(t, aes.LayoutCompact), "cpu": aes.CPUEngine()} {
+		t.Run(name, func(t *testing.T) {
+			k, block, _ := newKey(t, 16)
+			iv := randBytes(16)
+			plain := randBytes(600 << 10)
+			want := cbcReference(block, iv, plain, false)
+			buf := bytes.Clone(plain)
+			other := make([]byte, 0, len(plain))
+			short := make([]byte, 0, 16)
+			enc, err := e.EncryptCBC([]aes.CBCMessage{
+				{Key: k, IV: iv, Data: buf, Out: buf[:0]},
+				{Key: k, IV: iv, Data: plain, Out: other},
+				{Key: k, IV: iv, Data: plain, Out: short},
+			})
+			require.NoError(t, err)
+			for i, got := range enc {
+				require.True(t, bytes.Equal(want, got), "encrypt %d", i)
+			}
+			require.Same(t, &buf[0], &enc[0][0], "not in place")
+			require.Same(t, &other[:1][0], &enc[1][0], "not in Out")
+			dec, err := e.DecryptCBC([]aes.CBCMessage{{Key: k, IV: iv, Data: buf, Out: buf[:0]}})
+			require.NoError(t, err)
+			require.True(t, bytes.Equal(plain, dec[0]))
+			require.True(t, bytes.Equal(plain, buf), "not decrypted in place")
+			_, err = e.DecryptCBC([]aes.CBCMessage{{Key: k, IV: iv, Data: buf[16:], Out: buf[:0]}})
+			var be *batch.Error
+			require.ErrorAs(t, err, &be)
+			require.ErrorIs(t, be.Errs[0], aes.ErrOverlap)
+
+			raw := randBytes(32)
+			xk, err := aes.NewXTSKey(raw)
+			require.NoError(t, err)
+			ref, err := xts.NewCipher(stdaes.NewCipher, raw)
+			require.NoError(t, err)
+			unit := randBytes(4100)
+			wantX := xtsReference(ref, 9, unit, false)
+			tweak := make([]byte, 16)
+			tweak[0] = 9
+			ubuf := bytes.Clone(unit)
+			out, err := e.EncryptXTS([]aes.XTSMessage{{Key: xk, Tweak: tweak, Data: ubuf, Out: ubuf[:0]}, {Key: xk, Tweak: tweak, Data: unit}})
+			require.NoError(t, err)
+			require.True(t, bytes.Equal(wantX, out[0]) && bytes.Equal(wantX, out[1]))
+			require.True(t, bytes.Equal(wantX, ubuf), "not encrypted in place")
+			_, err = e.DecryptXTS([]aes.XTSMessage{{Key: xk, Tweak: tweak, Data: ubuf[1:], Out: ubuf[:0]}})
+			require.ErrorAs(t, err, &be)
+			require.ErrorIs(t, be.Errs[0], aes.ErrOverlap)
+		})
 	}
 }

@@ -5,10 +5,7 @@ import (
 	"crypto/cipher"
 	"errors"
 	"fmt"
-	"runtime"
-	"sync"
 	"sync/atomic"
-	"weak"
 
 	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/internal/engine"
@@ -135,7 +132,7 @@ func (s *Server) NewGCM(k *Key) (cipher.AEAD, error) {
 	if s.closed.Load() {
 		return nil, fmt.Errorf("aes: NewGCM: %w", batch.ErrClosed)
 	}
-	cpu, err := cpuGCM(k)
+	cpu, err := k.standardGCM()
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +189,7 @@ func (g *serverGCM) Open(dst, nonce, ciphertext, additionalData []byte) ([]byte,
 // written. ctx bounds the wait for the batch, not the batch itself: once
 // the request is in a running batch, Seal waits for its result.
 func (s *Server) Seal(ctx context.Context, k *Key, dst, nonce, plaintext, aad []byte) ([]byte, error) {
-	cpu, err := cpuGCM(k)
+	cpu, err := k.standardGCM()
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +210,7 @@ func (s *Server) Seal(ctx context.Context, k *Key, dst, nonce, plaintext, aad []
 // error instead: a nonce that is not 12 bytes long, ErrOverlap. Other
 // errors are those of Seal.
 func (s *Server) Open(ctx context.Context, k *Key, dst, nonce, ciphertext, aad []byte) ([]byte, error) {
-	cpu, err := cpuGCM(k)
+	cpu, err := k.standardGCM()
 	if err != nil {
 		return nil, err
 	}
@@ -312,7 +309,7 @@ func (s *Server) Go(ctx context.Context, call *Call) error {
 	if call == nil || call.Done == nil || cap(call.Done) == 0 {
 		return errors.New("aes: Server.Go needs a Call with a buffered Done channel")
 	}
-	cpu, err := cpuGCM(call.Key)
+	cpu, err := call.Key.standardGCM()
 	if err != nil {
 		return err
 	}
@@ -538,37 +535,4 @@ func appendRegion(dst []byte, n int) (ret, out []byte) {
 // anyOverlap reports whether x and y share any memory.
 func anyOverlap(x, y []byte) bool {
 	return len(x) > 0 && len(y) > 0 && (&x[0] == &y[0] || inexactOverlap(x, y))
-}
-
-// cpuGCMs caches crypto/cipher's GCM of each Key: weak.Pointer[Key] →
-// *cpuEntry. An entry goes when its Key is destroyed (at the next lookup)
-// or collected.
-var cpuGCMs sync.Map
-
-type cpuEntry struct{ aead cipher.AEAD }
-
-// cpuGCM returns crypto/cipher's GCM (12-byte nonces) of k, made once per
-// Key from its crypto/aes cipher.
-func cpuGCM(k *Key) (cipher.AEAD, error) {
-	if k == nil {
-		return nil, ErrNilKey
-	}
-	id := weak.Make(k)
-	block := k.cipherBlock()
-	if block == nil {
-		cpuGCMs.Delete(id)
-		return nil, ErrKeyDestroyed
-	}
-	if v, ok := cpuGCMs.Load(id); ok {
-		return v.(*cpuEntry).aead, nil
-	}
-	aead, err := cipher.NewGCM(block)
-	if err != nil {
-		return nil, err
-	}
-	v, loaded := cpuGCMs.LoadOrStore(id, &cpuEntry{aead})
-	if !loaded {
-		runtime.AddCleanup(k, func(id weak.Pointer[Key]) { cpuGCMs.Delete(id) }, id)
-	}
-	return v.(*cpuEntry).aead, nil
 }

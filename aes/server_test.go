@@ -546,7 +546,7 @@ func TestServerKeys(t *testing.T) {
 	k, _ := stdGCM(t, 32)
 	aead := newGCM(t, s, k)
 	sealed := aead.Seal(nil, make([]byte, 12), []byte("hello"), nil)
-	k.Destroy()
+	k.Close()
 	_, err = s.NewGCM(k)
 	require.ErrorIs(t, err, aes.ErrKeyDestroyed)
 	require.Equal(t, aes.ErrKeyDestroyed, panicValue(func() { aead.Seal(nil, make([]byte, 12), []byte("hello"), nil) }))

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sync"
+
+	"github.com/gpucrypto/gpucrypto/batch"
 )
 
 // MaxXTSDataUnit is the longest XTS data unit: 2²⁰ blocks (IEEE 1619-2007
@@ -20,7 +22,8 @@ func (k XTSKeySizeError) Error() string {
 }
 
 // XTSKey is an XTS-AES key: two AES keys of the same size, key1 for the
-// data and key2 for the tweak. It is safe for concurrent use.
+// data and key2 for the tweak. It is safe for concurrent use; Close zeroes
+// it.
 type XTSKey struct {
 	data, tweak *Key
 }
@@ -44,7 +47,7 @@ func NewXTSKey(key []byte) (*XTSKey, error) {
 	}
 	k2, err := NewKey(key[h:])
 	if err != nil {
-		k1.Destroy()
+		k1.Close()
 		return nil, err
 	}
 	return &XTSKey{data: k1, tweak: k2}, nil
@@ -53,12 +56,20 @@ func NewXTSKey(key []byte) (*XTSKey, error) {
 // Size is the key's length in bytes (32, 48 or 64).
 func (k *XTSKey) Size() int { return 2 * k.data.Size() }
 
-// Destroy zeroes both keys' schedules (see Key.Destroy). Later use of k
-// returns ErrKeyDestroyed.
-func (k *XTSKey) Destroy() {
-	k.data.Destroy()
-	k.tweak.Destroy()
+// Close closes both keys (see Key.Close: it waits for the calls using
+// them, then zeroes their schedules). Later use of k returns
+// ErrKeyDestroyed. Calling it again does nothing; the error is always
+// nil.
+func (k *XTSKey) Close() error {
+	k.data.Close()
+	k.tweak.Close()
+	return nil
 }
+
+// Destroy is Close.
+//
+// Deprecated: use Close.
+func (k *XTSKey) Destroy() { k.Close() }
 
 func (k *XTSKey) live() error {
 	if k == nil {
@@ -75,14 +86,21 @@ type XTSMessage struct {
 	Key   *XTSKey
 	Tweak []byte // 16 bytes (the data unit's number, little-endian, for storage)
 	Data  []byte // 16 to MaxXTSDataUnit bytes, not necessarily a multiple of 16
+	// Out, when its capacity holds the result (len(Data) bytes), receives
+	// it (the result is then Out[:len(Data)]); otherwise the result is
+	// newly allocated. Out may be Data itself (in place) but must not
+	// overlap it otherwise.
+	Out []byte
 }
 
 // EncryptXTS encrypts each data unit with XTS-AES (IEEE 1619-2007,
 // SP 800-38E), with ciphertext stealing when its length is not a multiple
-// of 16. The result of element i is its ciphertext, or nil with a reason
-// in a *batch.Error when the element is invalid: no key (ErrNilKey), a
-// destroyed key (ErrKeyDestroyed), a tweak that is not 16 bytes, data
-// shorter than 16 bytes or longer than MaxXTSDataUnit.
+// of 16. The result of element i is its ciphertext (in its Out where
+// Out's capacity holds it), or nil with a reason in a *batch.Error when
+// the element is invalid: no key (ErrNilKey), a closed key
+// (ErrKeyDestroyed), a tweak that is not 16 bytes, data shorter than 16
+// bytes or longer than MaxXTSDataUnit, an Out that overlaps Data other
+// than in place (ErrOverlap).
 //
 // On the device each unit is cut into runs of a few blocks, each run one
 // work-item, so a single long unit spreads over the device as well as
@@ -101,7 +119,10 @@ func checkXTS(m *XTSMessage) error {
 	if len(m.Tweak) != BlockSize {
 		return fmt.Errorf("aes: XTS tweak of %d bytes, want 16", len(m.Tweak))
 	}
-	return checkXTSLength(len(m.Data))
+	if err := checkXTSLength(len(m.Data)); err != nil {
+		return err
+	}
+	return checkOut(m.Out, m.Data)
 }
 
 func checkXTSLength(n int) error {
@@ -116,12 +137,12 @@ func (e *Engine) xts(msgs []XTSMessage, decrypt bool) ([][]byte, error) {
 	if decrypt {
 		kind = modeXTSDecrypt
 	}
-	return e.modeBatch(kind, len(msgs), func(i int) ([]byte, *Key, *Key, []byte, error) {
+	return e.modeBatch(kind, len(msgs), func(i int) (modeElement, error) {
 		m := &msgs[i]
 		if err := checkXTS(m); err != nil {
-			return nil, nil, nil, nil, err
+			return modeElement{}, err
 		}
-		return m.Data, m.Key.data, m.Key.tweak, m.Tweak, nil
+		return modeElement{data: m.Data, out: m.Out, key: m.Key.data, tweak: m.Key.tweak, iv: m.Tweak}, nil
 	})
 }
 
@@ -204,11 +225,13 @@ func (e *Engine) sectors(k *XTSKey, dst, src []byte, sectorSize int, firstSector
 	all := make([]modeJob, min(per, sectors))
 	for s := 0; s < sectors && first == nil; s += per {
 		jobs := all[:min(per, sectors-s)]
-		for i := range jobs {
-			lo := (s + i) * sectorSize
-			jobs[i] = modeJob{elem: s + i, key: ki, src: src[lo : lo+sectorSize], dst: dst[lo : lo+sectorSize]}
-			binary.LittleEndian.PutUint64(jobs[i].iv[:], firstSector+uint64(s+i))
-		}
+		batch.Parallel(len(jobs), 4096, func(a, b int) {
+			for i := a; i < b; i++ {
+				lo := (s + i) * sectorSize
+				jobs[i] = modeJob{elem: s + i, key: ki, src: src[lo : lo+sectorSize], dst: dst[lo : lo+sectorSize]}
+				binary.LittleEndian.PutUint64(jobs[i].iv[:], firstSector+uint64(s+i))
+			}
+		})
 		if err := e.runModes(keys, jobs, fail); err != nil {
 			return err
 		}
@@ -219,7 +242,7 @@ func (e *Engine) sectors(k *XTSKey, dst, src []byte, sectorSize int, firstSector
 // xtsCPU encrypts (or decrypts) one data unit of len(src) ≥ 16 bytes into
 // dst (which may be src) with crypto/aes: data is key1's cipher, tweak
 // key2's; IEEE 1619-2007 §5.3 and §5.4, with ciphertext stealing. It is
-// the CPU fallback of the XTS kernels and computes the same.
+// the CPU path and fallback of the XTS kernels and computes the same.
 func xtsCPU(data, tweak cipher.Block, iv *[16]byte, dst, src []byte, decrypt bool) {
 	var t [16]byte
 	defer clear(t[:])
@@ -229,14 +252,19 @@ func xtsCPU(data, tweak cipher.Block, iv *[16]byte, dst, src []byte, decrypt boo
 	if tail > 0 {
 		plain--
 	}
+	var x [16]byte
+	defer clear(x[:])
+	lo, hi := binary.LittleEndian.Uint64(t[:8]), binary.LittleEndian.Uint64(t[8:])
 	for i := range plain {
-		xtsBlock(data, &t, dst[16*i:16*i+16], src[16*i:16*i+16], decrypt)
-		xtsDouble(&t)
+		xtsBlockWords(data, lo, hi, &x, dst[16*i:16*i+16], src[16*i:16*i+16], decrypt)
+		lo, hi = xtsDoubleWords(lo, hi)
 	}
 	if tail == 0 {
 		return
 	}
-	// t is T_{m−1} for the last full block m−1; next is T_m.
+	// lo, hi is T_{m−1} for the last full block m−1; next is T_m.
+	binary.LittleEndian.PutUint64(t[:8], lo)
+	binary.LittleEndian.PutUint64(t[8:], hi)
 	at := 16 * (full - 1)
 	next := t
 	defer clear(next[:])
@@ -258,30 +286,37 @@ func xtsCPU(data, tweak cipher.Block, iv *[16]byte, dst, src []byte, decrypt boo
 // xtsBlock is dst = E(src ⊕ T) ⊕ T (or with D); dst may be src.
 func xtsBlock(b cipher.Block, t *[16]byte, dst, src []byte, decrypt bool) {
 	var x [16]byte
-	for i := range x {
-		x[i] = src[i] ^ t[i]
-	}
+	xtsBlockWords(b, binary.LittleEndian.Uint64(t[:8]), binary.LittleEndian.Uint64(t[8:]), &x, dst, src, decrypt)
+	clear(x[:])
+}
+
+// xtsBlockWords is xtsBlock with T as two little-endian words, through
+// the caller's block x.
+func xtsBlockWords(b cipher.Block, lo, hi uint64, x *[16]byte, dst, src []byte, decrypt bool) {
+	le := binary.LittleEndian
+	le.PutUint64(x[:8], le.Uint64(src[:8])^lo)
+	le.PutUint64(x[8:], le.Uint64(src[8:16])^hi)
 	if decrypt {
 		b.Decrypt(x[:], x[:])
 	} else {
 		b.Encrypt(x[:], x[:])
 	}
-	for i := range x {
-		dst[i] = x[i] ^ t[i]
-	}
-	clear(x[:])
+	le.PutUint64(dst[:8], le.Uint64(x[:8])^lo)
+	le.PutUint64(dst[8:16], le.Uint64(x[8:])^hi)
 }
 
 // xtsDouble multiplies t by α = x in GF(2^128) mod x¹²⁸ + x⁷ + x² + x + 1,
-// little-endian (IEEE 1619): a shift left by one bit and, when a bit
-// leaves the top, 0x87 added to the low byte, through a mask (no branch
-// on the tweak).
+// little-endian (IEEE 1619) (xtsDoubleWords).
 func xtsDouble(t *[16]byte) {
-	lo := binary.LittleEndian.Uint64(t[:8])
-	hi := binary.LittleEndian.Uint64(t[8:])
-	carry := hi >> 63
-	hi = hi<<1 | lo>>63
-	lo = lo<<1 ^ (0x87 & -carry)
+	lo, hi := xtsDoubleWords(binary.LittleEndian.Uint64(t[:8]), binary.LittleEndian.Uint64(t[8:]))
 	binary.LittleEndian.PutUint64(t[:8], lo)
 	binary.LittleEndian.PutUint64(t[8:], hi)
+}
+
+// xtsDoubleWords is xtsDouble on the tweak's two little-endian words: a
+// shift left by one bit and, when a bit leaves the top, 0x87 added to the
+// low byte, through a mask (no branch on the tweak).
+func xtsDoubleWords(lo, hi uint64) (uint64, uint64) {
+	carry := hi >> 63
+	return lo<<1 ^ (0x87 & -carry), hi<<1 | lo>>63
 }

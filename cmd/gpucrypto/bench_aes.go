@@ -4,6 +4,7 @@ import (
 	stdaes "crypto/aes"
 	"crypto/cipher"
 	"crypto/rand"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -49,9 +50,13 @@ type aesResult struct {
 
 type aesReport struct {
 	runInfo
-	Layout  string      `json:"layout"`
-	Group   int         `json:"work_group"`
-	Segment int         `json:"gcm_segment"`
+	Layout  string `json:"layout"`
+	Group   int    `json:"work_group"`
+	Segment int    `json:"gcm_segment"`
+	// Refused is why the aes package made no engine on the device (a CPU
+	// device): the device figures are then not measured, the CPU engine's
+	// and Go's are.
+	Refused string      `json:"device_refused,omitempty"`
 	Results []aesResult `json:"results,omitempty"` // absent from the first line of --json-out (the run)
 }
 
@@ -135,11 +140,20 @@ func cmdBenchAES(args []string) error {
 	}
 	defer stopTrace()
 	e, err := aes.NewEngineConfig(d, cfg)
-	if err != nil {
+	refused := ""
+	switch {
+	case errors.Is(err, aes.ErrCPUDevice):
+		// no device figures; the CPU engine's and Go's all the same
+		refused = err.Error()
+		fmt.Fprintf(os.Stderr, "bench aes: %v\nbench aes: no device figures on %s; the CPU engine (aes.CPUEngine) and Go on all cores are measured\n", err, d.Name)
+		e = aes.CPUEngine()
+	case err != nil:
 		return err
+	default:
+		e.SetRoute(batch.RouteDevice) // the device figures; autoAES measures the route's choice apart
 	}
-	e.SetRoute(batch.RouteDevice) // the device figures; autoAES measures the route's choice apart
-	rep := aesReport{runInfo: newRunInfo(d, "", ""), Layout: e.Layout().String(), Group: e.WorkGroup(), Segment: e.Segment()}
+	defer e.Close()
+	rep := aesReport{runInfo: newRunInfo(d, "", ""), Layout: e.Layout().String(), Group: e.WorkGroup(), Segment: e.Segment(), Refused: refused}
 	if err := report.start(rep); err != nil {
 		return err
 	}
@@ -150,6 +164,9 @@ func cmdBenchAES(args []string) error {
 	if !report.toStdout() {
 		fmt.Printf("device: %s (%s), layout %s, work-group %d, GCM segment %d\ncommit: %s  %s  CPU: %s, %d threads\n\n",
 			rep.Device, rep.Backend, rep.Layout, rep.Group, rep.Segment, rep.Commit, rep.GoVersion, rep.CPU, rep.CPUCores)
+		if rep.Refused != "" {
+			fmt.Printf("device figures: none (%s)\n\n", rep.Refused)
+		}
 		table = newAESTable()
 	}
 	emit := func(r aesResult) error {
@@ -170,7 +187,9 @@ func cmdBenchAES(args []string) error {
 				var rs []aesResult
 				switch shape {
 				case "resident":
-					rs, err = benchAESResident(e, d, op, bits, *resident<<20, dur)
+					if refused == "" {
+						rs, err = benchAESResident(e, d, op, bits, *resident<<20, dur)
+					}
 				case "bulk":
 					err = benchAESBulk(e, op, bits, bulkMB, dur, !*noCPU, emit)
 				case "batch":
@@ -316,6 +335,24 @@ func timed(e *aes.Engine, dur time.Duration, call func() error) (int, time.Durat
 	return n, time.Since(start), e.Stats().DeviceTime - k0, nil
 }
 
+// measureAES measures call (bytes of data each) into r: on a device
+// engine the device's rates (routed there), then the CPU's and the auto
+// route's (autoAES); on the CPU engine (no engine on a CPU device) the
+// CPU engine's rate alone.
+func measureAES(r *aesResult, e *aes.Engine, bytes int, dur time.Duration, call func() error) error {
+	n, wall, kern, err := timed(e, dur, call)
+	if err != nil {
+		return err
+	}
+	r.Calls = n
+	if e.Device() == nil {
+		r.CPUCallBps = rate(bytes, n, wall)
+		return nil
+	}
+	r.KernelBps, r.E2EBps = rate(bytes, n, kern), rate(bytes, n, wall)
+	return autoAES(r, e, bytes, dur, call)
+}
+
 // autoAES adds to r the rates of call (bytes of data each) on the CPU and
 // with the engine choosing device or CPU per call, and where those calls
 // ran (routeRates).
@@ -411,6 +448,9 @@ func benchAESBulk(e *aes.Engine, op string, bits int, sizesMB []int, dur time.Du
 			if shape == "bulk" {
 				buf = make([]byte, size+aes.TagSize)[:size]
 			} else {
+				if e.Device() == nil {
+					continue // no device engine (a CPU device): nothing to pin for
+				}
 				h, err := e.Device().HostAlloc(size + aes.TagSize)
 				if err != nil {
 					return err
@@ -444,13 +484,8 @@ func benchAESBulk(e *aes.Engine, op string, bits int, sizesMB []int, dur time.Du
 			default:
 				return fmt.Errorf("unknown op %q", op)
 			}
-			n, wall, kern, err := timed(e, dur, call)
-			if err != nil {
-				return err
-			}
-			r := aesResult{Op: name, Shape: shape, KeyBits: bits, Bytes: size, Batch: 1, Calls: n,
-				KernelBps: rate(size, n, kern), E2EBps: rate(size, n, wall)}
-			if err := autoAES(&r, e, size, dur, call); err != nil {
+			r := aesResult{Op: name, Shape: shape, KeyBits: bits, Bytes: size, Batch: 1}
+			if err := measureAES(&r, e, size, dur, call); err != nil {
 				return err
 			}
 			if withCPU {
@@ -518,16 +553,11 @@ func benchAESBatch(e *aes.Engine, op string, bits int, sizes []int, perCall, pip
 				Out: make([]byte, 0, size+aes.TagSize)}
 		}
 		seal := func() error { _, err := e.Seal(msgs); return err }
-		n, wall, kern, err := timed(e, dur, seal)
-		if err != nil {
+		r := aesResult{Op: "gcm-seal", Shape: "batch", KeyBits: bits, Bytes: size, Batch: count}
+		if err := measureAES(&r, e, size*count, dur, seal); err != nil {
 			return err
 		}
-		r := aesResult{Op: "gcm-seal", Shape: "batch", KeyBits: bits, Bytes: size, Batch: count, Calls: n,
-			KernelBps: rate(size*count, n, kern), E2EBps: rate(size*count, n, wall)}
-		if err := autoAES(&r, e, size*count, dur, seal); err != nil {
-			return err
-		}
-		if pipeline > 1 {
+		if pipeline > 1 && e.Device() != nil {
 			sets := make([][]aes.Message, pipeline)
 			for p := range sets {
 				sets[p] = make([]aes.Message, count)

@@ -332,6 +332,15 @@ type burninOp struct {
 // each against the CPU, reporting failures through b.
 type burninCheck func(b *burninBatch)
 
+// burninSkipped is the error of an operation's prepare when the operation
+// does not run on the device by design (AES on a CPU device: the aes
+// package refuses those): the report says it was not run and why, and it
+// fails nothing.
+type burninSkipped struct{ err error }
+
+func (s burninSkipped) Error() string { return s.err.Error() }
+func (s burninSkipped) Unwrap() error { return s.err }
+
 // burninOpNames are the operations of --ops, in the default order.
 func burninOpNames() []string {
 	return []string{"rsa2048", "rsa3072", "rsa4096", "x25519", "x448", "ed25519", "ecdsa", "aes-gcm", "aes-cbc", "aes-xts", "aes-ctr", "aes-ecb"}
@@ -387,6 +396,7 @@ type burninStats struct {
 	seconds                       float64
 	fallbackMu                    sync.Mutex
 	firstFallback                 string
+	skipped                       string // why the operation was not run (burninSkipped)
 }
 
 // fellBack counts a device failure reported by an engine.
@@ -460,6 +470,9 @@ func (r *burninRun) run(ops []burninOp, done func(*burninStats) error) ([]*burni
 // whichever ends first, with opts.workers batches in flight.
 func (r *burninRun) runOp(op burninOp, budget time.Duration) (*burninStats, error) {
 	check, err := op.prepare(r)
+	if skip := (burninSkipped{}); errors.As(err, &skip) {
+		return &burninStats{op: op.name, skipped: skip.Error()}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -624,6 +637,10 @@ func printBurninReport(w io.Writer, r *burninRun, stats []*burninStats) {
 	fmt.Fprintln(tw, "op\tbatch\tcases\tcases/s\tseconds\tmismatches\tfallbacks\t")
 	var mismatches, fallbacks int64
 	for _, st := range stats {
+		if st.skipped != "" {
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\t\n", st.op)
+			continue
+		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%.1f\t%d\t%d\t\n", st.op, st.batch, st.cases.Load(),
 			human(float64(st.cases.Load())/st.seconds), st.seconds, st.mismatches.Load(), st.fallbacks.Load())
 		mismatches += st.mismatches.Load()
@@ -631,6 +648,9 @@ func printBurninReport(w io.Writer, r *burninRun, stats []*burninStats) {
 	}
 	tw.Flush()
 	for _, st := range stats {
+		if st.skipped != "" {
+			fmt.Fprintf(w, "%s: not run on this device: %s\n", st.op, st.skipped)
+		}
 		if st.firstFallback != "" {
 			fmt.Fprintf(w, "%s: the device failed %d times and the engine recomputed those batches on the CPU; the first: %s\n", st.op, st.fallbacks.Load(), st.firstFallback)
 		}

@@ -98,8 +98,8 @@ type kernelBuild struct {
 // kernelInfoBuilds are the programs kernelinfo builds on d, each once: the
 // curves (X25519, X448, Ed25519), arith, the modexp configurations, RSA's
 // programs and the two AES programs. aesErr says why the AES programs are
-// missing (an Engine cannot run on d: too little local memory for the
-// tables, say).
+// missing (they cannot run on d: too little local memory for the tables,
+// say).
 func kernelInfoBuilds(d *device.Device) (builds []kernelBuild, aesErr error, err error) {
 	for _, kp := range kernelPrograms {
 		var defines map[string]string
@@ -124,12 +124,11 @@ func kernelInfoBuilds(d *device.Device) (builds []kernelBuild, aesErr error, err
 			builds = append(builds, kernelBuild{pb.File + " " + pb.Desc, pb.Kernels, kernels.Program(pb.File, pb.Defines)})
 		}
 	}
-	e, aesErr := aes.NewEngine(d)
-	if aesErr == nil {
-		for _, pb := range e.KernelBuilds() {
-			builds = append(builds, kernelBuild{pb.Source.Name + " " + pb.Desc, pb.Kernels, pb.Source})
-		}
-		e.Close()
+	// the programs an engine would build (on a CPU device too, which
+	// aes.NewEngine refuses: compiling them computes nothing with a key)
+	pbs, aesErr := aes.KernelBuilds(d, aes.Config{})
+	for _, pb := range pbs {
+		builds = append(builds, kernelBuild{pb.Source.Name + " " + pb.Desc, pb.Kernels, pb.Source})
 	}
 	seen := map[string]bool{}
 	builds = slices.DeleteFunc(builds, func(b kernelBuild) bool {

@@ -37,7 +37,7 @@ func TestKernelInfoBuilds(t *testing.T) {
 		t.Fatal(err)
 	}
 	if aesErr != nil {
-		t.Fatalf("aes.NewEngine on %s: %v", d, aesErr)
+		t.Fatalf("aes.KernelBuilds on %s: %v", d, aesErr)
 	}
 	titles, keys := map[string]bool{}, map[string]bool{}
 	for _, b := range builds {
