@@ -2,7 +2,6 @@ package aes
 
 import (
 	"fmt"
-	"log/slog"
 	"maps"
 	"strconv"
 	"sync"
@@ -84,8 +83,17 @@ type Config struct {
 // OnFallback (and the logger of SetLogger): results are never wrong
 // because of a device fault. A result is written only once the device has
 // completed it, so what is redone still has its input, in place too.
+//
+// Its controls are batch.Engine's. Its operations, in Stats, are
+// elements: a GCM, CBC or XTS message (a piece of one larger than a
+// batch), or a piece of up to 64 KiB of a bulk call; device-resident calls
+// run on the device whatever the route. SetResultCheck (off in a new
+// Engine) checks a sampled element's result before the batch's results
+// are written, so a batch that fails it is recomputed from its inputs, in
+// place too.
 type Engine struct {
-	core *engine.Core
+	engine.Controls // batch.Engine's controls
+	core            *engine.Core
 	// the device's program and tables (nil on the CPU engine)
 	prog    *device.Program
 	tables  *device.Buffer
@@ -147,6 +155,7 @@ func NewEngineConfig(dev *device.Device, cfg Config) (*Engine, error) {
 		return nil, fmt.Errorf("aes: uploading the tables to %s: %w", dev.Name, err)
 	}
 	e.core = engine.New("aes", dev)
+	e.Controls = engine.ControlsOf(e.core)
 	e.core.OnClose(e.tables.Release)
 	return e, nil
 }
@@ -219,7 +228,8 @@ func (k kernelConfig) source(cfg Config) device.Source {
 // instructions), XTS with x/crypto's algorithm on crypto/aes. It is the
 // CPU path of every device Engine too. Its calls on device buffers fail.
 func CPUEngine() *Engine {
-	e := &Engine{core: engine.New("aes", nil), segLog: 4}
+	core := engine.New("aes", nil)
+	e := &Engine{Controls: engine.ControlsOf(core), core: core, segLog: 4}
 	e.setBatching(Config{})
 	return e
 }
@@ -296,9 +306,6 @@ func (e *Engine) modesProgram() (*device.Program, error) {
 	return e.modes, e.modesErr
 }
 
-// Device is the engine's device (nil for the CPU engine).
-func (e *Engine) Device() *device.Device { return e.core.Device() }
-
 // WorkGroup is the work-group size of the table kernels (0 on the CPU
 // engine).
 func (e *Engine) WorkGroup() int { return e.group }
@@ -309,50 +316,6 @@ func (e *Engine) Segment() int { return 1 << e.segLog }
 // Layout is the table layout the kernels use (LayoutAuto on the CPU
 // engine).
 func (e *Engine) Layout() Layout { return e.layout }
-
-// SetRoute sets where the host-memory calls run: batch.RouteAuto (the
-// default) picks device or CPU per call by their measured times,
-// RouteDevice and RouteCPU force one. Device-resident calls run on the
-// device whatever the route.
-func (e *Engine) SetRoute(r batch.Route) { e.core.SetRoute(r) }
-
-// Stats returns the engine's counts. Its operations are elements: a GCM,
-// CBC or XTS message (a piece of one larger than a batch), or a piece of
-// up to 64 KiB of a bulk call.
-func (e *Engine) Stats() batch.Stats { return e.core.Stats() }
-
-// OnFallback sets the function told about each device batch recomputed
-// on the CPU (nil, the default: none).
-func (e *Engine) OnFallback(f func(error)) { e.core.OnFallback(f) }
-
-// SetLogger makes the engine log each fallback on l at level Warn (nil,
-// the default: nothing is logged).
-func (e *Engine) SetLogger(l *slog.Logger) { e.core.SetLogger(l) }
-
-// ReleaseBuffers frees the device buffers and the host staging memory
-// kept for later calls.
-func (e *Engine) ReleaseBuffers() { e.core.ReleaseBuffers() }
-
-// Close makes later calls fail with an error wrapping batch.ErrClosed,
-// waits for the running ones, and frees the engine's device memory.
-func (e *Engine) Close() error { return e.core.Close() }
-
-// SetResultCheck makes the engine recompute about one device result in
-// every on the CPU (crypto/aes and crypto/cipher, as the CPU engine
-// computes them) and compare (0, the default: no check). A device that
-// returns a wrong result (bad memory, a driver or compiler fault) is then
-// caught: the whole batch is recomputed on the CPU and the fault reported
-// through OnFallback, as a failed device batch is. The first element of
-// each batch is always checked when the check is on. An element is a GCM,
-// CBC or XTS message (or a piece of one larger than a batch) or a piece
-// of up to 64 KiB of a bulk call; the device-resident calls are not
-// checked. The check runs before the batch's results are written, so a
-// batch that fails it is recomputed from its inputs, in place too.
-//
-// The cost is 1/every of what the CPU would spend on the whole work: Go's
-// AES-GCM runs at about 2 GB/s per core, so with every = 1,000 a device
-// call of 6 GB/s keeps 0.3% of one core busy.
-func (e *Engine) SetResultCheck(every int) { e.core.SetResultCheck(every) }
 
 // tableBytes is the local memory of a kernel.
 func (e *Engine) tableBytes(decrypt bool) int {
@@ -445,3 +408,5 @@ func programBuilds(defines map[string]string, layout Layout, group, segment int)
 		{kernels.Program("aes_modes.cl", defines), []string{"cbc_encrypt", "cbc_decrypt", "xts_tweak", "xts_encrypt", "xts_decrypt"}, desc},
 	}
 }
+
+var _ batch.Engine = (*Engine)(nil)

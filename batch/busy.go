@@ -29,7 +29,7 @@ type hostBusy struct {
 	cpu time.Duration // the process's CPU time then (under mu)
 	// ownNs is the wall time the CPU paths spent on requests so far (ns);
 	// own its value at the last sample (under mu)
-	ownNs  atomic.Int64
+	ownNs  counter
 	own    int64
 	busy   atomic.Bool // the last period's verdict
 	usable bool        // cputime.Process works here
@@ -61,7 +61,7 @@ func (h *hostBusy) isBusy(now int64) bool {
 	if now-h.at.Load() >= busyPeriod && h.mu.TryLock() {
 		if at := h.at.Load(); now-at >= busyPeriod {
 			cpu, _ := cputime.Process()
-			own := h.ownNs.Load()
+			own := h.ownNs.load()
 			others := float64(cpu-h.cpu) - float64(own-h.own)
 			share := others / float64(now-at) / float64(runtime.GOMAXPROCS(0))
 			h.busy.Store(share >= h.share)
@@ -75,4 +75,4 @@ func (h *hostBusy) isBusy(now int64) bool {
 
 // offloaded adds the time a CPU path spent computing a request: the
 // verdict leaves it out.
-func (h *hostBusy) offloaded(d time.Duration) { h.ownNs.Add(int64(d)) }
+func (h *hostBusy) offloaded(d time.Duration) { h.ownNs.add(int64(d)) }

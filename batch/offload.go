@@ -50,12 +50,15 @@ type offload[Q, R any] struct {
 	cpu   RunFunc[Q, R]
 	slots int32 // Options.CPUOffload
 
-	// slot holds a token per request computing on the CPU now (at most
-	// slots); a request that waits for one blocks on it, first come first
-	// served, and is not runnable meanwhile: the goroutines of the batched
-	// path keep their share of the cores
-	slot     chan struct{}
+	// running counts the requests computing on the CPU now (at most
+	// slots), reserved by compare-and-swap: no lock that every request
+	// takes. A request that waits for a slot (waitSlot) blocks on freed,
+	// which a release signals while some wait: it is not runnable
+	// meanwhile, so the goroutines of the batched path keep their share of
+	// the cores.
+	running  atomic.Int32
 	queueing atomic.Int32 // requests waiting for a slot
+	freed    chan struct{}
 	// batched is about how many requests are on the batched path: those
 	// waiting and those of the batches running, as the workers last saw
 	// them (they set it as they take a batch: no count per request);
@@ -64,11 +67,11 @@ type offload[Q, R any] struct {
 	queued      func() int64
 	cpuTime     movingAverage
 	batchedWait movingAverage
-	onCPU       atomic.Int64 // requests computed on the CPU so far
+	onCPU       counter // requests computed on the CPU so far
 }
 
 func newOffload[Q, R any](cpu RunFunc[Q, R], slots int, queued func() int64) *offload[Q, R] {
-	return &offload[Q, R]{cpu: cpu, slots: int32(slots), slot: make(chan struct{}, slots), queued: queued}
+	return &offload[Q, R]{cpu: cpu, slots: int32(slots), freed: make(chan struct{}, slots), queued: queued}
 }
 
 // A verdict is where take sends a request.
@@ -93,18 +96,14 @@ func (o *offload[Q, R]) take(now int64) verdict {
 	if costKnown && waitKnown && max(o.batched.Load(), o.queued()) >= int64(o.slots)*int64(wait/max(cost, 1)) {
 		return toBatch // more wait for batches than the CPU slots could finish in a batch's time: under load
 	}
-	if len(o.slot) < int(o.slots) && waitKnown && o.batchedWait.probe(now) {
+	if o.running.Load() < o.slots && waitKnown && o.batchedWait.probe(now) {
 		return toBatch // renew the batched path's estimate
 	}
 	if waitKnown && host.isBusy(now) {
 		return toBatch // the host's cores are all busy: a request on them costs more than its wait saves
 	}
-	if o.queueing.Load() == 0 {
-		select {
-		case o.slot <- struct{}{}:
-			return toCPU
-		default:
-		}
+	if o.queueing.Load() == 0 && o.reserve() {
+		return toCPU
 	}
 	if !costKnown || !waitKnown {
 		return toBatch
@@ -123,20 +122,46 @@ func (o *offload[Q, R]) take(now int64) verdict {
 func (o *offload[Q, R]) waitSlot(ctx context.Context) error {
 	o.queueing.Add(1)
 	defer o.queueing.Add(-1)
-	if ctx == nil || ctx.Done() == nil {
-		o.slot <- struct{}{}
-		return nil
+	var done <-chan struct{}
+	if ctx != nil {
+		done = ctx.Done()
 	}
-	select {
-	case o.slot <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
+	for !o.reserve() {
+		// a release after the failed reserve leaves its signal in freed
+		// (buffered): this wait does not miss it
+		select {
+		case <-o.freed:
+		case <-done:
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// reserve takes a free slot, if there is one.
+func (o *offload[Q, R]) reserve() bool {
+	for {
+		n := o.running.Load()
+		if n >= o.slots {
+			return false
+		}
+		if o.running.CompareAndSwap(n, n+1) {
+			return true
+		}
 	}
 }
 
-// unreserve gives back a slot that take reserved, unused.
-func (o *offload[Q, R]) unreserve() { <-o.slot }
+// unreserve gives back a slot that take reserved, and signals a request
+// waiting for one.
+func (o *offload[Q, R]) unreserve() {
+	o.running.Add(-1)
+	if o.queueing.Load() > 0 {
+		select {
+		case o.freed <- struct{}{}:
+		default: // as many signals pending as slots: the waiters have enough
+		}
+	}
+}
 
 // run computes req on the CPU in a slot reserved by take.
 func (o *offload[Q, R]) run(req Q) (R, error) {
@@ -145,11 +170,11 @@ func (o *offload[Q, R]) run(req Q) (R, error) {
 	vals, err := safeRun(o.cpu, []Q{req})
 	out := results(vals, err, 1).of(0)
 	took := time.Since(start)
-	if out.err == nil {
+	if out.err == nil && o.cpuTime.due(start) {
 		o.cpuTime.observe(took)
 	}
 	host.offloaded(took)
-	o.onCPU.Add(1)
+	o.onCPU.add(1)
 	return out.val, out.err
 }
 
@@ -159,7 +184,7 @@ func (b *Batcher[Q, R]) OnCPU() int64 {
 	if b.offload == nil {
 		return 0
 	}
-	return b.offload.onCPU.Load()
+	return b.offload.onCPU.load()
 }
 
 // movingAverage is an exponentially weighted average of durations (weight
