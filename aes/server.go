@@ -19,17 +19,18 @@ import (
 // engine is free. Use it through the cipher.AEAD values NewGCM makes, or
 // through Seal and Open, which take a context.
 //
-// While few requests wait, they are computed on the CPU instead
-// (crypto/cipher's GCM), in the caller's goroutine, so a lone request
-// does not wait for a batch: batch.NewWithCPU says when, and
-// batch.Options.CPUOffload how many at once (negative: never). Each batch
-// then runs where its Engine measured it faster (Engine.SetRoute). A
-// Server is safe for concurrent use.
+// Each request goes where it finishes first (batch.NewWithCPU): while the
+// batches would make it wait longer than a core takes, it is computed at
+// once with crypto/cipher's GCM (in the caller's goroutine, or for Go in
+// a goroutine of its own); under load, requests gather into batches, and
+// each batch runs where its Engine measured it faster (Engine.SetRoute).
+// batch.Options.CPUOffload bounds the requests on the CPU at once
+// (negative: none). A Server whose engines all compute on the CPU
+// computes each request at once with crypto/cipher and batches nothing
+// (batch.NewDirectCPU). A Server is safe for concurrent use.
 type Server struct {
+	shell          *engine.Server[*Engine]
 	sealer, opener *batch.Batcher[*request, []byte]
-	engines        []*Engine
-	meter          batch.Meter
-	closed         atomic.Bool
 }
 
 // request is one Seal or Open in a batch. Its buffers are the caller's:
@@ -55,22 +56,15 @@ const (
 // (batch.Options: zero values pick the defaults). It returns an error when
 // engines is empty or holds nil.
 func NewServer(opts batch.Options, engines ...*Engine) (*Server, error) {
-	if len(engines) == 0 {
-		return nil, errors.New("aes: NewServer needs at least one engine")
+	shell, err := engine.NewServer("aes", opts, engines, CPUEngine(), engine.Defaults{})
+	if err != nil {
+		return nil, err
 	}
-	s := &Server{engines: engines}
-	var seals, opens []batch.RunFunc[*request, []byte]
-	for i, e := range engines {
-		if e == nil {
-			return nil, fmt.Errorf("aes: NewServer: engine %d is nil", i)
-		}
-		seals = append(seals, s.worker(e, false))
-		opens = append(opens, s.worker(e, true))
-	}
-	opts.Meter = &s.meter
-	s.sealer = batch.NewWithCPU(opts, onCPU(false), seals...)
-	s.opener = batch.NewWithCPU(opts, onCPU(true), opens...)
-	return s, nil
+	return &Server{
+		shell:  shell,
+		sealer: engine.OperationCPU(shell, func(e *Engine, reqs []*request) ([][]byte, error) { return runRequests(e, false, reqs) }, onCPU(false)),
+		opener: engine.OperationCPU(shell, func(e *Engine, reqs []*request) ([][]byte, error) { return runRequests(e, true, reqs) }, onCPU(true)),
+	}, nil
 }
 
 // onCPU is the batchers' CPU path: each request with crypto/cipher's GCM.
@@ -88,23 +82,14 @@ func onCPU(open bool) batch.RunFunc[*request, []byte] {
 // Stats returns the server's counts: its requests (Calls), those waiting
 // now, their latencies, the requests its CPU path computed, and its
 // engines' operations.
-func (s *Server) Stats() batch.Stats {
-	st := s.meter.Stats()
-	engine.AddDistinct(&st, s.engines)
-	return st
-}
+func (s *Server) Stats() batch.Stats { return s.shell.Stats() }
 
 // Close stops the server after finishing the queued requests. Calls
 // started afterwards fail with batch.ErrClosed, except the Seal of the
 // cipher.AEAD values from NewGCM, which cannot return an error and
 // computes on the CPU instead. Close may be called more than once; it
 // closes no engine (they may serve others).
-func (s *Server) Close() error {
-	s.closed.Store(true)
-	s.sealer.Close()
-	s.opener.Close()
-	return nil
-}
+func (s *Server) Close() error { return s.shell.Close() }
 
 // NewGCM returns AES-GCM under k with the standard 12-byte nonce and
 // 16-byte tag, as crypto/cipher.NewGCM does, whose Seal and Open calls run
@@ -129,8 +114,8 @@ func (s *Server) Close() error {
 // panics with ErrKeyDestroyed after k.Destroy, having no correct output to
 // give.
 func (s *Server) NewGCM(k *Key) (cipher.AEAD, error) {
-	if s.closed.Load() {
-		return nil, fmt.Errorf("aes: NewGCM: %w", batch.ErrClosed)
+	if err := s.shell.Err(); err != nil {
+		return nil, err
 	}
 	cpu, err := k.standardGCM()
 	if err != nil {
@@ -356,8 +341,8 @@ func (c *pendingCall) Complete(res []byte, err error) {
 // ready reports why a request cannot start: s closed, ctx ended, k
 // destroyed.
 func (s *Server) ready(ctx context.Context, k *Key) error {
-	if s.closed.Load() {
-		return batch.ErrClosed
+	if err := s.shell.Err(); err != nil {
+		return err
 	}
 	if ctx == nil {
 		return errors.New("aes: nil context")
@@ -392,51 +377,49 @@ func (s *Server) do(ctx context.Context, b *batch.Batcher[*request, []byte], r *
 	return res, err
 }
 
-// worker is the batch function of engine e for Seal or Open batches.
-func (s *Server) worker(e *Engine, open bool) batch.RunFunc[*request, []byte] {
-	return func(reqs []*request) ([][]byte, error) {
-		out := make([][]byte, len(reqs))
-		errs := make([]error, len(reqs))
-		taken := make([]int, 0, len(reqs))
-		for i, r := range reqs {
-			if !r.state.CompareAndSwap(stateQueued, stateTaken) {
-				errs[i] = context.Canceled // its caller has gone
-				continue
-			}
-			taken = append(taken, i)
+// runRequests is the batch function of engine e for Seal or Open batches.
+func runRequests(e *Engine, open bool, reqs []*request) ([][]byte, error) {
+	out := make([][]byte, len(reqs))
+	errs := make([]error, len(reqs))
+	taken := make([]int, 0, len(reqs))
+	for i, r := range reqs {
+		if !r.state.CompareAndSwap(stateQueued, stateTaken) {
+			errs[i] = context.Canceled // its caller has gone
+			continue
 		}
-		if len(taken) == 0 {
-			return out, batch.Collect(errs)
-		}
-		msgs := make([]Message, len(taken))
-		for j, i := range taken {
-			r := reqs[i]
-			msgs[j] = Message{Key: r.key, Nonce: r.nonce, AAD: r.aad, Data: r.data}
-		}
-		run := e.Seal
-		if open {
-			run = e.Open
-		}
-		res, err := run(msgs)
-		var per *batch.Error
-		if len(res) != len(msgs) || (err != nil && (!errors.As(err, &per) || len(per.Errs) != len(msgs))) {
-			// The whole batch failed (Seal and Open report per element,
-			// and a key destroyed while they run waits for them, so this
-			// is defensive): each request on its own, so that one
-			// caller's failure is not everyone's.
-			for _, i := range taken {
-				out[i], errs[i] = reqs[i].onCPU(open)
-			}
-			return out, batch.Collect(errs)
-		}
-		for j, i := range taken {
-			out[i] = res[j]
-			if per != nil {
-				errs[i] = per.Errs[j]
-			}
+		taken = append(taken, i)
+	}
+	if len(taken) == 0 {
+		return out, batch.Collect(errs)
+	}
+	msgs := make([]Message, len(taken))
+	for j, i := range taken {
+		r := reqs[i]
+		msgs[j] = Message{Key: r.key, Nonce: r.nonce, AAD: r.aad, Data: r.data}
+	}
+	run := e.Seal
+	if open {
+		run = e.Open
+	}
+	res, err := run(msgs)
+	var per *batch.Error
+	if len(res) != len(msgs) || (err != nil && (!errors.As(err, &per) || len(per.Errs) != len(msgs))) {
+		// The whole batch failed (Seal and Open report per element,
+		// and a key destroyed while they run waits for them, so this
+		// is defensive): each request on its own, so that one
+		// caller's failure is not everyone's.
+		for _, i := range taken {
+			out[i], errs[i] = reqs[i].onCPU(open)
 		}
 		return out, batch.Collect(errs)
 	}
+	for j, i := range taken {
+		out[i] = res[j]
+		if per != nil {
+			errs[i] = per.Errs[j]
+		}
+	}
+	return out, batch.Collect(errs)
 }
 
 // onCPU computes r with crypto/cipher's GCM into a new slice.

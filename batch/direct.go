@@ -22,9 +22,28 @@ func NewDirect[Q, R any](opts Options, cpu RunFunc[Q, R]) *Batcher[Q, R] {
 	return b
 }
 
+// NewDirectCPU is NewDirect for a cpu that no engine counts (crypto/*
+// called directly): the Meter counts each request as an operation on the
+// CPU too.
+func NewDirectCPU[Q, R any](opts Options, cpu RunFunc[Q, R]) *Batcher[Q, R] {
+	b := NewDirect(opts, cpu)
+	b.direct.counts = true
+	return b
+}
+
 // direct is NewDirect's path: every request computed at once on the CPU.
 type direct[Q, R any] struct {
-	cpu RunFunc[Q, R]
+	cpu    RunFunc[Q, R]
+	counts bool // NewDirectCPU: the Meter counts the operations too
+}
+
+// done counts a request that started at start in the Meter.
+func (d *direct[Q, R]) done(b *Batcher[Q, R], start time.Time) {
+	if d.counts {
+		b.opts.Meter.onCPU(start)
+	} else {
+		b.opts.Meter.one(start)
+	}
 }
 
 // run computes reqs and gives each its outcome.
@@ -41,7 +60,7 @@ func (d *direct[Q, R]) do(b *Batcher[Q, R], req Q, start time.Time) (R, error) {
 		return zero, ErrClosed
 	}
 	out := d.run([]Q{req}).of(0)
-	b.opts.Meter.one(start)
+	d.done(b, start)
 	return out.val, out.err
 }
 
@@ -50,7 +69,7 @@ func (d *direct[Q, R]) goOne(b *Batcher[Q, R], req Q, done Completer[R]) error {
 	return d.spawn(b, func() {
 		start := time.Now()
 		out := d.run([]Q{req}).of(0)
-		b.opts.Meter.one(start)
+		d.done(b, start)
 		done.Complete(out.val, out.err)
 	})
 }
@@ -64,7 +83,7 @@ func (d *direct[Q, R]) goMany(b *Batcher[Q, R], reqs []Q, done []Completer[R]) e
 		start := time.Now()
 		res := d.run(reqs)
 		for range reqs {
-			b.opts.Meter.one(start)
+			d.done(b, start)
 		}
 		clear(reqs) // the requests may hold keys: no reference kept
 		for i := range done {

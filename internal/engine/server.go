@@ -100,6 +100,31 @@ func Operation[E Placed, Q, R any](s *Server[E], run func(E, []Q) ([]R, error)) 
 	return b
 }
 
+// OperationCPU is Operation with a CPU path of its own, cpu (crypto/*
+// called for each request, cheaper than an engine call for one): the
+// requests that the CPU finishes first, and every request of a Server
+// whose engines all compute on the CPU (counted in the Server's Stats as
+// operations on the CPU), run there.
+func OperationCPU[E Placed, Q, R any](s *Server[E], run func(E, []Q) ([]R, error), cpu batch.RunFunc[Q, R]) *batch.Batcher[Q, R] {
+	workers := make([]batch.RunFunc[Q, R], len(s.engines))
+	allCPU := true
+	for i, e := range s.engines {
+		workers[i] = func(reqs []Q) ([]R, error) { return run(e, reqs) }
+		allCPU = allCPU && e.Device() == nil
+	}
+	var b *batch.Batcher[Q, R]
+	switch {
+	case allCPU && s.opts.CPUOffload >= 0:
+		b = batch.NewDirectCPU(s.opts, cpu)
+	case allCPU:
+		b = batch.New(s.opts, workers...)
+	default:
+		b = batch.NewWithCPU(s.opts, cpu, workers...)
+	}
+	s.ops = append(s.ops, b)
+	return b
+}
+
 // NewBatcher is a Server's batcher of one operation: a worker per engine
 // running run on it, and the CPU path of the requests that the CPU
 // finishes first running run on cpu (batch.NewWithCPU). Where every

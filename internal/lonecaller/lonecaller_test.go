@@ -8,6 +8,8 @@ package lonecaller
 import (
 	"context"
 	"crypto"
+	stdaes "crypto/aes"
+	"crypto/cipher"
 	stdecdh "crypto/ecdh"
 	stdecdsa "crypto/ecdsa"
 	stded25519 "crypto/ed25519"
@@ -21,6 +23,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpucrypto/gpucrypto/aes"
 	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/ecdh"
 	"github.com/gpucrypto/gpucrypto/ecdsa"
@@ -75,6 +78,18 @@ func TestLoneCallerOnCPUEngines(t *testing.T) {
 	a, _ := stdecdh.X25519().GenerateKey(rand.Reader)
 	b, _ := stdecdh.X25519().GenerateKey(rand.Reader)
 	compare(t, "X25519", 50, func() { _, _ = xServer.SharedSecret(ctx, ecdh.X25519(), a.Bytes(), b.PublicKey().Bytes()) }, func() { _, _ = a.ECDH(b.PublicKey()) })
+
+	aesServer, err := aes.NewServer(opts, aes.CPUEngine())
+	require.NoError(t, err)
+	defer aesServer.Close()
+	aesKey, err := aes.NewKey(d[:16])
+	require.NoError(t, err)
+	defer aesKey.Close()
+	block, _ := stdaes.NewCipher(d[:16])
+	gcm, _ := cipher.NewGCM(block)
+	nonce, record := make([]byte, 12), make([]byte, 1500)
+	out := make([]byte, 0, len(record)+16)
+	compare(t, "AES-128-GCM seal, 1,500 bytes", 200, func() { _, _ = aesServer.Seal(ctx, aesKey, out, nonce, record, nil) }, func() { gcm.Seal(out[:0], nonce, record, nil) })
 
 	rsaServer, err := rsa.NewServer(opts, rsa.CPUEngine())
 	require.NoError(t, err)
