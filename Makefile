@@ -22,9 +22,12 @@ CLI      := cmd/gpucrypto
 GOCLI    := $(GO) -C $(CLI)
 BUILDVCS := $(if $(wildcard .git),true,false)
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-# the packages whose tests run kernels (the others need no GPU and stay out
-# of the bundle, which must stay small enough to copy)
-GPU_TEST_PKGS := ./cl ./device ./arith ./ecdh ./rsa ./aes ./ed25519 ./ecdsa ./mlkem ./internal/aesvariant
+# the algorithms' packages, from the registry (internal/registry: an
+# algorithm is registered there alone), and the packages whose tests run
+# kernels (the others need no GPU and stay out of the bundle, which must
+# stay small enough to copy)
+ALGORITHMS    := $(shell $(GO) run ./internal/registry/lists packages)
+GPU_TEST_PKGS := ./cl ./device $(ALGORITHMS) ./internal/aesvariant
 # where scripts/fetch-nvrtc.sh puts NVRTC (Debian's libnvrtc, CUDA 11.8)
 NVRTC_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/gpucrypto/nvrtc
 
@@ -66,14 +69,14 @@ test: deps nvrtc
 	@# the CLI module's tests (the root's ./... does not include them)
 	GPUCRYPTO_REQUIRE_DEVICE=1 $(GOCLI) test -timeout 30m ./...
 	@# every kernel program compiled as CUDA C by NVRTC (no GPU needed; a missing NVRTC fails)
-	GPUCRYPTO_NVRTC_DIR=$(NVRTC_DIR)/lib GPUCRYPTO_REQUIRE_NVRTC=1 $(GO) test -tags cuda -timeout 20m -run 'CUDA|NVRTC' ./cuda ./device ./kernels ./arith ./ecdh ./rsa ./aes ./ed25519 ./ecdsa ./mlkem ./internal/aesvariant
+	GPUCRYPTO_NVRTC_DIR=$(NVRTC_DIR)/lib GPUCRYPTO_REQUIRE_NVRTC=1 $(GO) test -tags cuda -timeout 20m -run 'CUDA|NVRTC' ./cuda ./device ./kernels $(ALGORITHMS) ./internal/aesvariant
 	@# the concurrent parts again under the race detector
 	GPUCRYPTO_REQUIRE_DEVICE=1 $(GO) test -race -timeout 10m -run 'Server|Fallback|Flush|BackPressure|Errors|Concurrent|Signer|Blinding|Pipeline|Pool|Queues|Resident' ./batch ./ecdh ./device ./rsa ./ed25519 ./ecdsa
 	@# every fuzz target briefly (make fuzz: for longer)
 	$(MAKE) fuzz FUZZTIME=$(FUZZTIME_TEST)
 
 # fuzz runs every fuzz target for FUZZTIME each (package:target pairs in
-# FUZZ_TARGETS); a finding is written under the package's testdata/fuzz and
+# FUZZ_TARGETS, from the registry); a finding is written under the package's testdata/fuzz and
 # fails the run.
 # make test fuzzes each target for a number of executions, not a time: a
 # -fuzztime duration can fail a target with "context deadline exceeded"
@@ -81,9 +84,7 @@ test: deps nvrtc
 # fixed in Go 1.27), which a count cannot
 FUZZTIME      ?= 10m
 FUZZTIME_TEST ?= 1000x
-FUZZ_TARGETS  := rsa:FuzzDecryptOAEP rsa:FuzzDecryptPKCS1v15 rsa:FuzzVerifyPKCS1v15 rsa:FuzzVerifyPSS \
-	rsa:FuzzPrivateKey rsa:FuzzBatchShapes ecdh:FuzzX25519 ecdh:FuzzX448 aes:FuzzGCM aes:FuzzCBC aes:FuzzXTS \
-	ed25519:FuzzVerify ed25519:FuzzSign ed25519:FuzzNewKeysFromSeeds ecdsa:FuzzVerifyASN1 ecdsa:FuzzVerifyP1363 ecdsa:FuzzSign ecdsa:FuzzECDH mlkem:FuzzDecapsulate mlkem:FuzzEncapsulationKey
+FUZZ_TARGETS  := $(shell $(GO) run ./internal/registry/lists fuzz-targets)
 fuzz: deps
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t#*:}; \

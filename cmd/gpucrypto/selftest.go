@@ -9,13 +9,7 @@ import (
 	"time"
 
 	"github.com/gpucrypto/gpucrypto/aes"
-	"github.com/gpucrypto/gpucrypto/arith"
-	"github.com/gpucrypto/gpucrypto/batch"
-	"github.com/gpucrypto/gpucrypto/device"
-	"github.com/gpucrypto/gpucrypto/ecdh"
-	"github.com/gpucrypto/gpucrypto/ecdsa"
-	"github.com/gpucrypto/gpucrypto/ed25519"
-	"github.com/gpucrypto/gpucrypto/rsa"
+	"github.com/gpucrypto/gpucrypto/internal/registry"
 )
 
 type selftestResult struct {
@@ -28,89 +22,15 @@ type selftestResult struct {
 	Seconds float64 `json:"seconds"`
 }
 
-// selftests are the known-answer suites, one per package with kernels.
-var selftests = []struct {
-	name string
-	run  func(*device.Device) error
-}{
-	{"arith add/sub/mul 256-4096", func(d *device.Device) error {
-		e, err := arith.NewEngine(d)
-		if err != nil {
-			return err
-		}
-		defer e.Close()
-		e.SetRoute(batch.RouteDevice) // a self-test tests the device
-		return e.SelfTest()
-	}},
-	{"modexp 512-4096", func(d *device.Device) error {
-		e, err := arith.NewEngine(d)
-		if err != nil {
-			return err
-		}
-		defer e.Close()
-		e.SetRoute(batch.RouteDevice) // a self-test tests the device
-		return e.SelfTestModExp()
-	}},
-	{"rsa-2048 sign/verify/decrypt", func(d *device.Device) error {
-		e, err := rsa.NewEngine(d)
-		if err != nil {
-			return err
-		}
-		defer e.Close()
-		e.SetRoute(batch.RouteDevice) // a self-test tests the device
-		return rsa.SelfTest(e)
-	}},
-	{"aes FIPS-197/SP 800-38A/GCM", func(d *device.Device) error {
-		e, err := aes.NewEngine(d)
-		if err != nil {
-			return err
-		}
-		defer e.Close()
-		e.SetRoute(batch.RouteDevice) // a self-test tests the device
-		return aes.SelfTest(e)
-	}},
-	{"x25519/x448 RFC 7748 vectors", func(d *device.Device) error {
-		e, err := ecdh.NewEngine(d)
-		if err != nil {
-			return err
-		}
-		defer e.Close()
-		e.SetRoute(batch.RouteDevice) // a self-test tests the device
-		var fellBack error            // a self-test must run on the device, not the CPU fallback
-		e.OnFallback(func(err error) { fellBack = err })
-		if err := ecdh.SelfTest(e); err != nil {
-			return err
-		}
-		return fellBack
-	}},
-	{"ed25519 RFC 8032 vectors", func(d *device.Device) error {
-		e, err := ed25519.NewEngine(d)
-		if err != nil {
-			return err
-		}
-		defer e.Close()
-		e.SetRoute(batch.RouteDevice) // a self-test tests the device
-		var fellBack error            // a self-test must run on the device, not the CPU fallback
-		e.OnFallback(func(err error) { fellBack = err })
-		if err := ed25519.SelfTest(e); err != nil {
-			return err
-		}
-		return fellBack
-	}},
-	{"ecdsa P-256 verification", func(d *device.Device) error {
-		e, err := ecdsa.NewEngine(d) // checks the device with known answers itself
-		if err != nil {
-			return err
-		}
-		defer e.Close()
-		var fellBack error
-		e.OnFallback(func(err error) { fellBack = err })
-		if err := ecdsa.SelfTest(e); err != nil {
-			return err
-		}
-		return fellBack
-	}},
-}
+// selftests are the known-answer suites of every algorithm, in the
+// registry's order (internal/registry).
+var selftests = func() []registry.SelfTest {
+	var out []registry.SelfTest
+	for _, a := range registry.All {
+		out = append(out, a.SelfTests...)
+	}
+	return out
+}()
 
 // selftestReport is the JSON of selftest: the run and one result per
 // suite.
@@ -150,10 +70,10 @@ func selftest(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(out, "selftest on %s (inline PTX: %v)\n", d, d.CarryChains)
 	failed := 0
 	for i, st := range selftests {
-		fmt.Fprintf(out, "  [%d/%d] %-32s running\n", i+1, len(selftests), st.name)
+		fmt.Fprintf(out, "  [%d/%d] %-32s running\n", i+1, len(selftests), st.Name)
 		t0 := time.Now()
-		err := st.run(d)
-		r := selftestResult{Test: st.name, Passed: err == nil, Seconds: time.Since(t0).Seconds()}
+		err := st.Run(d)
+		r := selftestResult{Test: st.Name, Passed: err == nil, Seconds: time.Since(t0).Seconds()}
 		r.Skipped = errors.Is(err, aes.ErrCPUDevice)
 		status := "PASS"
 		switch {
@@ -166,7 +86,7 @@ func selftest(args []string, stdout, stderr io.Writer) error {
 			failed++
 		}
 		rep.Results = append(rep.Results, r)
-		fmt.Fprintf(out, "  [%d/%d] %-32s %6.2fs  %s\n", i+1, len(selftests), st.name, r.Seconds, status)
+		fmt.Fprintf(out, "  [%d/%d] %-32s %6.2fs  %s\n", i+1, len(selftests), st.Name, r.Seconds, status)
 		if err := report.result(r); err != nil {
 			return err
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpucrypto/gpucrypto/device"
 	"github.com/gpucrypto/gpucrypto/internal/devicetest"
+	"github.com/gpucrypto/gpucrypto/internal/registry"
 )
 
 // TestSelftestLines: selftest prints a line as each suite starts and one
@@ -23,12 +24,9 @@ func TestSelftestLines(t *testing.T) {
 	d := devicetest.Device(t)
 	saved := selftests
 	defer func() { selftests = saved }()
-	selftests = []struct {
-		name string
-		run  func(*device.Device) error
-	}{
-		{"first suite", func(*device.Device) error { return nil }},
-		{"failing suite", func(*device.Device) error { return errors.New("wrong answer") }},
+	selftests = []registry.SelfTest{
+		{Name: "first suite", Run: func(*device.Device) error { return nil }},
+		{Name: "failing suite", Run: func(*device.Device) error { return errors.New("wrong answer") }},
 	}
 	lines := filepath.Join(t.TempDir(), "selftest.jsonl")
 	var stdout, stderr bytes.Buffer
