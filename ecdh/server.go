@@ -17,8 +17,8 @@ import (
 // and the two operations are batched separately.
 //
 // Requests are batched as batch.Options say; the ones it leaves zero are
-// ecdh's: four batches in flight per engine (serverPipeline), not two, and
-// a batch's callers answered in pieces of 128 (serverAnswerPiece).
+// ecdh's: four batches in flight per engine, not two, and a batch's
+// callers answered in pieces of 128.
 //
 // Each request goes where it finishes first (batch.NewWithCPU): while the
 // device's batches would make it wait longer than a core takes, it is

@@ -44,7 +44,8 @@ commands:
              (subcommands arith, ecdh, rsa, ed25519, ecdsa, aes, server, tls: "gpucrypto bench -h")
   burnin     random cases of every operation on the device, checked against the CPU (exit 1 on a mismatch)
              (--soak: Engines and Servers made and closed under load until --duration, every result checked)
-  kernelinfo compiler facts per kernel: registers, spills, private memory
+  kernelinfo compiler facts per kernel of every algorithm's programs (arith, modexp, RSA, AES,
+             X25519/X448, Ed25519, ECDSA and ECDH over P-256, ML-KEM): registers, spills, private memory
   source     print the full source of a kernel program, as it is compiled
   plot       draw PNG plots from the JSON of bench, bench aes, bench server and bench tls
 
