@@ -4,6 +4,7 @@ go 1.24.0
 
 require (
 	filippo.io/bigmod v0.1.0
+	filippo.io/nistec v0.0.4
 	github.com/cloudflare/circl v1.6.1
 	github.com/ebitengine/purego v0.10.0
 	github.com/stretchr/testify v1.12.1
@@ -12,5 +13,5 @@ require (
 
 require (
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
-	golang.org/x/sys v0.34.0 // indirect
+	golang.org/x/sys v0.36.0 // indirect
 )

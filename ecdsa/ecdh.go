@@ -4,6 +4,7 @@ import (
 	"bytes"
 	stdecdh "crypto/ecdh"
 	"encoding/binary"
+	"filippo.io/nistec"
 	"fmt"
 	"math/bits"
 	"sync/atomic"
@@ -193,6 +194,9 @@ func (j *ecdhJob) reference(i int) ([]byte, error) {
 		if peer, err = stdecdh.P256().NewPublicKey(j.peers[i]); err != nil {
 			return nil, err
 		}
+		if d := j.privs[i]; len(d) == 32 && validScalar((*[32]byte)(d)) {
+			return sharedX(d, j.peers[i])
+		}
 	}
 	priv, err := stdecdh.P256().NewPrivateKey(j.privs[i])
 	if err != nil {
@@ -202,6 +206,25 @@ func (j *ecdhJob) reference(i int) ([]byte, error) {
 		return priv.PublicKey().Bytes(), nil
 	}
 	return priv.ECDH(peer)
+}
+
+// sharedX is crypto/ecdh's P-256 shared secret of the scalar d (32 bytes,
+// in [1, n)) and the peer's public key (crypto/ecdh's encoding, which
+// crypto/ecdh accepted): the x-coordinate of d·peer, by filippo.io/nistec's
+// constant-time scalar multiplication. crypto/ecdh's own PrivateKey would
+// first compute d's public key (a fixed-base multiplication and an
+// inversion), which a shared secret of raw bytes does not need: a third of
+// the time of the CPU path's request.
+func sharedX(d, peer []byte) ([]byte, error) {
+	p, err := nistec.NewP256Point().SetBytes(peer)
+	if err != nil {
+		return nil, err
+	}
+	q, err := nistec.NewP256Point().ScalarMult(p, d)
+	if err != nil {
+		return nil, err
+	}
+	return q.BytesX() // an error for the point at infinity, which a scalar in [1, n) and a peer off infinity never give
 }
 
 // compute is element i by crypto/ecdh.
