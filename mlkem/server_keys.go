@@ -1,0 +1,79 @@
+//go:build go1.26
+
+package mlkem
+
+import (
+	"context"
+	"crypto"
+	"crypto/mlkem"
+	"fmt"
+
+	"github.com/gpucrypto/gpucrypto/internal/engine"
+)
+
+// DecapsulationKey is an ML-KEM decapsulation key held by a Server: a
+// crypto.Decapsulator whose decapsulations run on the Server, batched
+// with other callers' requests (crypto/hpke's NewMLKEMPrivateKey and
+// NewHybridPrivateKey take it). It holds its own copy of the seed, zeroed
+// by Close. (Go 1.26 and later: crypto.Decapsulator's.)
+type DecapsulationKey struct {
+	s    *Server
+	p    Parameters
+	seed *engine.HeldKey
+	ek   crypto.Encapsulator // crypto/mlkem's encapsulation key
+}
+
+// DecapsulationKey returns the decapsulation key of seed (d ‖ z, as
+// crypto/mlkem's NewDecapsulationKey768 and NewDecapsulationKey1024 take
+// it), held by s. It fails for a seed of the wrong length, a parameter set
+// that is not one, and on a closed server.
+func (s *Server) DecapsulationKey(p Parameters, seed []byte) (*DecapsulationKey, error) {
+	if _, err := s.opsOf(p); err != nil {
+		return nil, err
+	}
+	if err := s.shell.Err(); err != nil {
+		return nil, err
+	}
+	var ek crypto.Encapsulator
+	switch p {
+	case MLKEM768:
+		dk, err := mlkem.NewDecapsulationKey768(seed)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrSeedLength, err)
+		}
+		ek = dk.EncapsulationKey()
+	default:
+		dk, err := mlkem.NewDecapsulationKey1024(seed)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrSeedLength, err)
+		}
+		ek = dk.EncapsulationKey()
+	}
+	return &DecapsulationKey{s: s, p: p, seed: engine.NewHeldKey("mlkem", seed), ek: ek}, nil
+}
+
+// Encapsulator returns the key's encapsulation key, crypto/mlkem's
+// (*mlkem.EncapsulationKey768 or *mlkem.EncapsulationKey1024, as
+// crypto/hpke requires of a Decapsulator's): encapsulation is public-key
+// work for the other side.
+func (k *DecapsulationKey) Encapsulator() crypto.Encapsulator { return k.ek }
+
+// Decapsulate is DecapsulateContext with context.Background().
+func (k *DecapsulationKey) Decapsulate(ciphertext []byte) ([]byte, error) {
+	return k.DecapsulateContext(context.Background(), ciphertext)
+}
+
+// DecapsulateContext returns the shared key of ciphertext on the Server,
+// as crypto/mlkem's key does (the implicit-rejection key for a
+// ciphertext that does not decrypt consistently; an error for one of the
+// wrong length); ctx bounds the wait for the batch. It fails after Close
+// and after the Server's Close.
+func (k *DecapsulationKey) DecapsulateContext(ctx context.Context, ciphertext []byte) ([]byte, error) {
+	return k.seed.Use(ctx, func(ctx context.Context, seed []byte) ([]byte, error) {
+		return k.s.Decapsulate(ctx, k.p, seed, ciphertext)
+	})
+}
+
+// Close zeroes the key's copy of its seed; later decapsulations fail with
+// batch.ErrClosed.
+func (k *DecapsulationKey) Close() error { return k.seed.Close() }
