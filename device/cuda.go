@@ -224,7 +224,7 @@ func CUDACompiler(computeCapability string) (*Device, error) {
 	if err != nil {
 		return nil, fmt.Errorf("device: CUDACompiler(%q): %w", computeCapability, err)
 	}
-	return &Device{Info: c.facts, drv: c, programs: map[string]*Program{}}, nil
+	return &Device{Info: c.facts, drv: c, programs: map[string]*programBuild{}}, nil
 }
 
 func parseComputeCapability(s string) (major, minor int, err error) {

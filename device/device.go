@@ -47,7 +47,7 @@ type Device struct {
 	queueErr  error
 
 	progMu   sync.Mutex
-	programs map[string]*Program // built programs, by Source.key
+	programs map[string]*programBuild // programs built or being built, by Source.key
 }
 
 var (
@@ -121,7 +121,7 @@ func enumerate(backend string) ([]*Device, []error, error) {
 				cudaGPUs = true
 			}
 			info.Index = len(out)
-			out = append(out, &Device{Info: info, drv: dd, programs: map[string]*Program{}})
+			out = append(out, &Device{Info: info, drv: dd, programs: map[string]*programBuild{}})
 		}
 	}
 	if len(out) == 0 {

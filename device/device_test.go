@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -302,6 +303,61 @@ func TestProgramReuse(t *testing.T) {
 	require.ErrorContains(t, err, "no source")
 	_, err = d.Program(device.Source{Name: "failing.cl", Text: func() (string, error) { return "", errors.New("generator failed") }})
 	require.ErrorContains(t, err, "generator failed")
+}
+
+// Distinct programs build at once from concurrent calls: each Text
+// below waits until every build has begun, which a device building one
+// program at a time would never reach. Concurrent calls for one program
+// build it once; a failed build is not kept.
+func TestProgramsBuildInParallel(t *testing.T) {
+	d := devicetest.Device(t)
+	const builds = 3
+	var begun sync.WaitGroup
+	begun.Add(builds)
+	allBegun := make(chan struct{})
+	go func() { begun.Wait(); close(allBegun) }()
+	var texts atomic.Int32
+	sources := make([]device.Source, builds)
+	for i := range sources {
+		sources[i] = device.Source{Name: "parallel.cl", Defines: map[string]string{"BUILD": fmt.Sprint(i)}, Text: func() (string, error) {
+			texts.Add(1)
+			begun.Done()
+			select {
+			case <-allBegun:
+				return dialect + scaleSrc, nil
+			case <-time.After(20 * time.Second):
+				return "", errors.New("the other builds never began: builds are serialized")
+			}
+		}}
+	}
+	programs := make([]*device.Program, 2*builds)
+	errs := make([]error, 2*builds)
+	var done sync.WaitGroup
+	for i := range programs {
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			programs[i], errs[i] = d.Program(sources[i%builds])
+		}()
+	}
+	done.Wait()
+	for i := range programs {
+		require.NoError(t, errs[i], "call %d", i)
+		require.Same(t, programs[i%builds], programs[i], "call %d", i)
+	}
+	require.EqualValues(t, builds, texts.Load(), "one build a program")
+
+	failures := 0
+	failing := device.Source{Name: "flaky.cl", Text: func() (string, error) {
+		if failures++; failures == 1 {
+			return "", errors.New("generator failed once")
+		}
+		return dialect + scaleSrc, nil
+	}}
+	_, err := d.Program(failing)
+	require.ErrorContains(t, err, "generator failed once")
+	_, err = d.Program(failing)
+	require.NoError(t, err, "a failed build is tried again")
 }
 
 func checkAdds5(t *testing.T, d *device.Device, p *device.Program) {

@@ -3,6 +3,7 @@ package device
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -74,20 +75,44 @@ type Program struct {
 }
 
 // Program returns the program of s, built on first use (or loaded from
-// the disk cache) and reused afterwards.
+// the disk cache) and reused afterwards. Distinct programs build at once
+// from concurrent calls (engines of several packages made side by side
+// compile in parallel); calls for a program being built wait for that
+// build. A failed build is not kept: a later call tries again.
 func (d *Device) Program(s Source) (*Program, error) {
 	key := s.key()
 	d.progMu.Lock()
-	defer d.progMu.Unlock()
-	if p, ok := d.programs[key]; ok {
-		return p, nil
+	b, ok := d.programs[key]
+	if !ok {
+		b = &programBuild{done: make(chan struct{})}
+		d.programs[key] = b
 	}
-	p, err := d.Build(s)
-	if err != nil {
-		return nil, err
+	d.progMu.Unlock()
+	if ok {
+		<-b.done
+		return b.program, b.err
 	}
-	d.programs[key] = p
-	return p, nil
+	// the waiters are released however the build ends; a failed one (a
+	// panic included) is forgotten so that a later call tries again
+	b.err = errors.New("device: the build of " + s.Name + " did not finish")
+	defer func() {
+		if b.err != nil {
+			d.progMu.Lock()
+			delete(d.programs, key)
+			d.progMu.Unlock()
+		}
+		close(b.done)
+	}()
+	b.program, b.err = d.Build(s)
+	return b.program, b.err
+}
+
+// programBuild is a program of Device.Program: built once done is closed
+// (program, or the build's error).
+type programBuild struct {
+	done    chan struct{}
+	program *Program
+	err     error
 }
 
 // Build builds s afresh (no in-process reuse; the disk cache still
@@ -205,9 +230,20 @@ func (k *Kernel) Launch(global, local int, args ...any) (*Event, error) {
 }
 
 // Programs is the number of programs the device has built or loaded in
-// this process (Device.Program keeps them).
+// this process (Device.Program keeps them), those still building not
+// counted.
 func (d *Device) Programs() int {
 	d.progMu.Lock()
 	defer d.progMu.Unlock()
-	return len(d.programs)
+	n := 0
+	for _, b := range d.programs {
+		select {
+		case <-b.done:
+			if b.err == nil {
+				n++
+			}
+		default:
+		}
+	}
+	return n
 }
