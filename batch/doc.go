@@ -5,10 +5,10 @@
 //
 // # Per-element errors
 //
-// A batch call (rsa, ecdh, aes, arith) returns one result per element and
-// one error for the call: nil when every element succeeded, else an *Error
-// whose Errs has one entry per element, nil for those that succeeded (their
-// results are valid). Collect builds it from a slice of element errors;
+// A batch call (rsa, ecdh, ed25519, ecdsa, aes, mlkem, arith) returns one
+// result per element and one error for the call: nil when every element
+// succeeded, else an *Error whose Errs has one entry per element, nil for
+// those that succeeded (their results are valid). Collect builds it from a slice of element errors;
 // Error.Failed counts the failures, and Error.Unwrap lets errors.Is and
 // errors.As find an element's error (rsa.ErrDecryption, ecdh.ErrLowOrder,
 // aes.ErrOpen, ...). Any other error fails the whole call.
@@ -32,7 +32,7 @@
 // Server.GoFrame answers such a frame with one send; a send per request
 // is a large part of the host's time at millions of requests a second). Close
 // finishes the queued requests; Do and Go then return ErrClosed. The
-// Servers of packages rsa, ecdh and aes are built on it.
+// Servers of packages rsa, ecdh, ed25519, ecdsa and aes are built on it.
 //
 // Requests wait in shards, each with its own lock and count, that a free
 // worker empties into its batch: no channel, lock or counter is written
