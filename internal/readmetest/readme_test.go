@@ -12,6 +12,10 @@
 // GOWORK=off. A snippet that does not compile fails the test, with the
 // compiler's messages pointed at README.md's lines.
 //
+// TestSnippetsArePrograms checks that each snippet is a gofmt-formatted
+// package main and that each algorithm's package (quickStarts) has one
+// that imports it.
+//
 // TestSnippetsCheckErrors is a heuristic, not a type check: it parses each
 // snippet and refuses a blank identifier that receives a call's last
 // result, or its only one (x, _ := f(); _ = f(); var _ = f()), the result
