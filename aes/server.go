@@ -108,11 +108,11 @@ func (s *Server) Close() error { return s.shell.Close() }
 // and, as crypto/cipher does, zeroes the output where it lies in dst's
 // capacity.
 //
-// Beyond crypto/cipher: Open also returns batch.ErrClosed after Close and
-// ErrKeyDestroyed after k.Destroy. Seal, which has no error to return,
-// computes on the CPU when its batch cannot run (after Close, say), and
-// panics with ErrKeyDestroyed after k.Destroy, having no correct output to
-// give.
+// Beyond crypto/cipher: Open also returns batch.ErrClosed after the
+// Server's Close and ErrKeyDestroyed after k.Close. Seal, which has no
+// error to return, computes on the CPU when its batch cannot run (after
+// the Server's Close, say), and panics with ErrKeyDestroyed after
+// k.Close, having no correct output to give.
 func (s *Server) NewGCM(k *Key) (cipher.AEAD, error) {
 	if err := s.shell.Err(); err != nil {
 		return nil, err

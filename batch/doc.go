@@ -32,8 +32,8 @@
 // Server.GoFrame answers such a frame with one send; a send per request
 // is a large part of the host's time at millions of requests a second). Close
 // finishes the queued requests; Do and Go then return ErrClosed. The
-// Servers of packages rsa, ecdh, ed25519, ecdsa and aes are built on it,
-// through one shell (internal/engine.Server).
+// Servers of packages rsa, ecdh, ed25519, ecdsa, aes and mlkem are built
+// on it, through one shell (internal/engine.Server).
 //
 // Requests wait in shards, each with its own lock and count, that a free
 // worker empties into its batch: no channel, lock or counter is written

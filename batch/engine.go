@@ -7,8 +7,8 @@ import (
 )
 
 // Engine is what every package's Engine is (rsa, ecdh, ed25519, ecdsa,
-// aes, arith): an algorithm's batches on one device, or on all CPU cores
-// (a package's CPUEngine), with the same controls. The controls are
+// aes, mlkem, arith): an algorithm's batches on one device, or on all CPU
+// cores (a package's CPUEngine), with the same controls. The controls are
 // documented here once; a package's Engine doc says what its own
 // operations and their checks are.
 type Engine interface {

@@ -1,9 +1,9 @@
 // Package engine is the execution layer under every algorithm of
-// gpucrypto. An algorithm's Engine (rsa, ecdh, aes, arith) holds a Core
-// and hands it each batch call as a Job: how to compute a range of the
-// call's elements on the device and on the CPU, and how to check one
-// device result. The Core does the rest, the same way for every
-// algorithm:
+// gpucrypto. An algorithm's Engine (rsa, ecdh, ed25519, ecdsa, aes, mlkem,
+// arith) holds a Core and hands it each batch call as a Job: how to
+// compute a range of the call's elements on the device and on the CPU,
+// and how to check one device result. The Core does the rest, the same
+// way for every algorithm:
 //
 //   - the choice of device or CPU per call, from measured times (route.go),
 //     so that no call is slower than the CPU would be;
