@@ -1,9 +1,9 @@
 # gpucrypto — build, test and benchmark.
 #   make test        install OpenCL (PoCL) if no platform exists and fetch NVRTC, vet, build
 #                    without cgo (with and without -tags cuda), run every test, and compile
-#                    every kernel program as CUDA C through NVRTC, and every fuzz target for 3 s
+#                    every kernel program as CUDA C through NVRTC, and every fuzz target for 1000 executions
 #   make fuzz        every fuzz target for FUZZTIME (default 10m) each
-#   make bench       install OpenCL if needed, then run the CLI benchmark on the default device
+#   make bench       install OpenCL if needed, then run the CLI benchmark on the best GPU (else a CPU device) beside Go
 #   make gpu-bundle  test binaries + CLI (-tags cuda) + run script in bundle/, to copy to a GPU machine
 #   make tidy        go mod tidy in both modules
 #

@@ -16,6 +16,8 @@
 // package main and that each algorithm's package (quickStarts) has one
 // that imports it.
 //
+// TestReadmeIsShort keeps README.md within maxLines.
+//
 // TestSnippetsCheckErrors is a heuristic, not a type check: it parses each
 // snippet and refuses a blank identifier that receives a call's last
 // result, or its only one (x, _ := f(); _ = f(); var _ = f()), the result
@@ -47,7 +49,7 @@ const libraryModule = "github.com/gpucrypto/gpucrypto"
 
 // quickStarts are the packages that must each have a snippet of their own
 // (one that imports them).
-var quickStarts = []string{"rsa", "ecdh", "ed25519", "ecdsa", "aes", "arith", "mlkem"}
+var quickStarts = []string{"rsa", "ecdh", "ed25519", "ecdsa", "aes", "mlkem"}
 
 // snippet is one ```go fenced block of README.md.
 type snippet struct {
@@ -313,4 +315,15 @@ func readmePositions(out string, list []snippet) string {
 		}
 		return fmt.Sprintf("README.md:%d", list[i].line+line-1)
 	})
+}
+
+// maxLines is the README's length at most (issue #44: a reference, its
+// history in docs/journal).
+const maxLines = 300
+
+func TestReadmeIsShort(t *testing.T) {
+	lines := strings.Count(readme(t), "\n")
+	if lines > maxLines {
+		t.Fatalf("README.md has %d lines, more than %d: move detail to the package docs or docs/", lines, maxLines)
+	}
 }
