@@ -17,14 +17,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/gpucrypto/gpucrypto/arith"
 	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/device"
-	"github.com/gpucrypto/gpucrypto/ecdh"
-	"github.com/gpucrypto/gpucrypto/ecdsa"
-	"github.com/gpucrypto/gpucrypto/ed25519"
 	"github.com/gpucrypto/gpucrypto/internal/latency"
-	"github.com/gpucrypto/gpucrypto/rsa"
 )
 
 type benchResult struct {
@@ -257,63 +252,63 @@ type benchReport struct {
 	Results   []benchResult `json:"results,omitempty"` // absent from the first line of --json-out (the run)
 }
 
+// benchCase is one measurement of bench: an operation on batches of one
+// size (and one operand size, or batch-inversion group), measured when
+// measure is called.
+type benchCase struct {
+	op          string
+	bits, batch int
+	label       string // the operation in the progress line ("": op)
+	measure     func() (benchResult, error)
+}
+
+// benchRun is one bench on a device: the time of each measurement, and
+// the engines of its operations.
+type benchRun struct {
+	d       *device.Device
+	dur     time.Duration
+	engines engineCache
+}
+
+// benchEngineOf is r's engine of type E, made by newEngine on r's device
+// when the first operation that needs it runs.
+func benchEngineOf[E any](r *benchRun, newEngine func(*device.Device) (E, error)) (E, error) {
+	return engineOf(r.engines, func() (E, error) { return newEngine(r.d) })
+}
+
 func cmdBench(args []string) error {
-	// "bench rsa", "bench ecdh", "bench arith": a group of operations;
-	// "bench aes", "bench server", "bench tls": commands of their own
+	// "bench rsa", "bench ecdh", "bench arith", ...: a group of
+	// operations (benchGroups); "bench aes", "bench server", "bench tls":
+	// commands of their own (benchCommands)
 	sub := ""
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		sub, args = args[0], args[1:]
 	}
-	switch sub {
-	case "help":
+	if sub == "help" {
 		sub, args = "", []string{"-h"}
-	case "aes":
-		return cmdBenchAES(args)
-	case "server":
-		return cmdBenchServer(args)
-	case "tls-server": // the server process of bench tls --deployed (not listed)
-		return cmdBenchTLSServer(args)
-	case "tls":
-		return cmdBenchTLS(args)
-	case "", "arith", "ecdh", "rsa", "ed25519", "ecdsa":
-	default:
-		names := make([]string, len(benchSubcommands))
-		for i, s := range benchSubcommands {
-			names[i] = s.name
+	}
+	if c, ok := benchCommandNamed(sub); ok {
+		return c.run(args)
+	}
+	groups := benchGroups.all()
+	if sub != "" {
+		g, ok := benchGroupNamed(sub)
+		if !ok {
+			return fmt.Errorf("bench: unknown subcommand %q (have %s; see \"gpucrypto bench -h\")", sub, strings.Join(benchSubcommandNames(), ", "))
 		}
-		return fmt.Errorf("bench: unknown subcommand %q (have %s; see \"gpucrypto bench -h\")", sub, strings.Join(names, ", "))
+		groups = []benchGroup{g}
 	}
 	name := benchName(sub)
 	groupOps := benchOpsOf(sub)
 	fs := flag.NewFlagSet(name, flag.ExitOnError)
 	pickDevice := deviceFlags(fs)
 	opsFlag := fs.String("ops", strings.Join(groupOps, ","), "operations: "+strings.Join(groupOps, ", "))
-	// each subcommand's help shows only the flags that bear on its operations
-	bitsFlag, batchFlag, binvFlag, pipeFlag, allocFlag := new(string), new(string), new(string), new(int), new(bool)
-	*binvFlag, *pipeFlag = "16", 2
-	switch sub {
-	case "arith":
-		fs.StringVar(bitsFlag, "bits", "", "operand sizes in bits (default: all supported)")
-		fs.StringVar(batchFlag, "batch", "", "batch sizes (default: 262144 on a GPU, 4096 on a CPU device)")
-	case "rsa":
-		fs.StringVar(bitsFlag, "bits", "", "modulus sizes in bits of modexp (default: all supported; rsa2048, ... take theirs from the name)")
-		fs.StringVar(batchFlag, "batch", "", "batch sizes (default: 65536 on a GPU, 16 on a CPU device)")
-	case "ecdh":
-		fs.StringVar(batchFlag, "batch", "", "batch sizes (default: 16384,131072,524288 on a GPU, 4096 on a CPU device)")
-	case "ed25519":
-		fs.StringVar(batchFlag, "batch", "", "batch sizes (default: 16384,131072,1048576 on a GPU, 1024 on a CPU device); messages of 64 bytes")
-		fs.BoolVar(allocFlag, "ed25519-alloc", false, "ed25519-sign: signatures in new slices each call (Sign) instead of the caller's reused ones (SignInto)")
-	case "ecdsa":
-		fs.StringVar(batchFlag, "batch", "", "batch sizes (default: 16384,131072,1048576 on a GPU, 1024 on a CPU device); signatures of SHA-256 hashes by 256 keys, ECDH of random key pairs")
-		fs.BoolVar(allocFlag, "ecdsa-alloc", false, "ecdsa-p256-sign: signatures in new slices each call (SignASN1) instead of the caller's reused ones (SignASN1Into)")
-	default:
-		fs.StringVar(bitsFlag, "bits", "", "operand sizes in bits of add/sub/mul and modexp (default: all supported)")
-		fs.StringVar(batchFlag, "batch", "", "batch sizes (default on a GPU: 262144 for add/sub/mul, 16384,131072,524288 for ecdh, 16384,131072,1048576 for ed25519, 65536 for modexp and rsa; on a CPU device 4096, 1024 for ed25519, and 16 for modexp and rsa)")
-	}
-	if sub == "" || sub == "ecdh" {
-		fs.StringVar(binvFlag, "binv", *binvFlag, "group sizes K of the *-binv ops (X25519/X448 with one field inversion per K elements; 0: one per element)")
-		fs.IntVar(pipeFlag, "pipeline", *pipeFlag, "ecdh ops: batches in flight for the pipelined figure (like batch.Options.Pipeline)")
-		fs.BoolVar(allocFlag, "ecdh-alloc", false, "ecdh ops: results in new strings each call (SharedSecrets, PublicKeys) instead of the caller's reused ones (SharedSecretsInto, PublicKeysInto)")
+	batchFlag := fs.String("batch", "", batchUsage(groups))
+	// each subcommand's help shows only the flags that bear on its
+	// operations: its group's (plain bench: every group's)
+	checks := make([]func() (benchPlan, error), len(groups))
+	for i, g := range groups {
+		checks[i] = g.flags(fs, sub != "")
 	}
 	seconds := fs.Float64("seconds", 1, "time per measurement (GPU and CPU each), above 0")
 	fs.BoolVar(&noAuto, "no-auto", false, "skip the auto figure (the engine choosing device or CPU per call)")
@@ -338,37 +333,10 @@ func cmdBench(args []string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	binvGroups, err := flagInts("binv", *binvFlag, 0)
-	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	if err := atLeast("pipeline", *pipeFlag, 1); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	widths := arith.Widths()
-	var modWidths []int
-	for _, n := range arith.ModLimbs() {
-		modWidths = append(modWidths, 32*n)
-	}
-	if *bitsFlag != "" {
-		list, err := positiveInts("bits", *bitsFlag)
-		if err != nil {
+	plans := map[string]benchPlan{} // by group
+	for i, g := range groups {
+		if plans[g.name], err = checks[i](); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
-		}
-		widths, modWidths = nil, nil
-		for _, b := range list {
-			isMod := b%32 == 0 && slices.Contains(arith.ModLimbs(), b/32)
-			_, errArith := arith.CheckWidth(b)
-			if errArith == nil {
-				widths = append(widths, b)
-			}
-			if isMod {
-				modWidths = append(modWidths, b)
-			}
-			if errArith != nil && !isMod {
-				return fmt.Errorf("%s: --bits %d: no operation has %d-bit operands (add, sub, mul: %s; modexp: %s)", name, b, b,
-					joinInts(arith.Widths()), joinInts(scaled(arith.ModLimbs(), 32)))
-			}
 		}
 	}
 	var batchList []int
@@ -394,68 +362,23 @@ func cmdBench(args []string) error {
 		return err
 	}
 	defer stopTrace()
-	batches, ecBatches, rsaBatches, edBatches := []int{262144}, []int{16384, 131072, 524288}, []int{65536}, []int{16384, 131072, 1048576}
-	if d.Type != device.TypeGPU {
-		batches, ecBatches, rsaBatches, edBatches = []int{4096}, []int{4096}, []int{16}, []int{1024}
-	}
-	if batchList != nil {
-		batches, ecBatches, rsaBatches, edBatches = batchList, batchList, batchList, batchList
-	}
-	// Each family's engine is built when its first operation runs: a
-	// bench builds only the kernels its operations need.
-	arithEngine := lazy(func() (*arith.Engine, error) { return arith.NewEngine(d) })
-	ecdhEngine := lazy(func() (*ecdh.Engine, error) { return ecdh.NewEngine(d) })
-	rsaEngine := lazy(func() (*rsa.Engine, error) { return rsa.NewEngine(d) })
-	edEngine := lazy(func() (*ed25519.Engine, error) { return ed25519.NewEngine(d) })
-	ecdsaEngine := lazy(func() (*ecdsa.Engine, error) { return ecdsa.NewEngine(d) })
 	// the device figures force the device; each bench measures its
 	// RouteAuto figure apart (measureAuto)
-	type benchCase struct {
-		op    string
-		bits  int
-		batch int
-		group int // ecdh ops: the batch-inversion group size (ecdh.BatchInversionAuto: the library's choice)
-	}
+	run := &benchRun{d: d, dur: dur, engines: engineCache{}}
 	var cases []benchCase
 	for _, op := range ops {
-		if curve, _, ok := ecdhOp(op); ok {
-			groups := []int{ecdh.BatchInversionAuto}
-			if strings.HasSuffix(op, "-binv") {
-				groups = binvGroups
+		for _, g := range groups {
+			if !slices.Contains(g.ops, op) {
+				continue
 			}
-			for _, k := range groups {
-				for _, n := range ecBatches {
-					cases = append(cases, benchCase{op, curveBits(curve), n, k})
-				}
+			batches := g.cpuBatches
+			if d.Type == device.TypeGPU {
+				batches = g.gpuBatches
 			}
-			continue
-		}
-		if slices.Contains(ed25519Ops, op) {
-			for _, n := range edBatches {
-				cases = append(cases, benchCase{op, 255, n, 0})
+			if batchList != nil {
+				batches = batchList
 			}
-			continue
-		}
-		if slices.Contains(ecdsaOps, op) {
-			for _, n := range edBatches {
-				cases = append(cases, benchCase{op, 256, n, 0})
-			}
-			continue
-		}
-		if bits, ok := rsaOpBits(op); ok {
-			for _, n := range rsaBatches {
-				cases = append(cases, benchCase{op, bits, n, 0})
-			}
-			continue
-		}
-		ws, ns := widths, batches
-		if op == "modexp" {
-			ws, ns = modWidths, rsaBatches
-		}
-		for _, bits := range ws {
-			for _, n := range ns {
-				cases = append(cases, benchCase{op, bits, n, 0})
-			}
+			cases = append(cases, plans[g.name](run, op, batches)...)
 		}
 	}
 	rep := benchReport{runInfo: newRunInfo(d, "", ""), Driver: d.DriverVersion, InlinePTX: d.CarryChains}
@@ -472,42 +395,12 @@ func cmdBench(args []string) error {
 		table = newBenchTable()
 	}
 	for i, bc := range cases {
-		label := bc.op
-		if strings.HasSuffix(bc.op, "-binv") {
-			label += fmt.Sprintf(" k=%d", bc.group)
+		label := bc.label
+		if label == "" {
+			label = bc.op
 		}
 		progress(i+1, len(cases), fmt.Sprintf("%s %d-bit, batch %d", label, bc.bits, bc.batch))
-		var r benchResult
-		if curve, keygen, ok := ecdhOp(bc.op); ok {
-			var ec *ecdh.Engine
-			if ec, err = ecdhEngine(); err == nil {
-				r, err = benchECDH(ec, curve, keygen, bc.op, bc.batch, bc.group, *pipeFlag, *allocFlag, dur)
-			}
-		} else if slices.Contains(ecdsaOps, bc.op) {
-			var ee *ecdsa.Engine
-			if ee, err = ecdsaEngine(); err == nil {
-				r, err = benchECDSA(ee, bc.op, bc.batch, *allocFlag, dur)
-			}
-		} else if slices.Contains(ed25519Ops, bc.op) {
-			var ee *ed25519.Engine
-			if ee, err = edEngine(); err == nil {
-				r, err = benchEd25519(ee, bc.op, bc.batch, *allocFlag, dur)
-			}
-		} else if _, ok := rsaOpBits(bc.op); ok {
-			var re *rsa.Engine
-			if re, err = rsaEngine(); err == nil {
-				r, err = benchRSA(re, bc.op, bc.bits, bc.batch, dur)
-			}
-		} else {
-			var e *arith.Engine
-			if e, err = arithEngine(); err == nil {
-				if bc.op == "modexp" {
-					r, err = benchModExp(e, bc.bits, bc.batch, dur)
-				} else {
-					r, err = benchArith(e, arith.Op(bc.op), bc.bits, bc.batch, dur)
-				}
-			}
-		}
+		r, err := bc.measure()
 		progressDone()
 		if err != nil {
 			return fmt.Errorf("bench %s %d batch %d: %w", bc.op, bc.bits, bc.batch, err)
@@ -551,38 +444,6 @@ func (t *rowTable) benchRow(r benchResult) {
 	}
 	t.row(ecdhLabel(r), strconv.Itoa(r.Bits), strconv.Itoa(r.Batch), human(r.KernelOps), human(r.E2EOps),
 		fmt.Sprintf("%.3f", r.LatencyMs), pipe, cpuCall, auto, best, human(r.CPUOps), fmt.Sprintf("%.2fx", r.Speedup), anatomy)
-}
-
-// joinInts is a list of numbers for a message: "256, 512".
-func joinInts(v []int) string {
-	s := make([]string, len(v))
-	for i, n := range v {
-		s[i] = strconv.Itoa(n)
-	}
-	return strings.Join(s, ", ")
-}
-
-// scaled is v with every element times k.
-func scaled(v []int, k int) []int {
-	out := make([]int, len(v))
-	for i, n := range v {
-		out[i] = n * k
-	}
-	return out
-}
-
-// lazy returns a function that calls build once, on first use, and then
-// returns its result.
-func lazy[T any](build func() (T, error)) func() (T, error) {
-	var (
-		once sync.Once
-		v    T
-		err  error
-	)
-	return func() (T, error) {
-		once.Do(func() { v, err = build() })
-		return v, err
-	}
 }
 
 // measure runs one batch to warm up (build, first allocation), then repeats
@@ -730,23 +591,6 @@ func progressDone() {
 	if isTTY {
 		fmt.Fprint(os.Stderr, "\r\033[K")
 	}
-}
-
-// allOps are the benchmarkable operations, in report order. x*-keygen is
-// the public-key path of the library (the fixed-base comb).
-// x25519-binv and x448-keygen-binv, ... are x25519 and x448-keygen, ...
-// with the final inversion shared by groups of K elements (--binv K,...;
-// ecdh.Engine.SetBatchInversion) instead of one Fermat inversion each.
-var allOps = slices.Concat(opGroups["arith"], opGroups["ecdh"], opGroups["rsa"], opGroups["ed25519"], opGroups["ecdsa"])
-
-// opGroups are the operations of "bench arith|ecdh|rsa".
-var opGroups = map[string][]string{
-	"arith": {"add", "sub", "mul"},
-	"ecdh": {"x25519", "x25519-keygen", "x448", "x448-keygen",
-		"x25519-binv", "x25519-keygen-binv", "x448-binv", "x448-keygen-binv"},
-	"rsa":     rsaOps,
-	"ed25519": ed25519Ops,
-	"ecdsa":   ecdsaOps,
 }
 
 // allCores runs f(0), f(1), ... on every core for dur and returns calls/s.

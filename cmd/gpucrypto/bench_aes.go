@@ -60,6 +60,16 @@ type aesReport struct {
 	Results []aesResult `json:"results,omitempty"` // absent from the first line of --json-out (the run)
 }
 
+var _ = benchCommands.add(benchCommand{
+	name: "aes", algorithm: "aes",
+	what: "AES CTR/GCM/XTS/CBC/ECB: device-resident, bulk and batched calls",
+	ops:  func() []string { return aesModes },
+	run:  cmdBenchAES,
+})
+
+// aesModes are the operations (--ops) of bench aes.
+var aesModes = []string{"ctr", "gcm", "xts", "cbc", "ecb"}
+
 // aesShapes are the call shapes of bench aes (--shapes).
 var aesShapes = []string{"resident", "bulk", "batch", "manavski"}
 

@@ -1,9 +1,14 @@
 package main
 
 import (
+	"flag"
+	"fmt"
 	"math/big"
 	mrand "math/rand/v2"
 	"runtime"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -11,6 +16,108 @@ import (
 	"github.com/gpucrypto/gpucrypto/arith"
 	"github.com/gpucrypto/gpucrypto/batch"
 )
+
+var _ = benchGroups.add(benchGroup{
+	name: "arith", algorithm: "arith",
+	what:       "batched multi-precision add, sub and mul",
+	ops:        []string{"add", "sub", "mul"},
+	gpuBatches: []int{262144}, cpuBatches: []int{4096},
+	flags: arithBenchFlags,
+})
+
+// arithBenchFlags are the flags of bench arith: --bits.
+func arithBenchFlags(fs *flag.FlagSet, alone bool) func() (benchPlan, error) {
+	usage := "operand sizes in bits (default: all supported)"
+	if !alone {
+		usage = plainBitsUsage
+	}
+	bits := bitsFlag(fs, usage)
+	return func() (benchPlan, error) {
+		widths, _, err := benchWidths(bits())
+		if err != nil {
+			return nil, err
+		}
+		return func(r *benchRun, op string, batches []int) []benchCase {
+			var cases []benchCase
+			for _, w := range widths {
+				for _, n := range batches {
+					cases = append(cases, benchCase{op: op, bits: w, batch: n, measure: func() (benchResult, error) {
+						e, err := benchEngineOf(r, arith.NewEngine)
+						if err != nil {
+							return benchResult{}, err
+						}
+						return benchArith(e, arith.Op(op), w, n, r.dur)
+					}})
+				}
+			}
+			return cases
+		}, nil
+	}
+}
+
+// plainBitsUsage is the help of --bits of plain bench, whose add, sub,
+// mul (bench arith) and modexp (bench rsa) take it.
+const plainBitsUsage = "operand sizes in bits of add/sub/mul and modexp (default: all supported)"
+
+// bitsFlag defines --bits on fs with usage, unless a group defined it
+// before (plain bench: arith and rsa share it), and returns its value.
+func bitsFlag(fs *flag.FlagSet, usage string) func() string {
+	if fs.Lookup("bits") == nil {
+		fs.String("bits", "", usage)
+	}
+	return func() string { return fs.Lookup("bits").Value.String() }
+}
+
+// benchWidths are the operand sizes of --bits (all supported where it is
+// empty): those of add, sub and mul, and those of modexp. A size that
+// neither has is an error naming it.
+func benchWidths(bits string) (widths, modWidths []int, err error) {
+	widths = arith.Widths()
+	for _, n := range arith.ModLimbs() {
+		modWidths = append(modWidths, 32*n)
+	}
+	if bits == "" {
+		return widths, modWidths, nil
+	}
+	list, err := positiveInts("bits", bits)
+	if err != nil {
+		return nil, nil, err
+	}
+	widths, modWidths = nil, nil
+	for _, b := range list {
+		isMod := b%32 == 0 && slices.Contains(arith.ModLimbs(), b/32)
+		_, errArith := arith.CheckWidth(b)
+		if errArith == nil {
+			widths = append(widths, b)
+		}
+		if isMod {
+			modWidths = append(modWidths, b)
+		}
+		if errArith != nil && !isMod {
+			return nil, nil, fmt.Errorf("--bits %d: no operation has %d-bit operands (add, sub, mul: %s; modexp: %s)", b, b,
+				joinInts(arith.Widths()), joinInts(scaled(arith.ModLimbs(), 32)))
+		}
+	}
+	return widths, modWidths, nil
+}
+
+// joinInts is a list of numbers for a message: "256, 512".
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ", ")
+}
+
+// scaled is v with every element times k.
+func scaled(v []int, k int) []int {
+	out := make([]int, len(v))
+	for i, n := range v {
+		out[i] = n * k
+	}
+	return out
+}
 
 func benchArith(e *arith.Engine, op arith.Op, bits, n int, dur time.Duration) (benchResult, error) {
 	limbs := bits / 32

@@ -2,19 +2,12 @@ package main
 
 import (
 	"context"
-	"crypto"
-	stded25519 "crypto/ed25519"
 	"fmt"
 	"sync"
 	"time"
 	"unsafe"
 
-	"github.com/gpucrypto/gpucrypto/aes"
-	"github.com/gpucrypto/gpucrypto/ecdh"
-	"github.com/gpucrypto/gpucrypto/ecdsa"
-	"github.com/gpucrypto/gpucrypto/ed25519"
 	"github.com/gpucrypto/gpucrypto/internal/latency"
-	"github.com/gpucrypto/gpucrypto/rsa"
 )
 
 // submitter is one goroutine's side of the asynchronous form of a
@@ -74,94 +67,6 @@ func (s *callSubmitter[C]) next() (int, error) {
 func indexOf[T any](s []T, p *T) int {
 	var zero T
 	return int((uintptr(unsafe.Pointer(p)) - uintptr(unsafe.Pointer(unsafe.SliceData(s)))) / unsafe.Sizeof(zero))
-}
-
-// newRSASubmitter submits signatures of digest through Signer.Go.
-func newRSASubmitter(signer *rsa.Signer, digest []byte, window int) submitter {
-	return newCallSubmitter(window, func(done chan *rsa.Call) rsa.Call {
-		return rsa.Call{Digest: digest, Opts: crypto.SHA256, Done: done}
-	}, signer.Go, func(c *rsa.Call) error { return c.Err })
-}
-
-// newECDHSubmitter submits X25519 shared secrets through Server.Go.
-func newECDHSubmitter(server *ecdh.Server, priv, peer []byte, window int) submitter {
-	return newCallSubmitter(window, func(done chan *ecdh.Call) ecdh.Call {
-		return ecdh.Call{Curve: ecdh.X25519(), Priv: priv, Peer: peer, Done: done}
-	}, server.Go, func(c *ecdh.Call) error { return c.Err })
-}
-
-// newEd25519Submitter submits Ed25519 signings of msg under key, or with
-// a nil key verifications of sig under pub, through ed25519.Server.Go.
-func newEd25519Submitter(server *ed25519.Server, key stded25519.PrivateKey, pub stded25519.PublicKey, msg, sig []byte, window int) submitter {
-	return newCallSubmitter(window, func(done chan *ed25519.Call) ed25519.Call {
-		return ed25519.Call{Key: key, Pub: pub, Message: msg, Signature: sig, Done: done}
-	}, server.Go, func(c *ed25519.Call) error {
-		if c.Err == nil && c.Key == nil && !c.Valid {
-			return fmt.Errorf("ed25519-verify: %w", errRejected)
-		}
-		return c.Err
-	})
-}
-
-// newECDSASubmitter submits the calls that call makes (a signing, a
-// verification or an ECDH of ecdsa.Server.Go, or through submit a
-// Signer's signing) for the P-256 operations.
-func newECDSASubmitter(call func(done chan *ecdsa.Call) ecdsa.Call, submit func(context.Context, *ecdsa.Call) error, window int) submitter {
-	return newCallSubmitter(window, call, submit, func(c *ecdsa.Call) error {
-		if c.Err == nil && c.Pub != nil && !c.Valid {
-			return fmt.Errorf("ecdsa-p256-verify: %w", errRejected)
-		}
-		return c.Err
-	})
-}
-
-// newAESSubmitter submits AES-GCM Seals of plaintext through
-// aes.Server.Go, each call of the window into an output buffer of its
-// own.
-func newAESSubmitter(server *aes.Server, key *aes.Key, nonce, plaintext []byte, window int) submitter {
-	return newCallSubmitter(window, func(done chan *aes.Call) aes.Call {
-		dst := make([]byte, 0, len(plaintext)+aes.TagSize)
-		return aes.Call{Key: key, Dst: dst, Nonce: nonce, Data: plaintext, Done: done}
-	}, server.Go, func(c *aes.Call) error { return c.Err })
-}
-
-// frameSubmitter submits X25519 shared secrets in frames of frameSize
-// calls through Server.GoFrame.
-type frameSubmitter struct {
-	server *ecdh.Server
-	frames []ecdh.Frame
-	done   chan *ecdh.Frame
-}
-
-// newFrameSubmitter makes a window of frames, about window calls in all.
-func newFrameSubmitter(server *ecdh.Server, priv, peer []byte, window int) submitter {
-	s := &frameSubmitter{server: server, frames: make([]ecdh.Frame, max(1, (window+frameSize/2)/frameSize))}
-	s.done = make(chan *ecdh.Frame, len(s.frames))
-	for i := range s.frames {
-		f := &s.frames[i]
-		f.Calls, f.Done = make([]ecdh.Call, frameSize), s.done
-		for k := range f.Calls {
-			f.Calls[k] = ecdh.Call{Curve: ecdh.X25519(), Priv: priv, Peer: peer}
-		}
-	}
-	return s
-}
-
-func (s *frameSubmitter) units() int { return len(s.frames) }
-func (s *frameSubmitter) size() int  { return frameSize }
-
-func (s *frameSubmitter) submit(ctx context.Context, u int) error {
-	return s.server.GoFrame(ctx, &s.frames[u])
-}
-
-func (s *frameSubmitter) next() (int, error) {
-	f := <-s.done
-	for _, c := range f.Calls {
-		if c.Err != nil {
-			return indexOf(s.frames, f), c.Err
-		}
-	}
-	return indexOf(s.frames, f), nil
 }
 
 // runAsyncLoad keeps about n calls in flight from submitters goroutines

@@ -2,6 +2,7 @@ package main
 
 import (
 	stdecdh "crypto/ecdh"
+	"flag"
 	"fmt"
 	mrand "math/rand/v2"
 	"strings"
@@ -12,6 +13,61 @@ import (
 	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/ecdh"
 )
+
+// The operations of bench ecdh: x*-keygen is the public-key path of the
+// library (the fixed-base comb). x25519-binv and x448-keygen-binv, ...
+// are x25519 and x448-keygen, ... with the final inversion shared by
+// groups of K elements (--binv K,...; ecdh.Engine.SetBatchInversion)
+// instead of one Fermat inversion each.
+var _ = benchGroups.add(benchGroup{
+	name: "ecdh", algorithm: "ecdh",
+	what: "X25519 and X448 shared secrets and public keys (keygen)",
+	ops: []string{"x25519", "x25519-keygen", "x448", "x448-keygen",
+		"x25519-binv", "x25519-keygen-binv", "x448-binv", "x448-keygen-binv"},
+	gpuBatches: []int{16384, 131072, 524288}, cpuBatches: []int{4096},
+	flags: ecdhBenchFlags,
+})
+
+// ecdhBenchFlags are the flags of bench ecdh: --binv, --pipeline and
+// --ecdh-alloc.
+func ecdhBenchFlags(fs *flag.FlagSet, alone bool) func() (benchPlan, error) {
+	binv := fs.String("binv", "16", "group sizes K of the *-binv ops (X25519/X448 with one field inversion per K elements; 0: one per element)")
+	pipeline := fs.Int("pipeline", 2, "ecdh ops: batches in flight for the pipelined figure (like batch.Options.Pipeline)")
+	alloc := fs.Bool("ecdh-alloc", false, "ecdh ops: results in new strings each call (SharedSecrets, PublicKeys) instead of the caller's reused ones (SharedSecretsInto, PublicKeysInto)")
+	return func() (benchPlan, error) {
+		binvGroups, err := flagInts("binv", *binv, 0)
+		if err != nil {
+			return nil, err
+		}
+		if err := atLeast("pipeline", *pipeline, 1); err != nil {
+			return nil, err
+		}
+		return func(r *benchRun, op string, batches []int) []benchCase {
+			curve, keygen, _ := ecdhOp(op)
+			groups := []int{ecdh.BatchInversionAuto}
+			if strings.HasSuffix(op, "-binv") {
+				groups = binvGroups
+			}
+			var cases []benchCase
+			for _, k := range groups {
+				label := op
+				if strings.HasSuffix(op, "-binv") {
+					label += fmt.Sprintf(" k=%d", k)
+				}
+				for _, n := range batches {
+					cases = append(cases, benchCase{op: op, bits: curveBits(curve), batch: n, label: label, measure: func() (benchResult, error) {
+						e, err := benchEngineOf(r, ecdh.NewEngine)
+						if err != nil {
+							return benchResult{}, err
+						}
+						return benchECDH(e, curve, keygen, op, n, k, *pipeline, *alloc, r.dur)
+					}})
+				}
+			}
+			return cases
+		}, nil
+	}
+}
 
 // ecdhOp parses "x25519", "x448-keygen", "x25519-binv",
 // "x448-keygen-binv", ...

@@ -8,15 +8,43 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
+	"flag"
 	"fmt"
 	"time"
 
 	"github.com/gpucrypto/gpucrypto/ecdsa"
 )
 
-// ecdsaOps are the operations of "bench ecdsa": P-256 verification of
-// ASN.1 DER signatures, signing, ECDH shared secrets and public keys.
-var ecdsaOps = []string{"ecdsa-p256-verify", "ecdsa-p256-sign", "ecdh-p256", "ecdh-p256-keygen"}
+// The operations of bench ecdsa: P-256 verification of ASN.1 DER
+// signatures, signing, ECDH shared secrets and public keys.
+var _ = benchGroups.add(benchGroup{
+	name: "ecdsa", algorithm: "ecdsa",
+	what:       "ECDSA P-256 verification and signing vs crypto/ecdsa, P-256 ECDH vs crypto/ecdh",
+	ops:        []string{"ecdsa-p256-verify", "ecdsa-p256-sign", "ecdh-p256", "ecdh-p256-keygen"},
+	gpuBatches: []int{16384, 131072, 1048576}, cpuBatches: []int{1024},
+	batchNote: "; signatures of SHA-256 hashes by 256 keys, ECDH of random key pairs",
+	flags:     ecdsaBenchFlags,
+})
+
+// ecdsaBenchFlags are the flags of bench ecdsa: --ecdsa-alloc.
+func ecdsaBenchFlags(fs *flag.FlagSet, alone bool) func() (benchPlan, error) {
+	alloc := fs.Bool("ecdsa-alloc", false, "ecdsa-p256-sign: signatures in new slices each call (SignASN1) instead of the caller's reused ones (SignASN1Into)")
+	return func() (benchPlan, error) {
+		return func(r *benchRun, op string, batches []int) []benchCase {
+			var cases []benchCase
+			for _, n := range batches {
+				cases = append(cases, benchCase{op: op, bits: 256, batch: n, measure: func() (benchResult, error) {
+					e, err := benchEngineOf(r, ecdsa.NewEngine)
+					if err != nil {
+						return benchResult{}, err
+					}
+					return benchECDSA(e, op, n, *alloc, r.dur)
+				}})
+			}
+			return cases
+		}, nil
+	}
+}
 
 // benchECDSA measures op (verification or signing) on batches of n
 // elements: 256

@@ -3,6 +3,7 @@ package main
 import (
 	stded25519 "crypto/ed25519"
 	"encoding/binary"
+	"flag"
 	"fmt"
 	"time"
 
@@ -10,9 +11,36 @@ import (
 	"github.com/gpucrypto/gpucrypto/ed25519"
 )
 
-// ed25519Ops are the operations of "bench ed25519": verification,
-// signing, and public keys from seeds (keygen).
-var ed25519Ops = []string{"ed25519-verify", "ed25519-sign", "ed25519-keygen"}
+// The operations of bench ed25519: verification, signing, and public
+// keys from seeds (keygen).
+var _ = benchGroups.add(benchGroup{
+	name: "ed25519", algorithm: "ed25519",
+	what:       "Ed25519 verification, signing and public keys vs crypto/ed25519",
+	ops:        []string{"ed25519-verify", "ed25519-sign", "ed25519-keygen"},
+	gpuBatches: []int{16384, 131072, 1048576}, cpuBatches: []int{1024},
+	batchNote: "; messages of 64 bytes",
+	flags:     ed25519BenchFlags,
+})
+
+// ed25519BenchFlags are the flags of bench ed25519: --ed25519-alloc.
+func ed25519BenchFlags(fs *flag.FlagSet, alone bool) func() (benchPlan, error) {
+	alloc := fs.Bool("ed25519-alloc", false, "ed25519-sign: signatures in new slices each call (Sign) instead of the caller's reused ones (SignInto)")
+	return func() (benchPlan, error) {
+		return func(r *benchRun, op string, batches []int) []benchCase {
+			var cases []benchCase
+			for _, n := range batches {
+				cases = append(cases, benchCase{op: op, bits: 255, batch: n, measure: func() (benchResult, error) {
+					e, err := benchEngineOf(r, ed25519.NewEngine)
+					if err != nil {
+						return benchResult{}, err
+					}
+					return benchEd25519(e, op, n, *alloc, r.dur)
+				}})
+			}
+			return cases
+		}, nil
+	}
+}
 
 // ed25519MessageBytes is the length of the bench's messages: a digest or
 // a short token, the common case of servers that sign and verify in bulk.

@@ -5,20 +5,72 @@ import (
 	"crypto/rand"
 	stdrsa "crypto/rsa"
 	"crypto/sha256"
+	"flag"
 	"fmt"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/gpucrypto/gpucrypto/arith"
 	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/rsa"
 )
 
-// rsaOps are the RSA benchmark operations: "modexp" (full-width
-// exponentiations, every modulus size of --bits) and "rsa2048" ... (private
-// operations: PKCS #1 v1.5 SHA-256 signatures with one key).
-var rsaOps = []string{"modexp", "rsa2048", "rsa3072", "rsa4096"}
+// The operations of bench rsa: "modexp" (full-width exponentiations,
+// every modulus size of --bits) and "rsa2048" ... (private operations:
+// PKCS #1 v1.5 SHA-256 signatures with one key).
+var _ = benchGroups.add(benchGroup{
+	name: "rsa", algorithm: "rsa",
+	what:       "modexp (512-4096 bits), RSA-2048/3072/4096 signatures vs crypto/rsa",
+	ops:        []string{"modexp", "rsa2048", "rsa3072", "rsa4096"},
+	gpuBatches: []int{65536}, cpuBatches: []int{16},
+	flags: rsaBenchFlags,
+})
+
+// rsaBenchFlags are the flags of bench rsa: --bits, the modulus sizes of
+// modexp.
+func rsaBenchFlags(fs *flag.FlagSet, alone bool) func() (benchPlan, error) {
+	usage := "modulus sizes in bits of modexp (default: all supported; rsa2048, ... take theirs from the name)"
+	if !alone {
+		usage = plainBitsUsage
+	}
+	bits := bitsFlag(fs, usage)
+	return func() (benchPlan, error) {
+		_, modWidths, err := benchWidths(bits())
+		if err != nil {
+			return nil, err
+		}
+		return func(r *benchRun, op string, batches []int) []benchCase {
+			var cases []benchCase
+			if op == "modexp" {
+				for _, w := range modWidths {
+					for _, n := range batches {
+						cases = append(cases, benchCase{op: op, bits: w, batch: n, measure: func() (benchResult, error) {
+							e, err := benchEngineOf(r, arith.NewEngine)
+							if err != nil {
+								return benchResult{}, err
+							}
+							return benchModExp(e, w, n, r.dur)
+						}})
+					}
+				}
+				return cases
+			}
+			bits, _ := rsaOpBits(op)
+			for _, n := range batches {
+				cases = append(cases, benchCase{op: op, bits: bits, batch: n, measure: func() (benchResult, error) {
+					e, err := benchEngineOf(r, rsa.NewEngine)
+					if err != nil {
+						return benchResult{}, err
+					}
+					return benchRSA(e, op, bits, n, r.dur)
+				}})
+			}
+			return cases
+		}, nil
+	}
+}
 
 // rsaOpBits parses "rsa2048" and friends.
 func rsaOpBits(op string) (int, bool) {

@@ -25,6 +25,13 @@ const (
 	serverQuickSeconds = 1
 )
 
+var _ = benchCommands.add(benchCommand{
+	name: "server",
+	what: "every Server's operations: ops/s, p50, p99 against concurrent callers, beside Go's crypto/*",
+	ops:  serverOpNames,
+	run:  cmdBenchServer,
+})
+
 // cmdBenchServer measures the Servers as a server's goroutines meet them
 // (throughput and latency against the number of concurrent callers), each
 // row beside Go's crypto/* run by as many goroutines in the same process
@@ -101,13 +108,16 @@ type serverSettings struct {
 // function it returns, after fs is parsed, checks them and gives the
 // settings, or an error naming the flag that is wrong.
 func serverFlags(fs *flag.FlagSet) func() (serverSettings, error) {
-	opsFlag := fs.String("ops", strings.Join(serverOpNames(), ","), "operations: rsa2048 (rsa.Server's Signer, PKCS #1 v1.5 SHA-256), x25519 (ecdh.Server.SharedSecret), "+
-		"ed25519-sign and ed25519-verify (ed25519.Server, 64-byte messages), ecdsa-p256-sign (ecdsa.Server.SignASN1, nonces hedged from crypto/rand), "+
-		"ecdsa-p256-sign-rfc6979 (ecdsa.Server's Signer with a nil source: RFC 6979's deterministic nonces), ecdsa-p256-verify (VerifyASN1), "+
-		"ecdh-p256 (ecdsa.Server.ECDH), aes-gcm (aes.Server.Seal, AES-128-GCM, 1,500-byte records, 12-byte nonces); "+
-		"beside each, Go's crypto/rsa, crypto/ecdh, crypto/ed25519, crypto/ecdsa or crypto/cipher doing the same")
+	opsFlag := fs.String("ops", strings.Join(serverOpNames(), ","), serverOpsUsage())
 	callersFlag := fs.String("callers", serverCallers, "numbers of concurrent callers (blocking), or of calls in flight (async); Go's side runs as many goroutines")
-	formsFlag := fs.String("forms", formBlocking+","+formAsync, "forms of submission: blocking (one goroutine per caller), async (the Server's Go method, from --submitters goroutines: rsa2048, x25519 and aes-gcm; the others' rows are skipped), async-frames (x25519 only: frames of 64 calls from --submitters goroutines, Server.GoFrame, each frame back on a channel once)")
+	async, allAsync := serverOpsWith(formAsync)
+	asyncUsage := "every operation"
+	if !allAsync {
+		asyncUsage = wordList(async, "and") + "; the others' rows are skipped"
+	}
+	frames, _ := serverOpsWith(formAsyncFrames)
+	formsFlag := fs.String("forms", formBlocking+","+formAsync, "forms of submission: blocking (one goroutine per caller), async (the Server's Go method, from --submitters goroutines: "+asyncUsage+
+		"), async-frames ("+wordList(frames, "and")+" only: frames of "+strconv.Itoa(frameSize)+" calls from --submitters goroutines, Server.GoFrame, each frame back on a channel once)")
 	submitters := fs.Int("submitters", 16, "goroutines that submit the async form's calls")
 	sharedContext := fs.Bool("shared-context", false, "blocking callers pass one cancellable context they all share (the load's), instead of context.Background() (what crypto.Signer's Sign passes): every waiting caller then also waits on that context's channel (ecdsa-p256-sign-rfc6979's Signer takes none)")
 	devicesFlag := fs.String("devices", "1", "numbers of GPUs behind the Server, one Engine each, measured in turn (\"1,2\": one, then two); the devices are the chosen one and others of the same name and backend; \"all\": every such device. With no device at all (and no --device, --backend or --devices), the Servers run over CPU engines")

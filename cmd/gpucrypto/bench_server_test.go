@@ -140,7 +140,7 @@ func TestServerBenchCPU(t *testing.T) {
 			t.Errorf("%s %s %d callers: on-CPU share %v with CPU engines only", r.Op, r.Form, r.Callers, r.OnCPU)
 		}
 	}
-	for _, op := range serverOpList {
+	for _, op := range serverOps.all() {
 		async := slices.ContainsFunc(rows, func(r serverResult) bool { return r.Op == op.name && r.Form == formAsync })
 		if async != slices.Contains(op.forms, formAsync) {
 			t.Errorf("%s: async rows %v, its forms %q", op.name, async, op.forms)
@@ -161,7 +161,7 @@ func TestServerBenchDevice(t *testing.T) {
 	if run.Engines != "device" || run.Device != d.Name {
 		t.Errorf("the run's engines %q on %q, want device on %q", run.Engines, run.Device, d.Name)
 	}
-	for _, op := range serverOpList {
+	for _, op := range serverOps.all() {
 		// one lone caller at least is answered within the tiny window
 		if !slices.ContainsFunc(rows, func(r serverResult) bool { return r.Op == op.name && r.Ops > 0 && r.GoOps > 0 }) {
 			t.Errorf("%s: no row measured both sides", op.name)
@@ -175,7 +175,7 @@ func TestServerOpForms(t *testing.T) {
 	if !slices.Equal(benchOpsOf("server"), serverOpNames()) {
 		t.Errorf("bench server's operations %q, the table's %q", benchOpsOf("server"), serverOpNames())
 	}
-	for _, op := range serverOpList {
+	for _, op := range serverOps.all() {
 		sv, err := op.start(nil, testServerSettings(t).opts)
 		if err != nil {
 			t.Fatalf("%s: %v", op.name, err)
@@ -341,7 +341,7 @@ func TestServerFlags(t *testing.T) {
 	}
 	s := parse()
 	if fmt.Sprint(s.callers) != "[1 16 64 256 2048 16384 65536]" || s.dur != 2*time.Second || s.warm != 500*time.Millisecond ||
-		len(s.ops) != len(serverOpList) || !slices.Equal(s.forms, []string{formBlocking, formAsync}) || s.deviceChosen {
+		len(s.ops) != len(serverOps.all()) || !slices.Equal(s.forms, []string{formBlocking, formAsync}) || s.deviceChosen {
 		t.Errorf("defaults: callers %v, %v + %v warm-up, %d ops, forms %q, device chosen %v", s.callers, s.dur, s.warm, len(s.ops), s.forms, s.deviceChosen)
 	}
 	if s := parse("--quick"); fmt.Sprint(s.callers) != "[1 16 256 16384]" || s.dur != time.Second {

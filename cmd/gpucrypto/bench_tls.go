@@ -58,6 +58,12 @@ const (
 	tlsServerName       = "gpucrypto.bench"
 )
 
+var _ = benchCommands.add(benchCommand{
+	name: "tls",
+	what: "crypto/tls handshakes/s, certificate key on the CPU and on the GPU",
+	run:  cmdBenchTLS,
+})
+
 // cmdBenchTLS measures full TLS handshakes per second with crypto/tls,
 // servers and clients in this process over in-memory connections
 // (net.Pipe; --deployed: the server in a process of its own over loopback

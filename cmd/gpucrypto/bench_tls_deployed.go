@@ -288,6 +288,9 @@ func tls12Suites(ed bool) []uint16 {
 	return []uint16{tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256}
 }
 
+// tls-server is not listed: the process bench tls --deployed starts.
+var _ = benchCommands.add(benchCommand{name: "tls-server", run: cmdBenchTLSServer})
+
 // cmdBenchTLSServer is the server process of `bench tls --deployed`: it
 // pins itself to --cpus, listens on loopback, prints its address and
 // certificate as a JSON line, answers each "mark" line on its input with

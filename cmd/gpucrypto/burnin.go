@@ -10,19 +10,15 @@ import (
 	"io"
 	mrand "math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
-	"github.com/gpucrypto/gpucrypto/aes"
 	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/device"
-	"github.com/gpucrypto/gpucrypto/ecdh"
-	"github.com/gpucrypto/gpucrypto/ecdsa"
-	"github.com/gpucrypto/gpucrypto/ed25519"
-	"github.com/gpucrypto/gpucrypto/rsa"
 )
 
 // errBurninFailed is returned by burnin when a device result differed from
@@ -59,11 +55,10 @@ func burnin(args []string, stdout, stderr io.Writer) error {
 	pickDevice := deviceFlags(fs)
 	fs.Lookup("device").Usage = "device index or name substring, or all: every device (of --backend, if given), one after the other (default: GPUCRYPTO_DEVICE, else the best device)"
 	var o burninOptions
-	opsFlag := fs.String("ops", strings.Join(burninOpNames(), ","), "operations: "+strings.Join(burninOpNames(), ", ")+
-		" (rsaNNNN: any size from 1024 to 4096, a multiple of 8); with --soak: "+strings.Join(soakOpNames(), ", ")+" (the default) and rsaNNNN")
+	opsFlag := fs.String("ops", strings.Join(burninOpNames(), ","), burninOpsUsage())
 	fs.Int64Var(&o.cases, "cases", 0, "cases per operation (0: until --duration is up; not with --soak)")
 	fs.DurationVar(&o.duration, "duration", 0, "the whole run, shared equally by the operations (default 1m when --cases is not given); with --soak, the soak's time")
-	fs.IntVar(&o.batch, "batch", 0, "cases per device call (default per operation: on a GPU 262144 for x25519, 131072 for ed25519 and ecdsa, 65536 for x448 and rsa2048, 16384 for aes-gcm/cbc/xts; far fewer on a CPU device); with --soak, the largest batch of a direct call")
+	fs.IntVar(&o.batch, "batch", 0, "cases per device call (default per operation: on a GPU "+burninBatchDefaults()+"; far fewer on a CPU device); with --soak, the largest batch of a direct call")
 	fs.IntVar(&o.workers, "workers", 2, "batches in flight per operation (the host checks one while the device computes another); with --soak, the goroutines calling each Engine directly")
 	fs.Uint64Var(&o.seed, "seed", 0, "seed of the random cases (0: a random seed, printed)")
 	fs.IntVar(&o.cpuSample, "cpu-sample", 1000, "recompute the first case of each batch and about 1 in N others entirely on the CPU (x25519/x448, ed25519, ecdsa; rsa signatures); the soak checks every result")
@@ -319,7 +314,8 @@ func burninDevices(fs *flag.FlagSet, pick func() (*device.Device, error)) ([]*de
 
 // burninOp is one operation of the burn-in.
 type burninOp struct {
-	name string
+	name      string
+	algorithm string // its algorithm in internal/registry
 	// batchGPU and batchCPU are the default cases per device call on a
 	// GPU and on another device (a CPU through PoCL).
 	batchGPU, batchCPU int
@@ -341,33 +337,101 @@ type burninSkipped struct{ err error }
 func (s burninSkipped) Error() string { return s.err.Error() }
 func (s burninSkipped) Unwrap() error { return s.err }
 
+// burninOpPattern is a pattern of names of operations beyond those of
+// burninOps: rsaNNNN, RSA of any size.
+type burninOpPattern struct {
+	pattern   string // as --ops' help names it: "rsaNNNN"
+	algorithm string // its algorithm in internal/registry
+	help      string // the names it takes: "any size from 1024 to 4096, a multiple of 8"
+	// resolve is the operation of name where name is of the pattern (ok;
+	// err: it is, but it names no operation, and says why).
+	resolve func(name string) (op burninOp, ok bool, err error)
+}
+
+// burninOps are the operations of burnin, the default --ops, and
+// burninOpPatterns the other names it takes (tables.go).
+var (
+	burninOps        = newTable(func(op burninOp) string { return op.algorithm })
+	burninOpPatterns = newTable(func(p burninOpPattern) string { return p.algorithm })
+)
+
 // burninOpNames are the operations of --ops, in the default order.
 func burninOpNames() []string {
-	return []string{"rsa2048", "rsa3072", "rsa4096", "x25519", "x448", "ed25519", "ecdsa", "aes-gcm", "aes-cbc", "aes-xts", "aes-ctr", "aes-ecb"}
+	var names []string
+	for _, op := range burninOps.all() {
+		names = append(names, op.name)
+	}
+	return names
 }
 
 // burninOpNamed is the operation of an --ops name.
 func burninOpNamed(name string) (burninOp, error) {
-	if bits, ok := rsaOpBits(name); ok {
-		if bits < 1024 || bits > 4096 || bits%8 != 0 {
-			return burninOp{}, fmt.Errorf("burnin: %s: RSA sizes are 1024 to 4096 bits, a multiple of 8", name)
+	for _, op := range burninOps.all() {
+		if op.name == name {
+			return op, nil
 		}
-		return rsaBurninOp(name, bits), nil
 	}
-	switch name {
-	case "x25519":
-		return ecdhBurninOp(name, ecdh.X25519(), 262144), nil
-	case "x448":
-		return ecdhBurninOp(name, ecdh.X448(), 65536), nil
-	case "ed25519":
-		return ed25519BurninOp(name, 131072), nil
-	case "ecdsa":
-		return ecdsaBurninOp(name, 131072), nil
-	}
-	if op, ok := aesBurninOps[name]; ok {
+	if p, ok := burninPatternOf(name); ok {
+		op, _, err := p.resolve(name)
+		if err != nil {
+			return burninOp{}, fmt.Errorf("burnin: %s: %w", name, err)
+		}
 		return op, nil
 	}
 	return burninOp{}, fmt.Errorf("burnin: unknown operation %q (have %s)", name, strings.Join(burninOpNames(), ", "))
+}
+
+// burninPatternOf is the pattern whose names include name.
+func burninPatternOf(name string) (burninOpPattern, bool) {
+	for _, p := range burninOpPatterns.all() {
+		if _, ok, _ := p.resolve(name); ok {
+			return p, true
+		}
+	}
+	return burninOpPattern{}, false
+}
+
+// burninOpsUsage is the help of --ops: the operations, the patterns, and
+// those of the soak.
+func burninOpsUsage() string {
+	var patterns, soakPatterns []string
+	for _, p := range burninOpPatterns.all() {
+		patterns = append(patterns, p.pattern+": "+p.help)
+	}
+	for _, op := range soakOperations.all() {
+		if op.pattern != "" {
+			soakPatterns = append(soakPatterns, op.pattern)
+		}
+	}
+	usage := "operations: " + strings.Join(burninOpNames(), ", ")
+	if len(patterns) > 0 {
+		usage += " (" + strings.Join(patterns, "; ") + ")"
+	}
+	usage += "; with --soak: " + strings.Join(soakOpNames(), ", ") + " (the default)"
+	if len(soakPatterns) > 0 {
+		usage += " and " + wordList(soakPatterns, "and")
+	}
+	return usage
+}
+
+// burninBatchDefaults are the operations' default batches on a GPU, for
+// the help of --batch: "262144 for x25519, 131072 for ed25519 and ecdsa,
+// ...", largest first.
+func burninBatchDefaults() string {
+	var sizes []int
+	names := map[int][]string{}
+	for _, op := range burninOps.all() {
+		if names[op.batchGPU] == nil {
+			sizes = append(sizes, op.batchGPU)
+		}
+		names[op.batchGPU] = append(names[op.batchGPU], op.name)
+	}
+	slices.SortFunc(sizes, func(a, b int) int { return b - a })
+	parts := make([]string, len(sizes))
+	for i, n := range sizes {
+		parts[i] = fmt.Sprintf("%d for %s", n, wordList(names[n], "and"))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // burninRun is the burn-in of one device.
@@ -378,11 +442,7 @@ type burninRun struct {
 	keys   *rsaKeyPool
 	stderr io.Writer
 
-	ecdh    *ecdh.Engine
-	ed25519 *ed25519.Engine
-	ecdsa   *ecdsa.Engine
-	rsa     *rsa.Engine
-	aes     *aes.Engine
+	engines engineCache // made by burninEngineOf
 
 	current atomic.Pointer[burninStats] // the operation running: fallbacks are counted there
 }
@@ -413,40 +473,29 @@ func (r *burninRun) fellBack(err error) {
 	st.fallbackMu.Unlock()
 }
 
-// burninEngine is what the run needs of an engine: a comparable handle
-// whose device failures it can count and whose calls it keeps on the
-// device.
+// burninEngine is what the run needs of an engine: its device failures
+// counted and its calls kept on the device.
 type burninEngine interface {
-	comparable
 	OnFallback(func(error))
 	SetRoute(batch.Route)
 }
 
-// lazyEngine returns *slot, made by newEngine on r's device on first use,
-// its fallbacks counted by the run.
-func lazyEngine[E burninEngine](r *burninRun, slot *E, newEngine func(*device.Device) (E, error)) (E, error) {
-	var none E
-	if *slot == none {
+// burninEngineOf is r's engine of type E, made by newEngine on r's
+// device on first use (the operations of one package share it), its
+// fallbacks counted by the run.
+func burninEngineOf[E burninEngine](r *burninRun, newEngine func(*device.Device) (E, error)) (E, error) {
+	if r.engines == nil {
+		r.engines = engineCache{}
+	}
+	return engineOf(r.engines, func() (E, error) {
 		e, err := newEngine(r.dev)
 		if err != nil {
-			return none, err
+			return e, err
 		}
 		e.OnFallback(r.fellBack)
 		e.SetRoute(batch.RouteDevice) // a burn-in tests the device, whatever the CPU does
-		*slot = e
-	}
-	return *slot, nil
-}
-
-// The engines, made on first use.
-func (r *burninRun) ecdhEngine() (*ecdh.Engine, error) { return lazyEngine(r, &r.ecdh, ecdh.NewEngine) }
-func (r *burninRun) rsaEngine() (*rsa.Engine, error)   { return lazyEngine(r, &r.rsa, rsa.NewEngine) }
-func (r *burninRun) aesEngine() (*aes.Engine, error)   { return lazyEngine(r, &r.aes, aes.NewEngine) }
-func (r *burninRun) ecdsaEngine() (*ecdsa.Engine, error) {
-	return lazyEngine(r, &r.ecdsa, ecdsa.NewEngine)
-}
-func (r *burninRun) ed25519Engine() (*ed25519.Engine, error) {
-	return lazyEngine(r, &r.ed25519, ed25519.NewEngine)
+		return e, nil
+	})
 }
 
 // run runs every operation in turn, and gives done each operation's

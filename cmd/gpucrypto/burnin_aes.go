@@ -13,7 +13,7 @@ import (
 	"github.com/gpucrypto/gpucrypto/batch"
 )
 
-// aesBurninOps are the AES operations. Every case is checked against
+// The AES operations of burnin. Every case is checked against
 // crypto/aes and crypto/cipher (golang.org/x/crypto/xts for XTS), which is
 // cheap: a batch call (GCM, CBC, XTS) is a batch of messages of random
 // lengths, keys (each shared by about eight messages), nonces, IVs and
@@ -22,19 +22,19 @@ import (
 // plaintext (GCM: one in aesTamperEvery altered first, which must fail
 // with aes.ErrOpen). A bulk call (CTR, ECB) is one case: one buffer of
 // random length under a random key, sometimes in place.
-var aesBurninOps = map[string]burninOp{
-	"aes-gcm": aesBurninOp("aes-gcm", 16384, 256, checkGCM),
-	"aes-cbc": aesBurninOp("aes-cbc", 16384, 256, checkCBC),
-	"aes-xts": aesBurninOp("aes-xts", 16384, 256, checkXTS),
-	"aes-ctr": aesBurninOp("aes-ctr", 64, 4, checkCTR),
-	"aes-ecb": aesBurninOp("aes-ecb", 64, 4, checkECB),
-}
+var _ = burninOps.add(
+	aesBurninOp("aes-gcm", 16384, 256, checkGCM),
+	aesBurninOp("aes-cbc", 16384, 256, checkCBC),
+	aesBurninOp("aes-xts", 16384, 256, checkXTS),
+	aesBurninOp("aes-ctr", 64, 4, checkCTR),
+	aesBurninOp("aes-ecb", 64, 4, checkECB),
+)
 
 const aesTamperEvery = 8
 
 func aesBurninOp(name string, gpuBatch, cpuBatch int, check func(b *burninBatch, e *aes.Engine)) burninOp {
-	return burninOp{name: name, batchGPU: gpuBatch, batchCPU: cpuBatch, prepare: func(r *burninRun) (burninCheck, error) {
-		e, err := r.aesEngine()
+	return burninOp{name: name, algorithm: "aes", batchGPU: gpuBatch, batchCPU: cpuBatch, prepare: func(r *burninRun) (burninCheck, error) {
+		e, err := burninEngineOf(r, aes.NewEngine)
 		if errors.Is(err, aes.ErrCPUDevice) {
 			return nil, burninSkipped{err} // AES refuses CPU devices: nothing of the device to test
 		}

@@ -9,6 +9,8 @@ import (
 	"github.com/gpucrypto/gpucrypto/ecdh"
 )
 
+var _ = burninOps.add(ecdhBurninOp("x25519", ecdh.X25519(), 262144), ecdhBurninOp("x448", ecdh.X448(), 65536))
+
 // ecdhBurninOp checks X25519 or X448 on the device. A case is a pair of
 // random private keys a and b: the device computes the public keys A and B
 // and the shared secrets X(a, B) and X(b, A), which must be equal (a check
@@ -17,8 +19,8 @@ import (
 // recomputed entirely on the CPU (ecdh.CPUEngine: circl) and compared, public
 // keys included.
 func ecdhBurninOp(name string, c ecdh.Curve, gpuBatch int) burninOp {
-	return burninOp{name: name, batchGPU: gpuBatch, batchCPU: 256, prepare: func(r *burninRun) (burninCheck, error) {
-		e, err := r.ecdhEngine()
+	return burninOp{name: name, algorithm: "ecdh", batchGPU: gpuBatch, batchCPU: 256, prepare: func(r *burninRun) (burninCheck, error) {
+		e, err := burninEngineOf(r, ecdh.NewEngine)
 		if err != nil {
 			return nil, err
 		}

@@ -15,6 +15,8 @@ import (
 	"github.com/gpucrypto/gpucrypto/ecdsa"
 )
 
+var _ = burninOps.add(ecdsaBurninOp("ecdsa", 131072))
+
 // ecdsaTamperEvery: the first signature of each batch and about one in
 // this many others are verified on the device a second time with one bit
 // changed, and must be refused.
@@ -44,8 +46,8 @@ const ecdsaKeyCount = 64
 // (Signatures are randomized: there is no CPU signature to compare byte
 // for byte.) Each case checks ECDH over P-256 too (checkP256ECDH).
 func ecdsaBurninOp(name string, gpuBatch int) burninOp {
-	return burninOp{name: name, batchGPU: gpuBatch, batchCPU: 256, prepare: func(r *burninRun) (burninCheck, error) {
-		e, err := r.ecdsaEngine()
+	return burninOp{name: name, algorithm: "ecdsa", batchGPU: gpuBatch, batchCPU: 256, prepare: func(r *burninRun) (burninCheck, error) {
+		e, err := burninEngineOf(r, ecdsa.NewEngine)
 		if err != nil {
 			return nil, err
 		}

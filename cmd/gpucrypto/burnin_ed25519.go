@@ -10,6 +10,8 @@ import (
 	"github.com/gpucrypto/gpucrypto/ed25519"
 )
 
+var _ = burninOps.add(ed25519BurninOp("ed25519", 131072))
+
 // ed25519TamperEvery: the first signature of each batch and about one in
 // this many others are verified on the device a second time with one bit
 // changed, and must be refused.
@@ -31,8 +33,8 @@ const ed25519LongEvery = 1000
 // recomputed entirely on the CPU with crypto/ed25519 (NewKeyFromSeed,
 // Sign, Verify) and compared byte for byte, the verdicts included.
 func ed25519BurninOp(name string, gpuBatch int) burninOp {
-	return burninOp{name: name, batchGPU: gpuBatch, batchCPU: 256, prepare: func(r *burninRun) (burninCheck, error) {
-		e, err := r.ed25519Engine()
+	return burninOp{name: name, algorithm: "ed25519", batchGPU: gpuBatch, batchCPU: 256, prepare: func(r *burninRun) (burninCheck, error) {
+		e, err := burninEngineOf(r, ed25519.NewEngine)
 		if err != nil {
 			return nil, err
 		}

@@ -13,6 +13,21 @@ import (
 	"github.com/gpucrypto/gpucrypto/rsa"
 )
 
+var (
+	_ = burninOps.add(rsaBurninOp("rsa2048", 2048), rsaBurninOp("rsa3072", 3072), rsaBurninOp("rsa4096", 4096))
+	_ = burninOpPatterns.add(burninOpPattern{pattern: "rsaNNNN", algorithm: "rsa", help: "any size from 1024 to 4096, a multiple of 8",
+		resolve: func(name string) (burninOp, bool, error) {
+			bits, ok := rsaOpBits(name)
+			if !ok {
+				return burninOp{}, false, nil
+			}
+			if bits < 1024 || bits > 4096 || bits%8 != 0 {
+				return burninOp{}, true, errors.New("RSA sizes are 1024 to 4096 bits, a multiple of 8")
+			}
+			return rsaBurninOp(name, bits), true, nil
+		}})
+)
+
 // rsaTamperEvery: one signature in this many is given to the device's
 // verification with a bit flipped, and must be refused.
 const rsaTamperEvery = 8
@@ -26,8 +41,8 @@ const rsaTamperEvery = 8
 // (--cpu-sample) is also signed on the CPU and compared byte for byte.
 func rsaBurninOp(name string, bits int) burninOp {
 	gpuBatch := 65536 * 2048 * 2048 / (bits * bits) // the same device time per batch at every size, about
-	return burninOp{name: name, batchGPU: gpuBatch, batchCPU: 16, prepare: func(r *burninRun) (burninCheck, error) {
-		e, err := r.rsaEngine()
+	return burninOp{name: name, algorithm: "rsa", batchGPU: gpuBatch, batchCPU: 16, prepare: func(r *burninRun) (burninCheck, error) {
+		e, err := burninEngineOf(r, rsa.NewEngine)
 		if err != nil {
 			return nil, err
 		}

@@ -6,7 +6,6 @@ import (
 	"io"
 	mrand "math/rand/v2"
 	"runtime/pprof"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -34,10 +33,57 @@ import (
 // Each operation cycles on its own goroutine: an Engine lives one cycle
 // (about --cycle), and Servers over it come and go within the cycle.
 
-// soakOpNames are the operations of the soak, in the default order: one
-// per algorithm with a Server (rsaNNNN takes any size burnin takes).
+// soakOperation is an operation the soak runs: one of burnin's (the
+// largest batch of its direct calls is burnin's batch of it), and how
+// the soak makes its family.
+type soakOperation struct {
+	name      string // its name in --ops, and in the default list
+	algorithm string // its algorithm in internal/registry
+	// pattern, where set, is a pattern of burnin (burninOpPatterns) all
+	// of whose names the soak takes too, with this family: "rsaNNNN";
+	// patternHelp says what they are.
+	pattern, patternHelp string
+	// family makes the family of the operation called name (name, or one
+	// of pattern's), its cases (RSA keys from r's pool) made from rng
+	// before the clock matters.
+	family func(r *soakRun, name string, rng *mrand.Rand) (soakFamily, error)
+}
+
+// soakOperations are the operations of the soak: one per algorithm with
+// a Server, or more (tables.go).
+var soakOperations = newTable(func(op soakOperation) string { return op.algorithm })
+
+// soakOpNames are the operations of the soak, in the default order.
 func soakOpNames() []string {
-	return []string{"rsa2048", "x25519", "x448", "ed25519", "ecdsa", "aes-gcm"}
+	var names []string
+	for _, op := range soakOperations.all() {
+		names = append(names, op.name)
+	}
+	return names
+}
+
+// soakOperationOf is the soak's operation of the --ops name.
+func soakOperationOf(name string) (soakOperation, error) {
+	ops := soakOperations.all()
+	for _, op := range ops {
+		if op.name == name {
+			return op, nil
+		}
+	}
+	if p, ok := burninPatternOf(name); ok {
+		for _, op := range ops {
+			if op.pattern == p.pattern {
+				return op, nil
+			}
+		}
+	}
+	have := strings.Join(soakOpNames(), ", ")
+	for _, op := range ops {
+		if op.pattern != "" {
+			have += "; " + op.pattern + ": " + op.patternHelp
+		}
+	}
+	return soakOperation{}, fmt.Errorf("burnin --soak: --ops %q: not an operation of the soak (its operations: %s)", name, have)
 }
 
 // soakHang is how long the soak waits for the calls of a closed Server or
@@ -215,26 +261,11 @@ func newSoakRun(o burninOptions, d *device.Device, log *failureLog, keys *rsaKey
 // family is the soak's family of the operation name, its cases made
 // (RSA keys included) before the clock matters.
 func (r *soakRun) family(name string) (soakFamily, error) {
-	rng := mrand.New(mrand.NewChaCha8(r.seed(name, 0)))
-	if bits, ok := rsaOpBits(name); ok {
-		keys, err := r.keys.get(bits)
-		if err != nil {
-			return nil, err
-		}
-		return newRSASoak(keys)
+	op, err := soakOperationOf(name)
+	if err != nil {
+		return nil, err
 	}
-	switch name {
-	case "x25519", "x448":
-		return newECDHSoak(name, rng)
-	case "ed25519":
-		return newEd25519Soak(rng)
-	case "ecdsa":
-		return newECDSASoak(rng)
-	case "aes-gcm":
-		return newAESSoak(rng)
-	}
-	return nil, fmt.Errorf("burnin --soak: --ops %q: not an operation of the soak (its operations: %s; rsaNNNN: any RSA size burnin takes)",
-		name, strings.Join(soakOpNames(), ", "))
+	return op.family(r, name, mrand.New(mrand.NewChaCha8(r.seed(name, 0))))
 }
 
 // seed is the seed of goroutine number of op: the soak's inputs depend on
@@ -593,11 +624,9 @@ func printSoakReport(w io.Writer, r *soakRun, results []soakResult) {
 // checkSoakOps refuses an operation the soak does not have.
 func checkSoakOps(ops []string) error {
 	for _, name := range ops {
-		if _, ok := rsaOpBits(name); ok || slices.Contains(soakOpNames(), name) {
-			continue
+		if _, err := soakOperationOf(name); err != nil {
+			return err
 		}
-		return fmt.Errorf("burnin --soak: --ops %q: not an operation of the soak (its operations: %s; rsaNNNN: any RSA size burnin takes)",
-			name, strings.Join(soakOpNames(), ", "))
 	}
 	return nil
 }

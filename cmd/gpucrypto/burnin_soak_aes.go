@@ -13,6 +13,9 @@ import (
 	"github.com/gpucrypto/gpucrypto/device"
 )
 
+var _ = soakOperations.add(soakOperation{name: "aes-gcm", algorithm: "aes",
+	family: func(_ *soakRun, _ string, rng *mrand.Rand) (soakFamily, error) { return newAESSoak(rng) }})
+
 // aesSoakKeys is the number of AES keys of the AES soak (128, 192 and 256
 // bits).
 const aesSoakKeys = 32

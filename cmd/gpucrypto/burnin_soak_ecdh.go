@@ -13,6 +13,16 @@ import (
 	"github.com/gpucrypto/gpucrypto/ecdh"
 )
 
+var _ = soakOperations.add(
+	soakOperation{name: "x25519", algorithm: "ecdh", family: ecdhSoakFamily},
+	soakOperation{name: "x448", algorithm: "ecdh", family: ecdhSoakFamily},
+)
+
+// ecdhSoakFamily is the soak of X25519 or X448 (name).
+func ecdhSoakFamily(_ *soakRun, name string, rng *mrand.Rand) (soakFamily, error) {
+	return newECDHSoak(name, rng)
+}
+
 // soakCases is the number of cases each operation of the soak computes
 // on the CPU at the start and draws its calls' inputs from (with their
 // answers): the checks of a large batch then cost a comparison per

@@ -15,6 +15,9 @@ import (
 	"github.com/gpucrypto/gpucrypto/ecdsa"
 )
 
+var _ = soakOperations.add(soakOperation{name: "ecdsa", algorithm: "ecdsa",
+	family: func(_ *soakRun, _ string, rng *mrand.Rand) (soakFamily, error) { return newECDSASoak(rng) }})
+
 // ecdsaSoakKeys is the number of P-256 keys of the ECDSA soak.
 const ecdsaSoakKeys = 16
 

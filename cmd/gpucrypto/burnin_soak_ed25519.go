@@ -11,6 +11,9 @@ import (
 	"github.com/gpucrypto/gpucrypto/ed25519"
 )
 
+var _ = soakOperations.add(soakOperation{name: "ed25519", algorithm: "ed25519",
+	family: func(_ *soakRun, _ string, rng *mrand.Rand) (soakFamily, error) { return newEd25519Soak(rng) }})
+
 // ed25519Soak is Ed25519 in the soak: signatures compared with
 // crypto/ed25519's (deterministic), and verdicts on valid and altered
 // signatures compared with crypto/ed25519.Verify's.

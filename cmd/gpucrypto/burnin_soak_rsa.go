@@ -8,11 +8,24 @@ import (
 	"crypto/sha256"
 	"crypto/x509"
 	"errors"
+	mrand "math/rand/v2"
 
 	"github.com/gpucrypto/gpucrypto/batch"
 	"github.com/gpucrypto/gpucrypto/device"
 	"github.com/gpucrypto/gpucrypto/rsa"
 )
+
+// The RSA soak: rsa2048 by default, any size burnin takes (rsaNNNN)
+// with --ops.
+var _ = soakOperations.add(soakOperation{name: "rsa2048", algorithm: "rsa", pattern: "rsaNNNN", patternHelp: "any RSA size burnin takes",
+	family: func(r *soakRun, name string, _ *mrand.Rand) (soakFamily, error) {
+		bits, _ := rsaOpBits(name)
+		keys, err := r.keys.get(bits)
+		if err != nil {
+			return nil, err
+		}
+		return newRSASoak(keys)
+	}})
 
 // rsaSoakCases is the number of PKCS #1 v1.5 signatures the RSA soak
 // makes with crypto/rsa at the start (fewer than soakCases: each costs a

@@ -98,7 +98,7 @@ func TestHelpListsValues(t *testing.T) {
 			t.Errorf("burnin -h: --ops does not list %s", op)
 		}
 	}
-	for _, s := range benchSubcommands {
+	for _, s := range benchSubcommands() {
 		stdout, _, _ := runCLI(t, "bench", s.name, "-h")
 		opsHelp := regexp.MustCompile(`(?s)-ops string\n(.*?)\n  -`).FindStringSubmatch(stdout)
 		for _, op := range benchOpsOf(s.name) {

@@ -61,7 +61,7 @@ func TestBenchHelp(t *testing.T) {
 		if code != 0 || stderr != "" {
 			t.Errorf("%q: exit %d, stderr %q; want 0 and nothing", args, code, stderr)
 		}
-		for _, s := range benchSubcommands {
+		for _, s := range benchSubcommands() {
 			if !strings.Contains(stdout, "\n  "+s.name+" ") {
 				t.Errorf("%q: stdout does not list the subcommand %s:\n%s", args, s.name, stdout)
 			}
@@ -72,7 +72,7 @@ func TestBenchHelp(t *testing.T) {
 // TestBenchSubcommandHelp: each subcommand's help shows its own
 // operations and none of the others'.
 func TestBenchSubcommandHelp(t *testing.T) {
-	for _, s := range benchSubcommands {
+	for _, s := range benchSubcommands() {
 		stdout, stderr, code := runCLI(t, "bench", s.name, "-h")
 		if code != 0 || stderr != "" {
 			t.Errorf("bench %s -h: exit %d, stderr %q; want 0 and nothing", s.name, code, stderr)
@@ -87,7 +87,7 @@ func TestBenchSubcommandHelp(t *testing.T) {
 		if len(own) == 0 {
 			continue // tls: no operations (its x25519 is a key exchange group)
 		}
-		for _, other := range benchSubcommands {
+		for _, other := range benchSubcommands() {
 			for _, op := range benchOpsOf(other.name) {
 				word := regexp.MustCompile(`(^|[^a-z0-9-])` + regexp.QuoteMeta(op) + `([^a-z0-9-]|$)`)
 				if !slices.Contains(own, op) && word.MatchString(stdout) {

@@ -4,9 +4,9 @@
 //	gpucrypto version [--json]
 //	gpucrypto devices [--backend opencl|cuda] [--json] [--json-out FILE]
 //	gpucrypto selftest [--device SPEC] [--backend opencl|cuda] [--json] [--json-out FILE]
-//	gpucrypto bench [arith|ecdh|rsa|ed25519|ecdsa] [--device SPEC] [--backend opencl|cuda] [--ops add,...,x25519,modexp,rsa2048] [--bits 256,...] [--batch N,...] [--seconds S] [--json] [--json-out FILE] [--crash-output FILE]
+//	gpucrypto bench [GROUP] [--device SPEC] [--backend opencl|cuda] [--ops add,...,x25519,modexp,rsa2048] [--bits 256,...] [--batch N,...] [--seconds S] [--json] [--json-out FILE] [--crash-output FILE]
 //	gpucrypto bench aes|server|tls [flags]
-//	  ("gpucrypto bench -h" lists the subcommands; "gpucrypto bench SUBCOMMAND -h" shows its operations and flags)
+//	  (a GROUP is arith, rsa, ecdh, ...: "gpucrypto bench -h" lists the subcommands; "gpucrypto bench SUBCOMMAND -h" shows its operations and flags)
 //	gpucrypto burnin [--device SPEC|all] [--backend opencl|cuda] [--ops rsa2048,x25519,aes-gcm,...] [--cases N] [--duration D] [--batch N] [--seed S] [--failures FILE] [--strict] [--json] [--json-out FILE] [--crash-output FILE]
 //	gpucrypto burnin --soak [--duration D] [--cycle D] [--callers N] [flags]
 //	gpucrypto kernelinfo [--device SPEC] [--backend opencl|cuda]
@@ -34,14 +34,20 @@ import (
 	"github.com/gpucrypto/gpucrypto/device"
 )
 
-const usage = `usage: gpucrypto <command> [flags]
+// usage is the help of gpucrypto; the subcommands of bench are those of
+// its tables (benchSubcommands).
+func usage() string {
+	return fmt.Sprintf(usageFormat, strings.Join(benchSubcommandNames(), ", "))
+}
+
+const usageFormat = `usage: gpucrypto <command> [flags]
 
 commands:
   version    the binary's version, commit, Go version, platform and backends
   devices    list every device of every backend (OpenCL; CUDA with -tags cuda) and its features
   selftest   run known-answer tests on the chosen device (exit 1 on failure)
   bench      measure throughput on the chosen device and on all CPU cores
-             (subcommands arith, ecdh, rsa, ed25519, ecdsa, aes, server, tls: "gpucrypto bench -h")
+             (subcommands %s: "gpucrypto bench -h")
   burnin     random cases of every operation on the device, checked against the CPU (exit 1 on a mismatch)
              (--soak: Engines and Servers made and closed under load until --duration, every result checked)
   kernelinfo compiler facts per kernel of every algorithm's programs (arith, modexp, RSA, AES,
@@ -64,7 +70,7 @@ environment:
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprint(os.Stderr, usage)
+		fmt.Fprint(os.Stderr, usage())
 		os.Exit(2)
 	}
 	if err := crashOutputEnv(); err != nil {
@@ -90,10 +96,10 @@ func main() {
 	case "plot":
 		err = cmdPlot(os.Args[2:])
 	case "-h", "--help", "help":
-		fmt.Print(usage)
+		fmt.Print(usage())
 		return
 	default:
-		fmt.Fprintf(os.Stderr, "gpucrypto: unknown command %q\n\n%s", os.Args[1], usage)
+		fmt.Fprintf(os.Stderr, "gpucrypto: unknown command %q\n\n%s", os.Args[1], usage())
 		os.Exit(2)
 	}
 	if err != nil {
