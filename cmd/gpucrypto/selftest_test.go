@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/gpucrypto/gpucrypto/device"
 	"github.com/gpucrypto/gpucrypto/internal/devicetest"
@@ -60,5 +62,51 @@ func TestSelftestLines(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "running\n") {
 		t.Errorf("--json: the suites' lines are not on stderr:\n%s", stderr.String())
+	}
+}
+
+// By default the suites run at once (a suite here returns only once every
+// suite has begun), each line saying when its suite was ready; --jobs 1
+// runs them one after another, and a negative --jobs is refused.
+func TestSelftestJobs(t *testing.T) {
+	d := devicetest.Device(t)
+	saved := selftests
+	defer func() { selftests = saved }()
+	var begun sync.WaitGroup
+	begun.Add(3)
+	suite := func(*device.Device) error {
+		begun.Done()
+		waited := make(chan struct{})
+		go func() { begun.Wait(); close(waited) }()
+		select {
+		case <-waited:
+			return nil
+		case <-time.After(20 * time.Second):
+			return errors.New("the other suites never began")
+		}
+	}
+	selftests = []registry.SelfTest{{Name: "a", Run: suite}, {Name: "b", Run: suite}, {Name: "c", Run: suite}}
+	var stdout, stderr bytes.Buffer
+	if err := selftest([]string{"--device", strconv.Itoa(d.Index)}, &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stdout.String())
+	}
+	if n := strings.Count(stdout.String(), "after the start)  PASS"); n != 3 {
+		t.Errorf("%d suites ready and passed, want 3:\n%s", n, stdout.String())
+	}
+
+	var order []string
+	selftests = []registry.SelfTest{
+		{Name: "first", Run: func(*device.Device) error { order = append(order, "first"); return nil }},
+		{Name: "second", Run: func(*device.Device) error { order = append(order, "second"); return nil }},
+	}
+	stdout.Reset()
+	if err := selftest([]string{"--device", strconv.Itoa(d.Index), "--jobs", "1"}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(order, " ") != "first second" {
+		t.Errorf("--jobs 1 ran %v", order)
+	}
+	if err := selftest([]string{"--device", strconv.Itoa(d.Index), "--jobs", "-1"}, &stdout, &stderr); err == nil {
+		t.Error("--jobs -1 accepted")
 	}
 }
