@@ -60,6 +60,11 @@ type montgomery struct {
 	// Karatsuba (kernels/internal/generate/field.go), faster than the
 	// schoolbook product
 	integerDefines map[string]string
+	// buildWithEngine: NewEngine builds the curve's program (its failure
+	// is NewEngine's, and Auto then takes the CPU engine); the other
+	// curves' programs are built on their first call, so that a process
+	// that never uses them never compiles them
+	buildWithEngine bool
 	// publicKey and shared compute on the CPU (constant-time, circl):
 	// out = X(priv, base point) or X(priv, peer); shared reports false for
 	// a low-order peer. out does not alias the inputs.
@@ -69,7 +74,7 @@ type montgomery struct {
 
 var (
 	x25519Curve = &montgomery{
-		name: "X25519", size: 32, prefix: "x25519",
+		name: "X25519", size: 32, prefix: "x25519", buildWithEngine: true,
 		// decodeScalar25519: clear bits 0-2 and 255, set bit 254; u: mask
 		// the unused top bit
 		scalarMask: keyMask{^uint32(7), 0x7fffffff, 0x40000000}, uMask: keyMask{^uint32(0), 0x7fffffff, 0},

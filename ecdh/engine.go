@@ -2,8 +2,10 @@ package ecdh
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"maps"
+	"sync"
 	"sync/atomic"
 
 	"github.com/gpucrypto/gpucrypto/batch"
@@ -38,7 +40,7 @@ const WorkGroup = 128
 type Engine struct {
 	engine.Controls // batch.Engine's controls
 	core            *engine.Core
-	curves          map[*montgomery]*curveKernels // nil on the CPU engine
+	curves          map[*montgomery]*curveProgram // nil on the CPU engine
 	binv            atomic.Int64                  // SetBatchInversion: group size, 0 = per element, BatchInversionAuto
 }
 
@@ -49,10 +51,53 @@ type curveKernels struct {
 	table *device.Buffer
 }
 
-// NewEngine builds the X25519 and X448 kernels for dev (nil:
-// device.Default(), the device Auto chooses; where Auto would take the CPU
-// engine, the error of Default, which says why) and uploads the tables of
-// the public-key kernels.
+// curveProgram is a curve's kernels on the engine's device, built on
+// first use (get) and freed by release, after which get fails.
+type curveProgram struct {
+	mu     sync.Mutex
+	build  func() (curveKernels, error)
+	built  bool
+	closed bool
+	k      curveKernels
+	err    error // the build's, kept: a failed build is not retried on every batch
+}
+
+// get returns the curve's kernels, building them first if need be.
+func (c *curveProgram) get() (*curveKernels, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, errors.New("ecdh: the engine is closed")
+	}
+	if !c.built {
+		c.k, c.err = c.build()
+		c.built = true
+	}
+	if c.err != nil {
+		return nil, c.err
+	}
+	return &c.k, nil
+}
+
+// release frees the curve's table on the device, if it was built.
+func (c *curveProgram) release() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	if c.k.table == nil {
+		return nil
+	}
+	err := c.k.table.Release()
+	c.k.table = nil
+	return err
+}
+
+// NewEngine returns an Engine on dev (nil: device.Default(), the device
+// Auto chooses; where Auto would take the CPU engine, the error of
+// Default, which says why). It builds X25519's kernels and uploads the
+// table of its public-key kernel; X448's are built on the first X448
+// call (the call waits for them; a build that fails makes every X448
+// batch fall back to the CPU, reported through OnFallback).
 func NewEngine(dev *device.Device) (*Engine, error) {
 	if dev == nil {
 		var err error
@@ -61,28 +106,39 @@ func NewEngine(dev *device.Device) (*Engine, error) {
 		}
 	}
 	core := engine.New("ecdh", dev)
-	e := &Engine{Controls: engine.ControlsOf(core), core: core, curves: map[*montgomery]*curveKernels{}}
+	e := &Engine{Controls: engine.ControlsOf(core), core: core, curves: map[*montgomery]*curveProgram{}}
 	e.binv.Store(BatchInversionAuto)
 	e.core.OnClose(e.releaseTables)
 	for _, c := range Curves() {
 		m := c.params()
-		p, err := dev.Program(kernels.Program(m.prefix+".cl", ProgramDefines(dev, c)))
-		if err != nil {
-			e.releaseTables()
-			return nil, fmt.Errorf("ecdh: building %s kernels for %s: %w", c, dev.Name, err)
-		}
-		k := &curveKernels{prog: p}
-		e.curves[m] = k
-		words, err := kernels.CombTable(m.prefix)
-		if err == nil {
-			k.table, err = dev.Upload(device.Uint32Bytes(words))
-		}
-		if err != nil {
-			e.releaseTables()
-			return nil, fmt.Errorf("ecdh: uploading the %s public-key table to %s: %w", c, dev.Name, err)
+		cp := &curveProgram{build: func() (curveKernels, error) { return buildCurve(dev, c) }}
+		e.curves[m] = cp
+		if m.buildWithEngine {
+			if _, err := cp.get(); err != nil {
+				e.releaseTables()
+				return nil, err
+			}
 		}
 	}
 	return e, nil
+}
+
+// buildCurve builds c's program on dev and uploads its comb table.
+func buildCurve(dev *device.Device, c Curve) (curveKernels, error) {
+	m := c.params()
+	p, err := dev.Program(kernels.Program(m.prefix+".cl", ProgramDefines(dev, c)))
+	if err != nil {
+		return curveKernels{}, fmt.Errorf("ecdh: building %s kernels for %s: %w", c, dev.Name, err)
+	}
+	words, err := kernels.CombTable(m.prefix)
+	var table *device.Buffer
+	if err == nil {
+		table, err = dev.Upload(device.Uint32Bytes(words))
+	}
+	if err != nil {
+		return curveKernels{}, fmt.Errorf("ecdh: uploading the %s public-key table to %s: %w", c, dev.Name, err)
+	}
+	return curveKernels{prog: p, table: table}, nil
 }
 
 // CPUEngine returns an Engine that computes on all CPU cores, with
@@ -107,12 +163,9 @@ func Auto() (*Engine, device.Choice) { return engine.Auto(NewEngine, CPUEngine) 
 // releaseTables frees the comb tables on the device.
 func (e *Engine) releaseTables() error {
 	var first error
-	for _, k := range e.curves {
-		if k.table != nil {
-			if err := k.table.Release(); err != nil && first == nil {
-				first = err
-			}
-			k.table = nil
+	for _, c := range e.curves {
+		if err := c.release(); err != nil && first == nil {
+			first = err
 		}
 	}
 	return first
@@ -293,6 +346,13 @@ const pipelineDepth = 2
 // device or CPU, in chunks on the device): results into out (c.Size()
 // bytes each, zeros for a failed element); public keys when peers is nil.
 func (e *Engine) compute(m *montgomery, privs, peers, out [][]byte) error {
+	if c := e.curves[m]; c != nil {
+		// a curve's first call builds its kernels here, outside the
+		// call's timing (engine.Core.Run measures the device's time for
+		// its route); a failed build fails the call's device batches,
+		// which fall back to the CPU
+		c.get()
+	}
 	n := len(privs)
 	j := &ladderJob{e: e, c: m, shared: peers != nil, privs: privs, peers: peers, out: out, errs: elemErrs{n: n}}
 	op := m.name + " public key"
@@ -405,7 +465,10 @@ func (j *ladderJob) check(i int) bool {
 // commands queued behind their last use, and the batch returns only once
 // they have completed.
 func (e *Engine) enqueue(ch *engine.Chunk, m *montgomery, b *ladderBatch) error {
-	k := e.curves[m]
+	k, err := e.curves[m].get()
+	if err != nil {
+		return err
+	}
 	name := m.prefix
 	if b.us == nil {
 		name += "_base_comb"
@@ -491,7 +554,11 @@ func (e *Engine) enqueue(ch *engine.Chunk, m *montgomery, b *ladderBatch) error 
 // invertBatch enqueues the batched-inversion kernel of m: dout = X/Z for
 // the n elements of dxz (X limb-major, then Z), in groups of at most k.
 func (e *Engine) invertBatch(cmds *device.Commands, m *montgomery, dout, dxz *device.Buffer, n, k int) error {
-	kern, err := e.curves[m].prog.Kernel(m.prefix + "_invert_batch")
+	curve, err := e.curves[m].get()
+	if err != nil {
+		return err
+	}
+	kern, err := curve.prog.Kernel(m.prefix + "_invert_batch")
 	if err != nil {
 		return err
 	}

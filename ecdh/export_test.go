@@ -183,3 +183,11 @@ func PublicKeysOn(b Backend, privs []*stdecdh.PrivateKey) ([]*stdecdh.PublicKey,
 func SharedSecretsOn(b Backend, privs []*stdecdh.PrivateKey, peers []*stdecdh.PublicKey) ([][]byte, error) {
 	return sharedSecretsOf(b, privs, peers)
 }
+
+// CurveBuilt reports whether e has built c's kernels.
+func CurveBuilt(e *Engine, c Curve) bool {
+	cp := e.curves[c.params()]
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	return cp.built
+}
