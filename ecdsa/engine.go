@@ -77,13 +77,22 @@ func NewEngine(dev *device.Device) (*Engine, error) {
 	if faultInjection {
 		defines = map[string]string{"ECDSA_FAULT_INJECTION": ""}
 	}
+	// the two programs build at once (device.Program builds distinct
+	// programs in parallel where the driver's compiler allows)
+	var ecdhProg *device.Program
+	var ecdhErr error
+	ecdhBuilt := make(chan struct{})
+	go func() {
+		defer close(ecdhBuilt)
+		ecdhProg, ecdhErr = dev.Program(kernels.Program("p256_ecdh.cl", nil))
+	}()
 	prog, err := dev.Program(kernels.Program("ecdsa.cl", defines))
+	<-ecdhBuilt
 	if err != nil {
 		return nil, fmt.Errorf("ecdsa: building the kernels for %s: %w", dev.Name, err)
 	}
-	ecdhProg, err := dev.Program(kernels.Program("p256_ecdh.cl", nil))
-	if err != nil {
-		return nil, fmt.Errorf("ecdsa: building the ECDH kernels for %s: %w", dev.Name, err)
+	if ecdhErr != nil {
+		return nil, fmt.Errorf("ecdsa: building the ECDH kernels for %s: %w", dev.Name, ecdhErr)
 	}
 	comb, err := dev.Upload(device.Uint32Bytes(kernels.P256CombTable()))
 	if err != nil {
