@@ -268,7 +268,7 @@ func cudaGPU(t *testing.T, ptx bool) *Device {
 		c.target, c.cubin = fmt.Sprintf("compute_%d", 10*major+minor), false
 		c.ident += "\x00ptx"
 	}
-	return &Device{Info: c.facts, drv: c, programs: map[string]*Program{}}
+	return &Device{Info: c.facts, drv: c, programs: map[string]*programBuild{}}
 }
 
 // cudaGPUSource exercises local memory (two LOCAL arguments, the second
