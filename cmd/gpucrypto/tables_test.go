@@ -17,7 +17,6 @@ var (
 	withoutBench  = map[string]string{}
 	withoutBurnin = map[string]string{
 		"arith": "no burn-in operation yet; selftest checks its kernels with known answers",
-		"mlkem": "no burn-in operation yet",
 	}
 )
 
