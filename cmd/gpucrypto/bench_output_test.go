@@ -11,9 +11,10 @@ import (
 	"github.com/gpucrypto/gpucrypto/internal/devicetest"
 )
 
-// TestBenchRows: bench, bench aes and bench tls on the test device print
-// their table a row at a time under fixed columns, and --json-out holds the run and a JSON line
-// per row; --json prints one document with every row.
+// TestBenchRows: bench (its arith and mlkem groups), bench aes and bench
+// tls on the test device print their table a row at a time under fixed
+// columns, and --json-out holds the run and a JSON line per row; --json
+// prints one document with every row.
 func TestBenchRows(t *testing.T) {
 	d := devicetest.Device(t)
 	dir := t.TempDir()
@@ -25,6 +26,7 @@ func TestBenchRows(t *testing.T) {
 		{"arith", []string{"bench", "arith", "--ops", "add,mul", "--bits", "256", "--batch", "16,64", "--seconds", "0.01", "--no-auto"}, 4},
 		{"aes", []string{"bench", "aes", "--shapes", "batch", "--ops", "gcm", "--keys", "128", "--batch-bytes", "64,256", "--batch-mb", "1",
 			"--pipeline", "1", "--seconds", "0.01", "--no-cpu", "--no-auto"}, 2},
+		{"mlkem", []string{"bench", "mlkem", "--batch", "4", "--seconds", "0.01", "--no-auto"}, 6},
 		{"tls", []string{"bench", "tls", "--keys", "cpu", "--bits", "1024", "--versions", "1.3,1.2", "--concurrency", "2",
 			"--seconds", "0.1", "--warmup", "0"}, 2},
 	} {

@@ -594,7 +594,7 @@ func (r *soakRun) results() []soakResult {
 func printSoakReport(w io.Writer, r *soakRun, results []soakResult) {
 	fmt.Fprintf(w, "soak on %s (%s), seed %d, %d callers per Server, %d direct callers per Engine, cycles of about %v\n",
 		r.dev.Name, r.dev.Backend, r.opts.seed, r.opts.callers, r.opts.workers, r.opts.cycle)
-	t := newRowTable(w, column{"op", 8}, column{"engines", 0}, column{"servers", 0}, column{"server calls", 0},
+	t := newRowTable(w, column{"op", 9}, column{"engines", 0}, column{"servers", 0}, column{"server calls", 0},
 		column{"engine calls", 0}, column{"elements", 0}, column{"on device", 0}, column{"on CPU", 0}, column{"refused after close", 0},
 		column{"mismatches", 0}, column{"errors", 0}, column{"fallbacks", 0})
 	var mismatches, errs, fallbacks int64
