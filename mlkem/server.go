@@ -57,8 +57,13 @@ type kemOps struct {
 type encapsulated struct{ shared, ciphertext []byte }
 
 // decapsulation is one decapsulation request: the key's seed and the
-// ciphertext.
-type decapsulation struct{ seed, ciphertext []byte }
+// ciphertext, and for a key the Server holds (DecapsulationKey) its
+// crypto/mlkem key, which the CPU path uses rather than expanding the
+// seed again.
+type decapsulation struct {
+	seed, ciphertext []byte
+	key              decapsulator
+}
 
 // NewServer starts a Server over engines with the given batching options.
 // It fails without an engine or with a nil one.
@@ -70,9 +75,11 @@ func NewServer(opts batch.Options, engines ...*Engine) (*Server, error) {
 	s := &Server{shell: shell}
 	for ps := range s.ops {
 		p := Parameters(ps)
+		cpu := p.params()
 		s.ops[ps] = kemOps{
-			keygen: engine.Operation(shell, func(e *Engine, seeds [][]byte) ([][]byte, error) { return e.keyGenOf(p, seeds) }),
-			encap: engine.Operation(shell, func(e *Engine, eks [][]byte) ([]encapsulated, error) {
+			keygen: engine.OperationCPU(shell, func(e *Engine, seeds [][]byte) ([][]byte, error) { return e.keyGenOf(p, seeds) },
+				eachOnCPU(cpu.keyGenOne)),
+			encap: engine.OperationCPU(shell, func(e *Engine, eks [][]byte) ([]encapsulated, error) {
 				shared, cts, err := e.encapsulateOf(p, eks)
 				if shared == nil && err != nil {
 					return nil, err
@@ -82,17 +89,81 @@ func NewServer(opts batch.Options, engines ...*Engine) (*Server, error) {
 					out[i] = encapsulated{shared[i], cts[i]}
 				}
 				return out, err
-			}),
-			decap: engine.Operation(shell, func(e *Engine, reqs []decapsulation) ([][]byte, error) {
+			}, eachOnCPU(cpu.encapsulateOne)),
+			decap: engine.OperationCPU(shell, func(e *Engine, reqs []decapsulation) ([][]byte, error) {
 				seeds, cts := make([][]byte, len(reqs)), make([][]byte, len(reqs))
 				for i, r := range reqs {
 					seeds[i], cts[i] = r.seed, r.ciphertext
 				}
 				return e.decapsulateOf(p, seeds, cts)
-			}),
+			}, eachOnCPU(cpu.decapsulateOne)),
 		}
 	}
 	return s, nil
+}
+
+// eachOnCPU is a Server's CPU path of one operation: one in each request
+// computed with crypto/mlkem as it comes (a Server answers a single
+// request on the CPU with no engine call around it), each request's
+// error in the returned *batch.Error.
+func eachOnCPU[Q, R any](one func(Q) (R, error)) batch.RunFunc[Q, R] {
+	return func(reqs []Q) ([]R, error) {
+		out := make([]R, len(reqs))
+		errs := make([]error, len(reqs))
+		for i, r := range reqs {
+			out[i], errs[i] = one(r)
+		}
+		return out, batch.Collect(errs)
+	}
+}
+
+// keyGenOne, encapsulateOne and decapsulateOne are one request on the
+// CPU, with the Engine's errors for its element.
+func (p *params) keyGenOne(seed []byte) ([]byte, error) {
+	if err := p.seedError(seed); err != nil {
+		return nil, err
+	}
+	key, err := p.newDecapsulationKey(seed)
+	if err != nil {
+		return nil, err
+	}
+	return key.encapsulationKey(), nil
+}
+
+func (p *params) encapsulateOne(ek []byte) (encapsulated, error) {
+	key, err := p.parse(ek)
+	if err != nil {
+		return encapsulated{}, err
+	}
+	shared, ciphertext := key.Encapsulate()
+	return encapsulated{shared, ciphertext}, nil
+}
+
+func (p *params) decapsulateOne(r decapsulation) ([]byte, error) {
+	if r.key == nil {
+		if err := p.seedError(r.seed); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.ciphertextError(r.ciphertext); err != nil {
+		return nil, err
+	}
+	key := r.key
+	if key == nil {
+		var err error
+		if key, err = p.newDecapsulationKey(r.seed); err != nil {
+			return nil, err
+		}
+	}
+	return key.Decapsulate(r.ciphertext)
+}
+
+// params are p's parameters (p one of MLKEM768 and MLKEM1024).
+func (p Parameters) params() *params {
+	if p == MLKEM1024 {
+		return mlkem1024
+	}
+	return mlkem768
 }
 
 // keyGenOf, encapsulateOf and decapsulateOf are the Engine's calls of p.

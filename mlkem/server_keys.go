@@ -5,8 +5,8 @@ package mlkem
 import (
 	"context"
 	"crypto"
-	"crypto/mlkem"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/gpucrypto/gpucrypto/internal/engine"
 )
@@ -21,6 +21,11 @@ type DecapsulationKey struct {
 	p    Parameters
 	seed *engine.HeldKey
 	ek   crypto.Encapsulator // crypto/mlkem's encapsulation key
+	// key is crypto/mlkem's decapsulation key of seed, for the Server's
+	// CPU path (expanding the seed costs about a decapsulation); Close
+	// drops it, and the garbage collector reclaims it (crypto/mlkem's
+	// keys cannot be zeroed)
+	key atomic.Pointer[decapsulator]
 }
 
 // DecapsulationKey returns the decapsulation key of seed (d ‖ z, as
@@ -34,22 +39,24 @@ func (s *Server) DecapsulationKey(p Parameters, seed []byte) (*DecapsulationKey,
 	if err := s.shell.Err(); err != nil {
 		return nil, err
 	}
-	var ek crypto.Encapsulator
-	switch p {
-	case MLKEM768:
-		dk, err := mlkem.NewDecapsulationKey768(seed)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrSeedLength, err)
-		}
-		ek = dk.EncapsulationKey()
-	default:
-		dk, err := mlkem.NewDecapsulationKey1024(seed)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrSeedLength, err)
-		}
-		ek = dk.EncapsulationKey()
+	key, err := p.params().newDecapsulationKey(seed)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSeedLength, err)
 	}
-	return &DecapsulationKey{s: s, p: p, seed: engine.NewHeldKey("mlkem", seed), ek: ek}, nil
+	k := &DecapsulationKey{s: s, p: p, seed: engine.NewHeldKey("mlkem", seed), ek: encapsulatorOf(key)}
+	k.key.Store(&key)
+	return k, nil
+}
+
+// encapsulatorOf is crypto/mlkem's encapsulation key of key.
+func encapsulatorOf(key decapsulator) crypto.Encapsulator {
+	switch k := key.(type) {
+	case decapsulator768:
+		return k.EncapsulationKey()
+	case decapsulator1024:
+		return k.EncapsulationKey()
+	}
+	panic("mlkem: a decapsulation key of neither parameter set")
 }
 
 // Encapsulator returns the key's encapsulation key, crypto/mlkem's
@@ -70,10 +77,21 @@ func (k *DecapsulationKey) Decapsulate(ciphertext []byte) ([]byte, error) {
 // and after the Server's Close.
 func (k *DecapsulationKey) DecapsulateContext(ctx context.Context, ciphertext []byte) ([]byte, error) {
 	return k.seed.Use(ctx, func(ctx context.Context, seed []byte) ([]byte, error) {
-		return k.s.Decapsulate(ctx, k.p, seed, ciphertext)
+		ops, err := k.s.opsOf(k.p)
+		if err != nil {
+			return nil, err
+		}
+		req := decapsulation{seed: seed, ciphertext: ciphertext}
+		if key := k.key.Load(); key != nil {
+			req.key = *key
+		}
+		return ops.decap.Do(ctx, req)
 	})
 }
 
-// Close zeroes the key's copy of its seed; later decapsulations fail with
-// batch.ErrClosed.
-func (k *DecapsulationKey) Close() error { return k.seed.Close() }
+// Close zeroes the key's copy of its seed and drops its crypto/mlkem key;
+// later decapsulations fail with batch.ErrClosed.
+func (k *DecapsulationKey) Close() error {
+	k.key.Store(nil)
+	return k.seed.Close()
+}
