@@ -224,3 +224,86 @@ func TestSealToLowOrderKey(t *testing.T) {
 		require.Equal(t, []byte("x"), pt)
 	}
 }
+
+// A key closed while calls use it, and an Engine closed while calls run:
+// each call either computes every element with the key as it was (Close
+// waited for it) or fails as a whole (ErrKeyClosed, batch.ErrClosed),
+// never half-way; two calls holding two keys in opposite orders while
+// both are closed do not wait for each other.
+func TestCloseDuringCalls(t *testing.T) {
+	defer hpke.SetCallChunk(16)()
+	s := hpke.Suite{KEM: hpke.DHKEMX25519, KDF: hpke.HKDFSHA256, AEAD: hpke.AES128GCM}
+	e := hpke.CPUEngine()
+	pts := make([][]byte, 100)
+	for i := range pts {
+		pts[i] = []byte(fmt.Sprint("message ", i))
+	}
+	for round := range 5 {
+		k1, err := hpke.GenerateKey(s.KEM)
+		require.NoError(t, err)
+		k2, err := hpke.GenerateKey(s.KEM)
+		require.NoError(t, err)
+		sealed1, err := e.Seal(s, k1.PublicKey(), nil, pts)
+		require.NoError(t, err)
+		sealed2, err := e.Seal(s, k2.PublicKey(), nil, pts)
+		require.NoError(t, err)
+		msgs := func(first, second *hpke.PrivateKey, a, b [][]byte) []hpke.OpenInput {
+			var out []hpke.OpenInput
+			for i := range pts {
+				out = append(out, hpke.OpenInput{Key: first, Ciphertext: a[i]}, hpke.OpenInput{Key: second, Ciphertext: b[i]})
+			}
+			return out
+		}
+		done := make(chan error, 2)
+		for _, in := range [][]hpke.OpenInput{msgs(k1, k2, sealed1, sealed2), msgs(k2, k1, sealed2, sealed1)} {
+			go func() {
+				got, err := e.OpenMessages(s, in)
+				var per *batch.Error
+				if err != nil && !errors.As(err, &per) {
+					done <- err
+					return
+				}
+				for i := range in {
+					switch {
+					case per != nil && per.Errs[i] != nil:
+						if !errors.Is(per.Errs[i], hpke.ErrKeyClosed) {
+							done <- fmt.Errorf("element %d: %v", i, per.Errs[i])
+							return
+						}
+					case !bytes.Equal(got[i], pts[i/2]):
+						done <- fmt.Errorf("round %d, element %d: %q", round, i, got[i])
+						return
+					}
+				}
+				done <- nil
+			}()
+		}
+		require.NoError(t, k1.Close())
+		require.NoError(t, k2.Close())
+		require.NoError(t, <-done)
+		require.NoError(t, <-done)
+	}
+
+	k, err := hpke.GenerateKey(s.KEM)
+	require.NoError(t, err)
+	sealed, err := e.Seal(s, k.PublicKey(), nil, pts)
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() {
+		got, err := e.Open(s, k, nil, sealed)
+		if err == nil {
+			for i := range pts {
+				if !bytes.Equal(got[i], pts[i]) {
+					err = fmt.Errorf("element %d: %q", i, got[i])
+				}
+			}
+		} else if errors.Is(err, batch.ErrClosed) {
+			err = nil
+		}
+		done <- err
+	}()
+	require.NoError(t, e.Close())
+	require.NoError(t, <-done)
+	_, err = e.Open(s, k, nil, sealed)
+	require.ErrorIs(t, err, batch.ErrClosed)
+}

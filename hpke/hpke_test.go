@@ -7,6 +7,7 @@ import (
 	stdecdh "crypto/ecdh"
 	stdhpke "crypto/hpke"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	mrand "math/rand/v2"
 	"testing"
@@ -180,5 +181,67 @@ func TestOpenAndSealMatchGo(t *testing.T) {
 	}
 }
 
-var _ = fmt.Sprint
-var _ = batch.ErrClosed
+// SelfTest passes on every engine; on the device's, the KEM steps ran on
+// the device.
+func TestSelfTest(t *testing.T) {
+	for name, e := range engines(t) {
+		t.Run(name, func(t *testing.T) {
+			before := e.Stats()
+			require.NoError(t, hpke.SelfTest(e))
+			if e.Device() != nil {
+				require.Greater(t, e.Stats().DeviceOps, before.DeviceOps)
+			}
+		})
+	}
+}
+
+// A call larger than a batch (SetCallChunk) runs as several, from several
+// goroutines at once, with every 17th message corrupted: each result is
+// the message's plaintext or its error, wherever its batch fell.
+func TestCallsInBatches(t *testing.T) {
+	defer hpke.SetCallChunk(50)()
+	s := suites()[0] // MLKEM768-X25519, AES-128-GCM
+	kp := newKeyPair(t, s)
+	r := mrand.New(mrand.NewPCG(7, 7))
+	pts, _ := randomMessages(r, 333)
+	info := []byte("batches")
+	for name, e := range engines(t) {
+		t.Run(name, func(t *testing.T) {
+			calls := e.Stats().Calls
+			sealed, err := e.Seal(s.s, kp.oursPub, info, pts)
+			require.NoError(t, err)
+			for i := 0; i < len(sealed); i += 17 {
+				sealed[i][len(sealed[i])-1] ^= 1
+			}
+			errs := make(chan error, 3)
+			for range 3 {
+				go func() {
+					got, err := e.Open(s.s, kp.ours, info, sealed)
+					var per *batch.Error
+					if !errors.As(err, &per) {
+						errs <- fmt.Errorf("the call's error %v", err)
+						return
+					}
+					for i := range pts {
+						switch {
+						case i%17 == 0 && !errors.Is(per.Errs[i], hpke.ErrOpen):
+							errs <- fmt.Errorf("element %d: %v, want %v", i, per.Errs[i], hpke.ErrOpen)
+							return
+						case i%17 == 0 && got[i] != nil:
+							errs <- fmt.Errorf("element %d: a plaintext of a message that does not open", i)
+							return
+						case i%17 != 0 && (per.Errs[i] != nil || !bytes.Equal(got[i], pts[i])):
+							errs <- fmt.Errorf("element %d: %v, plaintext %t", i, per.Errs[i], bytes.Equal(got[i], pts[i]))
+							return
+						}
+					}
+					errs <- nil
+				}()
+			}
+			for range 3 {
+				require.NoError(t, <-errs)
+			}
+			require.Equal(t, calls+4, e.Stats().Calls)
+		})
+	}
+}

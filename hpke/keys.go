@@ -20,7 +20,13 @@ type PrivateKey struct {
 	kem *kemParams
 	pub *PublicKey
 
-	mu     sync.RWMutex // held for reading by the calls that use the key
+	// users counts the calls holding the key (hold); closed is set by
+	// Close, which then waits for users to reach zero (idle, on mu)
+	// before it zeroes the bytes. A hold never waits: after Close has
+	// begun it fails.
+	mu     sync.Mutex
+	idle   sync.Cond
+	users  int
 	closed bool
 	// serialized is the key as NewPrivateKey took it (crypto/hpke's
 	// PrivateKey.Bytes, but for DHKEM's clamping)
@@ -56,6 +62,7 @@ func NewPrivateKey(kem KEM, b []byte) (*PrivateKey, error) {
 		return nil, fmt.Errorf("%w: %v private key of %d bytes, want %d", ErrKey, kem, len(b), p.privateSize)
 	}
 	k := &PrivateKey{kem: p, serialized: bytes.Clone(b)}
+	k.idle.L = &k.mu
 	switch kem {
 	case MLKEM768X25519:
 		expanded := make([]byte, mlkemSeedSize+x25519Size)
@@ -134,6 +141,9 @@ func (k *PrivateKey) Close() error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.closed = true
+	for k.users > 0 {
+		k.idle.Wait()
+	}
 	clear(k.serialized)
 	clear(k.pqSeed)
 	clear(k.scalar)
@@ -143,15 +153,23 @@ func (k *PrivateKey) Close() error {
 // hold keeps k open (Close waits) until release; it fails for a closed
 // key, holding nothing.
 func (k *PrivateKey) hold() error {
-	k.mu.RLock()
+	k.mu.Lock()
+	defer k.mu.Unlock()
 	if k.closed {
-		k.mu.RUnlock()
 		return ErrKeyClosed
 	}
+	k.users++
 	return nil
 }
 
-func (k *PrivateKey) release() { k.mu.RUnlock() }
+// release ends a hold, waking a Close waiting for the last.
+func (k *PrivateKey) release() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.users--; k.users == 0 && k.closed {
+		k.idle.Broadcast()
+	}
+}
 
 // NewPublicKey returns the public key of kem serialized as b, the bytes
 // of crypto/hpke's KEM.NewPublicKey: for MLKEM768X25519 the ML-KEM-768

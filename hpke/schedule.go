@@ -25,6 +25,7 @@ type scheduler struct {
 	h     hash.Hash // SHA-256
 	pad   [64]byte  // HMAC's key block
 	inner [32]byte  // HMAC's inner hash
+	sum   [32]byte  // HMAC's result (the hash writes here, not into the caller's memory, which would then escape)
 	msg   []byte    // the message being authenticated
 	// context is the key schedule's key_schedule_context of the info last
 	// computed (contextInfo): 0x00 ‖ psk_id_hash ‖ info_hash
@@ -55,9 +56,11 @@ func (s *scheduler) mac(out *[32]byte, key, msg []byte) {
 	s.h.Reset()
 	s.h.Write(s.pad[:])
 	s.h.Write(s.inner[:])
-	s.h.Sum(out[:0])
+	s.h.Sum(s.sum[:0])
+	*out = s.sum
 	clear(s.pad[:])
 	clear(s.inner[:])
+	clear(s.sum[:])
 }
 
 // labeled starts s.msg with "HPKE-v1" ‖ suite ‖ label, after I2OSP(L, 2)

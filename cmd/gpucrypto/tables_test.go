@@ -16,10 +16,12 @@ import (
 var (
 	withoutBench = map[string]string{
 		"mlkem": "no bench subcommand yet",
+		"hpke":  "no bench subcommand yet (its Go benchmarks: BenchmarkOpen)",
 	}
 	withoutBurnin = map[string]string{
 		"arith": "no burn-in operation yet; selftest checks its kernels with known answers",
 		"mlkem": "no burn-in operation yet",
+		"hpke":  "no burn-in operation yet",
 	}
 )
 
