@@ -12,7 +12,8 @@
 // DHKEMX25519 (DHKEM(X25519, HKDF-SHA256)); the KDF HKDFSHA256; the AEADs
 // AES128GCM and AES256GCM. Keys are crypto/hpke's bytes (NewPrivateKey
 // takes what its PrivateKey.Bytes gives, NewPublicKey what
-// PublicKey.Bytes gives), so a key pair made by either works with both.
+// PublicKey.Bytes gives; with Go 1.26, PrivateKeyOf and PublicKeyOf take
+// crypto/hpke's keys), so a key pair made by either works with both.
 // The message forms (OpenMessages, SealMessages) take RFC 9180's
 // additional data too, which crypto/hpke's single-shot functions leave
 // empty.

@@ -245,3 +245,29 @@ func TestCallsInBatches(t *testing.T) {
 		})
 	}
 }
+
+// PrivateKeyOf and PublicKeyOf take crypto/hpke's keys: the same key
+// pair; a KEM the Engine does not compute is refused.
+func TestKeysOfGo(t *testing.T) {
+	for _, s := range suites() {
+		std, err := s.kem.GenerateKey()
+		require.NoError(t, err)
+		k, err := hpke.PrivateKeyOf(std)
+		require.NoError(t, err)
+		require.Equal(t, std.PublicKey().Bytes(), k.PublicKey().Bytes())
+		want, err := std.Bytes()
+		require.NoError(t, err)
+		got, err := k.Bytes()
+		require.NoError(t, err)
+		require.Equal(t, want, got, "%v: Bytes", s)
+		pub, err := hpke.PublicKeyOf(std.PublicKey())
+		require.NoError(t, err)
+		require.Equal(t, std.PublicKey().Bytes(), pub.Bytes())
+	}
+	p256, err := stdhpke.DHKEM(stdecdh.P256()).GenerateKey()
+	require.NoError(t, err)
+	_, err = hpke.PrivateKeyOf(p256)
+	require.ErrorIs(t, err, hpke.ErrSuite)
+	_, err = hpke.PublicKeyOf(p256.PublicKey())
+	require.ErrorIs(t, err, hpke.ErrSuite)
+}
