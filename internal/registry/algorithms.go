@@ -9,6 +9,7 @@ import (
 	"github.com/gpucrypto/gpucrypto/ecdh"
 	"github.com/gpucrypto/gpucrypto/ecdsa"
 	"github.com/gpucrypto/gpucrypto/ed25519"
+	"github.com/gpucrypto/gpucrypto/hpke"
 	"github.com/gpucrypto/gpucrypto/kernels"
 	"github.com/gpucrypto/gpucrypto/mlkem"
 	"github.com/gpucrypto/gpucrypto/rsa"
@@ -41,13 +42,8 @@ var All = []Algorithm{
 		SelfTests: []SelfTest{{"x25519/x448 RFC 7748 vectors", onDevice(ecdh.NewEngine, func(e *ecdh.Engine) error {
 			return ecdh.SelfTest(e)
 		})}},
-		Programs: func(d *device.Device) ([]Program, error) {
-			return []Program{
-				program("x25519.cl", ecdh.ProgramDefines(d, ecdh.X25519()), "x25519", "x25519_base_comb", "x25519_xz", "x25519_base_comb_xz", "x25519_invert_batch"),
-				program("x448.cl", ecdh.ProgramDefines(d, ecdh.X448()), "x448", "x448_base_comb", "x448_xz", "x448_base_comb_xz", "x448_invert_batch"),
-			}, nil
-		},
-		Fuzz: []string{"FuzzX25519", "FuzzX448"},
+		Programs: ecdhPrograms,
+		Fuzz:     []string{"FuzzX25519", "FuzzX448"},
 	},
 	{
 		Name:      "ed25519",
@@ -71,10 +67,14 @@ var All = []Algorithm{
 	{
 		Name:      "mlkem",
 		SelfTests: []SelfTest{{"ml-kem-768/1024 FIPS 203 vectors", onDevice(mlkem.NewEngine, mlkem.SelfTest)}},
-		Programs: func(d *device.Device) ([]Program, error) {
-			return []Program{program("mlkem.cl", mlkem.ProgramDefines(d), mlkemKernels...)}, nil
-		},
-		Fuzz: []string{"FuzzDecapsulate", "FuzzEncapsulationKey"},
+		Programs:  mlkemPrograms,
+		Fuzz:      []string{"FuzzDecapsulate", "FuzzEncapsulationKey"},
+	},
+	{
+		Name:      "hpke",
+		SelfTests: []SelfTest{{"hpke RFC 9180/draft-ietf-hpke-pq vectors", onDevice(hpke.NewEngine, hpke.SelfTest)}},
+		Programs:  hpkePrograms,
+		Fuzz:      []string{"FuzzOpen"},
 	},
 }
 
@@ -154,6 +154,33 @@ func aesPrograms(d *device.Device) ([]Program, error) {
 		out = append(out, Program{Title: pb.Source.Name + " " + pb.Desc, Source: pb.Source, Kernels: pb.Kernels})
 	}
 	return out, err
+}
+
+// ecdhPrograms are the programs of X25519 and X448.
+func ecdhPrograms(d *device.Device) ([]Program, error) {
+	return []Program{
+		program("x25519.cl", ecdh.ProgramDefines(d, ecdh.X25519()), "x25519", "x25519_base_comb", "x25519_xz", "x25519_base_comb_xz", "x25519_invert_batch"),
+		program("x448.cl", ecdh.ProgramDefines(d, ecdh.X448()), "x448", "x448_base_comb", "x448_xz", "x448_base_comb_xz", "x448_invert_batch"),
+	}, nil
+}
+
+// mlkemPrograms is the program of ML-KEM.
+func mlkemPrograms(d *device.Device) ([]Program, error) {
+	return []Program{program("mlkem.cl", mlkem.ProgramDefines(d), mlkemKernels...)}, nil
+}
+
+// hpkePrograms are the programs of the engines an hpke engine is made of
+// on d: ML-KEM's, X25519's (the ecdh engine builds X448's too) and, but
+// on a CPU device, where its AES-GCM runs on the host, AES's.
+func hpkePrograms(d *device.Device) ([]Program, error) {
+	out, _ := mlkemPrograms(d)
+	more, _ := ecdhPrograms(d)
+	out = append(out, more...)
+	if d.Type == device.TypeCPU {
+		return out, nil
+	}
+	more, err := aesPrograms(d)
+	return append(out, more...), err
 }
 
 // mlkemKernels are the kernels of mlkem.cl, for each parameter set.
