@@ -83,8 +83,9 @@ type NVRTC struct {
 	handle       uintptr
 	major, minor int
 
-	// compileMu serializes compilations: NVRTC 11.x does not promise that
-	// concurrent compilations of distinct programs are safe.
+	// compileMu serializes compilations before NVRTC 13 (concurrentCompiles):
+	// NVRTC 11.x does not promise that concurrent compilations of distinct
+	// programs are safe, and 12.x was not tried.
 	compileMu sync.Mutex
 
 	// Entry points, bound at load time. nvrtcResult is a C enum (int).
@@ -287,6 +288,12 @@ func (n *NVRTC) Version() (major, minor int) { return n.major, n.minor }
 // loader chose when it was found on the library path.
 func (n *NVRTC) Path() string { return n.path }
 
+// concurrentCompiles reports whether this NVRTC compiles distinct programs
+// at once, each on its own thread: NVRTC 13 does, and a process that makes
+// several engines is ready sooner for it (docs/BENCHMARKS.md, "Start-up");
+// older versions are serialized by compileMu.
+func (n *NVRTC) concurrentCompiles() bool { return n.major >= 13 }
+
 // SupportedArchs returns the GPU architectures that this NVRTC can compile
 // for (nvrtcGetSupportedArchs), as compute capabilities times ten in
 // ascending order (e.g. 35, 37, ..., 90), or nil when the library does not
@@ -349,8 +356,10 @@ func (n *NVRTC) Compile(src, name string, options []string) (CompileOutput, erro
 		optionsArg = unsafe.Pointer(&optionAddrs[0])
 	}
 
-	n.compileMu.Lock()
-	defer n.compileMu.Unlock()
+	if !n.concurrentCompiles() {
+		n.compileMu.Lock()
+		defer n.compileMu.Unlock()
+	}
 
 	var prog uintptr
 	if st := n.createProgram(&prog, &srcC[0], &nameC[0], 0, nil, nil); st != 0 {

@@ -51,7 +51,7 @@ func selftest(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("selftest", flag.ExitOnError)
 	pickDevice := deviceFlags(fs)
 	report := jsonFlags(fs)
-	jobs := fs.Int("jobs", 1, "the suites run at once (1: one after another; 0: all at once, as a program that makes its engines side by side)")
+	jobs := fs.Int("jobs", 0, "the suites run at once (0: all at once, as a program that makes its engines side by side; 1: one after another)")
 	report.stdoutTo = stdout
 	parseFlags(fs, args)
 	if fs.NArg() > 0 {

@@ -65,10 +65,9 @@ func TestSelftestLines(t *testing.T) {
 	}
 }
 
-// With --jobs 0 the suites run at once (a suite here returns only once
-// every suite has begun), each line saying when its suite was ready; by
-// default (--jobs 1) they run one after another; a negative --jobs is
-// refused.
+// By default (--jobs 0) the suites run at once (a suite here returns only
+// once every suite has begun), each line saying when its suite was ready;
+// with --jobs 1 they run one after another; a negative --jobs is refused.
 func TestSelftestJobs(t *testing.T) {
 	d := devicetest.Device(t)
 	saved := selftests
@@ -88,7 +87,7 @@ func TestSelftestJobs(t *testing.T) {
 	}
 	selftests = []registry.SelfTest{{Name: "a", Run: suite}, {Name: "b", Run: suite}, {Name: "c", Run: suite}}
 	var stdout, stderr bytes.Buffer
-	if err := selftest([]string{"--device", strconv.Itoa(d.Index), "--jobs", "0"}, &stdout, &stderr); err != nil {
+	if err := selftest([]string{"--device", strconv.Itoa(d.Index)}, &stdout, &stderr); err != nil {
 		t.Fatalf("%v\n%s", err, stdout.String())
 	}
 	if n := strings.Count(stdout.String(), "after the start)  PASS"); n != 3 {
@@ -101,11 +100,11 @@ func TestSelftestJobs(t *testing.T) {
 		{Name: "second", Run: func(*device.Device) error { order = append(order, "second"); return nil }},
 	}
 	stdout.Reset()
-	if err := selftest([]string{"--device", strconv.Itoa(d.Index)}, &stdout, &stderr); err != nil {
+	if err := selftest([]string{"--device", strconv.Itoa(d.Index), "--jobs", "1"}, &stdout, &stderr); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Join(order, " ") != "first second" {
-		t.Errorf("the default ran %v", order)
+		t.Errorf("--jobs 1 ran %v", order)
 	}
 	if err := selftest([]string{"--device", strconv.Itoa(d.Index), "--jobs", "-1"}, &stdout, &stderr); err == nil {
 		t.Error("--jobs -1 accepted")
