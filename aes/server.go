@@ -40,7 +40,11 @@ type request struct {
 	key              *Key
 	cpu              cipher.AEAD // crypto/cipher's GCM of key
 	nonce, aad, data []byte      // data: the plaintext, or the ciphertext and tag
-	state            atomic.Int32
+	// out is where the caller's result goes (the tail of its dst): the CPU
+	// path writes it there, as crypto/cipher would, with no copy and no
+	// allocation; a batch's results are copied into it (sealed, opened).
+	out   []byte
+	state atomic.Int32
 }
 
 // States of a request: the worker moves it from queued to taken before it
@@ -211,7 +215,7 @@ func (s *Server) seal(ctx context.Context, k *Key, cpu cipher.AEAD, ret, out, no
 	if err := s.ready(ctx, k); err != nil {
 		return nil, err
 	}
-	res, err := s.do(ctx, s.sealer, &request{key: k, cpu: cpu, nonce: nonce, aad: aad, data: plaintext})
+	res, err := s.do(ctx, s.sealer, &request{key: k, cpu: cpu, nonce: nonce, aad: aad, data: plaintext, out: out})
 	return sealed(ret, out, res, err)
 }
 
@@ -220,12 +224,12 @@ func (s *Server) open(ctx context.Context, k *Key, cpu cipher.AEAD, ret, out, no
 	if err := s.ready(ctx, k); err != nil {
 		return nil, err
 	}
-	res, err := s.do(ctx, s.opener, &request{key: k, cpu: cpu, nonce: nonce, aad: aad, data: ciphertext})
+	res, err := s.do(ctx, s.opener, &request{key: k, cpu: cpu, nonce: nonce, aad: aad, data: ciphertext, out: out})
 	return opened(ret, out, res, err)
 }
 
 // sealed is Seal's answer from its batch's: res, the ciphertext and tag,
-// copied into out (the tail of ret).
+// copied into out (the tail of ret) unless the CPU path wrote it there.
 func sealed(ret, out, res []byte, err error) ([]byte, error) {
 	if err != nil {
 		return nil, err
@@ -233,8 +237,16 @@ func sealed(ret, out, res []byte, err error) ([]byte, error) {
 	if len(res) != len(out) {
 		return nil, fmt.Errorf("aes: internal error: sealed %d bytes, want %d", len(res), len(out))
 	}
-	copy(out, res)
+	if !sameStart(res, out) {
+		copy(out, res)
+	}
 	return ret, nil
+}
+
+// sameStart reports whether x and y begin at the same byte: a result that
+// the CPU path wrote into the caller's out itself.
+func sameStart(x, y []byte) bool {
+	return len(x) > 0 && len(y) > 0 && &x[0] == &y[0]
 }
 
 // opened is Open's answer from its batch's: res, the plaintext, copied
@@ -251,8 +263,10 @@ func opened(ret, out, res []byte, err error) ([]byte, error) {
 		clear(res)
 		return nil, fmt.Errorf("aes: internal error: opened %d bytes, want %d", len(res), len(out))
 	}
-	copy(out, res)
-	clear(res)
+	if !sameStart(res, out) {
+		copy(out, res)
+		clear(res)
+	}
 	return ret, nil
 }
 
@@ -310,7 +324,7 @@ func (s *Server) Go(ctx context.Context, call *Call) error {
 		return err
 	}
 	call.Result, call.Err, call.ret, call.out = nil, nil, ret, out
-	call.req = request{key: call.Key, cpu: cpu, nonce: call.Nonce, aad: call.AAD, data: call.Data}
+	call.req = request{key: call.Key, cpu: cpu, nonce: call.Nonce, aad: call.AAD, data: call.Data, out: out}
 	if err := b.Go(ctx, &call.req, (*pendingCall)(call)); err != nil {
 		call.clearRequest()
 		return err
@@ -422,15 +436,20 @@ func runRequests(e *Engine, open bool, reqs []*request) ([][]byte, error) {
 	return out, batch.Collect(errs)
 }
 
-// onCPU computes r with crypto/cipher's GCM into a new slice.
+// onCPU computes r with crypto/cipher's GCM into r.out (a new slice where
+// r has none).
 func (r *request) onCPU(open bool) ([]byte, error) {
 	if err := r.key.live(); err != nil {
 		return nil, err
 	}
-	if !open {
-		return r.cpu.Seal(nil, r.nonce, r.data, r.aad), nil
+	var dst []byte
+	if r.out != nil {
+		dst = r.out[:0]
 	}
-	p, err := r.cpu.Open(nil, r.nonce, r.data, r.aad)
+	if !open {
+		return r.cpu.Seal(dst, r.nonce, r.data, r.aad), nil
+	}
+	p, err := r.cpu.Open(dst, r.nonce, r.data, r.aad)
 	if err != nil {
 		return nil, ErrOpen
 	}
