@@ -67,10 +67,35 @@ func NewServer(opts batch.Options, engines ...*Engine) (*Server, error) {
 	}
 	return &Server{
 		shell:  shell,
-		sign:   engine.Operation(shell, signRequests),
-		verify: engine.Operation(shell, verifyRequests),
+		sign:   engine.OperationCPU(shell, signRequests, signOnCPU),
+		verify: engine.OperationCPU(shell, verifyRequests, verifyOnCPU),
 		ecdh:   engine.Operation(shell, ecdhRequests),
 	}, nil
+}
+
+// signOnCPU is the Server's CPU path for signatures: each request with
+// crypto/ecdsa at once (the CPU engine's per-element work, without its
+// batch machinery around one element).
+func signOnCPU(reqs []signRequest) ([][]byte, error) {
+	out := make([][]byte, len(reqs))
+	errs := make([]error, len(reqs))
+	for i := range reqs {
+		r := &reqs[i]
+		out[i], errs[i] = signOnHost(r.key, r.hash, r.form, r.deterministic)
+		clear(r.random[:])
+	}
+	return out, batch.Collect(errs)
+}
+
+// verifyOnCPU is the Server's CPU path for verifications: each request
+// with crypto/ecdsa at once.
+func verifyOnCPU(reqs []verifyRequest) ([]bool, error) {
+	out := make([]bool, len(reqs))
+	errs := make([]error, len(reqs))
+	for i, r := range reqs {
+		out[i], errs[i] = verifyCPU(r.pub, r.hash, r.sig, r.form)
+	}
+	return out, batch.Collect(errs)
 }
 
 // signRequests signs a batch of a Server's requests on e: one call per

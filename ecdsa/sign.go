@@ -208,34 +208,42 @@ func (j *signJob) signCPU(i int) {
 	} else {
 		out[i] = nil
 	}
-	j.errs.Set(i, nil)
-	key := j.keys[i]
-	if err := checkPrivate(key); err != nil {
-		j.errs.Set(i, err)
+	sig, err := signOnHost(j.keys[i], j.hashes[i], j.form, j.deterministic)
+	j.errs.Set(i, err)
+	if err != nil {
 		return
+	}
+	if j.into {
+		sig = appendOutput(out[i], sig, j.outputSize())
+	}
+	out[i] = sig
+}
+
+// signOnHost is crypto/ecdsa's signature of hash under key in form: RFC
+// 6979's where deterministic, else hedged from crypto/rand (signCPU says
+// why crypto/rand).
+func signOnHost(key *ecdsa.PrivateKey, hash []byte, form Form, deterministic bool) ([]byte, error) {
+	if err := checkPrivate(key); err != nil {
+		return nil, err
 	}
 	var sig []byte
 	var err error
-	if j.deterministic {
-		sig, err = key.Sign(nil, j.hashes[i], crypto.SHA256)
+	if deterministic {
+		sig, err = key.Sign(nil, hash, crypto.SHA256)
 	} else {
-		sig, err = ecdsa.SignASN1(rand.Reader, key, j.hashes[i])
+		sig, err = ecdsa.SignASN1(rand.Reader, key, hash)
 	}
 	if err != nil {
-		j.errs.Set(i, err)
-		return
+		return nil, err
 	}
-	if j.form == P1363 {
+	if form == P1363 {
 		r, s, _ := parseASN1(sig)
 		size := (key.Curve.Params().N.BitLen() + 7) / 8
 		sig = make([]byte, 2*size)
 		new(big.Int).SetBytes(r).FillBytes(sig[:size])
 		new(big.Int).SetBytes(s).FillBytes(sig[size:])
 	}
-	if j.into {
-		sig = appendOutput(out[i], sig, j.outputSize())
-	}
-	out[i] = sig
+	return sig, nil
 }
 
 // CPU implements engine.Job: crypto/ecdsa on all cores.

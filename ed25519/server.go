@@ -54,9 +54,43 @@ func NewServer(opts batch.Options, engines ...*Engine) (*Server, error) {
 	}
 	return &Server{
 		shell:  shell,
-		sign:   engine.Operation(shell, signRequests),
-		verify: engine.Operation(shell, verifyRequests),
+		sign:   engine.OperationCPU(shell, signRequests, signOnCPU),
+		verify: engine.OperationCPU(shell, verifyRequests, verifyOnCPU),
 	}, nil
+}
+
+// signOnCPU is the Server's CPU path for signatures: each request with
+// crypto/ed25519 at once (the CPU engine's per-element work, without its
+// batch machinery around one element).
+func signOnCPU(reqs []signRequest) ([][]byte, error) {
+	out := make([][]byte, len(reqs))
+	errs := make([]error, len(reqs))
+	for i, r := range reqs {
+		v, err := variantOf(&r.opts)
+		if err == nil {
+			sig := make([]byte, SignatureSize)
+			if err = v.signOne(sig, r.key, r.msg); err == nil {
+				out[i] = sig
+			}
+		}
+		errs[i] = err
+	}
+	return out, batch.Collect(errs)
+}
+
+// verifyOnCPU is the Server's CPU path for verifications: each request
+// with crypto/ed25519 at once.
+func verifyOnCPU(reqs []verifyRequest) ([]bool, error) {
+	out := make([]bool, len(reqs))
+	errs := make([]error, len(reqs))
+	for i, r := range reqs {
+		v, err := variantOf(&r.opts)
+		if err == nil {
+			out[i], err = v.verifyOne(r.pub, r.msg, r.sig)
+		}
+		errs[i] = err
+	}
+	return out, batch.Collect(errs)
 }
 
 // signRequests signs a batch of a Server's requests on e.
