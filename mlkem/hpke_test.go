@@ -3,9 +3,11 @@
 package mlkem_test
 
 import (
+	"context"
 	"crypto"
 	stdecdh "crypto/ecdh"
 	"crypto/hpke"
+	stdmlkem "crypto/mlkem"
 	"crypto/rand"
 	"testing"
 	"time"
@@ -114,4 +116,68 @@ func TestDecapsulationKey(t *testing.T) {
 			require.ErrorIs(t, err, mlkem.ErrSeedLength)
 		})
 	}
+}
+
+// A DecapsulationKey's Go decapsulates on the Server as crypto/mlkem's
+// key does, every Call back on Done once with its own outcome (the
+// implicit-rejection key of a corrupted ciphertext, an error for one of
+// the wrong length); Go refuses a Call it cannot send back, one without a
+// ciphertext, and every Call after Close.
+func TestDecapsulationKeyGo(t *testing.T) {
+	for name, e := range engines(t) {
+		t.Run(name, func(t *testing.T) {
+			s, err := mlkem.NewServer(batch.Options{MaxDelay: time.Millisecond}, e)
+			require.NoError(t, err)
+			defer s.Close()
+			for _, p := range []mlkem.Parameters{mlkem.MLKEM768, mlkem.MLKEM1024} {
+				seed := make([]byte, mlkem.SeedSize)
+				rand.Read(seed)
+				k, err := s.DecapsulationKey(p, seed)
+				require.NoError(t, err)
+				std, err := stdDecapsulator(p, seed)
+				require.NoError(t, err)
+				const n = 24
+				done := make(chan *mlkem.Call, n)
+				calls := make([]mlkem.Call, n)
+				for i := range calls {
+					_, ct := k.Encapsulator().Encapsulate()
+					switch i % 6 {
+					case 1:
+						ct[i%len(ct)] ^= 1 // implicitly rejected
+					case 5:
+						ct = ct[:len(ct)-1] // the wrong length
+					}
+					calls[i] = mlkem.Call{Ciphertext: ct, Done: done}
+					require.NoError(t, k.Go(context.Background(), &calls[i]))
+				}
+				seen := map[*mlkem.Call]bool{}
+				for range n {
+					c := <-done
+					require.False(t, seen[c], "a Call back twice")
+					seen[c] = true
+					want, wantErr := std.Decapsulate(c.Ciphertext)
+					if wantErr != nil {
+						require.Error(t, c.Err, "%v: %d-byte ciphertext", p, len(c.Ciphertext))
+						continue
+					}
+					require.NoError(t, c.Err)
+					require.Equal(t, want, c.SharedKey, "%v", p)
+				}
+				require.Error(t, k.Go(context.Background(), &mlkem.Call{Ciphertext: calls[0].Ciphertext}), "no Done")
+				require.Error(t, k.Go(context.Background(), &mlkem.Call{Done: done}), "no ciphertext")
+				require.NoError(t, k.Close())
+				require.ErrorIs(t, k.Go(context.Background(), &mlkem.Call{Ciphertext: calls[0].Ciphertext, Done: done}), batch.ErrClosed)
+			}
+		})
+	}
+}
+
+// stdDecapsulator is crypto/mlkem's decapsulation key of seed.
+func stdDecapsulator(p mlkem.Parameters, seed []byte) (interface {
+	Decapsulate([]byte) ([]byte, error)
+}, error) {
+	if p == mlkem.MLKEM768 {
+		return stdmlkem.NewDecapsulationKey768(seed)
+	}
+	return stdmlkem.NewDecapsulationKey1024(seed)
 }

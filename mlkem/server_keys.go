@@ -5,6 +5,7 @@ package mlkem
 import (
 	"context"
 	"crypto"
+	"errors"
 	"fmt"
 	"sync/atomic"
 
@@ -87,6 +88,56 @@ func (k *DecapsulationKey) DecapsulateContext(ctx context.Context, ciphertext []
 		}
 		return ops.decap.Do(ctx, req)
 	})
+}
+
+// Go submits the decapsulation of call.Ciphertext under the key and
+// returns without waiting for it: the asynchronous form of
+// DecapsulateContext, for a caller that holds many ciphertexts. Its
+// outcome arrives on call.Done: SharedKey, or Err as DecapsulateContext
+// would return it (the context's error if ctx ends before the request's
+// batch runs). The Call's Parameters, Seed and EncapsulationKey are not
+// read. Go's own error (a nil or unbuffered Done, no Ciphertext, a closed
+// key or Server, a nil or ended context) means the Call was not submitted
+// and will not arrive on Done. The request carries a copy of the seed,
+// zeroed when the Call completes.
+func (k *DecapsulationKey) Go(ctx context.Context, call *Call) error {
+	if call == nil || call.Done == nil || cap(call.Done) == 0 {
+		return errNoDone
+	}
+	if call.Ciphertext == nil {
+		return errors.New("mlkem: DecapsulationKey.Go needs a Call with a Ciphertext")
+	}
+	ops, err := k.s.opsOf(k.p)
+	if err != nil {
+		return err
+	}
+	seed, err := k.seed.Copy()
+	if err != nil {
+		return err
+	}
+	req := decapsulation{seed: seed, ciphertext: call.Ciphertext}
+	if key := k.key.Load(); key != nil {
+		req.key = *key
+	}
+	call.SharedKey, call.Err = nil, nil
+	if err := ops.decap.Go(ctx, req, &heldDecapsulation{call: call, seed: seed}); err != nil {
+		clear(seed)
+		return err
+	}
+	return nil
+}
+
+// heldDecapsulation is a DecapsulationKey's Call as the batcher completes
+// it: the seed's copy zeroed, then the Call sent back.
+type heldDecapsulation struct {
+	call *Call
+	seed []byte
+}
+
+func (h *heldDecapsulation) Complete(shared []byte, err error) {
+	clear(h.seed)
+	h.call.SharedKey, h.call.Err = shared, err
+	h.call.Done <- h.call
 }
 
 // Close zeroes the key's copy of its seed and drops its crypto/mlkem key;

@@ -16,7 +16,7 @@ var _ = serverOps.add(
 	serverOp{name: "mlkem768-encaps", algorithm: "mlkem",
 		what:      fmt.Sprintf("mlkem.Server.Encapsulate, ML-KEM-768, to %d keys in turn", serverMLKEMKeys),
 		goPackage: "crypto/mlkem", forms: []string{formBlocking, formAsync}, start: startMLKEMEncapsulate},
-	serverOp{name: "mlkem768-decaps", algorithm: "mlkem", what: "mlkem.DecapsulationKey.DecapsulateContext, ML-KEM-768, one key held by the Server",
+	serverOp{name: "mlkem768-decaps", algorithm: "mlkem", what: "mlkem.DecapsulationKey.DecapsulateContext (async: the key's Go), ML-KEM-768, one key held by the Server",
 		goPackage: "crypto/mlkem", forms: []string{formBlocking, formAsync}, start: startMLKEMDecapsulate},
 )
 
@@ -145,7 +145,7 @@ func startMLKEMDecapsulate(devs []*device.Device, opts batch.Options) (*serverBe
 	if err != nil {
 		return nil, err
 	}
-	held, closeHeld, err := heldDecapsulation(s, set.params, seed)
+	held, submitHeld, closeHeld, err := heldDecapsulation(s, set.params, seed)
 	if err != nil {
 		closer(s, engines)()
 		return nil, fmt.Errorf("bench server: mlkem DecapsulationKey: %w", err)
@@ -157,8 +157,8 @@ func startMLKEMDecapsulate(devs []*device.Device, opts batch.Options) (*serverBe
 		}),
 		newSubmitter: func(window int) submitter {
 			return newCallSubmitter(window, func(done chan *mlkem.Call) mlkem.Call {
-				return mlkem.Call{Parameters: set.params, Seed: seed, Ciphertext: ct, Done: done}
-			}, s.Go, func(c *mlkem.Call) error { return c.Err })
+				return mlkem.Call{Ciphertext: ct, Done: done}
+			}, submitHeld, func(c *mlkem.Call) error { return c.Err })
 		},
 		newGoCaller: sameGoCaller(func() error {
 			_, err := dk.Decapsulate(ct)

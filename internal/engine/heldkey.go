@@ -42,6 +42,18 @@ func (k *HeldKey) Use(ctx context.Context, f func(ctx context.Context, priv []by
 	return out, err
 }
 
+// Copy returns a copy of the key for a request that outlives the call
+// that made it (an asynchronous one, whose completion zeroes it), or fails
+// with an error wrapping batch.ErrClosed after Close.
+func (k *HeldKey) Copy() ([]byte, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.priv == nil {
+		return nil, fmt.Errorf("%s: key closed: %w", k.pkg, batch.ErrClosed)
+	}
+	return append([]byte(nil), k.priv...), nil
+}
+
 // Close zeroes the key; later uses fail. Calling it again does nothing.
 func (k *HeldKey) Close() error {
 	k.mu.Lock()
