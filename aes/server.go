@@ -65,22 +65,12 @@ func NewServer(opts batch.Options, engines ...*Engine) (*Server, error) {
 		return nil, err
 	}
 	return &Server{
-		shell:  shell,
-		sealer: engine.OperationCPU(shell, func(e *Engine, reqs []*request) ([][]byte, error) { return runRequests(e, false, reqs) }, onCPU(false)),
-		opener: engine.OperationCPU(shell, func(e *Engine, reqs []*request) ([][]byte, error) { return runRequests(e, true, reqs) }, onCPU(true)),
+		shell: shell,
+		sealer: engine.OperationCPU(shell, func(e *Engine, reqs []*request) ([][]byte, error) { return runRequests(e, false, reqs) },
+			func(r *request) ([]byte, error) { return r.onCPU(false) }),
+		opener: engine.OperationCPU(shell, func(e *Engine, reqs []*request) ([][]byte, error) { return runRequests(e, true, reqs) },
+			func(r *request) ([]byte, error) { return r.onCPU(true) }),
 	}, nil
-}
-
-// onCPU is the batchers' CPU path: each request with crypto/cipher's GCM.
-func onCPU(open bool) batch.RunFunc[*request, []byte] {
-	return func(reqs []*request) ([][]byte, error) {
-		out := make([][]byte, len(reqs))
-		errs := make([]error, len(reqs))
-		for i, r := range reqs {
-			out[i], errs[i] = r.onCPU(open)
-		}
-		return out, batch.Collect(errs)
-	}
 }
 
 // Stats returns the server's counts: its requests (Calls), those waiting

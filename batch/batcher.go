@@ -117,6 +117,43 @@ func (o Options) withDefaults() Options {
 // Batcher's, valid during the call only.
 type RunFunc[Q, R any] func(reqs []Q) ([]R, error)
 
+// OneFunc computes one request on the CPU (crypto/* called for it): the
+// CPU path of NewWithCPUOne and NewDirectCPU, which then puts no slice
+// around a lone request. Its error is the request's own.
+type OneFunc[Q, R any] func(req Q) (R, error)
+
+// batched is f as a RunFunc: each request in turn, their errors in a
+// *Error.
+func (f OneFunc[Q, R]) batched() RunFunc[Q, R] {
+	return func(reqs []Q) ([]R, error) {
+		out := make([]R, len(reqs))
+		errs := make([]error, len(reqs))
+		for i, r := range reqs {
+			out[i], errs[i] = f(r)
+		}
+		return out, Collect(errs)
+	}
+}
+
+// one is f for one request: the request's result, or the error of the
+// batch f fails or of a panic in f.
+func (f RunFunc[Q, R]) one(req Q) (R, error) {
+	vals, err := safeRun(f, []Q{req})
+	out := results(vals, err, 1).of(0)
+	return out.val, out.err
+}
+
+// safeOne is f(req), with a panic in f as its error.
+func safeOne[Q, R any](f OneFunc[Q, R], req Q) (val R, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			var zero R
+			val, err = zero, fmt.Errorf("batch: CPU path panicked: %v", p)
+		}
+	}()
+	return f(req)
+}
+
 // Batcher gathers single requests from many goroutines into batches and
 // hands each batch to a free worker (one worker per device, say). A batch
 // is formed when a worker is free to take it, from everything waiting (up

@@ -17,24 +17,31 @@ func NewDirect[Q, R any](opts Options, cpu RunFunc[Q, R]) *Batcher[Q, R] {
 	if cpu == nil {
 		panic("batch.NewDirect: no function")
 	}
-	b := &Batcher[Q, R]{opts: opts.withDefaults(), direct: &direct[Q, R]{cpu: cpu}}
-	b.intake.init() // empty, for the intake's counts (waiting, QueueDepth)
-	return b
+	return newDirect(opts, &direct[Q, R]{cpu: cpu, one: cpu.one})
 }
 
-// NewDirectCPU is NewDirect for a cpu that no engine counts (crypto/*
-// called directly): the Meter counts each request as an operation on the
-// CPU too.
-func NewDirectCPU[Q, R any](opts Options, cpu RunFunc[Q, R]) *Batcher[Q, R] {
-	b := NewDirect(opts, cpu)
-	b.direct.counts = true
+// NewDirectCPU is NewDirect for crypto/* called directly for each request
+// (cpu), which no engine counts: the Meter counts each request as an
+// operation on the CPU too.
+func NewDirectCPU[Q, R any](opts Options, cpu OneFunc[Q, R]) *Batcher[Q, R] {
+	if cpu == nil {
+		panic("batch.NewDirectCPU: no function")
+	}
+	return newDirect(opts, &direct[Q, R]{cpu: cpu.batched(), one: func(req Q) (R, error) { return safeOne(cpu, req) }, counts: true})
+}
+
+// newDirect is the Batcher of d.
+func newDirect[Q, R any](opts Options, d *direct[Q, R]) *Batcher[Q, R] {
+	b := &Batcher[Q, R]{opts: opts.withDefaults(), direct: d}
+	b.intake.init() // empty, for the intake's counts (waiting, QueueDepth)
 	return b
 }
 
 // direct is NewDirect's path: every request computed at once on the CPU.
 type direct[Q, R any] struct {
-	cpu    RunFunc[Q, R]
-	counts bool // NewDirectCPU: the Meter counts the operations too
+	cpu    RunFunc[Q, R]          // requests together (GoMany)
+	one    func(req Q) (R, error) // one request (Do, Go)
+	counts bool                   // NewDirectCPU: the Meter counts the operations too
 }
 
 // done counts a request that started at start in the Meter.
@@ -59,18 +66,18 @@ func (d *direct[Q, R]) do(b *Batcher[Q, R], req Q, start time.Time) (R, error) {
 		b.opts.Meter.one(start)
 		return zero, ErrClosed
 	}
-	out := d.run([]Q{req}).of(0)
+	val, err := d.one(req)
 	d.done(b, start)
-	return out.val, out.err
+	return val, err
 }
 
 // goOne computes one request of Go in a goroutine of its own.
 func (d *direct[Q, R]) goOne(b *Batcher[Q, R], req Q, done Completer[R]) error {
 	return d.spawn(b, func() {
 		start := time.Now()
-		out := d.run([]Q{req}).of(0)
+		val, err := d.one(req)
 		d.done(b, start)
-		done.Complete(out.val, out.err)
+		done.Complete(val, err)
 	})
 }
 

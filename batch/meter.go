@@ -62,11 +62,13 @@ func (m *Meter) one(start time.Time) {
 	}
 }
 
-// onCPU counts one request the CPU path computed (one).
+// onCPU counts one request the CPU path computed (one), in one shard.
 func (m *Meter) onCPU(start time.Time) {
 	if m != nil {
-		m.shard().onCPU.Add(1)
-		m.one(start)
+		s := m.shard()
+		s.onCPU.Add(1)
+		s.requests.Add(1)
+		s.latency.Add(time.Since(start))
 	}
 }
 

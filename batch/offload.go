@@ -38,17 +38,37 @@ import (
 //
 // With Options.CPUOffload negative, NewWithCPU is New.
 func NewWithCPU[Q, R any](opts Options, cpu RunFunc[Q, R], workers ...RunFunc[Q, R]) *Batcher[Q, R] {
+	var one func(Q) (R, error)
+	if cpu != nil {
+		one = cpu.one
+	}
+	return newWithCPU(opts, one, workers)
+}
+
+// NewWithCPUOne is NewWithCPU with a CPU path that computes each request
+// with cpu (crypto/* called for it), with no slice around it.
+func NewWithCPUOne[Q, R any](opts Options, cpu OneFunc[Q, R], workers ...RunFunc[Q, R]) *Batcher[Q, R] {
+	var one func(Q) (R, error)
+	if cpu != nil {
+		one = func(req Q) (R, error) { return safeOne(cpu, req) }
+	}
+	return newWithCPU(opts, one, workers)
+}
+
+// newWithCPU is the Batcher of NewWithCPU and NewWithCPUOne: their
+// workers, and a CPU path computing each request with one.
+func newWithCPU[Q, R any](opts Options, one func(Q) (R, error), workers []RunFunc[Q, R]) *Batcher[Q, R] {
 	b := New(opts, workers...)
-	if b.opts.CPUOffload > 0 && cpu != nil {
-		b.offload = newOffload(cpu, b.opts.CPUOffload, b.intake.estimate)
+	if b.opts.CPUOffload > 0 && one != nil {
+		b.offload = newOffload(one, b.opts.CPUOffload, b.intake.estimate)
 	}
 	return b
 }
 
 // offload is a Batcher's CPU path (NewWithCPU).
 type offload[Q, R any] struct {
-	cpu   RunFunc[Q, R]
-	slots int32 // Options.CPUOffload
+	cpu   func(Q) (R, error) // one request (NewWithCPU: the RunFunc around it)
+	slots int32              // Options.CPUOffload
 
 	// running counts the requests computing on the CPU now (at most
 	// slots), reserved by compare-and-swap: no lock that every request
@@ -70,7 +90,7 @@ type offload[Q, R any] struct {
 	onCPU       counter // requests computed on the CPU so far
 }
 
-func newOffload[Q, R any](cpu RunFunc[Q, R], slots int, queued func() int64) *offload[Q, R] {
+func newOffload[Q, R any](cpu func(Q) (R, error), slots int, queued func() int64) *offload[Q, R] {
 	return &offload[Q, R]{cpu: cpu, slots: int32(slots), freed: make(chan struct{}, slots), queued: queued}
 }
 
@@ -167,15 +187,14 @@ func (o *offload[Q, R]) unreserve() {
 func (o *offload[Q, R]) run(req Q) (R, error) {
 	defer o.unreserve()
 	start := time.Now()
-	vals, err := safeRun(o.cpu, []Q{req})
-	out := results(vals, err, 1).of(0)
+	val, err := o.cpu(req)
 	took := time.Since(start)
-	if out.err == nil && o.cpuTime.due(start) {
+	if err == nil && o.cpuTime.due(start) {
 		o.cpuTime.observe(took)
 	}
 	host.offloaded(took)
 	o.onCPU.add(1)
-	return out.val, out.err
+	return val, err
 }
 
 // OnCPU is the number of requests computed on the CPU path so far (0

@@ -205,3 +205,65 @@ func TestOffloadOutlierDoesNotShutTheCPU(t *testing.T) {
 	}
 	require.LessOrEqual(t, devReqs.Load(), int64(3), "device requests")
 }
+
+// NewWithCPUOne's CPU path computes each request with its OneFunc: the
+// function's value, its error as the request's own, a panic in it as an
+// error (not a crash); NewDirectCPU's likewise, every request at once and
+// counted in the Meter as on the CPU, GoMany's too.
+func TestCPUPathOfOneFunc(t *testing.T) {
+	bad := errors.New("bad element")
+	one := func(in int) (int, error) {
+		switch in {
+		case 1:
+			return 0, bad
+		case 2:
+			panic("boom")
+		}
+		return 2 * in, nil
+	}
+	var devCalls, devReqs atomic.Int64
+	offloaded := batch.NewWithCPUOne(batch.Options{MaxDelay: time.Millisecond}, one, sleepy(0, &devCalls, &devReqs))
+	defer offloaded.Close()
+	for _, tc := range []struct {
+		in   int
+		want string
+	}{{1, "bad element"}, {2, "panicked"}, {5, ""}} {
+		for devReqs.Load()+offloaded.OnCPU() < 1000 { // until this one runs on the CPU
+			before := offloaded.OnCPU()
+			v, err := offloaded.Do(context.Background(), tc.in)
+			if offloaded.OnCPU() == before {
+				require.NoError(t, err) // batched: the device computes it
+				require.Equal(t, 2*tc.in, v)
+				continue
+			}
+			if tc.want == "" {
+				require.NoError(t, err)
+				require.Equal(t, 10, v)
+			} else {
+				require.ErrorContains(t, err, tc.want)
+			}
+			break
+		}
+	}
+	require.Less(t, devReqs.Load()+offloaded.OnCPU(), int64(1000), "the CPU path was never taken")
+
+	var meter batch.Meter
+	direct := batch.NewDirectCPU(batch.Options{Meter: &meter}, one)
+	defer direct.Close()
+	_, err := direct.Do(context.Background(), 1)
+	require.ErrorIs(t, err, bad)
+	_, err = direct.Do(context.Background(), 2)
+	require.ErrorContains(t, err, "panicked")
+	v, err := direct.Do(context.Background(), 4)
+	require.NoError(t, err)
+	require.Equal(t, 8, v)
+	done := make(chanCompleter, 3)
+	require.NoError(t, direct.GoMany(context.Background(), []int{3, 1, 6}, []batch.Completer[int]{done, done, done}))
+	got := map[any]any{}
+	for range 3 {
+		o := <-done
+		got[o[0]] = o[1]
+	}
+	require.Equal(t, map[any]any{6: nil, 0: bad, 12: nil}, got)
+	require.Equal(t, int64(6), meter.Stats().CPUOps, "every request counted as an operation on the CPU")
+}

@@ -73,29 +73,18 @@ func NewServer(opts batch.Options, engines ...*Engine) (*Server, error) {
 	}, nil
 }
 
-// signOnCPU is the Server's CPU path for signatures: each request with
+// signOnCPU is the Server's CPU path for signatures: the request with
 // crypto/ecdsa at once (the CPU engine's per-element work, without its
-// batch machinery around one element).
-func signOnCPU(reqs []signRequest) ([][]byte, error) {
-	out := make([][]byte, len(reqs))
-	errs := make([]error, len(reqs))
-	for i := range reqs {
-		r := &reqs[i]
-		out[i], errs[i] = signOnHost(r.key, r.hash, r.form, r.deterministic)
-		clear(r.random[:])
-	}
-	return out, batch.Collect(errs)
+// batch machinery around one element; the hedged request's random bytes
+// are not read: signOnHost says why).
+func signOnCPU(r signRequest) ([]byte, error) {
+	return signOnHost(r.key, r.hash, r.form, r.deterministic)
 }
 
-// verifyOnCPU is the Server's CPU path for verifications: each request
+// verifyOnCPU is the Server's CPU path for verifications: the request
 // with crypto/ecdsa at once.
-func verifyOnCPU(reqs []verifyRequest) ([]bool, error) {
-	out := make([]bool, len(reqs))
-	errs := make([]error, len(reqs))
-	for i, r := range reqs {
-		out[i], errs[i] = verifyCPU(r.pub, r.hash, r.sig, r.form)
-	}
-	return out, batch.Collect(errs)
+func verifyOnCPU(r verifyRequest) (bool, error) {
+	return verifyCPU(r.pub, r.hash, r.sig, r.form)
 }
 
 // signRequests signs a batch of a Server's requests on e: one call per

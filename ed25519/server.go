@@ -59,38 +59,29 @@ func NewServer(opts batch.Options, engines ...*Engine) (*Server, error) {
 	}, nil
 }
 
-// signOnCPU is the Server's CPU path for signatures: each request with
+// signOnCPU is the Server's CPU path for signatures: the request with
 // crypto/ed25519 at once (the CPU engine's per-element work, without its
 // batch machinery around one element).
-func signOnCPU(reqs []signRequest) ([][]byte, error) {
-	out := make([][]byte, len(reqs))
-	errs := make([]error, len(reqs))
-	for i, r := range reqs {
-		v, err := variantOf(&r.opts)
-		if err == nil {
-			sig := make([]byte, SignatureSize)
-			if err = v.signOne(sig, r.key, r.msg); err == nil {
-				out[i] = sig
-			}
-		}
-		errs[i] = err
+func signOnCPU(r signRequest) ([]byte, error) {
+	v, err := variantOf(&r.opts)
+	if err != nil {
+		return nil, err
 	}
-	return out, batch.Collect(errs)
+	sig := make([]byte, SignatureSize)
+	if err := v.signOne(sig, r.key, r.msg); err != nil {
+		return nil, err
+	}
+	return sig, nil
 }
 
-// verifyOnCPU is the Server's CPU path for verifications: each request
+// verifyOnCPU is the Server's CPU path for verifications: the request
 // with crypto/ed25519 at once.
-func verifyOnCPU(reqs []verifyRequest) ([]bool, error) {
-	out := make([]bool, len(reqs))
-	errs := make([]error, len(reqs))
-	for i, r := range reqs {
-		v, err := variantOf(&r.opts)
-		if err == nil {
-			out[i], err = v.verifyOne(r.pub, r.msg, r.sig)
-		}
-		errs[i] = err
+func verifyOnCPU(r verifyRequest) (bool, error) {
+	v, err := variantOf(&r.opts)
+	if err != nil {
+		return false, err
 	}
-	return out, batch.Collect(errs)
+	return v.verifyOne(r.pub, r.msg, r.sig)
 }
 
 // signRequests signs a batch of a Server's requests on e.

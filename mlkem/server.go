@@ -78,7 +78,7 @@ func NewServer(opts batch.Options, engines ...*Engine) (*Server, error) {
 		cpu := p.params()
 		s.ops[ps] = kemOps{
 			keygen: engine.OperationCPU(shell, func(e *Engine, seeds [][]byte) ([][]byte, error) { return e.keyGenOf(p, seeds) },
-				eachOnCPU(cpu.keyGenOne)),
+				cpu.keyGenOne),
 			encap: engine.OperationCPU(shell, func(e *Engine, eks [][]byte) ([]encapsulated, error) {
 				shared, cts, err := e.encapsulateOf(p, eks)
 				if shared == nil && err != nil {
@@ -89,32 +89,17 @@ func NewServer(opts batch.Options, engines ...*Engine) (*Server, error) {
 					out[i] = encapsulated{shared[i], cts[i]}
 				}
 				return out, err
-			}, eachOnCPU(cpu.encapsulateOne)),
+			}, cpu.encapsulateOne),
 			decap: engine.OperationCPU(shell, func(e *Engine, reqs []decapsulation) ([][]byte, error) {
 				seeds, cts := make([][]byte, len(reqs)), make([][]byte, len(reqs))
 				for i, r := range reqs {
 					seeds[i], cts[i] = r.seed, r.ciphertext
 				}
 				return e.decapsulateOf(p, seeds, cts)
-			}, eachOnCPU(cpu.decapsulateOne)),
+			}, cpu.decapsulateOne),
 		}
 	}
 	return s, nil
-}
-
-// eachOnCPU is a Server's CPU path of one operation: one in each request
-// computed with crypto/mlkem as it comes (a Server answers a single
-// request on the CPU with no engine call around it), each request's
-// error in the returned *batch.Error.
-func eachOnCPU[Q, R any](one func(Q) (R, error)) batch.RunFunc[Q, R] {
-	return func(reqs []Q) ([]R, error) {
-		out := make([]R, len(reqs))
-		errs := make([]error, len(reqs))
-		for i, r := range reqs {
-			out[i], errs[i] = one(r)
-		}
-		return out, batch.Collect(errs)
-	}
 }
 
 // keyGenOne, encapsulateOne and decapsulateOne are one request on the

@@ -105,7 +105,7 @@ func Operation[E Placed, Q, R any](s *Server[E], run func(E, []Q) ([]R, error)) 
 // requests that the CPU finishes first, and every request of a Server
 // whose engines all compute on the CPU (counted in the Server's Stats as
 // operations on the CPU), run there.
-func OperationCPU[E Placed, Q, R any](s *Server[E], run func(E, []Q) ([]R, error), cpu batch.RunFunc[Q, R]) *batch.Batcher[Q, R] {
+func OperationCPU[E Placed, Q, R any](s *Server[E], run func(E, []Q) ([]R, error), cpu batch.OneFunc[Q, R]) *batch.Batcher[Q, R] {
 	workers := make([]batch.RunFunc[Q, R], len(s.engines))
 	allCPU := true
 	for i, e := range s.engines {
@@ -119,7 +119,7 @@ func OperationCPU[E Placed, Q, R any](s *Server[E], run func(E, []Q) ([]R, error
 	case allCPU:
 		b = batch.New(s.opts, workers...)
 	default:
-		b = batch.NewWithCPU(s.opts, cpu, workers...)
+		b = batch.NewWithCPUOne(s.opts, cpu, workers...)
 	}
 	s.ops = append(s.ops, b)
 	return b
