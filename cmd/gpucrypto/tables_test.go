@@ -14,12 +14,9 @@ import (
 // bench subcommand, or no burnin operation, and why. An algorithm that
 // gains one leaves its list (the test says so).
 var (
-	withoutBench = map[string]string{
-		"hpke": "no bench subcommand yet (its Go benchmarks: BenchmarkOpen)",
-	}
+	withoutBench  = map[string]string{}
 	withoutBurnin = map[string]string{
 		"arith": "no burn-in operation yet; selftest checks its kernels with known answers",
-		"hpke":  "no burn-in operation yet",
 	}
 )
 
