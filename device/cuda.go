@@ -142,9 +142,19 @@ func newCUDADevice(drv *cuda.Driver, nv *cuda.NVRTC, ordinal int) (*cudaDevice, 
 		return nil, err
 	}
 	c.newerCompiler = nmaj > dmaj || nmaj == dmaj && nmin > dmin
-	c.ident = strings.Join([]string{"cuda", name, info.ComputeCapability, cudaVersion, driverVersion,
-		info.Compiler, nv.Path(), c.target}, "\x00")
+	c.ident = cudaIdentity(info, c.target)
 	return c, nil
+}
+
+// cudaIdentity is what the disk cache's keys name of a CUDA device
+// (Device.cacheKey, beside the source and the options): the compiler and
+// its target, which alone make the binary. A cache filled ahead on a
+// machine without a GPU (CUDACompiler; gpucrypto kernelinfo
+// --compute-capability) then serves every GPU of that architecture
+// whatever its name and driver; a driver that cannot load what a newer
+// NVRTC made fails the load, and Build compiles the program again.
+func cudaIdentity(info Info, target string) string {
+	return strings.Join([]string{"cuda", info.ComputeCapability, info.Compiler, target}, "\x00")
 }
 
 // cudaInfo is the Info common to CUDA devices of a compute capability.
@@ -263,7 +273,7 @@ func newCUDACompiler(nv *cuda.NVRTC, major, minor int) (*cudaDevice, error) {
 	if c.target, c.cubin, err = cudaTarget(arch, nv.SupportedArchs()); err != nil {
 		return nil, err
 	}
-	c.ident = strings.Join([]string{"cuda-compile-only", info.ComputeCapability, info.Compiler, nv.Path(), c.target}, "\x00")
+	c.ident = cudaIdentity(info, c.target)
 	return c, nil
 }
 

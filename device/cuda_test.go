@@ -502,3 +502,51 @@ func TestCUDAGPULost(t *testing.T) {
 	}
 	t.Logf("%s", bytes.TrimSpace(out))
 }
+
+// A compile-only device names in the disk cache's keys what a GPU of its
+// compute capability names with the same NVRTC (the compiler and its
+// target, not the GPU's name or driver), so that a cache filled ahead
+// without a GPU serves the GPU; another compiler or target is another key.
+func TestCUDACacheIdentity(t *testing.T) {
+	d := needCUDACompiler(t, "9.0")
+	c := d.drv.(*cudaDevice)
+	gpu := c.facts
+	gpu.Name, gpu.DriverVersion, gpu.Platform, gpu.Runtime = "NVIDIA H200", "580.159.04", "CUDA 13.0", "CUDA 13.0"
+	if got, want := cudaIdentity(gpu, c.target), c.identity(); got != want {
+		t.Errorf("a GPU of compute capability 9.0 is named %q in the keys, the compile-only device %q", got, want)
+	}
+	other := c.facts
+	other.Compiler = "NVRTC 99.9"
+	for _, id := range []string{cudaIdentity(other, c.target), cudaIdentity(c.facts, "sm_89")} {
+		if id == c.identity() {
+			t.Errorf("another compiler or target has the same identity %q", id)
+		}
+	}
+}
+
+// A program built into the disk cache by a compile-only device of the
+// GPU's compute capability (a cache filled ahead, at an image's build)
+// is loaded from it by the GPU: a hit, and its kernel runs.
+func TestCUDAGPUCacheFilledAhead(t *testing.T) {
+	d := cudaGPU(t, false)
+	t.Setenv(EnvNoCache, "")
+	t.Setenv(EnvCacheDir, t.TempDir())
+	ahead, err := CUDACompiler(d.ComputeCapability)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := Source{Name: "gpu.cu", Text: textOf(cudaGPUSource)}
+	if p, err := ahead.Build(src); err != nil || p.Cache != CacheMiss {
+		t.Fatalf("the build ahead: %v, cache %v", err, p)
+	}
+	p, err := d.Build(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Cache != CacheHit {
+		t.Fatalf("the GPU's build: cache %s, want %s (ahead: %q, the GPU: %q)", p.Cache, CacheHit, ahead.drv.identity(), d.drv.identity())
+	}
+	if _, err := p.Kernel("scale"); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -59,12 +59,24 @@ func kernelInfoBuilds(d *device.Device) (builds []kernelBuild, skipped []error, 
 func cmdKernelInfo(args []string) error {
 	fs := flag.NewFlagSet("kernelinfo", flag.ExitOnError)
 	pickDevice := deviceFlags(fs)
+	ahead := fs.String("compute-capability", "", "build for CUDA GPUs of this compute capability (9.0, say) with NVRTC alone, no GPU needed, instead of on a device: the kernel cache (GPUCRYPTO_CACHE_DIR) then serves those GPUs, so that a container image built with it starts without compiling (needs a CLI built with -tags cuda, and the NVRTC the image runs)")
 	parseFlags(fs, args)
 	if fs.NArg() > 0 {
 		return fmt.Errorf("kernelinfo: unexpected arguments %q", fs.Args())
 	}
-	d, err := pickDevice()
-	if err != nil {
+	var d *device.Device
+	var err error
+	if *ahead != "" {
+		d, err = device.CUDACompiler(*ahead)
+		if err != nil {
+			return fmt.Errorf("kernelinfo: --compute-capability %s: %w", *ahead, err)
+		}
+		if dir := device.CacheDir(); dir != "" {
+			fmt.Printf("kernel cache: %s\n", dir)
+		} else {
+			fmt.Println("kernel cache: off (GPUCRYPTO_NO_CACHE=1): nothing is kept for the GPUs")
+		}
+	} else if d, err = pickDevice(); err != nil {
 		return err
 	}
 	var flags []string
