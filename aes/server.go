@@ -432,10 +432,7 @@ func (r *request) onCPU(open bool) ([]byte, error) {
 	if err := r.key.live(); err != nil {
 		return nil, err
 	}
-	var dst []byte
-	if r.out != nil {
-		dst = r.out[:0]
-	}
+	dst := r.out[:0]
 	if !open {
 		return r.cpu.Seal(dst, r.nonce, r.data, r.aad), nil
 	}

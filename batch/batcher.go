@@ -143,8 +143,8 @@ func (f RunFunc[Q, R]) one(req Q) (R, error) {
 	return out.val, out.err
 }
 
-// safeOne is f(req), with a panic in f as its error.
-func safeOne[Q, R any](f OneFunc[Q, R], req Q) (val R, err error) {
+// safe is f(req), with a panic in f as its error.
+func (f OneFunc[Q, R]) safe(req Q) (val R, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			var zero R

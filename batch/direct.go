@@ -27,7 +27,7 @@ func NewDirectCPU[Q, R any](opts Options, cpu OneFunc[Q, R]) *Batcher[Q, R] {
 	if cpu == nil {
 		panic("batch.NewDirectCPU: no function")
 	}
-	return newDirect(opts, &direct[Q, R]{cpu: cpu.batched(), one: func(req Q) (R, error) { return safeOne(cpu, req) }, counts: true})
+	return newDirect(opts, &direct[Q, R]{cpu: cpu.batched(), one: cpu.safe, counts: true})
 }
 
 // newDirect is the Batcher of d.

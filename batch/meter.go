@@ -56,9 +56,7 @@ func (m *Meter) Stats() Stats {
 // CPU path, or refused).
 func (m *Meter) one(start time.Time) {
 	if m != nil {
-		s := m.shard()
-		s.requests.Add(1)
-		s.latency.Add(time.Since(start))
+		m.shard().request(start)
 	}
 }
 
@@ -67,9 +65,14 @@ func (m *Meter) onCPU(start time.Time) {
 	if m != nil {
 		s := m.shard()
 		s.onCPU.Add(1)
-		s.requests.Add(1)
-		s.latency.Add(time.Since(start))
+		s.request(start)
 	}
+}
+
+// request counts one request that started at start and ended now.
+func (s *meterShard) request(start time.Time) {
+	s.requests.Add(1)
+	s.latency.Add(time.Since(start))
 }
 
 // answered counts n requests answered by a worker, with their latencies

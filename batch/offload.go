@@ -50,7 +50,7 @@ func NewWithCPU[Q, R any](opts Options, cpu RunFunc[Q, R], workers ...RunFunc[Q,
 func NewWithCPUOne[Q, R any](opts Options, cpu OneFunc[Q, R], workers ...RunFunc[Q, R]) *Batcher[Q, R] {
 	var one func(Q) (R, error)
 	if cpu != nil {
-		one = func(req Q) (R, error) { return safeOne(cpu, req) }
+		one = cpu.safe
 	}
 	return newWithCPU(opts, one, workers)
 }

@@ -82,12 +82,19 @@ func (k *DecapsulationKey) DecapsulateContext(ctx context.Context, ciphertext []
 		if err != nil {
 			return nil, err
 		}
-		req := decapsulation{seed: seed, ciphertext: ciphertext}
-		if key := k.key.Load(); key != nil {
-			req.key = *key
-		}
-		return ops.decap.Do(ctx, req)
+		return ops.decap.Do(ctx, k.request(seed, ciphertext))
 	})
+}
+
+// request is the decapsulation of ciphertext under the key, with seed (a
+// copy of the key's) and its crypto/mlkem key for the CPU path while the
+// key holds one.
+func (k *DecapsulationKey) request(seed, ciphertext []byte) decapsulation {
+	req := decapsulation{seed: seed, ciphertext: ciphertext}
+	if key := k.key.Load(); key != nil {
+		req.key = *key
+	}
+	return req
 }
 
 // Go submits the decapsulation of call.Ciphertext under the key and
@@ -115,12 +122,8 @@ func (k *DecapsulationKey) Go(ctx context.Context, call *Call) error {
 	if err != nil {
 		return err
 	}
-	req := decapsulation{seed: seed, ciphertext: call.Ciphertext}
-	if key := k.key.Load(); key != nil {
-		req.key = *key
-	}
 	call.SharedKey, call.Err = nil, nil
-	if err := ops.decap.Go(ctx, req, &heldDecapsulation{call: call, seed: seed}); err != nil {
+	if err := ops.decap.Go(ctx, k.request(seed, call.Ciphertext), &heldDecapsulation{call: call, seed: seed}); err != nil {
 		clear(seed)
 		return err
 	}

@@ -28,13 +28,10 @@ func NewHeldKey(pkg string, priv []byte) *HeldKey {
 // and its copy is left to the garbage collector), or fails with an error
 // wrapping batch.ErrClosed after Close.
 func (k *HeldKey) Use(ctx context.Context, f func(ctx context.Context, priv []byte) ([]byte, error)) ([]byte, error) {
-	k.mu.Lock()
-	if k.priv == nil {
-		k.mu.Unlock()
-		return nil, fmt.Errorf("%s: key closed: %w", k.pkg, batch.ErrClosed)
+	priv, err := k.Copy()
+	if err != nil {
+		return nil, err
 	}
-	priv := append([]byte(nil), k.priv...)
-	k.mu.Unlock()
 	out, err := f(ctx, priv)
 	if ctx != nil && ctx.Err() == nil {
 		clear(priv)
