@@ -3,8 +3,10 @@ package main
 import (
 	"flag"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gpucrypto/gpucrypto/device"
@@ -52,6 +54,44 @@ func kernelInfoBuilds(d *device.Device) (builds []kernelBuild, skipped []error, 
 	return builds, skipped, nil
 }
 
+// builtProgram is one kernelBuild's outcome: its program or error, and
+// how long its build took.
+type builtProgram struct {
+	prog *device.Program
+	err  error
+	took time.Duration
+}
+
+// buildersAtOnce is how many programs buildAll builds at once: one a
+// core, since a compiler builds a program on one thread (where the
+// driver serializes its compiler, device.Build does, and they queue).
+func buildersAtOnce() int { return runtime.GOMAXPROCS(0) }
+
+// buildAll builds every one of builds on d, buildersAtOnce of them at
+// once, in the registry's order.
+func buildAll(d *device.Device, builds []kernelBuild) []builtProgram {
+	out := make([]builtProgram, len(builds))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(buildersAtOnce(), len(builds)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				start := time.Now()
+				p, err := d.Build(builds[i].src)
+				out[i] = builtProgram{p, err, time.Since(start)}
+			}
+		}()
+	}
+	for i := range builds {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out
+}
+
 // cmdKernelInfo builds every kind of program and prints how long that took
 // (GPUCRYPTO_NO_CACHE=1: cold builds) and what the compiler reports about
 // each kernel: registers (CUDA; on NVIDIA's OpenCL from its verbose build
@@ -88,14 +128,18 @@ func cmdKernelInfo(args []string) error {
 	if err != nil {
 		return err
 	}
-	for _, kb := range builds {
-		kb.src.Flags = flags
-		start := time.Now()
-		p, err := d.Build(kb.src)
-		if err != nil {
-			return err
+	for i := range builds {
+		builds[i].src.Flags = flags
+	}
+	start := time.Now()
+	built := buildAll(d, builds)
+	for i, kb := range builds {
+		b := built[i]
+		if b.err != nil {
+			return b.err
 		}
-		fmt.Printf("\n== %s (%d bytes of source; built in %.0f ms, disk cache %s)\n", kb.title, len(p.Text), float64(time.Since(start).Microseconds())/1000, p.Cache)
+		p := b.prog
+		fmt.Printf("\n== %s (%d bytes of source; built in %.0f ms, disk cache %s)\n", kb.title, len(p.Text), float64(b.took.Microseconds())/1000, p.Cache)
 		for _, name := range kb.kernels {
 			k, err := p.Kernel(name)
 			if err != nil {
@@ -117,6 +161,7 @@ func cmdKernelInfo(args []string) error {
 			}
 		}
 	}
+	fmt.Printf("\n%d programs built in %.1f s (at most %d at once)\n", len(builds), time.Since(start).Seconds(), buildersAtOnce())
 	for _, err := range skipped {
 		fmt.Printf("\n== not built on this device: %v\n", err)
 	}
