@@ -4,13 +4,13 @@
  * (the kernels of mlkem.cl), so that each parameter set compiles to code
  * of its own.
  *
- * The matrix Â is not stored by default: each entry is sampled from
- * SHAKE128 (SampleNTT, FIPS 203's Algorithm 7) and multiplied into the sum
- * it belongs to as its coefficients arrive, pair by pair
- * (mlkem_sample_mul_acc), for as long as the rejections need: the XOF
- * stream has no fixed length. Key generation and encryption can read Â
- * from global memory instead, sampled there by a kernel of its own
- * (mlkem_sample with an output; mlkem.cl's MLKEM_MATRIX). Besides the sponges, a work-item holds
+ * The matrix Â is read from global memory, where a kernel of its own
+ * sampled it (mlkem_sample with an output; mlkem.cl's MLKEM_MATRIX, the
+ * engines' form), or, without MLKEM_MATRIX, not stored: each entry is
+ * sampled from SHAKE128 (SampleNTT, FIPS 203's Algorithm 7) and
+ * multiplied into the sum it belongs to as its coefficients arrive, pair
+ * by pair (mlkem_sample_mul_acc), for as long as the rejections need: the
+ * XOF stream has no fixed length. Besides the sponges, a work-item holds
  * k + 1 polynomials (the caller's polys, (k + 1)·256 coefficients): the
  * secret or noise vector in Montgomery form, and the sum being formed.
  *

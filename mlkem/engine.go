@@ -81,15 +81,20 @@ func NewEngine(dev *device.Device) (*Engine, error) {
 var programDefines map[string]string
 
 // ProgramDefines are the -D options the program is built with on dev:
-// none, the form where each element samples its key's matrix Â as it
-// multiplies. The other form, MLKEM_MATRIX, samples the matrix of each
-// key of a batch's table in a kernel of its own, a work-item per entry
-// (kernels/mlkem.cl); BenchmarkOperations measures both.
+// MLKEM_MATRIX, the form that samples the matrix Â of each key of a
+// batch's table in a kernel of its own, a work-item per entry, which key
+// generation, encapsulation and decapsulation then read
+// (kernels/mlkem.cl). It beats the other form, where each element samples
+// its key's Â as it multiplies, in every operation measured on a GPU
+// (BenchmarkOperations measures both; docs/BENCHMARKS.md has the
+// figures): sampling apart keeps the rejection loop's divergence and its
+// sponge out of the arithmetic's registers, and a key that consecutive
+// elements share is sampled once.
 func ProgramDefines(dev *device.Device) map[string]string {
 	if programDefines != nil {
 		return programDefines
 	}
-	return nil
+	return map[string]string{"MLKEM_MATRIX": "1"}
 }
 
 // CPUEngine returns an Engine that computes on all CPU cores with

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gpucrypto/gpucrypto/aes"
 	"github.com/gpucrypto/gpucrypto/arith"
@@ -166,7 +167,12 @@ func ecdhPrograms(d *device.Device) ([]Program, error) {
 
 // mlkemPrograms is the program of ML-KEM.
 func mlkemPrograms(d *device.Device) ([]Program, error) {
-	return []Program{program("mlkem.cl", mlkem.ProgramDefines(d), mlkemKernels...)}, nil
+	defines := mlkem.ProgramDefines(d)
+	kernels := mlkemKernels
+	if _, ok := defines["MLKEM_MATRIX"]; ok {
+		kernels = append(slices.Clip(kernels), "mlkem768_matrix", "mlkem1024_matrix")
+	}
+	return []Program{program("mlkem.cl", defines, kernels...)}, nil
 }
 
 // hpkePrograms are the programs of the engines an hpke engine is made of
@@ -183,7 +189,8 @@ func hpkePrograms(d *device.Device) ([]Program, error) {
 	return append(out, more...), err
 }
 
-// mlkemKernels are the kernels of mlkem.cl, for each parameter set.
+// mlkemKernels are the kernels of mlkem.cl, for each parameter set, but
+// the form MLKEM_MATRIX's.
 var mlkemKernels = []string{
 	"mlkem768_keygen", "mlkem768_expand", "mlkem768_check", "mlkem768_encapsulate", "mlkem768_decapsulate",
 	"mlkem1024_keygen", "mlkem1024_expand", "mlkem1024_check", "mlkem1024_encapsulate", "mlkem1024_decapsulate",
