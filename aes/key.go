@@ -62,6 +62,11 @@ type Key struct {
 	// first holder that asks (heldGCM).
 	standard     cipher.AEAD
 	standardOnce sync.Once
+	// gcm is standard once made, published for the calls that need
+	// nothing else of the key (a Server's CPU path): they load it and
+	// closed, and write nothing shared (acquire's users would be a cache
+	// line that every core's request writes twice). Close clears it.
+	gcm atomic.Pointer[cipher.AEAD]
 
 	size   int // bytes: 16, 24 or 32
 	rounds int
@@ -133,6 +138,7 @@ func (k *Key) Close() error {
 		return nil // closed before (only Close sets it, under mu)
 	}
 	k.closed.Store(true)
+	k.gcm.Store(nil)
 	readers.wait()
 	for k.users.Load() > 0 {
 		k.idle.Wait()
@@ -206,6 +212,10 @@ func (k *Key) heldGCM(nonceSize int) (cipher.AEAD, error) {
 	k.standardOnce.Do(func() {
 		if k.standardErr == nil { // not closed before the first use
 			k.standard, k.standardErr = cipher.NewGCM(k.block)
+			if k.standard != nil {
+				g := k.standard
+				k.gcm.Store(&g)
+			}
 		}
 	})
 	if k.standard == nil {
@@ -233,6 +243,15 @@ func (k *Key) heldInverse2() fieldElement {
 // standardGCM is crypto/cipher's GCM of k with 12-byte nonces, made once
 // per key: ErrNilKey for a nil key, ErrKeyDestroyed after Close.
 func (k *Key) standardGCM() (cipher.AEAD, error) {
+	if k == nil {
+		return nil, ErrNilKey
+	}
+	if g := k.gcm.Load(); g != nil {
+		if k.closed.Load() {
+			return nil, ErrKeyDestroyed
+		}
+		return *g, nil
+	}
 	if err := k.acquire(); err != nil {
 		return nil, err
 	}

@@ -59,8 +59,18 @@ const (
 // NewServer starts a Server over engines with the given batching options
 // (batch.Options: zero values pick the defaults). It returns an error when
 // engines is empty or holds nil.
+//
+// Its requests are computed at once with crypto/cipher in the caller's
+// goroutine (Go's: in one of its own), as a caller of crypto/cipher would,
+// also over device engines: a record of a few kilobytes costs a device its
+// copies over the bus and the host its packing, more than the under a
+// microsecond that crypto/cipher takes, and the device measured slower at
+// every load (docs/BENCHMARKS.md). With opts.CPUOffload negative, every
+// request is batched for the engines instead. Messages already in device
+// memory, and large batches, are the Engine's (Engine.Seal,
+// Engine.SealDevice).
 func NewServer(opts batch.Options, engines ...*Engine) (*Server, error) {
-	shell, err := engine.NewServer("aes", opts, engines, CPUEngine(), engine.Defaults{})
+	shell, err := engine.NewServer("aes", opts, engines, CPUEngine(), engine.Defaults{OnCPU: true})
 	if err != nil {
 		return nil, err
 	}
@@ -200,19 +210,35 @@ func (s *Server) Open(ctx context.Context, k *Key, dst, nonce, ciphertext, aad [
 	return s.open(ctx, k, cpu, ret, out, nonce, ciphertext, aad)
 }
 
-// seal computes a checked Seal into out (the tail of ret).
+// seal computes a checked Seal into out (the tail of ret): with
+// crypto/cipher in the caller's goroutine where the Server computes its
+// requests on the CPU (NewServer), else through its batches.
 func (s *Server) seal(ctx context.Context, k *Key, cpu cipher.AEAD, ret, out, nonce, plaintext, aad []byte) ([]byte, error) {
 	if err := s.ready(ctx, k); err != nil {
 		return nil, err
+	}
+	if s.sealer.Direct() {
+		res, err := s.sealer.DoInline(func() ([]byte, error) { return cpu.Seal(out[:0], nonce, plaintext, aad), nil })
+		return sealed(ret, out, res, err)
 	}
 	res, err := s.do(ctx, s.sealer, &request{key: k, cpu: cpu, nonce: nonce, aad: aad, data: plaintext, out: out})
 	return sealed(ret, out, res, err)
 }
 
-// open computes a checked Open into out (the tail of ret).
+// open computes a checked Open into out (the tail of ret), as seal does.
 func (s *Server) open(ctx context.Context, k *Key, cpu cipher.AEAD, ret, out, nonce, ciphertext, aad []byte) ([]byte, error) {
 	if err := s.ready(ctx, k); err != nil {
 		return nil, err
+	}
+	if s.opener.Direct() {
+		res, err := s.opener.DoInline(func() ([]byte, error) {
+			p, err := cpu.Open(out[:0], nonce, ciphertext, aad)
+			if err != nil {
+				return nil, ErrOpen
+			}
+			return p, nil
+		})
+		return opened(ret, out, res, err)
 	}
 	res, err := s.do(ctx, s.opener, &request{key: k, cpu: cpu, nonce: nonce, aad: aad, data: ciphertext, out: out})
 	return opened(ret, out, res, err)

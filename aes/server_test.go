@@ -40,8 +40,9 @@ func newGCM(t testing.TB, s *aes.Server, k *aes.Key) cipher.AEAD {
 }
 
 // serverModes are the paths a request can take: a batch on the device, a
-// batch on the CPU (the engine routed there), or the calling goroutine
-// when the server offloads it (batch.NewWithCPU: it may batch some).
+// batch on the CPU (the engine routed there), or crypto/cipher at once in
+// the calling goroutine (NewServer's default, "cpu": the device's engines
+// compute nothing of the Server's).
 var serverModes = []struct {
 	name    string
 	route   batch.Route
@@ -49,7 +50,7 @@ var serverModes = []struct {
 }{
 	{"device", batch.RouteDevice, -1},
 	{"batch-cpu", batch.RouteCPU, -1},
-	{"offload", batch.RouteDevice, 64},
+	{"cpu", batch.RouteDevice, 64},
 }
 
 // eachMode runs f on a server of every mode, checking that the device ran
@@ -61,13 +62,15 @@ func eachMode(t *testing.T, opts batch.Options, f func(t *testing.T, s *aes.Serv
 			s, e := newServer(t, opts)
 			e.SetRoute(m.route)
 			defer e.SetRoute(batch.RouteDevice)
-			before := e.Stats().DeviceTime
+			before, calls := e.Stats().DeviceTime, e.Stats().Calls
 			f(t, s)
 			switch m.name {
 			case "device":
 				require.Greater(t, e.Stats().DeviceTime, before, "the device ran nothing")
 			case "batch-cpu":
 				require.Equal(t, before, e.Stats().DeviceTime, "the device ran work meant for the CPU")
+			case "cpu":
+				require.Equal(t, calls, e.Stats().Calls, "the engines got requests that crypto/cipher computes")
 			}
 		})
 	}

@@ -1,6 +1,8 @@
 package batch
 
 import (
+	"errors"
+	"fmt"
 	"time"
 )
 
@@ -28,6 +30,42 @@ func NewDirectCPU[Q, R any](opts Options, cpu OneFunc[Q, R]) *Batcher[Q, R] {
 		panic("batch.NewDirectCPU: no function")
 	}
 	return newDirect(opts, &direct[Q, R]{cpu: cpu.batched(), one: cpu.safe, counts: true})
+}
+
+// Direct reports whether b batches nothing (NewDirect, NewDirectCPU):
+// every request is computed at once, so a caller that can compute its
+// request itself may do so through DoInline.
+func (b *Batcher[Q, R]) Direct() bool { return b.direct != nil }
+
+// DoInline is Do for a Batcher that batches nothing (Direct), with the
+// request computed by f in the caller's goroutine: counted in the Meter
+// as Do would count it (as an operation on the CPU too, for
+// NewDirectCPU), ErrClosed after Close, a panic in f an error. It spares
+// a caller that has crypto/* at hand the request value Do takes. On
+// another Batcher it computes nothing and returns an error.
+func (b *Batcher[Q, R]) DoInline(f func() (R, error)) (val R, err error) {
+	d := b.direct
+	if d == nil {
+		return val, errors.New("batch: DoInline on a Batcher that batches")
+	}
+	start := stampNow() // the monotonic clock alone: time.Now reads the wall clock too
+	if b.closed.Load() {
+		b.opts.Meter.took(time.Duration(stampNow() - start))
+		return val, ErrClosed
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			var zero R
+			val, err = zero, fmt.Errorf("batch: CPU path panicked: %v", p)
+		}
+		took := time.Duration(stampNow() - start)
+		if d.counts {
+			b.opts.Meter.tookOnCPU(took)
+		} else {
+			b.opts.Meter.took(took)
+		}
+	}()
+	return f()
 }
 
 // newDirect is the Batcher of d.

@@ -190,3 +190,45 @@ func TestOffloadQueuesForTheCPU(t *testing.T) {
 	require.LessOrEqual(t, devReqs.Load()-before, int64(8), "requests batched for the slow device")
 	require.LessOrEqual(t, most.Load(), int64(slots), "more requests on the CPU at once than its slots")
 }
+
+// DoInline computes a request with the caller's function on a direct
+// Batcher, counted in the Meter as an operation on the CPU (NewDirectCPU)
+// or as a request (NewDirect); a panic is an error; after Close it
+// computes nothing and fails with ErrClosed; on a Batcher that batches it
+// computes nothing and fails.
+func TestDoInline(t *testing.T) {
+	var meter batch.Meter
+	b := batch.NewDirectCPU(batch.Options{Meter: &meter}, func(v int) (int, error) { return v, nil })
+	require.True(t, b.Direct())
+	v, err := b.DoInline(func() (int, error) { return 7, nil })
+	require.NoError(t, err)
+	require.Equal(t, 7, v)
+	_, err = b.DoInline(func() (int, error) { panic("broken") })
+	require.ErrorContains(t, err, "broken")
+	st := meter.Stats()
+	require.Equal(t, int64(2), st.Calls)
+	require.Equal(t, int64(2), st.CPUOps)
+	require.NotZero(t, st.LatencyP50)
+	b.Close()
+	ran := false
+	_, err = b.DoInline(func() (int, error) { ran = true; return 0, nil })
+	require.ErrorIs(t, err, batch.ErrClosed)
+	require.False(t, ran)
+	require.Equal(t, int64(3), meter.Stats().Calls)
+
+	var plain batch.Meter
+	d := batch.NewDirect(batch.Options{Meter: &plain}, func(in []int) ([]int, error) { return in, nil })
+	defer d.Close()
+	_, err = d.DoInline(func() (int, error) { return 1, nil })
+	require.NoError(t, err)
+	require.Equal(t, int64(1), plain.Stats().Calls)
+	require.Zero(t, plain.Stats().CPUOps, "NewDirect's operations are its engine's to count")
+
+	batched := batch.New(batch.Options{}, func(in []int) ([]int, error) { return in, nil })
+	defer batched.Close()
+	require.False(t, batched.Direct())
+	ran = false
+	_, err = batched.DoInline(func() (int, error) { ran = true; return 0, nil })
+	require.Error(t, err)
+	require.False(t, ran)
+}

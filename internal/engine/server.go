@@ -30,6 +30,7 @@ type Server[E Placed] struct {
 	engines []E
 	cpu     E // the CPU path's engine, the Server's own (closed by Close)
 	opts    batch.Options
+	onCPU   bool // Defaults.OnCPU
 	meter   batch.Meter
 	closed  atomic.Bool
 	ops     []interface{ Close() }
@@ -43,10 +44,16 @@ type Answering func(engines int) (piece int, alongside bool)
 
 // Defaults are an algorithm's choices for the batch.Options that a user
 // leaves zero: the batches in flight per engine (Pipeline; 0: batch's
-// default) and the answering (nil: batch's default, batch.Parallel).
+// default) and the answering (nil: batch's default, batch.Parallel); and
+// OnCPU, for an algorithm whose requests are computed on the CPU path at
+// once even over device engines (OperationCPU), unless the options'
+// CPUOffload is negative: where the device has not measured faster for
+// one request than crypto/* (aes: a record of a few kilobytes costs the
+// device its copies over the bus, and the CPU less than a microsecond).
 type Defaults struct {
 	Pipeline  int
 	Answering Answering
+	OnCPU     bool
 }
 
 // NewServer returns the shell of package pkg's Server over engines, with
@@ -57,7 +64,7 @@ func NewServer[E Placed](pkg string, opts batch.Options, engines []E, cpu E, d D
 	if err := CheckEngines(pkg, engines); err != nil {
 		return nil, err
 	}
-	s := &Server[E]{pkg: pkg, engines: engines, cpu: cpu}
+	s := &Server[E]{pkg: pkg, engines: engines, cpu: cpu, onCPU: d.OnCPU}
 	if opts.Pipeline == 0 {
 		opts.Pipeline = d.Pipeline
 	}
@@ -103,8 +110,8 @@ func Operation[E Placed, Q, R any](s *Server[E], run func(E, []Q) ([]R, error)) 
 // OperationCPU is Operation with a CPU path of its own, cpu (crypto/*
 // called for each request, cheaper than an engine call for one): the
 // requests that the CPU finishes first, and every request of a Server
-// whose engines all compute on the CPU (counted in the Server's Stats as
-// operations on the CPU), run there.
+// whose engines all compute on the CPU or whose Defaults say OnCPU
+// (counted in the Server's Stats as operations on the CPU), run there.
 func OperationCPU[E Placed, Q, R any](s *Server[E], run func(E, []Q) ([]R, error), cpu batch.OneFunc[Q, R]) *batch.Batcher[Q, R] {
 	workers := make([]batch.RunFunc[Q, R], len(s.engines))
 	allCPU := true
@@ -114,7 +121,7 @@ func OperationCPU[E Placed, Q, R any](s *Server[E], run func(E, []Q) ([]R, error
 	}
 	var b *batch.Batcher[Q, R]
 	switch {
-	case allCPU && s.opts.CPUOffload >= 0:
+	case (allCPU || s.onCPU) && s.opts.CPUOffload >= 0:
 		b = batch.NewDirectCPU(s.opts, cpu)
 	case allCPU:
 		b = batch.New(s.opts, workers...)
