@@ -2,6 +2,9 @@ package batch_test
 
 import (
 	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -32,4 +35,62 @@ func BenchmarkOffloadCheap(b *testing.B) {
 		}
 	})
 	b.ReportMetric(float64(bt.OnCPU())/float64(b.N+10), "cpu-share")
+}
+
+// BenchmarkOffloadAsync: requests of about 40 µs on the CPU (an Ed25519
+// signature's cost) kept in flight with Go by one submitter, with a slow
+// device, beside the same number of goroutines each computing the
+// operation in a loop (go): the asynchronous CPU path's own cost.
+func BenchmarkOffloadAsync(b *testing.B) {
+	work := func(x int) int { // a fixed amount of work, whatever the scheduling
+		for range 40_000 {
+			x = x*31 + 7
+		}
+		return x
+	}
+	for _, inFlight := range []int{2, 8, 64} {
+		b.Run(fmt.Sprintf("server/in-flight=%d", inFlight), func(b *testing.B) {
+			cpu := func(in []int) ([]int, error) { return []int{work(in[0])}, nil }
+			dev := func(in []int) ([]int, error) { time.Sleep(5 * time.Millisecond); return make([]int, len(in)), nil }
+			bt := batch.NewWithCPU(batch.Options{}, cpu, dev)
+			defer bt.Close()
+			for range 10 {
+				bt.Do(context.Background(), 1)
+			}
+			done := make(chanCompleter, inFlight)
+			b.ResetTimer()
+			sent := 0
+			for ; sent < min(inFlight, b.N); sent++ {
+				if err := bt.Go(context.Background(), sent, done); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for got := 0; got < b.N; got++ {
+				<-done
+				if sent < b.N {
+					if err := bt.Go(context.Background(), sent, done); err != nil {
+						b.Fatal(err)
+					}
+					sent++
+				}
+			}
+			b.ReportMetric(float64(bt.OnCPU())/float64(b.N+10), "cpu-share")
+		})
+		b.Run(fmt.Sprintf("go/goroutines=%d", inFlight), func(b *testing.B) {
+			var next, sink atomic.Int64
+			var wg sync.WaitGroup
+			for range inFlight {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					x := 0
+					for next.Add(1) <= int64(b.N) {
+						x += work(x)
+					}
+					sink.Add(int64(x)) // the work's result is used, as the Batcher's is
+				}()
+			}
+			wg.Wait()
+		})
+	}
 }
