@@ -189,6 +189,7 @@ type Batcher[Q, R any] struct {
 	// against Close (read-locked to start one, locked by Close)
 	cpuRuns sync.WaitGroup
 	cpuMu   sync.RWMutex
+	cpuPool cpuPool   // the goroutines that compute them
 	answers sync.Pool // of chan outcome[R], the blocking callers' (Do)
 	// lastTaken is the size of the last batch a worker took (0: none
 	// yet): an idle worker holds what waits for company only while it is
@@ -265,6 +266,7 @@ func New[Q, R any](opts Options, workers ...RunFunc[Q, R]) *Batcher[Q, R] {
 		done:    make(chan struct{}),
 	}
 	b.intake.init()
+	b.cpuPool.init()
 	for e := range b.engines {
 		b.engines[e].wake = make(chan struct{}, opts.Pipeline)
 	}
@@ -356,7 +358,7 @@ func (b *Batcher[Q, R]) batched(ctx context.Context, req Q, start time.Time) (R,
 // called, for a nil context or done, an ended context (also while Go
 // waits for room in a full queue: Options.QueueSize) and a closed
 // Batcher. Like Do, a request may be computed on the CPU path of
-// NewWithCPU (in a goroutine of its own, where the CPU would finish it
+// NewWithCPU (on a goroutine of the CPU path, where the CPU would finish it
 // before a batch: few requests in flight) or at once by NewDirect's.
 func (b *Batcher[Q, R]) Go(ctx context.Context, req Q, done Completer[R]) error {
 	if ctx == nil {
@@ -382,10 +384,10 @@ func (b *Batcher[Q, R]) Go(ctx context.Context, req Q, done Completer[R]) error 
 	return b.submit(ctx, item[Q, R]{ctx: ctx, req: req, complete: done, start: stampNow()})
 }
 
-// goCPU computes req on the CPU path in a goroutine of its own, in the
+// goCPU computes req on the CPU path on a goroutine of cpuPool, in the
 // slot that take reserved or, where queue, once one is free (or ctx
 // ends: its error completes done), and completes done with it; false
-// after Close (the slot given back). The goroutines are counted in
+// after Close (the slot given back). The requests are counted in
 // cpuRuns: Close waits for them.
 func (b *Batcher[Q, R]) goCPU(ctx context.Context, o *offload[Q, R], queue bool, req Q, done Completer[R]) bool {
 	b.cpuMu.RLock()
@@ -398,7 +400,7 @@ func (b *Batcher[Q, R]) goCPU(ctx context.Context, o *offload[Q, R], queue bool,
 	}
 	b.cpuRuns.Add(1)
 	start := time.Now()
-	go func() {
+	b.cpuPool.run(func() {
 		defer b.cpuRuns.Done()
 		if queue {
 			if err := o.waitSlot(ctx); err != nil {
@@ -411,7 +413,7 @@ func (b *Batcher[Q, R]) goCPU(ctx context.Context, o *offload[Q, R], queue bool,
 		val, err := o.run(req)
 		b.opts.Meter.onCPU(start)
 		done.Complete(val, err)
-	}()
+	})
 	return true
 }
 
@@ -537,9 +539,11 @@ func (b *Batcher[Q, R]) Close() {
 		if b.done != nil {
 			close(b.done)
 		}
+		b.cpuPool.close()
 	}
 	b.wg.Wait()
 	b.cpuRuns.Wait()
+	b.cpuPool.wait()
 }
 
 // wakeOne wakes an idle worker of the engine running the fewest batches

@@ -8,7 +8,7 @@ import (
 
 // NewDirect is a Batcher that batches nothing: it computes each request
 // at once with cpu (a RunFunc given the requests to compute), Do in the
-// caller's goroutine and Go in a goroutine of its own, as a caller of
+// caller's goroutine and Go on a goroutine of the CPU path (cpuPool), as a caller of
 // crypto/* would. For a Server whose engines all compute on the CPU: a
 // batch there only adds its wait to the same work on the same cores.
 // Options.Meter counts the requests and their latencies (their operations
@@ -72,6 +72,7 @@ func (b *Batcher[Q, R]) DoInline(f func() (R, error)) (val R, err error) {
 func newDirect[Q, R any](opts Options, d *direct[Q, R]) *Batcher[Q, R] {
 	b := &Batcher[Q, R]{opts: opts.withDefaults(), direct: d}
 	b.intake.init() // empty, for the intake's counts (waiting, QueueDepth)
+	b.cpuPool.init()
 	return b
 }
 
@@ -109,7 +110,7 @@ func (d *direct[Q, R]) do(b *Batcher[Q, R], req Q, start time.Time) (R, error) {
 	return val, err
 }
 
-// goOne computes one request of Go in a goroutine of its own.
+// goOne computes one request of Go on a goroutine of the CPU path.
 func (d *direct[Q, R]) goOne(b *Batcher[Q, R], req Q, done Completer[R]) error {
 	return d.spawn(b, func() {
 		start := time.Now()
@@ -146,9 +147,9 @@ func (d *direct[Q, R]) spawn(b *Batcher[Q, R], f func()) error {
 		return ErrClosed
 	}
 	b.cpuRuns.Add(1)
-	go func() {
+	b.cpuPool.run(func() {
 		defer b.cpuRuns.Done()
 		f()
-	}()
+	})
 	return nil
 }

@@ -11,7 +11,7 @@ import (
 // request wait longer than the CPU takes to compute it, and fewer than
 // Options.CPUOffload requests are on the CPU, a request is computed at
 // once with cpu (a RunFunc given one request): Do computes it in the
-// caller's goroutine, Go in a goroutine of its own; otherwise it is
+// caller's goroutine, Go on a goroutine of the CPU path; otherwise it is
 // batched as with New. So a lone request never waits for a batch, and
 // under load, when the CPU slots are taken or more requests wait for
 // batches than the cores could finish in a batch's time, requests gather

@@ -1,0 +1,73 @@
+package batch
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// cpuPool runs the asynchronous requests of the CPU path (Go on a
+// Batcher with a CPU path, and on a Direct one) on goroutines that
+// outlive them. A goroutine started for each request begins with a small
+// stack, and crypto/*'s private-key operations need several kilobytes of
+// it: each such goroutine grew and copied its stack again, work that
+// the same number of goroutines looping over crypto/* does once. A pool
+// goroutine keeps its grown stack for the next request.
+//
+// A request is handed to a goroutine waiting for one, or else to a new
+// one. A goroutine that finishes its request waits for the next while
+// fewer than keep others wait; beyond that it ends, so a burst leaves
+// no more idle goroutines behind than the host has cores.
+type cpuPool struct {
+	tasks   chan func() // unbuffered: a send succeeds where a goroutine waits
+	stop    chan struct{}
+	waiting atomic.Int32 // goroutines waiting on tasks
+	keep    int32
+	running sync.WaitGroup // the pool's goroutines
+}
+
+// init makes the pool ready, keeping as many waiting goroutines as
+// GOMAXPROCS.
+func (p *cpuPool) init() {
+	p.tasks = make(chan func())
+	p.stop = make(chan struct{})
+	p.keep = int32(runtime.GOMAXPROCS(0))
+}
+
+// run computes f on a goroutine of the pool. It must not be called after
+// close.
+func (p *cpuPool) run(f func()) {
+	select {
+	case p.tasks <- f:
+	default:
+		p.running.Add(1)
+		go p.loop(f)
+	}
+}
+
+// loop is a goroutine of the pool: f, then the requests handed to it,
+// until more than keep others wait or the pool is closed.
+func (p *cpuPool) loop(f func()) {
+	defer p.running.Done()
+	for {
+		f()
+		if p.waiting.Add(1) > p.keep {
+			p.waiting.Add(-1)
+			return
+		}
+		select {
+		case f = <-p.tasks:
+			p.waiting.Add(-1)
+		case <-p.stop:
+			p.waiting.Add(-1)
+			return
+		}
+	}
+}
+
+// close ends the pool's goroutines once their requests are done (called
+// once, after the last run).
+func (p *cpuPool) close() { close(p.stop) }
+
+// wait waits for the pool's goroutines to end, after close.
+func (p *cpuPool) wait() { p.running.Wait() }
