@@ -48,9 +48,13 @@ func (b *Batcher[Q, R]) DoInline(f func() (R, error)) (val R, err error) {
 	if d == nil {
 		return val, errors.New("batch: DoInline on a Batcher that batches")
 	}
-	start := stampNow() // the monotonic clock alone: time.Now reads the wall clock too
+	shard, timed := b.opts.Meter.inlineShard()
+	var start int64
+	if timed {
+		start = stampNow() // the monotonic clock alone: time.Now reads the wall clock too
+	}
 	if b.closed.Load() {
-		b.opts.Meter.took(time.Duration(stampNow() - start))
+		shard.inline(false, timed, start)
 		return val, ErrClosed
 	}
 	defer func() {
@@ -58,15 +62,14 @@ func (b *Batcher[Q, R]) DoInline(f func() (R, error)) (val R, err error) {
 			var zero R
 			val, err = zero, fmt.Errorf("batch: CPU path panicked: %v", p)
 		}
-		took := time.Duration(stampNow() - start)
-		if d.counts {
-			b.opts.Meter.tookOnCPU(took)
-		} else {
-			b.opts.Meter.took(took)
-		}
+		shard.inline(d.counts, timed, start)
 	}()
 	return f()
 }
+
+// inlineTimed is one over the share of DoInline's requests that are timed
+// (Stats.LatencyP50).
+const inlineTimed = 8
 
 // newDirect is the Batcher of d.
 func newDirect[Q, R any](opts Options, d *direct[Q, R]) *Batcher[Q, R] {

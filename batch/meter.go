@@ -1,10 +1,10 @@
 package batch
 
 import (
-	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/gpucrypto/gpucrypto/internal/latency"
 )
@@ -14,8 +14,9 @@ import (
 // long each took. A Server shares one among its Batchers and reports it
 // in its Stats. Safe for concurrent use; the zero value is ready.
 //
-// Its counts are kept in shards that callers pick at random, so that
-// requests on many cores do not all update one cache line.
+// Its counts are kept in shards, each goroutine's picked by its stack
+// (shard), so that requests on many cores do not all update one cache
+// line.
 type Meter struct {
 	shards [meterShards]meterShard
 	mu     sync.Mutex
@@ -25,7 +26,10 @@ type Meter struct {
 // meterShards is enough shards that requests on dozens of cores, a few
 // million a second each (AES-GCM of a record on crypto/cipher), seldom
 // meet on one.
-const meterShards = 32
+const (
+	meterShardBits = 5
+	meterShards    = 1 << meterShardBits
+)
 
 type meterShard struct {
 	requests, onCPU atomic.Int64
@@ -33,7 +37,18 @@ type meterShard struct {
 	_               [64]byte
 }
 
-func (m *Meter) shard() *meterShard { return &m.shards[rand.Uint32()%meterShards] }
+// shard is the calling goroutine's shard: the one its stack's address
+// picks. A goroutine that calls again (a handshake's goroutine, a worker
+// of the CPU path) meets the cache line it wrote last, where a shard
+// drawn at random for each request would most often be one another core
+// wrote, its line to be fetched from there.
+func (m *Meter) shard() *meterShard {
+	var here byte
+	addr := uint64(uintptr(unsafe.Pointer(&here)))
+	// a goroutine's stack spans a few kilobytes: its bits above them,
+	// mixed (Fibonacci hashing), pick the shard
+	return &m.shards[(addr>>12)*0x9e3779b97f4a7c15>>(64-meterShardBits)]
+}
 
 // Stats returns the Meter's counts: Calls (requests), CPUOps (requests the
 // CPU path computed at once, NewWithCPU), QueueDepth and the latencies.
@@ -81,21 +96,30 @@ func (s *meterShard) took(d time.Duration) {
 	s.latency.Add(d)
 }
 
-// tookOnCPU counts one request that the CPU path computed in d, where
-// onCPU would count it from a start time (its caller reads the monotonic
-// clock alone: stampNow).
-func (m *Meter) tookOnCPU(d time.Duration) {
-	if m != nil {
-		s := m.shard()
-		s.onCPU.Add(1)
-		s.took(d)
+// inlineShard is the shard that counts a request of DoInline (shard),
+// and whether to time it: one request in inlineTimed, by the shard's
+// count so far.
+func (m *Meter) inlineShard() (s *meterShard, timed bool) {
+	if m == nil {
+		return nil, false
 	}
+	s = m.shard()
+	return s, s.requests.Load()%inlineTimed == 0
 }
 
-// took is one's tookOnCPU.
-func (m *Meter) took(d time.Duration) {
-	if m != nil {
-		m.shard().took(d)
+// inline counts in s (inlineShard's; nil: no Meter) one request of
+// DoInline: as an operation on the CPU too where onCPU, with the time
+// since start where timed.
+func (s *meterShard) inline(onCPU, timed bool, start int64) {
+	if s == nil {
+		return
+	}
+	s.requests.Add(1)
+	if onCPU {
+		s.onCPU.Add(1)
+	}
+	if timed {
+		s.latency.Add(time.Duration(stampNow() - start))
 	}
 }
 
