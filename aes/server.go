@@ -218,8 +218,7 @@ func (s *Server) seal(ctx context.Context, k *Key, cpu cipher.AEAD, ret, out, no
 		return nil, err
 	}
 	if s.sealer.Direct() {
-		res, err := s.sealer.DoInline(func() ([]byte, error) { return cpu.Seal(out[:0], nonce, plaintext, aad), nil })
-		return sealed(ret, out, res, err)
+		return s.sealHere(cpu, ret, out, nonce, plaintext, aad)
 	}
 	res, err := s.do(ctx, s.sealer, &request{key: k, cpu: cpu, nonce: nonce, aad: aad, data: plaintext, out: out})
 	return sealed(ret, out, res, err)
@@ -231,16 +230,28 @@ func (s *Server) open(ctx context.Context, k *Key, cpu cipher.AEAD, ret, out, no
 		return nil, err
 	}
 	if s.opener.Direct() {
-		res, err := s.opener.DoInline(func() ([]byte, error) {
-			p, err := cpu.Open(out[:0], nonce, ciphertext, aad)
-			if err != nil {
-				return nil, ErrOpen
-			}
-			return p, nil
-		})
-		return opened(ret, out, res, err)
+		return s.openHere(cpu, ret, out, nonce, ciphertext, aad)
 	}
 	res, err := s.do(ctx, s.opener, &request{key: k, cpu: cpu, nonce: nonce, aad: aad, data: ciphertext, out: out})
+	return opened(ret, out, res, err)
+}
+
+// sealHere is seal with crypto/cipher in the caller's goroutine, counted
+// by the Server's Meter (a Server that computes its requests on the CPU).
+func (s *Server) sealHere(cpu cipher.AEAD, ret, out, nonce, plaintext, aad []byte) ([]byte, error) {
+	res, err := s.sealer.DoInline(func() ([]byte, error) { return cpu.Seal(out[:0], nonce, plaintext, aad), nil })
+	return sealed(ret, out, res, err)
+}
+
+// openHere is open as sealHere is seal.
+func (s *Server) openHere(cpu cipher.AEAD, ret, out, nonce, ciphertext, aad []byte) ([]byte, error) {
+	res, err := s.opener.DoInline(func() ([]byte, error) {
+		p, err := cpu.Open(out[:0], nonce, ciphertext, aad)
+		if err != nil {
+			return nil, ErrOpen
+		}
+		return p, nil
+	})
 	return opened(ret, out, res, err)
 }
 
@@ -308,8 +319,8 @@ type Call struct {
 	ret, out []byte  // Result-to-be and the part of it the output fills
 }
 
-// Go submits call and returns without waiting for it: the asynchronous
-// form of Seal and Open, for a caller that holds many requests (a gateway
+// Go submits call and returns without waiting for a batch: the
+// asynchronous form of Seal and Open, for a caller that holds many requests (a gateway
 // that decodes a frame of records, a storage server's queue). Its outcome
 // arrives on call.Done: Result, or Err as Seal and Open would return it
 // (ErrOpen, ErrKeyDestroyed, the context's error if ctx ends before the
@@ -317,9 +328,11 @@ type Call struct {
 // (batch.Options.QueueSize), until ctx ends. Its own error (a nil or
 // unbuffered Done, the argument errors of Seal and Open, a nil or
 // destroyed key, a nil or ended context, a closed server) means the Call
-// was not submitted and will not arrive on Done. Like Seal and Open, a
-// Call may be computed on the CPU path (in a goroutine of its own) while
-// few are in flight and the CPU would finish it before a batch.
+// was not submitted and will not arrive on Done. Where the Server computes
+// its requests on the CPU (NewServer: unless CPUOffload is negative), Go
+// computes the Call with crypto/cipher before it returns, as Seal and
+// Open do, and sends it on Done: a record costs a core less than handing
+// it to another goroutine would.
 func (s *Server) Go(ctx context.Context, call *Call) error {
 	if call == nil || call.Done == nil || cap(call.Done) == 0 {
 		return errors.New("aes: Server.Go needs a Call with a buffered Done channel")
@@ -338,6 +351,17 @@ func (s *Server) Go(ctx context.Context, call *Call) error {
 	}
 	if err := s.ready(ctx, call.Key); err != nil {
 		return err
+	}
+	if b.Direct() {
+		// a record costs a core less than handing it to another goroutine
+		// would: computed here, then delivered
+		if call.Open {
+			call.Result, call.Err = s.openHere(cpu, ret, out, call.Nonce, call.Data, call.AAD)
+		} else {
+			call.Result, call.Err = s.sealHere(cpu, ret, out, call.Nonce, call.Data, call.AAD)
+		}
+		call.deliver()
+		return nil
 	}
 	call.Result, call.Err, call.ret, call.out = nil, nil, ret, out
 	call.req = request{key: call.Key, cpu: cpu, nonce: call.Nonce, aad: call.AAD, data: call.Data, out: out}
@@ -366,6 +390,17 @@ func (c *pendingCall) Complete(res []byte, err error) {
 	}
 	call.clearRequest()
 	c.Done <- call
+}
+
+// deliver sends c on Done, from a goroutine of its own where Done has no
+// room now: Go, having computed c in its caller's goroutine, never blocks
+// that caller on a Done it may be the one to drain.
+func (c *Call) deliver() {
+	select {
+	case c.Done <- c:
+	default:
+		go func() { c.Done <- c }()
+	}
 }
 
 // ready reports why a request cannot start: s closed, ctx ended, k

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	mrand "math/rand/v2"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -562,6 +563,29 @@ func TestServerKeys(t *testing.T) {
 	//lint:ignore SA1012 a nil context is the case under test
 	_, err = s.Seal(nil, k, nil, make([]byte, 12), []byte("hello"), nil) //nolint:staticcheck
 	require.Error(t, err, "a nil context is an error, not a panic")
+}
+
+// A Call that Go computes at once (the CPU path) never blocks Go on a
+// Done without room: it arrives once the caller drains Done.
+func TestServerGoDoneFull(t *testing.T) {
+	eachMode(t, batch.Options{}, func(t *testing.T, s *aes.Server) {
+		defer s.Close()
+		if !strings.HasSuffix(t.Name(), "/cpu") {
+			t.Skip("a batched path needs room in Done for every Call in flight")
+		}
+		k, std := stdGCM(t, 16)
+		done := make(chan *aes.Call, 1)
+		nonce := make([]byte, 12)
+		const calls = 8 // more than Done holds, none drained meanwhile
+		for i := range calls {
+			require.NoError(t, s.Go(context.Background(), &aes.Call{Key: k, Nonce: nonce, Data: []byte{byte(i)}, Done: done}))
+		}
+		for range calls {
+			c := <-done
+			require.NoError(t, c.Err)
+			require.Equal(t, std.Seal(nil, nonce, c.Data, nil), c.Result)
+		}
+	})
 }
 
 // Go, the asynchronous form: calls of Seal and Open (in place, with a
