@@ -42,10 +42,10 @@ const (
 var serverForms = []string{formBlocking, formAsync, formAsyncFrames}
 
 // serverOps are the operations of `gpucrypto bench server` (tables.go),
-// each added by its algorithm's bench_server_NAME.go. Giving an
-// operation its asynchronous form, once its Server has a Go method, is a
-// newSubmitter in its start function (a newCallSubmitter over the
-// Server's Call type, as newAESSubmitter) and formAsync in its forms.
+// each added by its algorithm's NAME.go. Giving an operation its
+// asynchronous form, once its Server has a Go method, is a newSubmitter
+// in its start function (a newCallSubmitter over the Server's Call type,
+// as newAESSubmitter) and formAsync in its forms.
 var serverOps = newTable(func(op serverOp) string { return op.algorithm })
 
 // serverOpNames are the names of serverOps: the operations (--ops) of

@@ -17,8 +17,9 @@ import (
 //	var _ = burninOps.add(burninOp{name: "x25519", algorithm: "ecdh", ...})
 //
 // and the shared code only goes over the tables, so that an algorithm
-// new to the CLI is files of its own (bench_NAME.go, burnin_NAME.go,
-// burnin_soak_NAME.go, bench_server_NAME.go) and no change elsewhere.
+// new to the CLI is one file of its own, NAME.go (rsa.go, mlkem.go, ...:
+// its bench group, its Server rows, its burn-in and soak operations, in
+// that order), and no change elsewhere.
 // TestTablesAreConsistent keeps the tables in step with each other and
 // with internal/registry.
 

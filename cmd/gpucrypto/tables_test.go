@@ -165,7 +165,7 @@ func TestTablesAreConsistent(t *testing.T) {
 			_, excused := c.without[a.Name]
 			switch {
 			case !c.has && !excused:
-				t.Errorf("%s: no %s (add one in its own files, or say why not in this test)", a.Name, c.what)
+				t.Errorf("%s: no %s (add one in its file, %s.go, or say why not in this test)", a.Name, c.what, a.Name)
 			case c.has && excused:
 				t.Errorf("%s: has a %s now: take it out of this test's list of those without", a.Name, c.what)
 			}

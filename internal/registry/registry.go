@@ -2,7 +2,8 @@
 // tools that go over all of them: gpucrypto selftest and kernelinfo (the
 // CLI) and the Makefile's lists of packages and fuzz targets
 // (internal/registry/lists). Adding an algorithm is its package, its
-// kernels and one entry in All (algorithms.go).
+// kernels and one entry in All (algorithms.go), and in the CLI one file,
+// cmd/gpucrypto/NAME.go.
 package registry
 
 import (

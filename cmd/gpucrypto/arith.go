@@ -1,5 +1,11 @@
 package main
 
+// This file is arith's part of the CLI: its group of `gpucrypto bench`
+// (bench arith), added to the tables of tables.go (arith has no Server
+// and no burn-in). An algorithm new to the CLI adds one such file, named
+// after it: its bench group, its Server rows, its burn-in and soak
+// operations, in that order.
+
 import (
 	"flag"
 	"fmt"
