@@ -1,9 +1,8 @@
-// Package lonecaller's test checks that a lone caller of each Server over
-// CPU engines alone (no GPU) waits about what crypto/* takes: a Server of
-// CPU engines computes each request at once (batch.NewDirect), and must
-// not hold it for a batch. The bound is generous (timing on a shared
-// machine); the figures themselves are `gpucrypto bench server`'s.
 package lonecaller
+
+// The lone caller of each Server but mlkem's (mlkem/lonecaller_test.go),
+// and benchmarks of ed25519's Server, Engine and crypto/ed25519 for one
+// caller.
 
 import (
 	"context"
@@ -17,9 +16,7 @@ import (
 	"crypto/rand"
 	stdrsa "crypto/rsa"
 	"crypto/sha256"
-	"slices"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -31,28 +28,6 @@ import (
 	"github.com/gpucrypto/gpucrypto/rsa"
 )
 
-// median is the median time of n runs of f.
-func median(n int, f func()) time.Duration {
-	times := make([]time.Duration, n)
-	for i := range times {
-		start := time.Now()
-		f()
-		times[i] = time.Since(start)
-	}
-	slices.Sort(times)
-	return times[n/2]
-}
-
-// compare checks that a lone caller's median through the Server is within
-// 2× crypto/*'s + 1 ms (a batch's MaxDelay alone is 2 ms).
-func compare(t *testing.T, name string, n int, server, std func()) {
-	server() // first uses build tables
-	std()
-	ours, theirs := median(n, server), median(n, std)
-	t.Logf("%s: Server %v, crypto/* %v", name, ours, theirs)
-	require.LessOrEqual(t, ours, 2*theirs+time.Millisecond, "%s: a lone caller of a Server of CPU engines waits %v; crypto/* takes %v", name, ours, theirs)
-}
-
 func TestLoneCallerOnCPUEngines(t *testing.T) {
 	ctx := context.Background()
 	opts := batch.Options{}
@@ -62,22 +37,22 @@ func TestLoneCallerOnCPUEngines(t *testing.T) {
 	require.NoError(t, err)
 	defer edServer.Close()
 	_, edKey, _ := stded25519.GenerateKey(rand.Reader)
-	compare(t, "Ed25519 sign", 50, func() { _, _ = edServer.Sign(ctx, edKey, d[:], nil) }, func() { stded25519.Sign(edKey, d[:]) })
+	Compare(t, "Ed25519 sign", 50, func() { _, _ = edServer.Sign(ctx, edKey, d[:], nil) }, func() { stded25519.Sign(edKey, d[:]) })
 
 	ecServer, err := ecdsa.NewServer(opts, ecdsa.CPUEngine())
 	require.NoError(t, err)
 	defer ecServer.Close()
 	ecKey, _ := stdecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	compare(t, "ECDSA P-256 sign", 50, func() { _, _ = ecServer.SignASN1(ctx, nil, ecKey, d[:]) }, func() { _, _ = stdecdsa.SignASN1(rand.Reader, ecKey, d[:]) })
+	Compare(t, "ECDSA P-256 sign", 50, func() { _, _ = ecServer.SignASN1(ctx, nil, ecKey, d[:]) }, func() { _, _ = stdecdsa.SignASN1(rand.Reader, ecKey, d[:]) })
 	sig, _ := stdecdsa.SignASN1(rand.Reader, ecKey, d[:])
-	compare(t, "ECDSA P-256 verify", 50, func() { _, _ = ecServer.VerifyASN1(ctx, &ecKey.PublicKey, d[:], sig) }, func() { stdecdsa.VerifyASN1(&ecKey.PublicKey, d[:], sig) })
+	Compare(t, "ECDSA P-256 verify", 50, func() { _, _ = ecServer.VerifyASN1(ctx, &ecKey.PublicKey, d[:], sig) }, func() { stdecdsa.VerifyASN1(&ecKey.PublicKey, d[:], sig) })
 
 	xServer, err := ecdh.NewServer(opts, ecdh.CPUEngine())
 	require.NoError(t, err)
 	defer xServer.Close()
 	a, _ := stdecdh.X25519().GenerateKey(rand.Reader)
 	b, _ := stdecdh.X25519().GenerateKey(rand.Reader)
-	compare(t, "X25519", 50, func() { _, _ = xServer.SharedSecret(ctx, ecdh.X25519(), a.Bytes(), b.PublicKey().Bytes()) }, func() { _, _ = a.ECDH(b.PublicKey()) })
+	Compare(t, "X25519", 50, func() { _, _ = xServer.SharedSecret(ctx, ecdh.X25519(), a.Bytes(), b.PublicKey().Bytes()) }, func() { _, _ = a.ECDH(b.PublicKey()) })
 
 	aesServer, err := aes.NewServer(opts, aes.CPUEngine())
 	require.NoError(t, err)
@@ -89,7 +64,7 @@ func TestLoneCallerOnCPUEngines(t *testing.T) {
 	gcm, _ := cipher.NewGCM(block)
 	nonce, record := make([]byte, 12), make([]byte, 1500)
 	out := make([]byte, 0, len(record)+16)
-	compare(t, "AES-128-GCM seal, 1,500 bytes", 200, func() { _, _ = aesServer.Seal(ctx, aesKey, out, nonce, record, nil) }, func() { gcm.Seal(out[:0], nonce, record, nil) })
+	Compare(t, "AES-128-GCM seal, 1,500 bytes", 200, func() { _, _ = aesServer.Seal(ctx, aesKey, out, nonce, record, nil) }, func() { gcm.Seal(out[:0], nonce, record, nil) })
 
 	rsaServer, err := rsa.NewServer(opts, rsa.CPUEngine())
 	require.NoError(t, err)
@@ -98,7 +73,7 @@ func TestLoneCallerOnCPUEngines(t *testing.T) {
 	require.NoError(t, err)
 	signer, err := rsaServer.Signer(rsaKey)
 	require.NoError(t, err)
-	compare(t, "RSA-2048 sign", 10, func() { _, _ = signer.Sign(nil, d[:], crypto.SHA256) }, func() { _, _ = stdrsa.SignPKCS1v15(nil, rsaKey, crypto.SHA256, d[:]) })
+	Compare(t, "RSA-2048 sign", 10, func() { _, _ = signer.Sign(nil, d[:], crypto.SHA256) }, func() { _, _ = stdrsa.SignPKCS1v15(nil, rsaKey, crypto.SHA256, d[:]) })
 }
 
 func BenchmarkEd25519Server(b *testing.B) {
