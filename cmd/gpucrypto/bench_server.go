@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -100,8 +101,10 @@ type serverSettings struct {
 	deviceChosen bool
 	opts         batch.Options
 	warm, dur    time.Duration
-	asJSON       bool
-	jsonOut      string
+	// rounds: each row's Server and Go windows, that many times in turn
+	rounds  int
+	asJSON  bool
+	jsonOut string
 }
 
 // serverFlags adds the flags of `gpucrypto bench server` to fs; the
@@ -124,6 +127,7 @@ func serverFlags(fs *flag.FlagSet) func() (serverSettings, error) {
 	batchOptions := batchFlags(fs, "")
 	seconds := fs.Float64("seconds", serverSeconds, "time per measurement (the Server's, then Go's), after the warm-up")
 	warmup := fs.Float64("warmup", 0.5, "seconds of load before each measurement, not counted (the queue fills, batch sizes settle)")
+	rounds := fs.Int("rounds", 1, "rounds of each row: the Server's window then Go's, that many times in turn; the row is the round whose ratio is the median, with the lowest and highest ratio (one window at low load moves by more than the 0.95 line between runs on a shared host)")
 	quick := fs.Bool("quick", false, "fewer callers ("+serverQuickCallers+") and "+strconv.Itoa(serverQuickSeconds)+" s per measurement, where --callers and --seconds are not given")
 	asJSON := fs.Bool("json", false, "print JSON lines instead of the table: the run first, then each row as it is measured")
 	jsonOut := fs.String("json-out", "", "also write the JSON lines to this file, each row as it is measured")
@@ -131,7 +135,7 @@ func serverFlags(fs *flag.FlagSet) func() (serverSettings, error) {
 		given := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 		s := serverSettings{submitters: *submitters, sharedContext: *sharedContext, devices: *devicesFlag,
-			deviceChosen: given["device"] || given["backend"] || given["devices"], opts: batchOptions(), asJSON: *asJSON, jsonOut: *jsonOut}
+			deviceChosen: given["device"] || given["backend"] || given["devices"], opts: batchOptions(), rounds: *rounds, asJSON: *asJSON, jsonOut: *jsonOut}
 		for _, name := range strings.Split(*opsFlag, ",") {
 			op, ok := serverOpNamed(name)
 			if !ok {
@@ -152,6 +156,9 @@ func serverFlags(fs *flag.FlagSet) func() (serverSettings, error) {
 		var err error
 		if s.callers, err = positiveInts("callers", callers); err != nil {
 			return s, err
+		}
+		if s.rounds < 1 {
+			return s, fmt.Errorf("bench server: --rounds %d: want at least 1", s.rounds)
 		}
 		if s.submitters < 1 {
 			return s, fmt.Errorf("bench server: --submitters %d: want at least 1", s.submitters)
@@ -303,15 +310,15 @@ func runServerBench(s serverSettings, t serverTarget, out *serverOutput, notes i
 	if len(rows) == 0 {
 		return fmt.Errorf("bench server: nothing to measure: no operation of --ops has a form of --forms (%s)", strings.Join(notMeasured, "; "))
 	}
-	estimate := time.Duration(len(rows)) * 2 * (s.warm + s.dur)
-	fmt.Fprintf(notes, "bench server: %d rows, about %v of measurements (each row: the Server, then Go's crypto/*, each %v of warm-up and %v measured), plus each Server's start-up and the time a Server takes after a window to answer the calls still waiting (long where its engines are slower than its callers ask: CPU engines at many callers)\n",
-		len(rows), estimate.Round(time.Second), s.warm, s.dur)
+	estimate := time.Duration(len(rows)*s.rounds) * 2 * (s.warm + s.dur)
+	fmt.Fprintf(notes, "bench server: %d rows, about %v of measurements (each row: the Server, then Go's crypto/*, each %v of warm-up and %v measured, %s), plus each Server's start-up and the time a Server takes after a window to answer the calls still waiting (long where its engines are slower than its callers ask: CPU engines at many callers)\n",
+		len(rows), estimate.Round(time.Second), s.warm, s.dur, roundsNote(s.rounds))
 	for _, m := range notMeasured {
 		fmt.Fprintf(notes, "bench server: not measured (the Server has no such form yet): %s\n", m)
 	}
 	run := serverRun{runInfo: newRunInfo(t.d, "none (CPU engines)", "cpu"), Engines: "device", Forms: s.forms, Callers: s.callers,
 		Devices: t.counts, Seconds: s.dur.Seconds(), Warmup: s.warm.Seconds(), Submitters: s.submitters, SharedContext: s.sharedContext,
-		Options: optionsOf(s.opts), Rows: len(rows), EstimatedS: estimate.Seconds(), NotMeasured: notMeasured}
+		Options: optionsOf(s.opts), Rows: len(rows), Rounds: s.rounds, EstimatedS: estimate.Seconds(), NotMeasured: notMeasured}
 	if t.d == nil {
 		run.Engines = "cpu"
 	}
@@ -346,13 +353,41 @@ func runServerBench(s serverSettings, t serverTarget, out *serverOutput, notes i
 	return nil
 }
 
-// measureRow measures one row on sv, the Server then Go's crypto/*, and
-// writes it.
+// measureRow measures one row on sv, the Server then Go's crypto/*, in
+// s.rounds rounds, and writes the round whose ratio is the median (with
+// the lowest and highest ratio of the rounds where there are several).
 func measureRow(sv *serverBench, row serverRow, s serverSettings, out *serverOutput) error {
+	rounds := make([]serverResult, s.rounds)
+	for i := range rounds {
+		r, err := measureRound(sv, row, s)
+		if err != nil {
+			return err
+		}
+		rounds[i] = r
+	}
+	slices.SortStableFunc(rounds, func(a, b serverResult) int { return cmp.Compare(a.Ratio, b.Ratio) })
+	r := rounds[len(rounds)/2]
+	if len(rounds) > 1 {
+		r.Rounds, r.RatioLow, r.RatioHigh = len(rounds), rounds[0].Ratio, rounds[len(rounds)-1].Ratio
+	}
+	return out.row(r)
+}
+
+// roundsNote says how many rounds each row has, for the run's note.
+func roundsNote(rounds int) string {
+	if rounds == 1 {
+		return "one round"
+	}
+	return fmt.Sprintf("%d rounds in turn, the median round's ratio", rounds)
+}
+
+// measureRound measures one round of a row: the Server's window, then
+// Go's with as many goroutines.
+func measureRound(sv *serverBench, row serverRow, s serverSettings) (serverResult, error) {
 	load := serverLoad{form: row.form, callers: row.callers, submitters: s.submitters, sharedContext: s.sharedContext, warm: s.warm, dur: s.dur}
 	r, err := measureServer(sv, load)
 	if err != nil {
-		return fmt.Errorf("bench server: %s, %s, %d callers: %w", row.op.name, row.form, row.callers, err)
+		return r, fmt.Errorf("bench server: %s, %s, %d callers: %w", row.op.name, row.form, row.callers, err)
 	}
 	r.Op, r.Devices = row.op.name, row.devices
 	goroutines := row.callers
@@ -360,9 +395,9 @@ func measureRow(sv *serverBench, row serverRow, s serverSettings, out *serverOut
 		goroutines = r.InFlight
 	}
 	if err := measureGo(&r, sv.newGoCaller, goroutines, s.warm, s.dur); err != nil {
-		return fmt.Errorf("bench server: %s, Go's crypto/*, %d goroutines: %w", row.op.name, goroutines, err)
+		return r, fmt.Errorf("bench server: %s, Go's crypto/*, %d goroutines: %w", row.op.name, goroutines, err)
 	}
-	return out.row(r)
+	return r, nil
 }
 
 // batchFlags adds --max-batch, --max-delay, --pipeline, --offload,

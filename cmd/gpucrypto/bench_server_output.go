@@ -60,6 +60,12 @@ type serverResult struct {
 	// under targetP50Ms, the Server's p50 at most targetP50SlackMs above
 	// it.
 	MeetsTarget bool `json:"meets_target"`
+	// Rounds is the number of rounds where more than one (--rounds): the
+	// row is the round whose Ratio is the median, RatioLow and RatioHigh
+	// the lowest and highest of them.
+	Rounds    int     `json:"rounds,omitempty"`
+	RatioLow  float64 `json:"ratio_low,omitempty"`
+	RatioHigh float64 `json:"ratio_high,omitempty"`
 }
 
 // The Servers' target against Go's crypto/* with as many goroutines.
@@ -96,6 +102,7 @@ type serverRun struct {
 	SharedContext bool          `json:"shared_context"`
 	Options       serverOptions `json:"batch_options"`
 	Rows          int           `json:"rows"`
+	Rounds        int           `json:"rounds"`
 	// EstimatedS is the time the rows' measurements take, warm-ups
 	// included; not the Servers' start-up, nor the answers to the calls
 	// still waiting after each window.
@@ -135,6 +142,8 @@ type serverOutput struct {
 	table   io.Writer
 	jsons   []io.Writer
 	opWidth int
+	// ratioWidth is the ratio column's: wider where rows have rounds
+	ratioWidth int
 }
 
 // start writes the run's header: the first JSON line, and the table's
@@ -142,6 +151,10 @@ type serverOutput struct {
 func (o *serverOutput) start(run serverRun) error {
 	for _, op := range run.Ops {
 		o.opWidth = max(o.opWidth, len(op))
+	}
+	o.ratioWidth = 6
+	if run.Rounds > 1 {
+		o.ratioWidth = len("0.00 (0.00-0.00)")
 	}
 	if err := o.writeJSON(serverLine{Run: &run}); err != nil {
 		return err
@@ -190,15 +203,24 @@ func (o *serverOutput) row(r serverResult) error {
 		callers += fmt.Sprintf(" (%d)", r.InFlight) // whole frames
 	}
 	_, err := fmt.Fprintln(o.table, o.tableLine(r.Op, r.Form, devices, callers, human(r.Ops),
-		p50, p99, onCPU, meanBatch, human(r.GoOps), goP50, fmt.Sprintf("%.2f", r.Ratio), p50Diff, target))
+		p50, p99, onCPU, meanBatch, human(r.GoOps), goP50, ratioText(r), p50Diff, target))
 	return err
+}
+
+// ratioText is the row's ratio, and the range of its rounds where there
+// are several ("0.97 (0.91-1.02)").
+func ratioText(r serverResult) string {
+	if r.Rounds > 1 {
+		return fmt.Sprintf("%.2f (%.2f-%.2f)", r.Ratio, r.RatioLow, r.RatioHigh)
+	}
+	return fmt.Sprintf("%.2f", r.Ratio)
 }
 
 // tableLine lays out one line of the table in fixed columns (a row is
 // printed as soon as it is measured, before the next ones are known).
 func (o *serverOutput) tableLine(op, form, devices, callers, ops, p50, p99, onCPU, meanBatch, goOps, goP50, ratio, p50Diff, target string) string {
-	line := fmt.Sprintf("%-*s  %-12s  %7s  %13s  %9s  %8s  %8s  %7s  %10s  %9s  %9s  %6s  %11s  %6s",
-		o.opWidth, op, form, devices, callers, ops, p50, p99, onCPU, meanBatch, goOps, goP50, ratio, p50Diff, target)
+	line := fmt.Sprintf("%-*s  %-12s  %7s  %13s  %9s  %8s  %8s  %7s  %10s  %9s  %9s  %*s  %11s  %6s",
+		o.opWidth, op, form, devices, callers, ops, p50, p99, onCPU, meanBatch, goOps, goP50, o.ratioWidth, ratio, p50Diff, target)
 	return strings.TrimRight(line, " ")
 }
 

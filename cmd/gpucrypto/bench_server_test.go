@@ -308,6 +308,7 @@ func TestServerFlags(t *testing.T) {
 		{[]string{"--ops", "x448"}, `it is an operation of "gpucrypto bench ecdh"`},
 		{[]string{"--forms", "blocking,sync"}, `--forms: unknown form "sync" (have blocking, async, async-frames)`},
 		{[]string{"--submitters", "0"}, "--submitters 0: want at least 1"},
+		{[]string{"--rounds", "0"}, "--rounds 0: want at least 1"},
 		{[]string{"--devices", "0"}, `--devices "0": "0" is not a whole number of 1 or more`},
 		{[]string{"--max-batch", "-1"}, "--max-batch -1"},
 		{[]string{"--max-delay", "-1ms"}, "--max-delay -1ms"},
@@ -352,6 +353,25 @@ func TestServerFlags(t *testing.T) {
 	}
 	if s := parse("--backend", "opencl"); !s.deviceChosen {
 		t.Error("--backend given: the device is not marked chosen")
+	}
+}
+
+// With --rounds, each row is the round whose ratio is the median of its
+// rounds, which it gives with the lowest and the highest, in the table
+// and the JSON line.
+func TestServerBenchRounds(t *testing.T) {
+	s := testServerSettings(t, "--ops", "ed25519-sign", "--forms", "blocking", "--callers", "2", "--seconds", "0.02", "--warmup", "0", "--rounds", "3")
+	tgt := serverTarget{counts: []int{0}}
+	table, run, rows := runTestServerBench(t, s, tgt)
+	if run.Rounds != 3 || len(rows) != 1 {
+		t.Fatalf("run rounds %d, %d rows", run.Rounds, len(rows))
+	}
+	r := rows[0]
+	if r.Rounds != 3 || r.RatioLow > r.Ratio || r.Ratio > r.RatioHigh || r.RatioLow <= 0 {
+		t.Errorf("rounds %d, ratios %v <= %v <= %v", r.Rounds, r.RatioLow, r.Ratio, r.RatioHigh)
+	}
+	if want := fmt.Sprintf("%.2f (%.2f-%.2f)", r.Ratio, r.RatioLow, r.RatioHigh); !strings.Contains(table, want) {
+		t.Errorf("the table has no %q:\n%s", want, table)
 	}
 }
 
