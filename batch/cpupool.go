@@ -51,6 +51,7 @@ func (p *cpuPool) loop(f func()) {
 	defer p.running.Done()
 	for {
 		f()
+		f = nil // the request's references (its keys, its Completer) go with it
 		if p.waiting.Add(1) > p.keep {
 			p.waiting.Add(-1)
 			return
