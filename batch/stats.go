@@ -71,8 +71,8 @@ type Stats struct {
 	// histogram with buckets of 3–6% (each the upper bound of its bucket).
 	// Of the requests a Server computes at once in its caller's goroutine
 	// (Batcher.DoInline), about one in eight is timed: reading
-	// the clock twice would add a tenth to a request as short as an AES-GCM
-	// record.
+	// the clock twice would cost a share of a request as short as an
+	// AES-GCM record's seal.
 	LatencyP50, LatencyP99 time.Duration
 	// DeviceTime is the time the device spent in the kernels of the
 	// batches: benchmarks divide work by it.
