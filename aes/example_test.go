@@ -65,3 +65,35 @@ func ExampleServer_NewGCM() {
 	// "hello" <nil>
 	// aes: message authentication failed
 }
+
+// A gateway that holds a frame of records seals them all through Go and
+// collects them from one Done channel, with room for every Call in
+// flight; each comes back with its own Result or Err.
+func ExampleServer_Go() {
+	s, err := aes.NewServer(batch.Options{}, aes.CPUEngine())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	k, _ := aes.NewKey(bytes.Repeat([]byte{9}, 16))
+	defer k.Close()
+	records := []string{"GET /", "Host: example.test", ""}
+	done := make(chan *aes.Call, len(records))
+	for i, r := range records {
+		nonce := make([]byte, aes.NonceSize)
+		nonce[11] = byte(i) // a nonce per record, never reused under the key
+		if err := s.Go(context.Background(), &aes.Call{Key: k, Nonce: nonce, Data: []byte(r), Done: done}); err != nil {
+			log.Fatal(err)
+		}
+	}
+	total := 0
+	for range records {
+		c := <-done
+		if c.Err != nil {
+			log.Fatal(c.Err)
+		}
+		total += len(c.Result)
+	}
+	fmt.Println(total) // the records' bytes and a 16-byte tag each
+	// Output: 71
+}
