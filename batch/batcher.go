@@ -184,12 +184,11 @@ type Batcher[Q, R any] struct {
 
 	offload *offload[Q, R] // NewWithCPU; nil: every request is batched
 	direct  *direct[Q, R]  // NewDirect; nil: requests go to the workers
-	// cpuRuns are the goroutines computing requests of Go on the CPU
-	// (goCPU, NewDirect), which Close waits for; cpuMu orders their start
-	// against Close (read-locked to start one, locked by Close)
-	cpuRuns sync.WaitGroup
+	// cpuPool computes the requests of Go on the CPU (goCPU, NewDirect),
+	// and Close waits for its goroutines; cpuMu orders their start against
+	// Close (read-locked to start one, locked by Close)
+	cpuPool cpuPool
 	cpuMu   sync.RWMutex
-	cpuPool cpuPool   // the goroutines that compute them
 	answers sync.Pool // of chan outcome[R], the blocking callers' (Do)
 	// lastTaken is the size of the last batch a worker took (0: none
 	// yet): an idle worker holds what waits for company only while it is
@@ -387,8 +386,8 @@ func (b *Batcher[Q, R]) Go(ctx context.Context, req Q, done Completer[R]) error 
 // goCPU computes req on the CPU path on a goroutine of cpuPool, in the
 // slot that take reserved or, where queue, once one is free (or ctx
 // ends: its error completes done), and completes done with it; false
-// after Close (the slot given back). The requests are counted in
-// cpuRuns: Close waits for them.
+// after Close (the slot given back). Close waits for the pool's
+// goroutines, and so for the request.
 func (b *Batcher[Q, R]) goCPU(ctx context.Context, o *offload[Q, R], queue bool, req Q, done Completer[R]) bool {
 	b.cpuMu.RLock()
 	defer b.cpuMu.RUnlock()
@@ -398,10 +397,8 @@ func (b *Batcher[Q, R]) goCPU(ctx context.Context, o *offload[Q, R], queue bool,
 		}
 		return false
 	}
-	b.cpuRuns.Add(1)
 	start := time.Now()
 	b.cpuPool.run(func() {
-		defer b.cpuRuns.Done()
 		if queue {
 			if err := o.waitSlot(ctx); err != nil {
 				b.opts.Meter.one(start)
@@ -542,7 +539,6 @@ func (b *Batcher[Q, R]) Close() {
 		b.cpuPool.close()
 	}
 	b.wg.Wait()
-	b.cpuRuns.Wait()
 	b.cpuPool.wait()
 }
 

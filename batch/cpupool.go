@@ -58,16 +58,18 @@ func (p *cpuPool) loop(f func()) {
 		}
 		select {
 		case f = <-p.tasks:
-			p.waiting.Add(-1)
-		case <-p.stop:
-			p.waiting.Add(-1)
+		case <-p.stop: // f stays nil
+		}
+		p.waiting.Add(-1)
+		if f == nil {
 			return
 		}
 	}
 }
 
 // close ends the pool's goroutines once their requests are done (called
-// once, after the last run).
+// once, after the last run: a goroutine's request ends before it does,
+// so wait also waits for every request).
 func (p *cpuPool) close() { close(p.stop) }
 
 // wait waits for the pool's goroutines to end, after close.

@@ -142,17 +142,14 @@ func (d *direct[Q, R]) goMany(b *Batcher[Q, R], reqs []Q, done []Completer[R]) e
 	})
 }
 
-// spawn starts f on a goroutine counted in b.cpuRuns, unless b is closed.
+// spawn starts f on a goroutine of b's CPU pool (which Close waits for),
+// unless b is closed.
 func (d *direct[Q, R]) spawn(b *Batcher[Q, R], f func()) error {
 	b.cpuMu.RLock()
 	defer b.cpuMu.RUnlock()
 	if b.closed.Load() {
 		return ErrClosed
 	}
-	b.cpuRuns.Add(1)
-	b.cpuPool.run(func() {
-		defer b.cpuRuns.Done()
-		f()
-	})
+	b.cpuPool.run(f)
 	return nil
 }

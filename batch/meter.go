@@ -114,13 +114,14 @@ func (s *meterShard) inline(onCPU, timed bool, start int64) {
 	if s == nil {
 		return
 	}
-	s.requests.Add(1)
 	if onCPU {
 		s.onCPU.Add(1)
 	}
 	if timed {
-		s.latency.Add(time.Duration(stampNow() - start))
+		s.took(time.Duration(stampNow() - start))
+		return
 	}
+	s.requests.Add(1)
 }
 
 // answered counts n requests answered by a worker, with their latencies
