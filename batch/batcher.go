@@ -668,6 +668,9 @@ func (b *Batcher[Q, R]) work(e int, run RunFunc[Q, R]) {
 		// one worker at a time decides and takes: two that saw the same
 		// requests would split them
 		b.taking.Lock()
+		// read before the intake's counts: once Close has closed the
+		// intake (and then done), no request arrives after them
+		drained := isClosed(b.done)
 		waiting := b.intake.waiting()
 		var n int
 		wait := time.Duration(-1) // -1: until woken
@@ -682,8 +685,11 @@ func (b *Batcher[Q, R]) work(e int, run RunFunc[Q, R]) {
 		}
 		b.taking.Unlock()
 		if n == 0 {
-			if b.closed.Load() && waiting == 0 {
-				return // closed: no request comes any more
+			if drained && waiting == 0 {
+				// closed, and the intake with it: no request comes any more.
+				// (b.closed alone is set before the intake refuses puts:
+				// one that lands between them would wait for ever.)
+				return
 			}
 			if wait < 0 && waiting > 0 {
 				b.wakeOne() // an engine with less work takes it
@@ -728,6 +734,17 @@ func (b *Batcher[Q, R]) work(e int, run RunFunc[Q, R]) {
 		w.busy.Add(-1)
 		free = time.Now()
 		clear(items) // the items may go back to the pool: no references here
+	}
+}
+
+// isClosed reports whether ch is closed (a channel that is only ever
+// closed, never sent on).
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
 	}
 }
 
