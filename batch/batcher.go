@@ -372,15 +372,18 @@ func (b *Batcher[Q, R]) Go(ctx context.Context, req Q, done Completer[R]) error 
 	if d := b.direct; d != nil {
 		return d.goOne(b, req, done)
 	}
-	if o := b.offload; o != nil {
-		if v := o.take(time.Now().UnixNano()); v != toBatch {
-			if !b.goCPU(ctx, o, v == toCPUQueue, req, done) {
-				return ErrClosed
-			}
-			return nil
-		}
+	o := b.offload
+	if o == nil {
+		return b.submit(ctx, item[Q, R]{ctx: ctx, req: req, complete: done, start: stampNow()})
 	}
-	return b.submit(ctx, item[Q, R]{ctx: ctx, req: req, complete: done, start: stampNow()})
+	now := time.Now() // one reading for the verdict and the request's stamp
+	if v := o.take(now.UnixNano()); v != toBatch {
+		if !b.goCPU(ctx, o, v == toCPUQueue, req, done, now) {
+			return ErrClosed
+		}
+		return nil
+	}
+	return b.submit(ctx, item[Q, R]{ctx: ctx, req: req, complete: done, start: stamp(now)})
 }
 
 // goCPU computes req on the CPU path on a goroutine of cpuPool, in the
@@ -388,7 +391,7 @@ func (b *Batcher[Q, R]) Go(ctx context.Context, req Q, done Completer[R]) error 
 // ends: its error completes done), and completes done with it; false
 // after Close (the slot given back). Close waits for the pool's
 // goroutines, and so for the request.
-func (b *Batcher[Q, R]) goCPU(ctx context.Context, o *offload[Q, R], queue bool, req Q, done Completer[R]) bool {
+func (b *Batcher[Q, R]) goCPU(ctx context.Context, o *offload[Q, R], queue bool, req Q, done Completer[R], start time.Time) bool {
 	b.cpuMu.RLock()
 	defer b.cpuMu.RUnlock()
 	if b.closed.Load() {
@@ -397,7 +400,6 @@ func (b *Batcher[Q, R]) goCPU(ctx context.Context, o *offload[Q, R], queue bool,
 		}
 		return false
 	}
-	start := time.Now()
 	b.cpuPool.run(func() {
 		if queue {
 			if err := o.waitSlot(ctx); err != nil {
@@ -444,7 +446,7 @@ func (b *Batcher[Q, R]) GoMany(ctx context.Context, reqs []Q, done []Completer[R
 	}
 	start := time.Now()
 	s := b.intake.pick()
-	err := b.waitRoom(ctx, s)
+	err := b.waitRoom(ctx, s, stamp(start))
 	var n int64
 	if err == nil {
 		n, err = s.putMany(ctx, reqs, done, start)
@@ -471,7 +473,7 @@ func (b *Batcher[Q, R]) submit(ctx context.Context, it item[Q, R]) error {
 
 func (b *Batcher[Q, R]) put(ctx context.Context, it item[Q, R]) error {
 	s := b.intake.pick()
-	if err := b.waitRoom(ctx, s); err != nil {
+	if err := b.waitRoom(ctx, s, it.start); err != nil {
 		return err
 	}
 	n, err := s.put(it)
@@ -483,14 +485,16 @@ func (b *Batcher[Q, R]) put(ctx context.Context, it item[Q, R]) error {
 }
 
 // waitRoom waits while the queue is full for a request to shard s
-// (Options.QueueSize), until ctx ends or the Batcher closes: in s's queue
-// of waiting callers, which a take from s wakes as many of as it took
-// requests, and Close all of. (The wait is not a select on the Batcher's
-// done channel: one channel that every waiting caller selects on has each
-// of them lock it, as a shared context does; see Do.)
-func (b *Batcher[Q, R]) waitRoom(ctx context.Context, s *intakeShard[Q, R]) error {
+// (Options.QueueSize) that arrived at now (a stamp), until ctx ends or
+// the Batcher closes: in s's queue of waiting callers, which a take from
+// s wakes as many of as it took requests, and Close all of. (The wait is
+// not a select on the Batcher's done channel: one channel that every
+// waiting caller selects on has each of them lock it, as a shared context
+// does; see Do.) The first look takes the intake's total from its recent
+// sum (roughlyFull); the queueing, under s's lock, sums the shards.
+func (b *Batcher[Q, R]) waitRoom(ctx context.Context, s *intakeShard[Q, R], now int64) error {
 	limit := int64(b.opts.QueueSize)
-	if !b.intake.full(s, limit) {
+	if !b.intake.roughlyFull(s, limit, now) {
 		return nil
 	}
 	w := b.intake.waiter()
@@ -518,7 +522,9 @@ func (b *Batcher[Q, R]) waitRoom(ctx context.Context, s *intakeShard[Q, R]) erro
 // a full batch, an idle worker decides whether a batch goes now. (A
 // worker counts itself idle before it looks at the shards a last time and
 // sleeps, and this looks at idle after the put: one of the two sees the
-// other. Under load no worker sleeps, and the shards are not summed.)
+// other. Under load no worker sleeps, and the shards are not summed. The
+// sum is exact: a put that fills a batch after a recent sum must wake
+// the worker, which may sleep until MaxDelay.)
 func (b *Batcher[Q, R]) wakeIfIdle(first bool) {
 	if b.idle.Load() > 0 && (first || b.intake.waiting() >= int64(b.opts.MaxBatch)) {
 		b.wakeOne()
@@ -714,6 +720,7 @@ func (b *Batcher[Q, R]) work(e int, run RunFunc[Q, R]) {
 			continue
 		}
 		left := b.intake.waiting()
+		b.intake.noteWaiting(left, stampNow())
 		if left > 0 {
 			b.wakeOne() // the rest: another worker (or engine) may take it at once
 		}

@@ -24,7 +24,18 @@ type intake[Q, R any] struct {
 	// queue wait in the shards' queues
 	waiters sync.Pool
 	hints   sync.Pool // of *shardHint
+	_       [64]byte  // the recent sum apart from next, which every take writes
+	// sum is the number of requests in the intake at sumAt (a stamp): the
+	// last sum of the shards that a put or a worker made (recentWaiting)
+	sum, sumAt atomic.Int64
 }
+
+// sumFresh is how long a sum of the shards stands for the intake's total
+// in the checks of every put (recentWaiting): at millions of requests a
+// second it moves by a few hundred in that time, against limits of tens
+// of thousands, while a sum for each put reads every shard's line, most
+// of them last written by other cores.
+const sumFresh = int64(20 * time.Microsecond)
 
 type intakeShard[Q, R any] struct {
 	mu     sync.Mutex
@@ -122,6 +133,25 @@ func (in *intake[Q, R]) waiting() int64 {
 	return n
 }
 
+// recentWaiting is the number of requests in the intake at most
+// sumFresh before now (a stamp): the last sum, or a new one where it is
+// older.
+func (in *intake[Q, R]) recentWaiting(now int64) int64 {
+	if now-in.sumAt.Load() < sumFresh {
+		return in.sum.Load()
+	}
+	n := in.waiting()
+	in.noteWaiting(n, now)
+	return n
+}
+
+// noteWaiting records n, a sum of the shards made at now, for
+// recentWaiting.
+func (in *intake[Q, R]) noteWaiting(n, now int64) {
+	in.sum.Store(n)
+	in.sumAt.Store(now)
+}
+
 // estimate is about the number of requests in the intake, from one
 // shard picked at random, at the cost of one read: under load from many
 // cores their shards hold about equal shares. (Where few cores submit it
@@ -156,8 +186,20 @@ func (in *intake[Q, R]) oldest() time.Time {
 // its share may still take requests past the limit, up to about twice
 // it.)
 func (in *intake[Q, R]) full(s *intakeShard[Q, R], limit int64) bool {
+	return in.atShare(s, limit) && in.waiting() >= limit
+}
+
+// roughlyFull is full with the intake's total from recentWaiting at now:
+// the first look of every put, the exact one (full) coming before a
+// caller waits.
+func (in *intake[Q, R]) roughlyFull(s *intakeShard[Q, R], limit, now int64) bool {
+	return in.atShare(s, limit) && in.recentWaiting(now) >= limit
+}
+
+// atShare reports whether s holds its share of limit.
+func (in *intake[Q, R]) atShare(s *intakeShard[Q, R], limit int64) bool {
 	share := (limit + int64(len(in.shards)) - 1) / int64(len(in.shards))
-	return s.count.Load() >= share && in.waiting() >= limit
+	return s.count.Load() >= share
 }
 
 // take appends up to n waiting requests to items and returns it, and

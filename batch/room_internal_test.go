@@ -72,3 +72,29 @@ func TestRoomWaiters(t *testing.T) {
 	_, err = s.enqueue(ws[0], false, &in, limit)
 	require.ErrorIs(t, err, ErrClosed)
 }
+
+// The first look of a put takes the intake's total from a recent sum
+// (roughlyFull); a sum that reads full where the queue has room does not
+// make a caller wait: the queueing sums the shards again, and a caller
+// waits only on the exact count. An old sum is renewed.
+func TestRoughlyFullAskedAgain(t *testing.T) {
+	var in intake[int, int]
+	in.init()
+	s := &in.shards[0]
+	limit := int64(2 * len(in.shards)) // a share of 2 a shard
+	for i := range 2 {
+		_, err := s.put(item[int, int]{req: i})
+		require.NoError(t, err)
+	}
+	now := stampNow()
+	in.noteWaiting(limit, now) // a recent sum that reads full
+	require.True(t, in.roughlyFull(s, limit, now))
+	require.False(t, in.full(s, limit), "the shards hold 2 against a limit of %d", limit)
+	queued, err := s.enqueue(in.waiter(), false, &in, limit)
+	require.NoError(t, err)
+	require.False(t, queued, "room: not queued")
+
+	later := now + sumFresh
+	require.False(t, in.roughlyFull(s, limit, later), "an old sum is made again")
+	require.Equal(t, int64(2), in.recentWaiting(later))
+}
