@@ -32,19 +32,24 @@ type Server struct {
 }
 
 // signRequest is one signature in form: hedged from random (32 bytes read
-// for it), or with RFC 6979's nonce where deterministic.
+// for it from the caller's source), or from bytes that its batch makes
+// where fresh (a nil source or crypto/rand's: randomRows, one read of
+// crypto/rand for many elements instead of one for each), or with RFC
+// 6979's nonce where deterministic.
 type signRequest struct {
 	key           *ecdsa.PrivateKey
 	hash          []byte
 	random        [32]byte
 	form          Form
 	deterministic bool
+	fresh         bool
 }
 
 // signKind is what one engine call of a batch's signatures shares.
 type signKind struct {
 	form          Form
 	deterministic bool
+	fresh         bool
 }
 
 type verifyRequest struct {
@@ -92,13 +97,18 @@ func verifyOnCPU(r verifyRequest) (bool, error) {
 func signRequests(e *Engine, reqs []signRequest) ([][]byte, error) {
 	out := make([][]byte, len(reqs))
 	errs := make([]error, len(reqs))
-	engine.Groups(reqs, func(r signRequest) signKind { return signKind{r.form, r.deterministic} }, func(k signKind, idx []int) {
+	engine.Groups(reqs, func(r signRequest) signKind { return signKind{r.form, r.deterministic, r.fresh} }, func(k signKind, idx []int) {
 		keys := make([]*ecdsa.PrivateKey, len(idx))
 		hashes := make([][]byte, len(idx))
-		random := make([]byte, 32*len(idx))
+		var random []byte // nil: the batch makes them (fresh, deterministic)
+		if !k.fresh && !k.deterministic {
+			random = make([]byte, 32*len(idx))
+		}
 		for j, i := range idx {
 			keys[j], hashes[j] = reqs[i].key, reqs[i].hash
-			copy(random[32*j:], reqs[i].random[:])
+			if random != nil {
+				copy(random[32*j:], reqs[i].random[:])
+			}
 		}
 		sigs, sigErrs, err := e.signBatch(k.form, k.deterministic, keys, hashes, random)
 		clear(random)
@@ -149,9 +159,14 @@ func ecdhRequests(e *Engine, reqs []ecdhRequest) ([][]byte, error) {
 }
 
 // hedged is the request of a signature of hash in form with a nonce hedged
-// from 32 bytes of rand (nil: crypto/rand.Reader).
+// from 32 bytes of rand, read now; for nil or crypto/rand.Reader, as the
+// Engine takes them, the batch makes its random bytes (fresh).
 func hedged(rand io.Reader, key *ecdsa.PrivateKey, hash []byte, form Form) (signRequest, error) {
 	r := signRequest{key: key, hash: hash, form: form}
+	if rand == nil || rand == cryptoRand {
+		r.fresh = true
+		return r, nil
+	}
 	return r, readRandom(rand, r.random[:])
 }
 
