@@ -136,9 +136,7 @@ func (j *encapsulateJob) Device(ch *engine.Chunk) error {
 	if err != nil {
 		return err
 	}
-	table := newKeyTable(n, func(k int) bool {
-		return sameKey(j.eks[ch.Lo+k], j.eks[ch.Lo+k-1], p.ekSize)
-	}, index, ch.Scratch(n))
+	table := j.keyTable(ch.Lo, index, ch.Scratch(n))
 	entries := len(table.first)
 	words, err := ch.Words(entries*ekWords + entries + 8*n + 8*n + ctWords*n)
 	if err != nil {
@@ -148,32 +146,8 @@ func (j *encapsulateJob) Device(ch *engine.Chunk) error {
 	verdicts, words := words[:entries], words[entries:]
 	messages, words := words[:8*n], words[8*n:]
 	shared, cts := words[:8*n], words[8*n:]
-	batch.Parallel(entries, hostChunk/4, func(a, b int) {
-		putRecords(wordBytes(keys), p.ekSize, a, b, func(t int) []byte {
-			if ek := j.eks[ch.Lo+table.first[t]]; len(ek) == p.ekSize {
-				return ek
-			}
-			return nil // a key of the wrong length: zeros, never used
-		})
-	})
-	batch.Parallel(n, hostChunk, func(a, b int) {
-		if j.random == nil {
-			rand.Read(wordBytes(messages[8*a : 8*b]))
-		}
-		for k := a; k < b; k++ {
-			i := ch.Lo + k
-			err := p.encapsulationKeyLengthError(j.eks[i])
-			if err == nil && j.random != nil {
-				if err = randomnessError(j.random[i]); err == nil {
-					copy(wordBytes(messages[8*k:8*k+8]), j.random[i])
-				}
-			}
-			if err != nil && j.random != nil {
-				clear(messages[8*k : 8*k+8])
-			}
-			j.errs.Set(i, err)
-		}
-	})
+	j.putKeys(ch.Lo, table, keys)
+	j.putMessages(ch.Lo, messages)
 	// the sampled elements' messages, for the result check (the staging
 	// copy is zeroed after the upload)
 	sample := ch.Sample()
@@ -260,40 +234,10 @@ func (j *encapsulateJob) Device(ch *engine.Chunk) error {
 		return err
 	}
 	end = ch.Step("unpack")
-	var disagree atomic.Int64
-	disagree.Store(-1)
-	batch.Parallel(n, hostChunk, func(a, b int) {
-		sharedOut, ctsOut := j.shared.Get(), j.cts.Get()
-		keySlab, ctSlab := newOutputs(b-a, SharedKeySize), newOutputs(b-a, p.ctSize)
-		for k := a; k < b; k++ {
-			i := ch.Lo + k
-			key, ct := keySlab.next(), ctSlab.next()
-			// a key of the wrong length is the element's error; a key that
-			// fails the modulus check is, before its randomness (the CPU
-			// path's order)
-			err := j.errs.Get(i)
-			if err != nil && !errors.Is(err, ErrRandomnessLength) {
-				continue
-			}
-			if verdicts[index[k]] == 0 {
-				err := p.modulusError(j.eks[i])
-				if err == nil {
-					disagree.Store(int64(i)) // crypto/mlkem takes the key: a device fault
-				}
-				j.errs.Set(i, err)
-				continue
-			}
-			if err != nil {
-				continue
-			}
-			copy(key, wordBytes(shared[8*k:8*k+8]))
-			copy(ct, wordBytes(cts[ctWords*k:ctWords*(k+1)]))
-			sharedOut[i], ctsOut[i] = key, ct
-		}
-	})
+	disagree := j.unpack(ch.Lo, index, verdicts, shared, cts)
 	end()
-	if i := disagree.Load(); i >= 0 {
-		return fmt.Errorf("the device refused encapsulation key %d, which crypto/mlkem takes", i)
+	if disagree >= 0 {
+		return fmt.Errorf("the device refused encapsulation key %d, which crypto/mlkem takes", disagree)
 	}
 	defer ch.Step("check")()
 	return engine.Check(sample, func(i int) bool {
@@ -325,4 +269,100 @@ func (j *encapsulateJob) check(i int, m []byte) bool {
 	}
 	defer clear(shared)
 	return j.errs.Get(i) == nil && bytes.Equal(shared, j.shared.Get()[i]) && bytes.Equal(ct, j.cts.Get()[i])
+}
+
+// The host work of a device batch of encapsulations, in the steps of
+// Device, each on its own so that it can be measured and tested without
+// a device (host_bench_internal_test.go): the batch's elements are
+// [lo, lo+len(index)), numbered from 0 within the batch.
+
+// keyTable builds the batch's table of keys into index (a word for each
+// element), with starts as scratch memory of a byte for each element.
+func (j *encapsulateJob) keyTable(lo int, index []uint32, starts []byte) keyTable {
+	return newKeyTable(len(index), func(k int) bool {
+		return sameKey(j.eks[lo+k], j.eks[lo+k-1], j.p.ekSize)
+	}, index, starts)
+}
+
+// putKeys writes the key of each entry of table into keys (ekSize/4
+// words for each entry), zeros for a key of the wrong length.
+func (j *encapsulateJob) putKeys(lo int, table keyTable, keys []uint32) {
+	p := j.p
+	batch.Parallel(len(table.first), hostChunk/4, func(a, b int) {
+		putRecords(wordBytes(keys), p.ekSize, a, b, func(t int) []byte {
+			if ek := j.eks[lo+table.first[t]]; len(ek) == p.ekSize {
+				return ek
+			}
+			return nil // a key of the wrong length: zeros, never used
+		})
+	})
+}
+
+// putMessages writes each element's message into messages (8 words for
+// each element): fresh from crypto/rand, or its given randomness (zeros
+// for an element with an error), and sets each element's error that the
+// host can see (the key's length, the randomness's).
+func (j *encapsulateJob) putMessages(lo int, messages []uint32) {
+	p := j.p
+	batch.Parallel(len(messages)/8, hostChunk, func(a, b int) {
+		if j.random == nil {
+			rand.Read(wordBytes(messages[8*a : 8*b]))
+		}
+		for k := a; k < b; k++ {
+			i := lo + k
+			err := p.encapsulationKeyLengthError(j.eks[i])
+			if err == nil && j.random != nil {
+				if err = randomnessError(j.random[i]); err == nil {
+					copy(wordBytes(messages[8*k:8*k+8]), j.random[i])
+				}
+			}
+			if err != nil && j.random != nil {
+				clear(messages[8*k : 8*k+8])
+			}
+			j.errs.Set(i, err)
+		}
+	})
+}
+
+// unpack turns the device's outputs into the results of the batch: each
+// key's verdict (a word for each entry of the table), the shared keys (8
+// words for each element) and the ciphertexts (ctSize/4 words for each
+// element), the elements' errors as the CPU path has them. It returns an
+// element whose key the device refused although crypto/mlkem takes it (a
+// device fault), or −1.
+func (j *encapsulateJob) unpack(lo int, index, verdicts, shared, cts []uint32) (disagree int) {
+	p := j.p
+	ctWords := p.ctSize / 4
+	var refused atomic.Int64
+	refused.Store(-1)
+	batch.Parallel(len(index), hostChunk, func(a, b int) {
+		sharedOut, ctsOut := j.shared.Get(), j.cts.Get()
+		keySlab, ctSlab := newOutputs(b-a, SharedKeySize), newOutputs(b-a, p.ctSize)
+		for k := a; k < b; k++ {
+			i := lo + k
+			key, ct := keySlab.next(), ctSlab.next()
+			// a key of the wrong length is the element's error; a key that
+			// fails the modulus check is, before its randomness (the CPU
+			// path's order)
+			err := j.errs.Get(i)
+			if err != nil && !errors.Is(err, ErrRandomnessLength) {
+				continue
+			}
+			if verdicts[index[k]] == 0 {
+				err := p.modulusError(j.eks[i])
+				if err == nil {
+					refused.Store(int64(i)) // crypto/mlkem takes the key: a device fault
+				}
+				j.errs.Set(i, err)
+				continue
+			}
+			if err != nil {
+				continue
+			}
+			copy(key, wordBytes(shared[8*k:8*k+8]))
+			copy(ct, wordBytes(cts[ctWords*k:ctWords*(k+1)]))
+			sharedOut[i], ctsOut[i] = key, ct
+		}
+	})
+	return int(refused.Load())
 }
