@@ -330,6 +330,13 @@ func (j *encapsulateJob) putMessages(lo int, messages []uint32) {
 // element), the elements' errors as the CPU path has them. It returns an
 // element whose key the device refused although crypto/mlkem takes it (a
 // device fault), or −1.
+//
+// Each piece of the pass has its shared keys and its ciphertexts in one
+// copy each of the device's (cloneRecords), which its elements' results
+// share: one copy of the whole piece, where a zeroed allocation and a
+// copy for each element wrote each byte twice and spent a call for each
+// element. An element that fails gets no results, and its shared key is
+// zeroed in the copy, which its neighbours' results keep alive.
 func (j *encapsulateJob) unpack(lo int, index, verdicts, shared, cts []uint32) (disagree int) {
 	p := j.p
 	ctWords := p.ctSize / 4
@@ -337,32 +344,39 @@ func (j *encapsulateJob) unpack(lo int, index, verdicts, shared, cts []uint32) (
 	refused.Store(-1)
 	batch.Parallel(len(index), hostChunk, func(a, b int) {
 		sharedOut, ctsOut := j.shared.Get(), j.cts.Get()
-		keySlab, ctSlab := newOutputs(b-a, SharedKeySize), newOutputs(b-a, p.ctSize)
+		keys := cloneRecords(wordBytes(shared[8*a : 8*b]))
+		cs := cloneRecords(wordBytes(cts[ctWords*a : ctWords*b]))
 		for k := a; k < b; k++ {
 			i := lo + k
-			key, ct := keySlab.next(), ctSlab.next()
-			// a key of the wrong length is the element's error; a key that
-			// fails the modulus check is, before its randomness (the CPU
-			// path's order)
-			err := j.errs.Get(i)
-			if err != nil && !errors.Is(err, ErrRandomnessLength) {
+			if !j.unpacked(i, verdicts[index[k]], &refused) {
+				clear(record(keys, k-a, SharedKeySize))
 				continue
 			}
-			if verdicts[index[k]] == 0 {
-				err := p.modulusError(j.eks[i])
-				if err == nil {
-					refused.Store(int64(i)) // crypto/mlkem takes the key: a device fault
-				}
-				j.errs.Set(i, err)
-				continue
-			}
-			if err != nil {
-				continue
-			}
-			copy(key, wordBytes(shared[8*k:8*k+8]))
-			copy(ct, wordBytes(cts[ctWords*k:ctWords*(k+1)]))
-			sharedOut[i], ctsOut[i] = key, ct
+			sharedOut[i] = record(keys, k-a, SharedKeySize)
+			ctsOut[i] = record(cs, k-a, p.ctSize)
 		}
 	})
 	return int(refused.Load())
+}
+
+// unpacked reports whether element i has results, given its key's
+// verdict from the device (0: refused), and sets its error where the
+// verdict gives it one. A key refused that crypto/mlkem takes is stored
+// in refused.
+func (j *encapsulateJob) unpacked(i int, verdict uint32, refused *atomic.Int64) bool {
+	// a key of the wrong length is the element's error; a key that fails
+	// the modulus check is, before its randomness (the CPU path's order)
+	err := j.errs.Get(i)
+	if err != nil && !errors.Is(err, ErrRandomnessLength) {
+		return false
+	}
+	if verdict == 0 {
+		err := j.p.modulusError(j.eks[i])
+		if err == nil {
+			refused.Store(int64(i)) // crypto/mlkem takes the key: a device fault
+		}
+		j.errs.Set(i, err)
+		return false
+	}
+	return err == nil
 }

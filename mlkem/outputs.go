@@ -1,6 +1,10 @@
 package mlkem
 
-import "github.com/gpucrypto/gpucrypto/device"
+import (
+	"bytes"
+
+	"github.com/gpucrypto/gpucrypto/device"
+)
 
 // outputs hands out consecutive pieces of size bytes of one allocation:
 // the results of a range of elements, allocated by the core that fills
@@ -21,6 +25,20 @@ func (o *outputs) next() []byte {
 	v := o.rest[:o.size:o.size]
 	o.rest = o.rest[o.size:]
 	return v
+}
+
+// cloneRecords is a copy of records, consecutive values of one size: the
+// results of a range of elements, which record hands out. It is one
+// allocation, which bytes.Clone does not zero before it copies, made by
+// the core that fills it, beside the device's work on other batches,
+// rather than for the whole call on one core before its first batch.
+func cloneRecords(records []byte) []byte { return bytes.Clone(records) }
+
+// record is value k of records, values of size bytes each, its capacity
+// its length: an append to it copies, rather than writing over value
+// k + 1.
+func record(records []byte, k, size int) []byte {
+	return records[k*size : (k+1)*size : (k+1)*size]
 }
 
 // putRecords writes value(k), size bytes, into record k of records for k
