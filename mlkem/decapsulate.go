@@ -213,10 +213,20 @@ func (j *decapsulateJob) Device(ch *engine.Chunk) error {
 		return err
 	}
 	end = ch.Step("unpack")
-	batch.Parallel(n, hostChunk, func(a, b int) {
+	j.unpack(ch.Lo, shared)
+	end()
+	defer ch.Step("check")()
+	return engine.Check(ch.Sample(), j.check)
+}
+
+// unpack turns the device's shared keys (8 words for each element) into
+// the results of the batch of the elements [lo, lo+len(shared)/8): an
+// element with an error has none.
+func (j *decapsulateJob) unpack(lo int, shared []uint32) {
+	batch.Parallel(len(shared)/8, hostChunk, func(a, b int) {
 		out, slab := j.out.Get(), newOutputs(b-a, SharedKeySize)
 		for k := a; k < b; k++ {
-			i := ch.Lo + k
+			i := lo + k
 			key := slab.next()
 			if j.errs.Get(i) == nil {
 				copy(key, wordBytes(shared[8*k:8*k+8]))
@@ -224,7 +234,4 @@ func (j *decapsulateJob) Device(ch *engine.Chunk) error {
 			}
 		}
 	})
-	end()
-	defer ch.Step("check")()
-	return engine.Check(ch.Sample(), j.check)
 }

@@ -162,18 +162,26 @@ func (j *keyGenJob) Device(ch *engine.Chunk) error {
 		return err
 	}
 	end = ch.Step("unpack")
-	batch.Parallel(n, hostChunk, func(a, b int) {
-		out, slab := j.out.Get(), newOutputs(b-a, j.p.ekSize)
+	j.unpack(ch.Lo, eks)
+	end()
+	defer ch.Step("check")()
+	return engine.Check(ch.Sample(), j.check)
+}
+
+// unpack turns the device's encapsulation keys (ekSize/4 words for each
+// element) into the results of the batch of the elements
+// [lo, lo+len(eks)/(ekSize/4)): an element with an error has none.
+func (j *keyGenJob) unpack(lo int, eks []uint32) {
+	size := j.p.ekSize
+	batch.Parallel(len(eks)/(size/4), hostChunk, func(a, b int) {
+		out, slab := j.out.Get(), newOutputs(b-a, size)
 		for k := a; k < b; k++ {
-			i := ch.Lo + k
+			i := lo + k
 			ek := slab.next()
 			if j.errs.Get(i) == nil {
-				copy(ek, wordBytes(eks)[k*j.p.ekSize:])
+				copy(ek, wordBytes(eks)[k*size:])
 				out[i] = ek
 			}
 		}
 	})
-	end()
-	defer ch.Step("check")()
-	return engine.Check(ch.Sample(), j.check)
 }
