@@ -170,17 +170,17 @@ func (j *keyGenJob) Device(ch *engine.Chunk) error {
 
 // unpack turns the device's encapsulation keys (ekSize/4 words for each
 // element) into the results of the batch of the elements
-// [lo, lo+len(eks)/(ekSize/4)): an element with an error has none.
+// [lo, lo+len(eks)/(ekSize/4)): an element with an error has none. As
+// encapsulation's unpack, each piece of the pass has its keys in one copy
+// of the device's (cloneRecords); the keys are public, so a failed
+// element's stays in the copy.
 func (j *keyGenJob) unpack(lo int, eks []uint32) {
 	size := j.p.ekSize
 	batch.Parallel(len(eks)/(size/4), hostChunk, func(a, b int) {
-		out, slab := j.out.Get(), newOutputs(b-a, size)
+		out, keys := j.out.Get(), cloneRecords(wordBytes(eks)[a*size:b*size])
 		for k := a; k < b; k++ {
-			i := lo + k
-			ek := slab.next()
-			if j.errs.Get(i) == nil {
-				copy(ek, wordBytes(eks)[k*size:])
-				out[i] = ek
+			if j.errs.Get(lo+k) == nil {
+				out[lo+k] = record(keys, k-a, size)
 			}
 		}
 	})

@@ -6,27 +6,6 @@ import (
 	"github.com/gpucrypto/gpucrypto/device"
 )
 
-// outputs hands out consecutive pieces of size bytes of one allocation:
-// the results of a range of elements, allocated by the core that fills
-// them, beside the device's work on other batches, rather than for the
-// whole call on one core before its first batch.
-type outputs struct {
-	rest []byte
-	size int
-}
-
-// newOutputs returns the outputs of count elements of size bytes.
-func newOutputs(count, size int) *outputs {
-	return &outputs{rest: make([]byte, count*size), size: size}
-}
-
-// next is the next element's output.
-func (o *outputs) next() []byte {
-	v := o.rest[:o.size:o.size]
-	o.rest = o.rest[o.size:]
-	return v
-}
-
 // cloneRecords is a copy of records, consecutive values of one size: the
 // results of a range of elements, which record hands out. It is one
 // allocation, which bytes.Clone does not zero before it copies, made by

@@ -7,6 +7,8 @@ import (
 	"unsafe"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/gpucrypto/gpucrypto/internal/engine"
 )
 
 // unpackCase is a batch of encapsulations for the unpacking's tests: runs
@@ -108,4 +110,49 @@ func TestEncapsulateUnpackRefused(t *testing.T) {
 	require.NoError(t, h.j.errs.Get(1))
 	require.NotNil(t, h.j.shared.Get()[0])
 	require.NotNil(t, h.j.shared.Get()[2])
+}
+
+// The unpacking of a device batch of decapsulations or key generations
+// gives each element without an error the device's output, a slice of its
+// own capacity, and each with an error no result; a failed element's
+// shared key is not left beside its neighbours'.
+func TestUnpack(t *testing.T) {
+	p, n := mlkem768, 3*hostChunk+17
+	failed := func(i int) bool { return i%7 == 3 }
+	setErrors := func(errs interface{ Set(int, error) }) {
+		for i := range n {
+			if failed(i) {
+				errs.Set(i, ErrSeedLength)
+			}
+		}
+	}
+	check := func(t *testing.T, out [][]byte, device []byte, size int, zeroed bool) {
+		for i := range n {
+			if failed(i) {
+				require.Nil(t, out[i], "element %d", i)
+				if zeroed && i > 0 && i+1 < n && !failed(i-1) && !failed(i+1) &&
+					unsafe.Pointer(unsafe.SliceData(out[i+1])) == unsafe.Add(unsafe.Pointer(unsafe.SliceData(out[i-1])), 2*size) {
+					between := unsafe.Slice(unsafe.SliceData(out[i-1]), 3*size)[size : 2*size]
+					require.Equal(t, make([]byte, size), between, "element %d's result in its neighbours' allocation", i)
+				}
+				continue
+			}
+			require.Equal(t, device[i*size:(i+1)*size], out[i], "element %d", i)
+			require.Equal(t, size, cap(out[i]), "element %d", i)
+		}
+	}
+	t.Run("decapsulate", func(t *testing.T) {
+		j := &decapsulateJob{p: p, out: engine.Ready(make([][]byte, n)), errs: engine.NewErrors(n)}
+		setErrors(j.errs)
+		shared := randomWords(t, 8*n)
+		j.unpack(0, shared)
+		check(t, j.out.Get(), wordBytes(shared), SharedKeySize, true)
+	})
+	t.Run("keygen", func(t *testing.T) {
+		j := &keyGenJob{p: p, out: engine.Ready(make([][]byte, n)), errs: engine.NewErrors(n)}
+		setErrors(j.errs)
+		eks := randomWords(t, p.ekSize/4*n)
+		j.unpack(0, eks)
+		check(t, j.out.Get(), wordBytes(eks), p.ekSize, false)
+	})
 }
