@@ -18,9 +18,13 @@ import (
 // one. A goroutine that finishes its request waits for the next while
 // fewer than keep others wait; beyond that it ends, so a burst leaves
 // no more idle goroutines behind than the host has cores.
+//
+// A waiting goroutine receives on tasks alone, and close closes it: a
+// select over tasks and a second channel for the end locked both
+// channels at every wait, and with a goroutine of the pool on each core
+// those locks left cores idle while their goroutines slept on them.
 type cpuPool struct {
-	tasks   chan func() // unbuffered: a send succeeds where a goroutine waits
-	stop    chan struct{}
+	tasks   chan func()  // unbuffered: a send succeeds where a goroutine waits; closed by close
 	waiting atomic.Int32 // goroutines waiting on tasks
 	keep    int32
 	running sync.WaitGroup // the pool's goroutines
@@ -30,7 +34,6 @@ type cpuPool struct {
 // GOMAXPROCS.
 func (p *cpuPool) init() {
 	p.tasks = make(chan func())
-	p.stop = make(chan struct{})
 	p.keep = int32(runtime.GOMAXPROCS(0))
 }
 
@@ -56,12 +59,10 @@ func (p *cpuPool) loop(f func()) {
 			p.waiting.Add(-1)
 			return
 		}
-		select {
-		case f = <-p.tasks:
-		case <-p.stop: // f stays nil
-		}
+		var open bool
+		f, open = <-p.tasks
 		p.waiting.Add(-1)
-		if f == nil {
+		if !open {
 			return
 		}
 	}
@@ -70,7 +71,7 @@ func (p *cpuPool) loop(f func()) {
 // close ends the pool's goroutines once their requests are done (called
 // once, after the last run: a goroutine's request ends before it does,
 // so wait also waits for every request).
-func (p *cpuPool) close() { close(p.stop) }
+func (p *cpuPool) close() { close(p.tasks) }
 
 // wait waits for the pool's goroutines to end, after close.
 func (p *cpuPool) wait() { p.running.Wait() }
