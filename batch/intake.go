@@ -37,6 +37,13 @@ type intake[Q, R any] struct {
 // of them last written by other cores.
 const sumFresh = int64(20 * time.Microsecond)
 
+// roughLimit is the least queue limit (Options.QueueSize) that a recent
+// sum checks: callers that all start between two sums read the same one
+// and all get in, a few hundred at most in sumFresh on a few dozen cores,
+// which a limit of thousands absorbs and a limit of a few dozen does not
+// (those sum the shards, as full does).
+const roughLimit = 4096
+
 type intakeShard[Q, R any] struct {
 	mu     sync.Mutex
 	items  []item[Q, R]
@@ -189,10 +196,13 @@ func (in *intake[Q, R]) full(s *intakeShard[Q, R], limit int64) bool {
 	return in.atShare(s, limit) && in.waiting() >= limit
 }
 
-// roughlyFull is full with the intake's total from recentWaiting at now:
-// the first look of every put, the exact one (full) coming before a
-// caller waits.
+// roughlyFull is full with the intake's total from recentWaiting at now
+// (for a limit of at least roughLimit): the first look of every put, the
+// exact one (full) coming before a caller waits.
 func (in *intake[Q, R]) roughlyFull(s *intakeShard[Q, R], limit, now int64) bool {
+	if limit < roughLimit {
+		return in.full(s, limit)
+	}
 	return in.atShare(s, limit) && in.recentWaiting(now) >= limit
 }
 

@@ -81,20 +81,36 @@ func TestRoughlyFullAskedAgain(t *testing.T) {
 	var in intake[int, int]
 	in.init()
 	s := &in.shards[0]
-	limit := int64(2 * len(in.shards)) // a share of 2 a shard
-	for i := range 2 {
+	limit := int64(roughLimit)
+	share := int(limit+int64(len(in.shards))-1) / len(in.shards)
+	for i := range share {
 		_, err := s.put(item[int, int]{req: i})
 		require.NoError(t, err)
 	}
 	now := stampNow()
 	in.noteWaiting(limit, now) // a recent sum that reads full
 	require.True(t, in.roughlyFull(s, limit, now))
-	require.False(t, in.full(s, limit), "the shards hold 2 against a limit of %d", limit)
+	require.False(t, in.full(s, limit), "the shards hold %d against a limit of %d", share, limit)
 	queued, err := s.enqueue(in.waiter(), false, &in, limit)
 	require.NoError(t, err)
 	require.False(t, queued, "room: not queued")
 
 	later := now + sumFresh
 	require.False(t, in.roughlyFull(s, limit, later), "an old sum is made again")
-	require.Equal(t, int64(2), in.recentWaiting(later))
+	require.Equal(t, int64(share), in.recentWaiting(later))
+}
+
+// Under a limit of a few dozen the first look sums the shards: a recent
+// sum that reads empty does not let a burst past the limit.
+func TestRoughlyFullExactForSmallLimits(t *testing.T) {
+	var in intake[int, int]
+	in.init()
+	s := &in.shards[0]
+	limit := int64(len(in.shards)) // a share of 1 a shard
+	for i := range limit {
+		_, err := in.shards[int(i)%len(in.shards)].put(item[int, int]{req: int(i)})
+		require.NoError(t, err)
+	}
+	in.noteWaiting(0, stampNow()) // a recent sum from before the burst
+	require.True(t, in.roughlyFull(s, limit, stampNow()), "%d waiting against a limit of %d", limit, limit)
 }
