@@ -22,7 +22,7 @@ import (
 // A waiting goroutine receives on tasks alone, and close closes it: a
 // select over tasks and a second channel for the end locked both
 // channels at every wait, and with a goroutine of the pool on each core
-// those locks left cores idle while their goroutines slept on them.
+// those locks left cores idle while their threads slept on them.
 type cpuPool struct {
 	tasks   chan func()  // unbuffered: a send succeeds where a goroutine waits; closed by close
 	waiting atomic.Int32 // goroutines waiting on tasks
