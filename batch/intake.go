@@ -208,8 +208,12 @@ func (in *intake[Q, R]) roughlyFull(s *intakeShard[Q, R], limit, now int64) bool
 
 // atShare reports whether s holds its share of limit.
 func (in *intake[Q, R]) atShare(s *intakeShard[Q, R], limit int64) bool {
-	share := (limit + int64(len(in.shards)) - 1) / int64(len(in.shards))
-	return s.count.Load() >= share
+	return s.count.Load() >= in.share(limit)
+}
+
+// share is a shard's share of limit, rounded up.
+func (in *intake[Q, R]) share(limit int64) int64 {
+	return (limit + int64(len(in.shards)) - 1) / int64(len(in.shards))
 }
 
 // take appends up to n waiting requests to items and returns it, and

@@ -82,7 +82,7 @@ func TestRoughlyFullAskedAgain(t *testing.T) {
 	in.init()
 	s := &in.shards[0]
 	limit := int64(roughLimit)
-	share := int(limit+int64(len(in.shards))-1) / len(in.shards)
+	share := int(in.share(limit))
 	for i := range share {
 		_, err := s.put(item[int, int]{req: i})
 		require.NoError(t, err)

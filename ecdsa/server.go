@@ -63,19 +63,10 @@ type verifyRequest struct {
 // key of priv (Engine.PublicKeys).
 type ecdhRequest struct{ priv, peer []byte }
 
-// serverPipeline is a Server's batch.Options.Pipeline when the options
-// leave it zero: three batches per engine at once. Under many calls in
-// flight the host's part of a signing, verification or ECDH batch (packing the
-// requests, answering the callers) takes about as long as its kernels, so
-// with batch's two one batch's host work and the next one's kernels
-// alternate and the device idles meanwhile; a third keeps it fed.
-// A fourth helped some of the operations and slowed the others.
-const serverPipeline = 3
-
 // NewServer starts a Server over engines with the given batching
 // options. It fails without an engine or with a nil one.
 func NewServer(opts batch.Options, engines ...*Engine) (*Server, error) {
-	shell, err := engine.NewServer("ecdsa", opts, engines, CPUEngine(), engine.Defaults{Pipeline: serverPipeline})
+	shell, err := engine.NewServer("ecdsa", opts, engines, CPUEngine(), engine.Defaults{Pipeline: engine.HostBoundPipeline})
 	if err != nil {
 		return nil, err
 	}

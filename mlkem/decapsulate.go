@@ -221,19 +221,8 @@ func (j *decapsulateJob) Device(ch *engine.Chunk) error {
 
 // unpack turns the device's shared keys (8 words for each element) into
 // the results of the batch of the elements [lo, lo+len(shared)/8): an
-// element with an error has none. As encapsulation's unpack, each piece
-// of the pass has its shared keys in one copy of the device's
-// (cloneRecords), where an element that fails has its shared key zeroed:
-// its neighbours' results keep the copy alive.
+// element with an error has none, and its shared key is zeroed in the
+// copy (unpackRecords).
 func (j *decapsulateJob) unpack(lo int, shared []uint32) {
-	batch.Parallel(len(shared)/8, hostChunk, func(a, b int) {
-		out, keys := j.out.Get(), cloneRecords(wordBytes(shared[8*a:8*b]))
-		for k := a; k < b; k++ {
-			if j.errs.Get(lo+k) != nil {
-				clear(record(keys, k-a, SharedKeySize))
-				continue
-			}
-			out[lo+k] = record(keys, k-a, SharedKeySize)
-		}
-	})
+	unpackRecords(wordBytes(shared), SharedKeySize, lo, j.out.Get(), j.errs, true)
 }

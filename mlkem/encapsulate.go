@@ -332,11 +332,8 @@ func (j *encapsulateJob) putMessages(lo int, messages []uint32) {
 // device fault), or −1.
 //
 // Each piece of the pass has its shared keys and its ciphertexts in one
-// copy each of the device's (cloneRecords), which its elements' results
-// share: one copy of the whole piece, where a zeroed allocation and a
-// copy for each element wrote each byte twice and spent a call for each
-// element. An element that fails gets no results, and its shared key is
-// zeroed in the copy, which its neighbours' results keep alive.
+// copy each of the device's, as unpackRecords hands them out; an element
+// that fails gets no results, and its shared key is zeroed in the copy.
 func (j *encapsulateJob) unpack(lo int, index, verdicts, shared, cts []uint32) (disagree int) {
 	p := j.p
 	ctWords := p.ctSize / 4
@@ -344,8 +341,8 @@ func (j *encapsulateJob) unpack(lo int, index, verdicts, shared, cts []uint32) (
 	refused.Store(-1)
 	batch.Parallel(len(index), hostChunk, func(a, b int) {
 		sharedOut, ctsOut := j.shared.Get(), j.cts.Get()
-		keys := cloneRecords(wordBytes(shared[8*a : 8*b]))
-		cs := cloneRecords(wordBytes(cts[ctWords*a : ctWords*b]))
+		keys := bytes.Clone(wordBytes(shared[8*a : 8*b]))
+		cs := bytes.Clone(wordBytes(cts[ctWords*a : ctWords*b]))
 		for k := a; k < b; k++ {
 			i := lo + k
 			if !j.unpacked(i, verdicts[index[k]], &refused) {

@@ -98,10 +98,7 @@ func BenchmarkEncapsulateHost(b *testing.B) {
 		eks[i] = distinct[i%hostKeys]
 	}
 	h := newHostBatch(b, mlkem768, eks, nil)
-	steps := []struct {
-		name string
-		run  func()
-	}{
+	steps := []hostStep{
 		{"keyTable", func() { h.j.keyTable(0, h.index, h.starts) }},
 		{"putKeys", func() { h.j.putKeys(0, h.table, h.keys) }},
 		{"putMessages", func() { h.j.putMessages(0, h.messages) }},
@@ -111,16 +108,30 @@ func BenchmarkEncapsulateHost(b *testing.B) {
 			}
 		}},
 	}
+	runHostSteps(b, steps, h.elements)
+}
+
+// hostStep is one step of a batch's host work, timed by runHostSteps.
+type hostStep struct {
+	name string
+	run  func()
+}
+
+// runHostSteps times each step in a sub-benchmark of its own, in
+// ns/element over a batch of elements, after five runs as a call's
+// later batches would find it: the staging memory's pages written, the
+// heap grown to hold results.
+func runHostSteps(b *testing.B, steps []hostStep, elements int) {
 	for _, s := range steps {
 		b.Run(s.name, func(b *testing.B) {
 			b.ReportAllocs()
-			for range 5 { // as in a call's later batches: the staging memory's pages written, the heap grown to hold results
+			for range 5 {
 				s.run()
 			}
 			for b.Loop() {
 				s.run()
 			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*h.elements), "ns/element")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*elements), "ns/element")
 		})
 	}
 }
@@ -133,23 +144,9 @@ func BenchmarkUnpackHost(b *testing.B) {
 	decapsulation := &decapsulateJob{p: p, out: engine.Ready(make([][]byte, n)), errs: engine.NewErrors(n)}
 	keyGeneration := &keyGenJob{p: p, out: engine.Ready(make([][]byte, n)), errs: engine.NewErrors(n)}
 	shared, eks := randomWords(b, 8*n), randomWords(b, p.ekSize/4*n)
-	steps := []struct {
-		name string
-		run  func()
-	}{
+	steps := []hostStep{
 		{"decapsulate", func() { decapsulation.unpack(0, shared) }},
 		{"keygen", func() { keyGeneration.unpack(0, eks) }},
 	}
-	for _, s := range steps {
-		b.Run(s.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for range 5 { // the heap grown to hold results, as in a call's later batches
-				s.run()
-			}
-			for b.Loop() {
-				s.run()
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/element")
-		})
-	}
+	runHostSteps(b, steps, n)
 }

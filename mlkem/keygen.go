@@ -170,18 +170,9 @@ func (j *keyGenJob) Device(ch *engine.Chunk) error {
 
 // unpack turns the device's encapsulation keys (ekSize/4 words for each
 // element) into the results of the batch of the elements
-// [lo, lo+len(eks)/(ekSize/4)): an element with an error has none. As
-// encapsulation's unpack, each piece of the pass has its keys in one copy
-// of the device's (cloneRecords); the keys are public, so a failed
-// element's stays in the copy.
+// [lo, lo+len(eks)/(ekSize/4)): an element with an error has none; the
+// keys are public, so a failed element's stays in the copy
+// (unpackRecords).
 func (j *keyGenJob) unpack(lo int, eks []uint32) {
-	size := j.p.ekSize
-	batch.Parallel(len(eks)/(size/4), hostChunk, func(a, b int) {
-		out, keys := j.out.Get(), cloneRecords(wordBytes(eks)[a*size:b*size])
-		for k := a; k < b; k++ {
-			if j.errs.Get(lo+k) == nil {
-				out[lo+k] = record(keys, k-a, size)
-			}
-		}
-	})
+	unpackRecords(wordBytes(eks), j.p.ekSize, lo, j.out.Get(), j.errs, false)
 }

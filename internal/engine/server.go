@@ -42,6 +42,14 @@ type Server[E Placed] struct {
 // of engines.
 type Answering func(engines int) (piece int, alongside bool)
 
+// HostBoundPipeline is the Pipeline of an algorithm's Defaults whose
+// batches' host work (packing the requests, answering the callers) takes
+// about as long as their kernels under many calls in flight (Ed25519,
+// ECDSA): with batch's two, one batch's host work and the next one's
+// kernels alternate and the device idles meanwhile; a third keeps it fed.
+// A fourth helped some of the operations and slowed the others.
+const HostBoundPipeline = 3
+
 // Defaults are an algorithm's choices for the batch.Options that a user
 // leaves zero: the batches in flight per engine (Pipeline; 0: batch's
 // default) and the answering (nil: batch's default, batch.Parallel); and
