@@ -27,14 +27,15 @@ import (
 // time c of one request on the CPU, and the time w a batched request
 // waits from its submission to its answer (queueing included, so it
 // grows with the load), measured by the workers as they answer. A
-// request takes a free CPU slot when c < w and fewer requests are on the
-// batched path than the slots could finish in w (slots·w/c): beyond that
-// the load is the device's, and the host's cores are better spent feeding
-// its batches. The first request takes the CPU, the next is batched, so
-// both times are known from the start. The estimates follow the load (a
-// CPU that slows because the host is busy sends more to the batches), and
-// an estimate that no request has renewed for a second is renewed by
-// sending one request down that path.
+// request takes a free CPU slot when c < w and fewer requests are in
+// flight (batched, on the CPU and waiting for a CPU slot) than the slots
+// could finish in w (slots·w/c): beyond that the load is the device's,
+// and the host's cores are better spent feeding its batches. The first
+// request takes the CPU, the next is batched, so both times are known
+// from the start. The estimates follow the load (a CPU that slows because
+// the host is busy sends more to the batches), and an estimate that no
+// request has renewed for a second is renewed by sending one request down
+// that path, whose time replaces the estimate where it is lower.
 //
 // With Options.CPUOffload negative, NewWithCPU is New.
 func NewWithCPU[Q, R any](opts Options, cpu RunFunc[Q, R], workers ...RunFunc[Q, R]) *Batcher[Q, R] {
@@ -110,14 +111,19 @@ const (
 func (o *offload[Q, R]) take(now int64) verdict {
 	wait, waitKnown := o.batchedWait.get()
 	cost, costKnown := o.cpuTime.get()
-	if costKnown && (!waitKnown || cost >= wait) && !o.cpuTime.probe(now) {
-		return toBatch // the CPU is slower than the batches, or they are unmeasured
+	if costKnown && (!waitKnown || cost >= wait) {
+		// the CPU is slower than the batches, or they are unmeasured: but
+		// for a probe that renews the CPU's estimate, in a free slot
+		if o.cpuTime.probe(now) && o.queueing.Load() == 0 && o.reserve() {
+			return toCPU
+		}
+		return toBatch
 	}
-	if costKnown && waitKnown && max(o.batched.Load(), o.queued()) >= int64(o.slots)*int64(wait/max(cost, 1)) {
-		return toBatch // more wait for batches than the CPU slots could finish in a batch's time: under load
+	if costKnown && waitKnown && o.load() >= int64(o.slots)*int64(wait/max(cost, 1)) {
+		return toBatch // the CPU slots would take longer than a batch's wait to finish the load: the device's
 	}
-	if o.running.Load() < o.slots && waitKnown && o.batchedWait.probe(now) {
-		return toBatch // renew the batched path's estimate
+	if waitKnown && o.batchedWait.probe(now) {
+		return toBatch // renew the batched path's estimate (also while every CPU slot is taken)
 	}
 	if waitKnown && host.isBusy(now) {
 		return toBatch // the host's cores are all busy: a request on them costs more than its wait saves
@@ -135,6 +141,17 @@ func (o *offload[Q, R]) take(now int64) verdict {
 		return toCPUQueue
 	}
 	return toBatch
+}
+
+// load is about how many requests are in flight: those on the batched
+// path (as the workers last counted them, or the intake's estimate of
+// those waiting, whichever is more), those computing on the CPU and those
+// waiting for a CPU slot. Counting the CPU path's own requests is what
+// lets a load that the CPU path took while it was light go back to the
+// batches as it grows: with the batched path's count alone, a load all
+// on the CPU path counted as none.
+func (o *offload[Q, R]) load() int64 {
+	return max(o.batched.Load(), o.queued()) + int64(o.running.Load()) + int64(o.queueing.Load())
 }
 
 // waitSlot waits for a slot of the CPU path (after take said
@@ -213,9 +230,17 @@ func (b *Batcher[Q, R]) OnCPU() int64 {
 // builds something, a pause) does not shut a path for the many seconds
 // the once-a-second renewals would need to wash it out; a lasting rise
 // still shows within a few samples.
+//
+// A probe renews a stale estimate (probe): the first sample after it
+// replaces an estimate above it rather than moving it by an eighth. An
+// estimate left high by a moment of heavy load, or by a first batch that
+// built its programs, would otherwise need dozens of once-a-second probes
+// to come down, and meanwhile send the load down the other path.
 type movingAverage struct {
-	ns   atomic.Int64 // 0: nothing observed yet
-	last atomic.Int64 // time of the last observation or probe, Unix ns
+	ns     atomic.Int64 // 0: nothing observed yet
+	last   atomic.Int64 // time of the last observation, Unix ns
+	probed atomic.Int64 // time of the last probe, Unix ns
+	renew  atomic.Bool  // a probe is out: its sample replaces a higher estimate
 }
 
 // staleAfter is how old an estimate may grow before a request is sent to
@@ -229,7 +254,10 @@ func (m *movingAverage) observe(d time.Duration) {
 func (m *movingAverage) observeAt(d time.Duration, now int64) {
 	ns := max(int64(d), 1)
 	if old := m.ns.Load(); old != 0 {
-		ns = old + (min(ns, 4*old)-old)/8
+		renewed := m.renew.Load() && m.renew.CompareAndSwap(true, false) && ns < old
+		if !renewed {
+			ns = old + (min(ns, 4*old)-old)/8
+		}
 	}
 	m.ns.Store(max(ns, 1))
 	m.last.Store(now)
@@ -247,10 +275,20 @@ func (m *movingAverage) due(start time.Time) bool {
 const sampleEvery = int64(100 * time.Microsecond)
 
 // probe reports whether the estimate is older than staleAfter at now; one
-// caller per period gets true (and should renew it).
+// caller per period gets true (and should renew it: send a request down
+// the path, whose sample then counts in full where it is lower). The
+// probe's own time is kept apart from the last observation's, so that
+// the probe's request is due for a sample (due).
 func (m *movingAverage) probe(now int64) bool {
-	last := m.last.Load()
-	return now-last > staleAfter && m.last.CompareAndSwap(last, now)
+	if now-m.last.Load() <= staleAfter {
+		return false
+	}
+	probed := m.probed.Load()
+	if now-probed <= staleAfter || !m.probed.CompareAndSwap(probed, now) {
+		return false
+	}
+	m.renew.Store(true)
+	return true
 }
 
 func (m *movingAverage) get() (time.Duration, bool) {

@@ -1,0 +1,86 @@
+package batch
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// measuredOffload is a CPU path with 2 slots whose estimates say 1 ms on
+// the CPU and 10 ms of batched wait, both fresh at now: the slots finish
+// 2 · 10 / 1 = 20 requests in a batch's wait.
+func measuredOffload(now int64, batched *int64) *offload[int, int] {
+	o := newOffload(func(v int) (int, error) { return v, nil }, 2, func() int64 { return *batched })
+	o.cpuTime.observeAt(time.Millisecond, now)
+	o.batchedWait.observeAt(10*time.Millisecond, now)
+	return o
+}
+
+// The load that sends requests to the batches counts the CPU path's own
+// requests, running and waiting for a slot, with the batched ones: a load
+// that the CPU path took while it was light goes back to the batches as
+// it grows.
+func TestTakeCountsTheCPUPathsLoad(t *testing.T) {
+	now := time.Now().UnixNano()
+	var batched int64
+	o := measuredOffload(now, &batched)
+	require.Equal(t, toCPU, o.take(now))
+	require.Equal(t, toCPU, o.take(now))
+	require.Equal(t, toCPUQueue, o.take(now), "both slots taken: the wait for one and 1 ms end before 10 ms")
+	o.queueing.Store(8)
+	batched = 9
+	require.Equal(t, toCPUQueue, o.take(now), "19 in flight: under the 20 the slots finish in a batch's wait")
+	batched = 10
+	require.Equal(t, toBatch, o.take(now), "20 in flight, 10 of them on the CPU path")
+	o.queueing.Store(0)
+	o.running.Store(0)
+	batched = 19
+	require.Equal(t, toCPU, o.take(now), "19 batched and a free slot")
+	batched = 20
+	require.Equal(t, toBatch, o.take(now))
+}
+
+// While every CPU slot is taken and requests wait for one, a batched
+// wait that nothing renewed for staleAfter is renewed: one request goes
+// to the batches, and its sample replaces the estimate where it is lower.
+// An estimate left high (a first batch that built its programs) would
+// otherwise keep the load on the CPU for as long as the slots stay full.
+func TestTakeRenewsTheBatchedWaitWhileTheSlotsAreFull(t *testing.T) {
+	now := time.Now().UnixNano()
+	var batched int64
+	o := measuredOffload(now, &batched)
+	o.batchedWait.observeAt(time.Second, now) // an outlier: 4 × 10 ms at most
+	o.batchedWait.ns.Store(int64(time.Second))
+	o.running.Store(2)
+	o.queueing.Store(10)
+	require.Equal(t, toCPUQueue, o.take(now), "a wait of 1 s: the CPU path takes the load")
+	later := now + staleAfter + 1
+	require.Equal(t, toBatch, o.take(later), "the probe")
+	require.Equal(t, toCPUQueue, o.take(later), "one probe per period")
+	o.batchedWait.observeAt(3*time.Millisecond, later+int64(3*time.Millisecond))
+	wait, _ := o.batchedWait.get()
+	require.Equal(t, 3*time.Millisecond, wait, "the probe's sample replaces the stale estimate")
+	require.Equal(t, toBatch, o.take(later+int64(3*time.Millisecond)), "12 in flight against 2 · 3 / 1")
+	o.batchedWait.observeAt(11*time.Millisecond, later+int64(4*time.Millisecond))
+	wait, _ = o.batchedWait.get()
+	require.Equal(t, 4*time.Millisecond, wait, "later samples move it by an eighth")
+}
+
+// A probe of the CPU path (sent while the batches are the faster path)
+// is sampled: the probe's time is not the last observation's, so its
+// request is due, and its sample renews a CPU time left high.
+func TestCPUProbeIsSampled(t *testing.T) {
+	now := time.Now().UnixNano()
+	var batched int64
+	o := measuredOffload(now, &batched)
+	o.cpuTime.ns.Store(int64(50 * time.Millisecond)) // slower than the batches
+	require.Equal(t, toBatch, o.take(now))
+	later := now + staleAfter + 1
+	o.batchedWait.observeAt(10*time.Millisecond, later) // the batches' estimate renewed by their requests
+	require.Equal(t, toCPU, o.take(later), "the probe")
+	require.True(t, o.cpuTime.due(time.Unix(0, later)), "the probe's request is sampled")
+	o.cpuTime.observeAt(time.Millisecond, later+int64(time.Millisecond))
+	cost, _ := o.cpuTime.get()
+	require.Equal(t, time.Millisecond, cost)
+}
