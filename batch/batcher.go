@@ -296,12 +296,12 @@ func (b *Batcher[Q, R]) Do(ctx context.Context, req Q) (R, error) {
 	if err := ctx.Err(); err != nil {
 		return zero, err
 	}
-	start := time.Now()
+	start := stampNow() // the one clock reading of a request on the CPU path but those sampled
 	if d := b.direct; d != nil {
 		return d.do(b, req, start)
 	}
 	if o := b.offload; o != nil {
-		switch o.take(start.UnixNano()) {
+		switch o.take(start) {
 		case toCPUQueue:
 			if err := o.waitSlot(ctx); err != nil {
 				b.opts.Meter.one(start)
@@ -314,9 +314,7 @@ func (b *Batcher[Q, R]) Do(ctx context.Context, req Q) (R, error) {
 				b.opts.Meter.one(start)
 				return zero, ErrClosed
 			}
-			val, err := o.run(req)
-			b.opts.Meter.onCPU(start)
-			return val, err
+			return o.run(req, start, b.opts.Meter)
 		}
 	}
 	return b.batched(ctx, req, start)
@@ -330,10 +328,10 @@ func (b *Batcher[Q, R]) Do(ctx context.Context, req Q) (R, error) {
 // context shared by many callers then has every one of them lock its
 // channel, which costs them more than the device work. A crypto.Signer's
 // Sign has context.Background(), which never ends: no select.
-func (b *Batcher[Q, R]) batched(ctx context.Context, req Q, start time.Time) (R, error) {
+func (b *Batcher[Q, R]) batched(ctx context.Context, req Q, start int64) (R, error) {
 	var zero R
 	done := b.answers.Get().(chan outcome[R])
-	if err := b.submit(ctx, item[Q, R]{ctx: ctx, req: req, start: stamp(start), complete: answerChan[R](done)}); err != nil {
+	if err := b.submit(ctx, item[Q, R]{ctx: ctx, req: req, start: start, complete: answerChan[R](done)}); err != nil {
 		b.answers.Put(done)
 		return zero, err
 	}
@@ -376,14 +374,14 @@ func (b *Batcher[Q, R]) Go(ctx context.Context, req Q, done Completer[R]) error 
 	if o == nil {
 		return b.submit(ctx, item[Q, R]{ctx: ctx, req: req, complete: done, start: stampNow()})
 	}
-	now := time.Now() // one reading for the verdict and the request's stamp
-	if v := o.take(now.UnixNano()); v != toBatch {
+	now := stampNow() // one reading for the verdict and the request's stamp
+	if v := o.take(now); v != toBatch {
 		if !b.goCPU(ctx, o, v == toCPUQueue, req, done, now) {
 			return ErrClosed
 		}
 		return nil
 	}
-	return b.submit(ctx, item[Q, R]{ctx: ctx, req: req, complete: done, start: stamp(now)})
+	return b.submit(ctx, item[Q, R]{ctx: ctx, req: req, complete: done, start: now})
 }
 
 // goCPU computes req on the CPU path on a goroutine of cpuPool, in the
@@ -391,7 +389,7 @@ func (b *Batcher[Q, R]) Go(ctx context.Context, req Q, done Completer[R]) error 
 // ends: its error completes done), and completes done with it; false
 // after Close (the slot given back). Close waits for the pool's
 // goroutines, and so for the request.
-func (b *Batcher[Q, R]) goCPU(ctx context.Context, o *offload[Q, R], queue bool, req Q, done Completer[R], start time.Time) bool {
+func (b *Batcher[Q, R]) goCPU(ctx context.Context, o *offload[Q, R], queue bool, req Q, done Completer[R], start int64) bool {
 	b.cpuMu.RLock()
 	defer b.cpuMu.RUnlock()
 	if b.closed.Load() {
@@ -409,8 +407,7 @@ func (b *Batcher[Q, R]) goCPU(ctx context.Context, o *offload[Q, R], queue bool,
 				return
 			}
 		}
-		val, err := o.run(req)
-		b.opts.Meter.onCPU(start)
+		val, err := o.run(req, start, b.opts.Meter)
 		done.Complete(val, err)
 	})
 	return true
@@ -444,9 +441,9 @@ func (b *Batcher[Q, R]) GoMany(ctx context.Context, reqs []Q, done []Completer[R
 	if d := b.direct; d != nil {
 		return d.goMany(b, reqs, done)
 	}
-	start := time.Now()
+	start := stampNow()
 	s := b.intake.pick()
-	err := b.waitRoom(ctx, s, stamp(start))
+	err := b.waitRoom(ctx, s, start)
 	var n int64
 	if err == nil {
 		n, err = s.putMany(ctx, reqs, done, start)
@@ -466,7 +463,7 @@ func (b *Batcher[Q, R]) GoMany(ctx context.Context, reqs []Q, done []Completer[R
 func (b *Batcher[Q, R]) submit(ctx context.Context, it item[Q, R]) error {
 	err := b.put(ctx, it)
 	if err != nil {
-		b.opts.Meter.one(unstamp(it.start))
+		b.opts.Meter.one(it.start)
 	}
 	return err
 }

@@ -25,7 +25,7 @@ import (
 // finds the sample stale.
 type hostBusy struct {
 	mu  sync.Mutex
-	at  atomic.Int64  // Unix ns of the last sample (written under mu)
+	at  atomic.Int64  // stamp of the last sample (written under mu)
 	cpu time.Duration // the process's CPU time then (under mu)
 	// ownNs is the wall time the CPU paths spent on requests so far (ns);
 	// own its value at the last sample (under mu)
@@ -48,7 +48,7 @@ var host = newHostBusy()
 func newHostBusy() *hostBusy {
 	cpu, ok := cputime.Process()
 	h := &hostBusy{usable: ok, cpu: cpu, share: busyShare}
-	h.at.Store(time.Now().UnixNano())
+	h.at.Store(stampNow())
 	return h
 }
 

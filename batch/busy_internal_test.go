@@ -19,7 +19,7 @@ func TestHostBusy(t *testing.T) {
 		t.Skip("no process CPU time on this system")
 	}
 	time.Sleep(3 * time.Duration(busyPeriod))
-	require.False(t, h.isBusy(time.Now().UnixNano()), "asleep")
+	require.False(t, h.isBusy(stampNow()), "asleep")
 	var stop atomic.Bool
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
@@ -30,10 +30,10 @@ func TestHostBusy(t *testing.T) {
 			}
 		}()
 	}
-	require.Eventually(t, func() bool { return h.isBusy(time.Now().UnixNano()) }, 5*time.Second, time.Millisecond, "every core spinning")
+	require.Eventually(t, func() bool { return h.isBusy(stampNow()) }, 5*time.Second, time.Millisecond, "every core spinning")
 	stop.Store(true)
 	wg.Wait()
-	require.Eventually(t, func() bool { return !h.isBusy(time.Now().UnixNano()) }, 5*time.Second, 5*time.Millisecond, "idle again")
+	require.Eventually(t, func() bool { return !h.isBusy(stampNow()) }, 5*time.Second, 5*time.Millisecond, "idle again")
 }
 
 // Cores busy with the CPU path's own requests (offloaded) do not make the
@@ -61,7 +61,7 @@ func TestHostBusyLeavesOutTheCPUPath(t *testing.T) {
 	busy := 0
 	deadline := time.Now().Add(500 * time.Millisecond)
 	for time.Now().Before(deadline) {
-		if h.isBusy(time.Now().UnixNano()) {
+		if h.isBusy(stampNow()) {
 			busy++
 		}
 		time.Sleep(time.Millisecond)

@@ -208,7 +208,7 @@ func TestDoInline(t *testing.T) {
 	st := meter.Stats()
 	require.Equal(t, int64(2), st.Calls)
 	require.Equal(t, int64(2), st.CPUOps)
-	// one request in eight is timed: among 200 more, some are
+	// one request in 64 is timed: among 200 more, some are
 	for range 200 {
 		_, _ = b.DoInline(func() (int, error) { return 0, nil })
 	}

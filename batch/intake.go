@@ -112,13 +112,12 @@ func (s *intakeShard[Q, R]) put(it item[Q, R]) (int64, error) {
 
 // putMany adds the requests reqs, completed by done, that arrived at
 // start to s, and returns how many wait in s now (ErrClosed after close).
-func (s *intakeShard[Q, R]) putMany(ctx context.Context, reqs []Q, done []Completer[R], start time.Time) (int64, error) {
+func (s *intakeShard[Q, R]) putMany(ctx context.Context, reqs []Q, done []Completer[R], at int64) (int64, error) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		return 0, ErrClosed
 	}
-	at := stamp(start)
 	if len(s.items) == 0 {
 		s.oldest.Store(at)
 	}

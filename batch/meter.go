@@ -4,7 +4,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/gpucrypto/gpucrypto/internal/latency"
 )
@@ -33,8 +32,11 @@ const (
 
 type meterShard struct {
 	requests, onCPU atomic.Int64
-	latency         latency.Histogram
-	_               [64]byte
+	// cpuRequests are requests computed on the CPU, counted once for both
+	// of those (inline): one atomic add a request instead of two
+	cpuRequests atomic.Int64
+	latency     latency.Histogram
+	_           [64]byte
 }
 
 // shard is the calling goroutine's shard: the one its stack's address
@@ -43,11 +45,7 @@ type meterShard struct {
 // drawn at random for each request would most often be one another core
 // wrote, its line to be fetched from there.
 func (m *Meter) shard() *meterShard {
-	var here byte
-	addr := uint64(uintptr(unsafe.Pointer(&here)))
-	// a goroutine's stack spans a few kilobytes: its bits above them,
-	// mixed (Fibonacci hashing), pick the shard
-	return &m.shards[(addr>>12)*0x9e3779b97f4a7c15>>(64-meterShardBits)]
+	return &m.shards[stackShard(meterShardBits)]
 }
 
 // Stats returns the Meter's counts: Calls (requests), CPUOps (requests the
@@ -57,8 +55,9 @@ func (m *Meter) Stats() Stats {
 	var lat latency.Histogram
 	for i := range m.shards {
 		s := &m.shards[i]
-		st.Calls += s.requests.Load()
-		st.CPUOps += s.onCPU.Load()
+		cpu := s.cpuRequests.Load()
+		st.Calls += s.requests.Load() + cpu
+		st.CPUOps += s.onCPU.Load() + cpu
 		lat.Merge(&s.latency)
 	}
 	m.mu.Lock()
@@ -70,25 +69,22 @@ func (m *Meter) Stats() Stats {
 	return st
 }
 
-// one counts one request that started at start and ended now (on the
-// CPU path, or refused).
-func (m *Meter) one(start time.Time) {
+// one counts one request that started at start (a stamp) and ended now
+// (refused, or failed before it was computed).
+func (m *Meter) one(start int64) {
 	if m != nil {
-		m.shard().request(start)
+		m.shard().took(time.Duration(stampNow() - start))
 	}
 }
 
-// onCPU counts one request the CPU path computed (one), in one shard.
-func (m *Meter) onCPU(start time.Time) {
-	if m != nil {
-		s := m.shard()
-		s.onCPU.Add(1)
-		s.request(start)
-	}
+// cpuDone counts one request the CPU path computed, which started at
+// start (a stamp), its latency sampled as DoInline's are (inlineTimed):
+// a clock reading is not cheap everywhere, and a request on the CPU path
+// otherwise read it several times.
+func (m *Meter) cpuDone(start int64) {
+	s, timed := m.inlineShard()
+	s.inline(true, timed, start)
 }
-
-// request counts one request that started at start and ended now.
-func (s *meterShard) request(start time.Time) { s.took(time.Since(start)) }
 
 // took counts one request that took d.
 func (s *meterShard) took(d time.Duration) {
@@ -104,7 +100,7 @@ func (m *Meter) inlineShard() (s *meterShard, timed bool) {
 		return nil, false
 	}
 	s = m.shard()
-	return s, s.requests.Load()%inlineTimed == 0
+	return s, (s.requests.Load()+s.cpuRequests.Load())%inlineTimed == 0
 }
 
 // inline counts in s (inlineShard's; nil: no Meter) one request of
@@ -114,14 +110,14 @@ func (s *meterShard) inline(onCPU, timed bool, start int64) {
 	if s == nil {
 		return
 	}
-	if onCPU {
-		s.onCPU.Add(1)
-	}
 	if timed {
-		s.took(time.Duration(stampNow() - start))
-		return
+		s.latency.Add(time.Duration(stampNow() - start))
 	}
-	s.requests.Add(1)
+	if onCPU {
+		s.cpuRequests.Add(1)
+	} else {
+		s.requests.Add(1)
+	}
 }
 
 // answered counts n requests answered by a worker, with their latencies

@@ -104,7 +104,7 @@ const (
 	toCPUQueue                // the CPU path, once a slot is free (waitSlot)
 )
 
-// take decides where the next request, arriving at now (Unix ns), goes:
+// take decides where the next request, arriving at now (a stamp), goes:
 // to the CPU path where it finishes there first, at once in a free slot
 // (reserved for it) or after the requests waiting for one, if the wait
 // and its own time end before a batch would; else to the batched path.
@@ -200,17 +200,26 @@ func (o *offload[Q, R]) unreserve() {
 	}
 }
 
-// run computes req on the CPU in a slot reserved by take.
-func (o *offload[Q, R]) run(req Q) (R, error) {
+// run computes req, which arrived at start (a stamp), on the CPU in a
+// slot reserved by take, and counts it in meter. It reads the clock only
+// for the requests it samples: for the CPU time's estimate where that is
+// due (sampleEvery), and for the Meter's latencies (cpuDone).
+func (o *offload[Q, R]) run(req Q, start int64, meter *Meter) (R, error) {
 	defer o.unreserve()
-	start := time.Now()
-	val, err := o.cpu(req)
-	took := time.Since(start)
-	if err == nil && o.cpuTime.due(start) {
-		o.cpuTime.observe(took)
+	var began int64
+	due := o.cpuTime.due(start)
+	if due {
+		began = stampNow() // a queued request began after it arrived
 	}
-	host.offloaded(took)
+	val, err := o.cpu(req)
+	if due && err == nil {
+		end := stampNow()
+		o.cpuTime.observeAt(time.Duration(end-began), end)
+	}
+	cost, _ := o.cpuTime.get()
+	host.offloaded(cost) // the estimate, not this request's own time: no clock reading
 	o.onCPU.add(1)
+	meter.cpuDone(start)
 	return val, err
 }
 
@@ -238,8 +247,8 @@ func (b *Batcher[Q, R]) OnCPU() int64 {
 // to come down, and meanwhile send the load down the other path.
 type movingAverage struct {
 	ns     atomic.Int64 // 0: nothing observed yet
-	last   atomic.Int64 // time of the last observation, Unix ns
-	probed atomic.Int64 // time of the last probe, Unix ns
+	last   atomic.Int64 // time of the last observation, a stamp
+	probed atomic.Int64 // time of the last probe, a stamp
 	renew  atomic.Bool  // a probe is out: its sample replaces a higher estimate
 }
 
@@ -248,7 +257,7 @@ type movingAverage struct {
 const staleAfter = int64(time.Second)
 
 func (m *movingAverage) observe(d time.Duration) {
-	m.observeAt(d, time.Now().UnixNano())
+	m.observeAt(d, stampNow())
 }
 
 func (m *movingAverage) observeAt(d time.Duration, now int64) {
@@ -267,8 +276,8 @@ func (m *movingAverage) observeAt(d time.Duration, now int64) {
 // sampled: when the last observation is older than sampleEvery. Callers
 // on many cores then rarely write the average's cache line (the batched
 // path's wait is about the same for every request of a batch).
-func (m *movingAverage) due(start time.Time) bool {
-	return start.UnixNano()-m.last.Load() >= sampleEvery
+func (m *movingAverage) due(start int64) bool {
+	return start-m.last.Load() >= sampleEvery
 }
 
 // sampleEvery is the least time between samples of a moving average.

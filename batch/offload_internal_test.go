@@ -1,6 +1,7 @@
 package batch
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -10,7 +11,8 @@ import (
 // measuredOffload is a CPU path with 2 slots whose estimates say 1 ms on
 // the CPU and 10 ms of batched wait, both fresh at now: the slots finish
 // 2 · 10 / 1 = 20 requests in a batch's wait.
-func measuredOffload(now int64, batched *int64) *offload[int, int] {
+func measuredOffload(t *testing.T, now int64, batched *int64) *offload[int, int] {
+	quietHost(t)
 	o := newOffload(func(v int) (int, error) { return v, nil }, 2, func() int64 { return *batched })
 	o.cpuTime.observeAt(time.Millisecond, now)
 	o.batchedWait.observeAt(10*time.Millisecond, now)
@@ -22,9 +24,9 @@ func measuredOffload(now int64, batched *int64) *offload[int, int] {
 // that the CPU path took while it was light goes back to the batches as
 // it grows.
 func TestTakeCountsTheCPUPathsLoad(t *testing.T) {
-	now := time.Now().UnixNano()
+	now := stampNow()
 	var batched int64
-	o := measuredOffload(now, &batched)
+	o := measuredOffload(t, now, &batched)
 	require.Equal(t, toCPU, o.take(now))
 	require.Equal(t, toCPU, o.take(now))
 	require.Equal(t, toCPUQueue, o.take(now), "both slots taken: the wait for one and 1 ms end before 10 ms")
@@ -47,9 +49,9 @@ func TestTakeCountsTheCPUPathsLoad(t *testing.T) {
 // An estimate left high (a first batch that built its programs) would
 // otherwise keep the load on the CPU for as long as the slots stay full.
 func TestTakeRenewsTheBatchedWaitWhileTheSlotsAreFull(t *testing.T) {
-	now := time.Now().UnixNano()
+	now := stampNow()
 	var batched int64
-	o := measuredOffload(now, &batched)
+	o := measuredOffload(t, now, &batched)
 	o.batchedWait.observeAt(time.Second, now) // an outlier: 4 × 10 ms at most
 	o.batchedWait.ns.Store(int64(time.Second))
 	o.running.Store(2)
@@ -71,16 +73,30 @@ func TestTakeRenewsTheBatchedWaitWhileTheSlotsAreFull(t *testing.T) {
 // is sampled: the probe's time is not the last observation's, so its
 // request is due, and its sample renews a CPU time left high.
 func TestCPUProbeIsSampled(t *testing.T) {
-	now := time.Now().UnixNano()
+	now := stampNow()
 	var batched int64
-	o := measuredOffload(now, &batched)
+	o := measuredOffload(t, now, &batched)
 	o.cpuTime.ns.Store(int64(50 * time.Millisecond)) // slower than the batches
 	require.Equal(t, toBatch, o.take(now))
 	later := now + staleAfter + 1
 	o.batchedWait.observeAt(10*time.Millisecond, later) // the batches' estimate renewed by their requests
 	require.Equal(t, toCPU, o.take(later), "the probe")
-	require.True(t, o.cpuTime.due(time.Unix(0, later)), "the probe's request is sampled")
+	require.True(t, o.cpuTime.due(later), "the probe's request is sampled")
 	o.cpuTime.observeAt(time.Millisecond, later+int64(time.Millisecond))
 	cost, _ := o.cpuTime.get()
 	require.Equal(t, time.Millisecond, cost)
+}
+
+// quietHost holds the host's verdict (busy.go) at not busy for the rest
+// of t: the tests before may have kept every core busy, and a take that
+// found the host busy would batch every request.
+func quietHost(t *testing.T) {
+	set := func(at int64) {
+		host.mu.Lock()
+		defer host.mu.Unlock()
+		host.busy.Store(false)
+		host.at.Store(at)
+	}
+	set(math.MaxInt64 / 2) // not renewed before the test ends
+	t.Cleanup(func() { set(stampNow()) })
 }
