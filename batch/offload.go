@@ -34,7 +34,7 @@ import (
 // request takes the CPU, the next is batched, so both times are known
 // from the start. The estimates follow the load (a CPU that slows because
 // the host is busy sends more to the batches), and an estimate that no
-// request has renewed for a second is renewed by sending one request down
+// request has renewed for staleAfter is renewed by sending one request down
 // that path, whose time replaces the estimate where it is lower.
 //
 // With Options.CPUOffload negative, NewWithCPU is New.
@@ -237,13 +237,13 @@ func (b *Batcher[Q, R]) OnCPU() int64 {
 // another may be lost, which an estimate can afford. A sample counts as at
 // most four times the average, so that one outlier (a first use that
 // builds something, a pause) does not shut a path for the many seconds
-// the once-a-second renewals would need to wash it out; a lasting rise
+// the renewals would need to wash it out; a lasting rise
 // still shows within a few samples.
 //
 // A probe renews a stale estimate (probe): the first sample after it
 // replaces an estimate above it rather than moving it by an eighth. An
 // estimate left high by a moment of heavy load, or by a first batch that
-// built its programs, would otherwise need dozens of once-a-second probes
+// built its programs, would otherwise need dozens of probes
 // to come down, and meanwhile send the load down the other path.
 type movingAverage struct {
 	ns     atomic.Int64 // 0: nothing observed yet
@@ -253,8 +253,11 @@ type movingAverage struct {
 }
 
 // staleAfter is how old an estimate may grow before a request is sent to
-// renew it.
-const staleAfter = int64(time.Second)
+// renew it: short enough that an estimate left by a heavier load (a wait
+// of tens of milliseconds) is renewed before a load a few hundred
+// milliseconds long has run on the wrong path, long enough that the probes
+// cost a lone caller about one request in a hundred of its time.
+const staleAfter = int64(250 * time.Millisecond)
 
 func (m *movingAverage) observe(d time.Duration) {
 	m.observeAt(d, stampNow())

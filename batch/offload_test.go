@@ -56,7 +56,7 @@ func TestOffloadSlowCPUIsLeftAlone(t *testing.T) {
 		require.Equal(t, 2*i, v)
 	}
 	// once the CPU is measured slower, requests are batched (a probe per
-	// second at most renews the CPU's estimate)
+	// staleAfter at most renews the CPU's estimate)
 	require.LessOrEqual(t, cpuReqs.Load(), int64(4), "CPU requests")
 	require.Equal(t, int64(60), devReqs.Load()+cpuReqs.Load())
 }
