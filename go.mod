@@ -9,9 +9,7 @@ require (
 	github.com/ebitengine/purego v0.10.0
 	github.com/stretchr/testify v1.12.1
 	golang.org/x/crypto v0.40.0
+	golang.org/x/sys v0.36.0
 )
 
-require (
-	go.yaml.in/yaml/v3 v3.0.5 // indirect
-	golang.org/x/sys v0.36.0 // indirect
-)
+require go.yaml.in/yaml/v3 v3.0.5 // indirect

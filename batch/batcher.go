@@ -724,10 +724,7 @@ func (b *Batcher[Q, R]) work(e int, run RunFunc[Q, R]) {
 		// the callers blocked on a full queue that the batch made room
 		// for (take dequeued them), woken out of the taking lock
 		woken = wake(woken)
-		running := b.inBatches.Add(int64(len(items)))
-		if o := b.offload; o != nil {
-			o.batched.Store(left + running)
-		}
+		b.inBatches.Add(int64(len(items)))
 		if len(items) > 0 {
 			start := time.Now()
 			reqs = b.runBatch(run, items, reqs)

@@ -116,7 +116,7 @@ func TestDirectErrors(t *testing.T) {
 func TestOffloadGoRunsOnTheCPU(t *testing.T) {
 	var devCalls, devReqs, cpuCalls, cpuReqs atomic.Int64
 	b := batch.NewWithCPU(batch.Options{MaxDelay: time.Millisecond},
-		sleepy(time.Millisecond, &cpuCalls, &cpuReqs), sleepy(20*time.Millisecond, &devCalls, &devReqs))
+		computing(time.Millisecond, &cpuCalls, &cpuReqs), sleepy(20*time.Millisecond, &devCalls, &devReqs))
 	done := make(chanCompleter, 1)
 	for i := range 40 {
 		require.NoError(t, b.Go(context.Background(), i, done))

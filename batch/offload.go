@@ -2,8 +2,11 @@ package batch
 
 import (
 	"context"
+	"runtime"
 	"sync/atomic"
 	"time"
+
+	"github.com/gpucrypto/gpucrypto/internal/cputime"
 )
 
 // NewWithCPU is New with a CPU path: each request goes where it is
@@ -23,19 +26,21 @@ import (
 // terminator's handshakes, the device batches' own host work), a request
 // computed on them costs more than its wait for a batch saves.
 //
-// The rule compares two measured times, each a moving average: the wall
-// time c of one request on the CPU, and the time w a batched request
-// waits from its submission to its answer (queueing included, so it
-// grows with the load), measured by the workers as they answer. A
-// request takes a free CPU slot when c < w and fewer requests are in
-// flight (batched, on the CPU and waiting for a CPU slot) than the slots
-// could finish in w (slots·w/c): beyond that the load is the device's,
-// and the host's cores are better spent feeding its batches. The first
-// request takes the CPU, the next is batched, so both times are known
-// from the start. The estimates follow the load (a CPU that slows because
-// the host is busy sends more to the batches), and an estimate that no
-// request has renewed for staleAfter is renewed by sending one request down
-// that path, whose time replaces the estimate where it is lower.
+// The rule compares two measured times, each a moving average: the CPU
+// time c of one request on the CPU (its thread's, where the system says:
+// not the time its thread waited for a core), and the time w a batched
+// request waits from its submission to its answer (queueing included, so
+// it grows with the load), measured by the workers as they answer, and
+// taken as at least Options.MaxDelay (a request sent to the batches may
+// be held that long for company). A request takes a free CPU slot when
+// c < w and fewer requests are in flight (batched, on the CPU and waiting
+// for a CPU slot) than the slots could finish in w (slots·w/c): beyond
+// that the load is the device's, and the host's cores are better spent
+// feeding its batches. The first request takes the CPU, the next is
+// batched, so both times are known from the start. An estimate that no
+// request has renewed for staleAfter is renewed by sending one request
+// down that path (whatever the rules say), whose time replaces the
+// estimate where it is lower.
 //
 // With Options.CPUOffload negative, NewWithCPU is New.
 func NewWithCPU[Q, R any](opts Options, cpu RunFunc[Q, R], workers ...RunFunc[Q, R]) *Batcher[Q, R] {
@@ -61,7 +66,10 @@ func NewWithCPUOne[Q, R any](opts Options, cpu OneFunc[Q, R], workers ...RunFunc
 func newWithCPU[Q, R any](opts Options, one func(Q) (R, error), workers []RunFunc[Q, R]) *Batcher[Q, R] {
 	b := New(opts, workers...)
 	if b.opts.CPUOffload > 0 && one != nil {
-		b.offload = newOffload(one, b.opts.CPUOffload, b.intake.estimate)
+		b.offload = newOffload(one, b.opts.CPUOffload, func(now int64) int64 {
+			return b.inBatches.Load() + b.intake.recentWaiting(now)
+		})
+		b.offload.hold = b.opts.MaxDelay
 	}
 	return b
 }
@@ -80,19 +88,18 @@ type offload[Q, R any] struct {
 	running  atomic.Int32
 	queueing atomic.Int32 // requests waiting for a slot
 	freed    chan struct{}
-	// batched is about how many requests are on the batched path: those
-	// waiting and those of the batches running, as the workers last saw
-	// them (they set it as they take a batch: no count per request);
-	// queued estimates those waiting now
-	batched     atomic.Int64
-	queued      func() int64
+	// batched is how many requests are on the batched path at now (a
+	// stamp): those in the batches running and those waiting, a sum of
+	// the intake's shards at most sumFresh old (no count per request)
+	batched     func(now int64) int64
+	hold        time.Duration // Options.MaxDelay: the least batched wait the rules assume
 	cpuTime     movingAverage
 	batchedWait movingAverage
 	onCPU       counter // requests computed on the CPU so far
 }
 
-func newOffload[Q, R any](cpu func(Q) (R, error), slots int, queued func() int64) *offload[Q, R] {
-	return &offload[Q, R]{cpu: cpu, slots: int32(slots), freed: make(chan struct{}, slots), queued: queued}
+func newOffload[Q, R any](cpu func(Q) (R, error), slots int, batched func(now int64) int64) *offload[Q, R] {
+	return &offload[Q, R]{cpu: cpu, slots: int32(slots), freed: make(chan struct{}, slots), batched: batched}
 }
 
 // A verdict is where take sends a request.
@@ -110,16 +117,21 @@ const (
 // and its own time end before a batch would; else to the batched path.
 func (o *offload[Q, R]) take(now int64) verdict {
 	wait, waitKnown := o.batchedWait.get()
+	// a request sent to the batches may be held for company for up to
+	// MaxDelay: a lone request's measured wait, often shorter, is not what
+	// the load that would move there would see
+	wait = max(wait, o.hold)
 	cost, costKnown := o.cpuTime.get()
-	if costKnown && (!waitKnown || cost >= wait) {
-		// the CPU is slower than the batches, or they are unmeasured: but
-		// for a probe that renews the CPU's estimate, in a free slot
-		if o.cpuTime.probe(now) && o.queueing.Load() == 0 && o.reserve() {
-			return toCPU
-		}
-		return toBatch
+	if costKnown && o.cpuTime.probe(now) && o.queueing.Load() == 0 && o.reserve() {
+		// renew the CPU's estimate, in a free slot, whatever the rules
+		// below say: one that they send nothing to the CPU by is
+		// renewed by nothing else
+		return toCPU
 	}
-	if costKnown && waitKnown && o.load() >= int64(o.slots)*int64(wait/max(cost, 1)) {
+	if costKnown && (!waitKnown || cost >= wait) {
+		return toBatch // the CPU is slower than the batches, or they are unmeasured
+	}
+	if costKnown && waitKnown && o.load(now) >= int64(o.slots)*int64(wait/max(cost, 1)) {
 		return toBatch // the CPU slots would take longer than a batch's wait to finish the load: the device's
 	}
 	if waitKnown && o.batchedWait.probe(now) {
@@ -143,15 +155,17 @@ func (o *offload[Q, R]) take(now int64) verdict {
 	return toBatch
 }
 
-// load is about how many requests are in flight: those on the batched
-// path (as the workers last counted them, or the intake's estimate of
-// those waiting, whichever is more), those computing on the CPU and those
-// waiting for a CPU slot. Counting the CPU path's own requests is what
-// lets a load that the CPU path took while it was light go back to the
-// batches as it grows: with the batched path's count alone, a load all
-// on the CPU path counted as none.
-func (o *offload[Q, R]) load() int64 {
-	return max(o.batched.Load(), o.queued()) + int64(o.running.Load()) + int64(o.queueing.Load())
+// load is about how many requests are in flight at now (a stamp): those
+// on the batched path, those computing on the CPU and those waiting for a
+// CPU slot. Counting the CPU path's own requests is what lets a load that
+// the CPU path took while it was light go back to the batches as it
+// grows: with the batched path's count alone, a load all on the CPU path
+// counted as none. The batched path's count is a sum of the intake's
+// shards, not one shard's count times the shards: with a few requests
+// batched that estimate read them tens of times over, and sent a load
+// that the cores finish first to the batches.
+func (o *offload[Q, R]) load(now int64) int64 {
+	return o.batched(now) + int64(o.running.Load()) + int64(o.queueing.Load())
 }
 
 // waitSlot waits for a slot of the CPU path (after take said
@@ -203,24 +217,45 @@ func (o *offload[Q, R]) unreserve() {
 // run computes req, which arrived at start (a stamp), on the CPU in a
 // slot reserved by take, and counts it in meter. It reads the clock only
 // for the requests it samples: for the CPU time's estimate where that is
-// due (sampleEvery), and for the Meter's latencies (cpuDone).
+// claimed (sampleEvery), and for the Meter's latencies (cpuDone).
 func (o *offload[Q, R]) run(req Q, start int64, meter *Meter) (R, error) {
 	defer o.unreserve()
-	var began int64
-	due := o.cpuTime.due(start)
-	if due {
-		began = stampNow() // a queued request began after it arrived
-	}
-	val, err := o.cpu(req)
-	if due && err == nil {
-		end := stampNow()
-		o.cpuTime.observeAt(time.Duration(end-began), end)
+	var val R
+	var err error
+	if o.cpuTime.claim(start) {
+		var took time.Duration
+		val, err, took = o.sampled(req)
+		if err == nil {
+			o.cpuTime.observe(took)
+		}
+	} else {
+		val, err = o.cpu(req)
 	}
 	cost, _ := o.cpuTime.get()
 	host.offloaded(cost) // the estimate, not this request's own time: no clock reading
 	o.onCPU.add(1)
 	meter.cpuDone(start)
 	return val, err
+}
+
+// sampled computes req and measures the CPU time it took: its thread's
+// CPU time, the thread held for it, where the system has a clock for
+// that, else its wall time. A request's wall time also counts the time
+// its thread waited for a core, which grows while the host's cores are
+// taken by other work (the device's batches' host work, the threads of a
+// driver): an estimate fed with it grew to several times a request's cost
+// and sent a load that the cores finish first to the batches, whose host
+// work then kept it high.
+func (o *offload[Q, R]) sampled(req Q) (val R, err error, took time.Duration) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	began := stampNow()
+	threadBegan, ok := cputime.Thread()
+	val, err = o.cpu(req)
+	if threadEnded, ok2 := cputime.Thread(); ok && ok2 {
+		return val, err, threadEnded - threadBegan
+	}
+	return val, err, time.Duration(stampNow() - began)
 }
 
 // OnCPU is the number of requests computed on the CPU path so far (0
@@ -275,12 +310,16 @@ func (m *movingAverage) observeAt(d time.Duration, now int64) {
 	m.last.Store(now)
 }
 
-// due reports whether a request that started at start should be
-// sampled: when the last observation is older than sampleEvery. Callers
-// on many cores then rarely write the average's cache line (the batched
-// path's wait is about the same for every request of a batch).
-func (m *movingAverage) due(start int64) bool {
-	return start-m.last.Load() >= sampleEvery
+// claim reports whether a request that started at start is to be
+// sampled, and claims the sample: where the last observation (or claim)
+// is older than sampleEvery, for one request of those that look at once.
+// Callers on many cores then rarely write the average's cache line, and
+// a sample that costs system calls (the thread's CPU clock, sampled) is
+// taken once per period, not by every request that starts before the
+// last sample ends.
+func (m *movingAverage) claim(start int64) bool {
+	last := m.last.Load()
+	return start-last >= sampleEvery && m.last.CompareAndSwap(last, start)
 }
 
 // sampleEvery is the least time between samples of a moving average.
@@ -290,7 +329,7 @@ const sampleEvery = int64(100 * time.Microsecond)
 // caller per period gets true (and should renew it: send a request down
 // the path, whose sample then counts in full where it is lower). The
 // probe's own time is kept apart from the last observation's, so that
-// the probe's request is due for a sample (due).
+// the probe's request may claim a sample (claim).
 func (m *movingAverage) probe(now int64) bool {
 	if now-m.last.Load() <= staleAfter {
 		return false

@@ -13,7 +13,7 @@ import (
 // 2 · 10 / 1 = 20 requests in a batch's wait.
 func measuredOffload(t *testing.T, now int64, batched *int64) *offload[int, int] {
 	quietHost(t)
-	o := newOffload(func(v int) (int, error) { return v, nil }, 2, func() int64 { return *batched })
+	o := newOffload(func(v int) (int, error) { return v, nil }, 2, func(int64) int64 { return *batched })
 	o.cpuTime.observeAt(time.Millisecond, now)
 	o.batchedWait.observeAt(10*time.Millisecond, now)
 	return o
@@ -81,7 +81,8 @@ func TestCPUProbeIsSampled(t *testing.T) {
 	later := now + staleAfter + 1
 	o.batchedWait.observeAt(10*time.Millisecond, later) // the batches' estimate renewed by their requests
 	require.Equal(t, toCPU, o.take(later), "the probe")
-	require.True(t, o.cpuTime.due(later), "the probe's request is sampled")
+	require.True(t, o.cpuTime.claim(later), "the probe's request is sampled")
+	require.False(t, o.cpuTime.claim(later), "once")
 	o.cpuTime.observeAt(time.Millisecond, later+int64(time.Millisecond))
 	cost, _ := o.cpuTime.get()
 	require.Equal(t, time.Millisecond, cost)
@@ -99,4 +100,43 @@ func quietHost(t *testing.T) {
 	}
 	set(math.MaxInt64 / 2) // not renewed before the test ends
 	t.Cleanup(func() { set(stampNow()) })
+}
+
+// The rules assume a batched wait of at least the hold (MaxDelay): a
+// measured wait shorter than that (a lone request's batch) does not send
+// a load that the cores finish within the hold to the batches, where its
+// callers would wait for company.
+func TestTakeAssumesTheHold(t *testing.T) {
+	now := stampNow()
+	var batched int64
+	o := measuredOffload(t, now, &batched)
+	o.batchedWait.ns.Store(int64(2 * time.Millisecond)) // the cores finish 2 · 2 / 1 = 4 in it
+	o.running.Store(2)
+	o.queueing.Store(2)
+	require.Equal(t, toBatch, o.take(now), "4 in flight against 4")
+	o.hold = 10 * time.Millisecond
+	require.Equal(t, toCPUQueue, o.take(now), "4 in flight against 2 · 10 / 1")
+	o.queueing.Store(18)
+	require.Equal(t, toBatch, o.take(now), "20 in flight against 20")
+}
+
+// While the load rule sends every request to the batches, a CPU time
+// that nothing renewed for staleAfter is renewed by a probe in a free
+// slot: a CPU time left high (by a moment when the host's cores were
+// taken) would otherwise keep a load that the cores finish first on the
+// batches for good.
+func TestCPUProbeUnderTheLoadRule(t *testing.T) {
+	now := stampNow()
+	var batched int64
+	o := measuredOffload(t, now, &batched)
+	o.cpuTime.ns.Store(int64(5 * time.Millisecond)) // the slots finish 2 · 10 / 5 = 4
+	batched = 10
+	require.Equal(t, toBatch, o.take(now), "10 in flight against 4")
+	later := now + staleAfter + 1
+	o.batchedWait.observeAt(10*time.Millisecond, later)
+	require.Equal(t, toCPU, o.take(later), "the probe")
+	require.Equal(t, toBatch, o.take(later), "one probe per period")
+	o.cpuTime.observeAt(time.Millisecond, later+int64(time.Millisecond))
+	o.unreserve()
+	require.Equal(t, toCPU, o.take(later+int64(time.Millisecond)), "10 in flight against 2 · 10 / 1 = 20")
 }

@@ -28,10 +28,27 @@ func sleepy(d time.Duration, calls, reqs *atomic.Int64) batch.RunFunc[int, int] 
 	}
 }
 
+// computing returns a RunFunc that doubles each request after computing
+// (spinning) for d per call: a CPU path's cost, which its CPU time
+// measures (a sleep takes none of it).
+func computing(d time.Duration, calls, reqs *atomic.Int64) batch.RunFunc[int, int] {
+	return func(in []int) ([]int, error) {
+		calls.Add(1)
+		reqs.Add(int64(len(in)))
+		for start := time.Now(); time.Since(start) < d; {
+		}
+		out := make([]int, len(in))
+		for i, v := range in {
+			out[i] = 2 * v
+		}
+		return out, nil
+	}
+}
+
 func TestOffloadLoneRequestsRunOnTheCPU(t *testing.T) {
 	var devCalls, devReqs, cpuCalls, cpuReqs atomic.Int64
 	b := batch.NewWithCPU(batch.Options{MaxDelay: time.Millisecond},
-		sleepy(time.Millisecond, &cpuCalls, &cpuReqs), sleepy(20*time.Millisecond, &devCalls, &devReqs))
+		computing(time.Millisecond, &cpuCalls, &cpuReqs), sleepy(20*time.Millisecond, &devCalls, &devReqs))
 	defer b.Close()
 	for i := range 40 {
 		v, err := b.Do(context.Background(), i)
@@ -48,7 +65,7 @@ func TestOffloadLoneRequestsRunOnTheCPU(t *testing.T) {
 func TestOffloadSlowCPUIsLeftAlone(t *testing.T) {
 	var devCalls, devReqs, cpuCalls, cpuReqs atomic.Int64
 	b := batch.NewWithCPU(batch.Options{MaxDelay: time.Millisecond},
-		sleepy(30*time.Millisecond, &cpuCalls, &cpuReqs), sleepy(time.Millisecond, &devCalls, &devReqs))
+		computing(30*time.Millisecond, &cpuCalls, &cpuReqs), sleepy(time.Millisecond, &devCalls, &devReqs))
 	defer b.Close()
 	for i := range 60 {
 		v, err := b.Do(context.Background(), i)
@@ -152,7 +169,7 @@ func TestOffloadErrorsAndPanics(t *testing.T) {
 func TestOffloadUnderLoadGoesToBatches(t *testing.T) {
 	var devCalls, devReqs, cpuCalls, cpuReqs atomic.Int64
 	b := batch.NewWithCPU(batch.Options{MaxDelay: time.Millisecond, CPUOffload: 2},
-		sleepy(2*time.Millisecond, &cpuCalls, &cpuReqs), sleepy(20*time.Millisecond, &devCalls, &devReqs))
+		computing(2*time.Millisecond, &cpuCalls, &cpuReqs), sleepy(20*time.Millisecond, &devCalls, &devReqs))
 	defer b.Close()
 	var wg sync.WaitGroup
 	var stop atomic.Bool

@@ -1,7 +1,8 @@
 //go:build unix
 
-// Package cputime reads the CPU time of this process: the Servers' CPU
-// path (batch) and the benchmarks of the command-line tool use it.
+// Package cputime reads the CPU time of this process and of a thread: the
+// Servers' CPU path (batch) and the benchmarks of the command-line tool
+// use it.
 package cputime
 
 import (
