@@ -3,6 +3,7 @@ package batch_test
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -38,9 +39,10 @@ func BenchmarkOffloadCheap(b *testing.B) {
 }
 
 // BenchmarkOffloadAsync: requests of about 40 µs on the CPU (an Ed25519
-// signature's cost) kept in flight with Go by one submitter, with a slow
-// device, beside the same number of goroutines each computing the
-// operation in a loop (go): the asynchronous CPU path's own cost.
+// signature's cost) kept in flight with Go by GOMAXPROCS submitters (as
+// `gpucrypto bench server` does), with a slow device, beside as many
+// goroutines as requests in flight each computing the operation in a loop
+// (go): the asynchronous CPU path's own cost.
 func BenchmarkOffloadAsync(b *testing.B) {
 	work := func(x int) int { // a fixed amount of work, whatever the scheduling
 		for range 40_000 {
@@ -48,7 +50,8 @@ func BenchmarkOffloadAsync(b *testing.B) {
 		}
 		return x
 	}
-	for _, inFlight := range []int{2, 8, 64} {
+	submitters := runtime.GOMAXPROCS(0)
+	for _, inFlight := range []int{submitters, 4 * submitters, 16 * submitters} {
 		b.Run(fmt.Sprintf("server/in-flight=%d", inFlight), func(b *testing.B) {
 			cpu := func(in []int) ([]int, error) { return []int{work(in[0])}, nil }
 			dev := func(in []int) ([]int, error) { time.Sleep(5 * time.Millisecond); return make([]int, len(in)), nil }
@@ -57,23 +60,36 @@ func BenchmarkOffloadAsync(b *testing.B) {
 			for range 10 {
 				bt.Do(context.Background(), 1)
 			}
-			done := make(chanCompleter, inFlight)
+			var next atomic.Int64 // requests submitted, of b.N
+			var wg sync.WaitGroup
 			b.ResetTimer()
-			sent := 0
-			for ; sent < min(inFlight, b.N); sent++ {
-				if err := bt.Go(context.Background(), sent, done); err != nil {
-					b.Fatal(err)
-				}
-			}
-			for got := 0; got < b.N; got++ {
-				<-done
-				if sent < b.N {
-					if err := bt.Go(context.Background(), sent, done); err != nil {
-						b.Fatal(err)
+			for range submitters {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					done := make(chanCompleter, inFlight/submitters)
+					out := 0
+					submit := func() {
+						if next.Add(1) > int64(b.N) {
+							return
+						}
+						if err := bt.Go(context.Background(), 1, done); err != nil {
+							b.Error(err)
+							return
+						}
+						out++
 					}
-					sent++
-				}
+					for range inFlight / submitters {
+						submit()
+					}
+					for out > 0 {
+						<-done
+						out--
+						submit()
+					}
+				}()
 			}
+			wg.Wait()
 			b.ReportMetric(float64(bt.OnCPU())/float64(b.N+10), "cpu-share")
 		})
 		b.Run(fmt.Sprintf("go/goroutines=%d", inFlight), func(b *testing.B) {
