@@ -27,8 +27,9 @@ type hostBusy struct {
 	mu  sync.Mutex
 	at  atomic.Int64  // stamp of the last sample (written under mu)
 	cpu time.Duration // the process's CPU time then (under mu)
-	// ownNs is the wall time the CPU paths spent on requests so far (ns);
-	// own its value at the last sample (under mu)
+	// ownNs is the time the CPU paths spent on requests so far (ns), each
+	// counted at the path's estimate of a request's CPU time; own its
+	// value at the last sample (under mu)
 	ownNs  counter
 	own    int64
 	busy   atomic.Bool // the last period's verdict

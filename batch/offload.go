@@ -272,14 +272,14 @@ func (b *Batcher[Q, R]) OnCPU() int64 {
 // another may be lost, which an estimate can afford. A sample counts as at
 // most four times the average, so that one outlier (a first use that
 // builds something, a pause) does not shut a path for the many seconds
-// the renewals would need to wash it out; a lasting rise
-// still shows within a few samples.
+// the renewals would need to wash it out; a lasting rise still shows
+// within a few samples.
 //
 // A probe renews a stale estimate (probe): the first sample after it
 // replaces an estimate above it rather than moving it by an eighth. An
 // estimate left high by a moment of heavy load, or by a first batch that
-// built its programs, would otherwise need dozens of probes
-// to come down, and meanwhile send the load down the other path.
+// built its programs, would otherwise need dozens of probes to come down,
+// and meanwhile send the load down the other path.
 type movingAverage struct {
 	ns     atomic.Int64 // 0: nothing observed yet
 	last   atomic.Int64 // time of the last observation, a stamp
