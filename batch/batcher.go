@@ -58,11 +58,15 @@ type Options struct {
 	Pipeline int
 	// CPUOffload is the most requests a Batcher made by NewWithCPU
 	// computes on the CPU at once instead of batching them for the
-	// workers (default GOMAXPROCS: one per core; negative: none, every
-	// request is batched, also where NewDirect would compute it). A request
-	// goes to the CPU only where it finishes there first: in a free slot,
-	// or after the requests waiting for one, while that ends before the
-	// measured wait of the batched path. See NewWithCPU.
+	// workers (negative: none, every request is batched, also where
+	// NewDirect would compute it). The default (zero) is GOMAXPROCS, one
+	// per core, while the batched path has requests; while it is idle (none
+	// batched, and none answered within a batch's wait) the CPU path then
+	// takes as many at once as it finishes before a batch would, as many
+	// goroutines calling crypto/* would. A request goes to the CPU only
+	// where it finishes there first: in a free slot, or after the requests
+	// waiting for one, while that ends before the measured wait of the
+	// batched path. See NewWithCPU.
 	CPUOffload int
 	// AnswerPiece is how a batch's requests are answered: positive, in
 	// pieces of that many, each piece by a goroutine of its own; negative,

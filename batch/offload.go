@@ -18,7 +18,10 @@ import (
 // batched as with New. So a lone request never waits for a batch, and
 // under load, when the CPU slots are taken or more requests wait for
 // batches than the cores could finish in a batch's time, requests gather
-// into batches for the device.
+// into batches for the device. With CPUOffload left to its default the
+// slots hold only while the batched path has work: with none, the
+// requests that the cores finish first all compute at once, each in its
+// own goroutine, as crypto/* called from as many goroutines would.
 //
 // The CPU path also stays shut while this process keeps nearly all of its
 // GOMAXPROCS cores busy with other work than the CPU path's own requests
@@ -34,7 +37,7 @@ import (
 // taken as at least Options.MaxDelay (a request sent to the batches may
 // be held that long for company). A request takes a free CPU slot when
 // c < w and fewer requests are in flight (batched, on the CPU and waiting
-// for a CPU slot) than the slots could finish in w (slots·w/c): beyond
+// for a CPU slot) than the cores could finish in w (cores·w/c): beyond
 // that the load is the device's, and the host's cores are better spent
 // feeding its batches. The first request takes the CPU, the next is
 // batched, so both times are known from the start. An estimate that no
@@ -66,10 +69,11 @@ func NewWithCPUOne[Q, R any](opts Options, cpu OneFunc[Q, R], workers ...RunFunc
 func newWithCPU[Q, R any](opts Options, one func(Q) (R, error), workers []RunFunc[Q, R]) *Batcher[Q, R] {
 	b := New(opts, workers...)
 	if b.opts.CPUOffload > 0 && one != nil {
-		b.offload = newOffload(one, b.opts.CPUOffload, func(now int64) int64 {
+		b.offload = newOffload(one, b.opts.CPUOffload, runtime.GOMAXPROCS(0), func(now int64) int64 {
 			return b.inBatches.Load() + b.intake.recentWaiting(now)
 		})
 		b.offload.hold = b.opts.MaxDelay
+		b.offload.beyondSlots = opts.CPUOffload == 0
 	}
 	return b
 }
@@ -78,6 +82,18 @@ func newWithCPU[Q, R any](opts Options, one func(Q) (R, error), workers []RunFun
 type offload[Q, R any] struct {
 	cpu   func(Q) (R, error) // one request (NewWithCPU: the RunFunc around it)
 	slots int32              // Options.CPUOffload
+	// cores is how many requests the CPU path computes at once at full
+	// speed (GOMAXPROCS, at most slots): the rules that weigh the load
+	// against a batch's wait count these, not the slots, which may be
+	// more so that a request that leaves its core in the runtime (an
+	// allocation that assists the collector, a system call) does not
+	// leave the core idle
+	cores int32
+	// beyondSlots: while the batched path is idle the CPU path takes
+	// requests beyond the slots (reserve), as the load rule allows; the
+	// default of Options.CPUOffload (zero), where a caller's own figure
+	// bounds the CPU path at all times
+	beyondSlots bool
 
 	// running counts the requests computing on the CPU now (at most
 	// slots), reserved by compare-and-swap: no lock that every request
@@ -98,8 +114,9 @@ type offload[Q, R any] struct {
 	onCPU       counter // requests computed on the CPU so far
 }
 
-func newOffload[Q, R any](cpu func(Q) (R, error), slots int, batched func(now int64) int64) *offload[Q, R] {
-	return &offload[Q, R]{cpu: cpu, slots: int32(slots), freed: make(chan struct{}, slots), batched: batched}
+func newOffload[Q, R any](cpu func(Q) (R, error), slots, cores int, batched func(now int64) int64) *offload[Q, R] {
+	cores = min(cores, slots)
+	return &offload[Q, R]{cpu: cpu, slots: int32(slots), cores: int32(cores), freed: make(chan struct{}, slots), batched: batched}
 }
 
 // A verdict is where take sends a request.
@@ -122,7 +139,9 @@ func (o *offload[Q, R]) take(now int64) verdict {
 	// the load that would move there would see
 	wait = max(wait, o.hold)
 	cost, costKnown := o.cpuTime.get()
-	if costKnown && o.cpuTime.probe(now) && o.queueing.Load() == 0 && o.reserve() {
+	batched := o.batched(now)
+	idle := o.idle(now, batched)
+	if costKnown && o.cpuTime.probe(now) && o.queueing.Load() == 0 && o.reserve(idle) {
 		// renew the CPU's estimate, in a free slot, whatever the rules
 		// below say: one that they send nothing to the CPU by is
 		// renewed by nothing else
@@ -131,8 +150,8 @@ func (o *offload[Q, R]) take(now int64) verdict {
 	if costKnown && (!waitKnown || cost >= wait) {
 		return toBatch // the CPU is slower than the batches, or they are unmeasured
 	}
-	if costKnown && waitKnown && o.load(now) >= int64(o.slots)*int64(wait/max(cost, 1)) {
-		return toBatch // the CPU slots would take longer than a batch's wait to finish the load: the device's
+	if costKnown && waitKnown && batched+o.onCPUPath() >= int64(o.cores)*int64(wait/max(cost, 1)) {
+		return toBatch // the cores would take longer than a batch's wait to finish the load: the device's
 	}
 	if waitKnown && o.batchedWait.probe(now) {
 		return toBatch // renew the batched path's estimate (also while every CPU slot is taken)
@@ -140,32 +159,33 @@ func (o *offload[Q, R]) take(now int64) verdict {
 	if waitKnown && host.isBusy(now) {
 		return toBatch // the host's cores are all busy: a request on them costs more than its wait saves
 	}
-	if o.queueing.Load() == 0 && o.reserve() {
+	if (o.queueing.Load() == 0 || idle) && o.reserve(idle) {
 		return toCPU
 	}
 	if !costKnown || !waitKnown {
 		return toBatch
 	}
-	// every slot taken: wait for one where the requests ahead (a round
-	// of the slots per slots of them) and its own time end first
-	ahead := int64(o.queueing.Load()) + 1
-	if time.Duration(1+(ahead+int64(o.slots)-1)/int64(o.slots))*cost < wait {
+	// every slot taken: wait for one where the requests ahead, those
+	// running included, and its own end first on the cores (a round of
+	// the cores per cores of them)
+	ahead := int64(o.running.Load()) + int64(o.queueing.Load()) + 1
+	if time.Duration((ahead+int64(o.cores)-1)/int64(o.cores))*cost < wait {
 		return toCPUQueue
 	}
 	return toBatch
 }
 
-// load is about how many requests are in flight at now (a stamp): those
-// on the batched path, those computing on the CPU and those waiting for a
-// CPU slot. Counting the CPU path's own requests is what lets a load that
+// onCPUPath is how many requests are on the CPU path: computing and
+// waiting for a slot. The load that take weighs is these and the batched
+// ones (batched). Counting the CPU path's own requests is what lets a load that
 // the CPU path took while it was light go back to the batches as it
 // grows: with the batched path's count alone, a load all on the CPU path
 // counted as none. The batched path's count is a sum of the intake's
 // shards, not one shard's count times the shards: with a few requests
 // batched that estimate read them tens of times over, and sent a load
 // that the cores finish first to the batches.
-func (o *offload[Q, R]) load(now int64) int64 {
-	return o.batched(now) + int64(o.running.Load()) + int64(o.queueing.Load())
+func (o *offload[Q, R]) onCPUPath() int64 {
+	return int64(o.running.Load()) + int64(o.queueing.Load())
 }
 
 // waitSlot waits for a slot of the CPU path (after take said
@@ -177,7 +197,10 @@ func (o *offload[Q, R]) waitSlot(ctx context.Context) error {
 	if ctx != nil {
 		done = ctx.Done()
 	}
-	for !o.reserve() {
+	for {
+		if now := stampNow(); o.reserve(o.idle(now, o.batched(now))) {
+			return nil
+		}
 		// a release after the failed reserve leaves its signal in freed
 		// (buffered): this wait does not miss it
 		select {
@@ -186,11 +209,34 @@ func (o *offload[Q, R]) waitSlot(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
-	return nil
 }
 
-// reserve takes a free slot, if there is one.
-func (o *offload[Q, R]) reserve() bool {
+// idle reports whether the batched path is idle at now (a stamp) with
+// batched requests on it, for a CPU path whose slots hold only while it is
+// not (beyondSlots): none batched, and none answered for a batch's wait
+// (a load between two batches is not idle).
+func (o *offload[Q, R]) idle(now, batched int64) bool {
+	if !o.beyondSlots || batched != 0 {
+		return false
+	}
+	wait, _ := o.batchedWait.get()
+	return now-o.batchedWait.last.Load() > int64(max(wait, o.hold))
+}
+
+// reserve takes a free slot, if there is one; where idle (the batched
+// path is, and the Options left CPUOffload to its default), a slot beyond
+// the slots. The slots keep the CPU path's
+// requests from taking the cores that the batches' host work needs; with
+// nothing batched they would only leave a core idle whenever a request
+// leaves it in the runtime (an allocation that assists the collector or
+// waits for it, a system call), as crypto/ecdsa's signing often does,
+// where as many goroutines as requests, crypto/*'s way, keep every core
+// busy. The load rule of take bounds the requests then.
+func (o *offload[Q, R]) reserve(idle bool) bool {
+	if idle {
+		o.running.Add(1)
+		return true
+	}
 	for {
 		n := o.running.Load()
 		if n >= o.slots {
@@ -224,8 +270,9 @@ func (o *offload[Q, R]) run(req Q, start int64, meter *Meter) (R, error) {
 	var err error
 	if o.cpuTime.claim(start) {
 		var took time.Duration
-		val, err, took = o.sampled(req)
-		if err == nil {
+		var measured bool
+		val, err, took, measured = o.sampled(req)
+		if err == nil && measured {
 			o.cpuTime.observe(took)
 		}
 	} else {
@@ -239,23 +286,23 @@ func (o *offload[Q, R]) run(req Q, start int64, meter *Meter) (R, error) {
 }
 
 // sampled computes req and measures the CPU time it took: its thread's
-// CPU time, the thread held for it, where the system has a clock for
-// that, else its wall time. A request's wall time also counts the time
-// its thread waited for a core, which grows while the host's cores are
-// taken by other work (the device's batches' host work, the threads of a
-// driver): an estimate fed with it grew to several times a request's cost
-// and sent a load that the cores finish first to the batches, whose host
-// work then kept it high.
-func (o *offload[Q, R]) sampled(req Q) (val R, err error, took time.Duration) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
+// CPU time, where the system has a clock for that, else its wall time;
+// false where neither says (the goroutine moved to another thread while
+// it computed). A request's wall time also counts the time its thread
+// waited for a core, which grows while the host's cores are taken by
+// other work (the device's batches' host work, the threads of a driver):
+// an estimate fed with it grew to several times a request's cost and sent
+// a load that the cores finish first to the batches, whose host work then
+// kept it high. The thread is not held (cputime.ThreadReading says why).
+func (o *offload[Q, R]) sampled(req Q) (val R, err error, took time.Duration, ok bool) {
 	began := stampNow()
-	threadBegan, ok := cputime.Thread()
+	thread, threadOK := cputime.Thread()
 	val, err = o.cpu(req)
-	if threadEnded, ok2 := cputime.Thread(); ok && ok2 {
-		return val, err, threadEnded - threadBegan
+	if threadOK {
+		took, ok = thread.Since()
+		return val, err, took, ok
 	}
-	return val, err, time.Duration(stampNow() - began)
+	return val, err, time.Duration(stampNow() - began), true
 }
 
 // OnCPU is the number of requests computed on the CPU path so far (0

@@ -2,12 +2,18 @@ package batch_test
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/sha256"
 	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/gpucrypto/gpucrypto/batch"
 )
@@ -109,4 +115,60 @@ func BenchmarkOffloadAsync(b *testing.B) {
 			wg.Wait()
 		})
 	}
+}
+
+// BenchmarkOffloadSigning: crypto/ecdsa P-256 signatures (which allocate
+// and read crypto/rand, so that their goroutines leave the core in the
+// runtime) from GOMAXPROCS, 4x and 16x as many blocking callers, with a
+// slow device, beside as many goroutines each signing in a loop (go): what
+// the CPU path costs an operation that is not pure computation.
+func BenchmarkOffloadSigning(b *testing.B) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(b, err)
+	hash := sha256.Sum256([]byte("message"))
+	sign := func() (int, error) {
+		sig, err := ecdsa.SignASN1(rand.Reader, key, hash[:])
+		return len(sig), err
+	}
+	for _, callers := range []int{runtime.GOMAXPROCS(0), 4 * runtime.GOMAXPROCS(0), 16 * runtime.GOMAXPROCS(0)} {
+		b.Run(fmt.Sprintf("server/callers=%d", callers), func(b *testing.B) {
+			cpu := func(int) (int, error) { return sign() }
+			dev := func(in []int) ([]int, error) { time.Sleep(5 * time.Millisecond); return make([]int, len(in)), nil }
+			bt := batch.NewWithCPUOne(batch.Options{}, cpu, dev)
+			defer bt.Close()
+			for range 10 {
+				bt.Do(context.Background(), 1)
+			}
+			b.ResetTimer()
+			inParallel(callers, b.N, func() {
+				if _, err := bt.Do(context.Background(), 1); err != nil {
+					b.Error(err)
+				}
+			})
+			b.ReportMetric(float64(bt.OnCPU())/float64(b.N+10), "cpu-share")
+		})
+		b.Run(fmt.Sprintf("go/goroutines=%d", callers), func(b *testing.B) {
+			inParallel(callers, b.N, func() {
+				if _, err := sign(); err != nil {
+					b.Error(err)
+				}
+			})
+		})
+	}
+}
+
+// inParallel calls f n times in all from as many goroutines as callers.
+func inParallel(callers, n int, f func()) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for next.Add(1) <= int64(n) {
+				f()
+			}
+		}()
+	}
+	wg.Wait()
 }

@@ -13,7 +13,7 @@ import (
 // 2 · 10 / 1 = 20 requests in a batch's wait.
 func measuredOffload(t *testing.T, now int64, batched *int64) *offload[int, int] {
 	quietHost(t)
-	o := newOffload(func(v int) (int, error) { return v, nil }, 2, func(int64) int64 { return *batched })
+	o := newOffload(func(v int) (int, error) { return v, nil }, 2, 2, func(int64) int64 { return *batched })
 	o.cpuTime.observeAt(time.Millisecond, now)
 	o.batchedWait.observeAt(10*time.Millisecond, now)
 	return o
@@ -41,6 +41,53 @@ func TestTakeCountsTheCPUPathsLoad(t *testing.T) {
 	require.Equal(t, toCPU, o.take(now), "19 batched and a free slot")
 	batched = 20
 	require.Equal(t, toBatch, o.take(now))
+}
+
+// With more slots than cores, the load that the CPU path takes is what
+// the cores finish in a batch's wait (2 · 10 / 1 = 20 requests here), not
+// the slots: slots beyond the cores only keep a core busy while a request
+// leaves it in the runtime.
+func TestTakeWeighsTheLoadByTheCores(t *testing.T) {
+	quietHost(t)
+	now := stampNow()
+	var batched int64
+	o := newOffload(func(v int) (int, error) { return v, nil }, 8, 2, func(int64) int64 { return batched })
+	o.cpuTime.observeAt(time.Millisecond, now)
+	o.batchedWait.observeAt(10*time.Millisecond, now)
+	for range 8 {
+		require.Equal(t, toCPU, o.take(now), "a free slot")
+	}
+	batched = 11
+	require.Equal(t, toCPUQueue, o.take(now), "19 in flight, the wait for a core ends first")
+	batched = 12
+	require.Equal(t, toBatch, o.take(now), "20 in flight: the cores finish 20 in a batch's wait, whatever the slots")
+}
+
+// With CPUOffload left to its default, the slots hold only while the
+// batched path has requests or answered some within a batch's wait: with
+// it idle a request takes a slot beyond them, as many as the load rule
+// allows (the cores finish 2 · 10 / 1 = 20 in a batch's wait).
+func TestTakeBeyondTheSlotsWhileTheBatchesAreIdle(t *testing.T) {
+	now := stampNow()
+	var batched int64
+	o := measuredOffload(t, now, &batched)
+	o.beyondSlots = true
+	require.Equal(t, toCPU, o.take(now))
+	require.Equal(t, toCPU, o.take(now))
+	require.Equal(t, toCPUQueue, o.take(now), "a batch answered just now: the slots hold")
+	later := now + int64(11*time.Millisecond)
+	require.Equal(t, toCPU, o.take(later), "none batched or answered for a batch's wait: beyond the slots")
+	require.EqualValues(t, 3, o.running.Load())
+	batched = 1
+	require.Equal(t, toCPUQueue, o.take(later), "a request batched: the slots hold")
+	batched = 0
+	for o.running.Load() < 20 {
+		require.Equal(t, toCPU, o.take(later))
+	}
+	require.Equal(t, toBatch, o.take(later), "20 in flight: the load rule")
+	o.beyondSlots = false
+	o.running.Store(2)
+	require.Equal(t, toCPUQueue, o.take(later), "a CPUOffload of the caller's: the slots hold")
 }
 
 // While every CPU slot is taken and requests wait for one, a batched

@@ -2,8 +2,6 @@
 
 package cputime
 
-import "time"
-
-// Thread is the CPU time of the calling thread so far; false where the
-// system does not say (here).
-func Thread() (time.Duration, bool) { return 0, false }
+// Thread reads the calling thread's CPU time and which thread it is;
+// false where the system does not say (here).
+func Thread() (ThreadReading, bool) { return ThreadReading{}, false }
