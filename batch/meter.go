@@ -31,7 +31,7 @@ const (
 )
 
 type meterShard struct {
-	requests, onCPU atomic.Int64
+	requests atomic.Int64
 	// cpuRequests are requests computed on the CPU, counted once for both
 	// of those (inline): one atomic add a request instead of two
 	cpuRequests atomic.Int64
@@ -57,7 +57,7 @@ func (m *Meter) Stats() Stats {
 		s := &m.shards[i]
 		cpu := s.cpuRequests.Load()
 		st.Calls += s.requests.Load() + cpu
-		st.CPUOps += s.onCPU.Load() + cpu
+		st.CPUOps += cpu
 		lat.Merge(&s.latency)
 	}
 	m.mu.Lock()

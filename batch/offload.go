@@ -96,7 +96,8 @@ type offload[Q, R any] struct {
 	beyondSlots bool
 
 	// running counts the requests computing on the CPU now (at most
-	// slots), reserved by compare-and-swap: no lock that every request
+	// slots, but while the batched path is idle: reserve), reserved by
+	// compare-and-swap: no lock that every request
 	// takes. A request that waits for a slot (waitSlot) blocks on freed,
 	// which a release signals while some wait: it is not runnable
 	// meanwhile, so the goroutines of the batched path keep their share of
@@ -177,10 +178,10 @@ func (o *offload[Q, R]) take(now int64) verdict {
 
 // onCPUPath is how many requests are on the CPU path: computing and
 // waiting for a slot. The load that take weighs is these and the batched
-// ones (batched). Counting the CPU path's own requests is what lets a load that
-// the CPU path took while it was light go back to the batches as it
-// grows: with the batched path's count alone, a load all on the CPU path
-// counted as none. The batched path's count is a sum of the intake's
+// ones (batched). Counting the CPU path's own requests is what lets a
+// load that the CPU path took while it was light go back to the batches
+// as it grows: with the batched path's count alone, a load all on the CPU
+// path counted as none. The batched path's count is a sum of the intake's
 // shards, not one shard's count times the shards: with a few requests
 // batched that estimate read them tens of times over, and sent a load
 // that the cores finish first to the batches.
@@ -211,10 +212,10 @@ func (o *offload[Q, R]) waitSlot(ctx context.Context) error {
 	}
 }
 
-// idle reports whether the batched path is idle at now (a stamp) with
-// batched requests on it, for a CPU path whose slots hold only while it is
-// not (beyondSlots): none batched, and none answered for a batch's wait
-// (a load between two batches is not idle).
+// idle reports whether the batched path, with batched requests on it at
+// now (a stamp), is idle, for a CPU path whose slots hold only while it
+// is not (beyondSlots): none batched, and none answered for a batch's
+// wait (a load between two batches is not idle).
 func (o *offload[Q, R]) idle(now, batched int64) bool {
 	if !o.beyondSlots || batched != 0 {
 		return false
@@ -225,13 +226,13 @@ func (o *offload[Q, R]) idle(now, batched int64) bool {
 
 // reserve takes a free slot, if there is one; where idle (the batched
 // path is, and the Options left CPUOffload to its default), a slot beyond
-// the slots. The slots keep the CPU path's
-// requests from taking the cores that the batches' host work needs; with
-// nothing batched they would only leave a core idle whenever a request
-// leaves it in the runtime (an allocation that assists the collector or
-// waits for it, a system call), as crypto/ecdsa's signing often does,
-// where as many goroutines as requests, crypto/*'s way, keep every core
-// busy. The load rule of take bounds the requests then.
+// the slots. The slots keep the CPU path's requests from taking the cores
+// that the batches' host work needs; with nothing batched they would only
+// leave a core idle whenever a request leaves it in the runtime (an
+// allocation that assists the collector or waits for it, a system call),
+// as crypto/ecdsa's signing often does, where as many goroutines as
+// requests, crypto/*'s way, keep every core busy. The load rule of take
+// bounds the requests then.
 func (o *offload[Q, R]) reserve(idle bool) bool {
 	if idle {
 		o.running.Add(1)
@@ -295,14 +296,15 @@ func (o *offload[Q, R]) run(req Q, start int64, meter *Meter) (R, error) {
 // a load that the cores finish first to the batches, whose host work then
 // kept it high. The thread is not held (cputime.ThreadReading says why).
 func (o *offload[Q, R]) sampled(req Q) (val R, err error, took time.Duration, ok bool) {
-	began := stampNow()
 	thread, threadOK := cputime.Thread()
-	val, err = o.cpu(req)
-	if threadOK {
-		took, ok = thread.Since()
-		return val, err, took, ok
+	if !threadOK {
+		began := stampNow()
+		val, err = o.cpu(req)
+		return val, err, time.Duration(stampNow() - began), true
 	}
-	return val, err, time.Duration(stampNow() - began), true
+	val, err = o.cpu(req)
+	took, ok = thread.Since()
+	return val, err, took, ok
 }
 
 // OnCPU is the number of requests computed on the CPU path so far (0

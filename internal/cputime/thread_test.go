@@ -8,14 +8,21 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// A thread's CPU time grows while it computes and not while it sleeps.
-func TestThreadCountsComputingNotSleeping(t *testing.T) {
+// heldThread holds the test's thread for the rest of t and reads its CPU
+// time; it skips t where the system has no thread CPU clock.
+func heldThread(t *testing.T) ThreadReading {
 	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	before, ok := Thread()
+	t.Cleanup(runtime.UnlockOSThread)
+	r, ok := Thread()
 	if !ok {
 		t.Skip("no thread CPU clock here")
 	}
+	return r
+}
+
+// A thread's CPU time grows while it computes and not while it sleeps.
+func TestThreadCountsComputingNotSleeping(t *testing.T) {
+	before := heldThread(t)
 	var computed time.Duration
 	for deadline := time.Now().Add(10 * time.Second); computed < 20*time.Millisecond; computed, _ = before.Since() {
 		require.True(t, time.Now().Before(deadline), "20 ms of computing did not show in 10 s")
@@ -28,12 +35,7 @@ func TestThreadCountsComputingNotSleeping(t *testing.T) {
 
 // A reading taken on another thread is not compared with this one's.
 func TestThreadSinceOnAnotherThread(t *testing.T) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	here, ok := Thread()
-	if !ok {
-		t.Skip("no thread CPU clock here")
-	}
+	here := heldThread(t)
 	there := make(chan ThreadReading)
 	go func() {
 		runtime.LockOSThread() // a thread of its own: this one is held by the test
@@ -41,7 +43,7 @@ func TestThreadSinceOnAnotherThread(t *testing.T) {
 		r, _ := Thread()
 		there <- r
 	}()
-	_, ok = (<-there).Since()
+	_, ok := (<-there).Since()
 	require.False(t, ok, "a reading of another thread")
 	_, ok = here.Since()
 	require.True(t, ok, "a reading of this thread")
