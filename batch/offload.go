@@ -271,9 +271,8 @@ func (o *offload[Q, R]) run(req Q, start int64, meter *Meter) (R, error) {
 	var err error
 	if o.cpuTime.claim(start) {
 		var took time.Duration
-		var measured bool
-		val, err, took, measured = o.sampled(req)
-		if err == nil && measured {
+		val, err, took = o.sampled(req)
+		if err == nil {
 			o.cpuTime.observe(took)
 		}
 	} else {
@@ -287,24 +286,28 @@ func (o *offload[Q, R]) run(req Q, start int64, meter *Meter) (R, error) {
 }
 
 // sampled computes req and measures the CPU time it took: its thread's
-// CPU time, where the system has a clock for that, else its wall time;
-// false where neither says (the goroutine moved to another thread while
-// it computed). A request's wall time also counts the time its thread
-// waited for a core, which grows while the host's cores are taken by
-// other work (the device's batches' host work, the threads of a driver):
-// an estimate fed with it grew to several times a request's cost and sent
-// a load that the cores finish first to the batches, whose host work then
-// kept it high. The thread is not held (cputime.ThreadReading says why).
-func (o *offload[Q, R]) sampled(req Q) (val R, err error, took time.Duration, ok bool) {
+// CPU time, where the system has a clock for that and the goroutine
+// stayed on its thread, else its wall time (at least the CPU time: a
+// goroutine moves while it is off its core, preempted among more
+// goroutines than cores, as a long request often is; dropping those
+// samples left a long request's estimate unmeasured, and every request
+// went to the CPU path until one was not moved). A request's wall time
+// also counts the time its thread waited for a core, which grows while
+// the host's cores are taken by other work (the device's batches' host
+// work, the threads of a driver): an estimate fed with it alone grew to
+// several times a request's cost and sent a load that the cores finish
+// first to the batches, whose host work then kept it high. The thread is
+// not held (cputime.ThreadReading says why).
+func (o *offload[Q, R]) sampled(req Q) (val R, err error, took time.Duration) {
+	began := stampNow()
 	thread, threadOK := cputime.Thread()
-	if !threadOK {
-		began := stampNow()
-		val, err = o.cpu(req)
-		return val, err, time.Duration(stampNow() - began), true
-	}
 	val, err = o.cpu(req)
-	took, ok = thread.Since()
-	return val, err, took, ok
+	if threadOK {
+		if took, ok := thread.Since(); ok {
+			return val, err, took
+		}
+	}
+	return val, err, time.Duration(stampNow() - began)
 }
 
 // OnCPU is the number of requests computed on the CPU path so far (0
