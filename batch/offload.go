@@ -20,8 +20,9 @@ import (
 // batches than the cores could finish in a batch's time, requests gather
 // into batches for the device. With CPUOffload left to its default the
 // slots hold only while the batched path has work: with none, the
-// requests that the cores finish first all compute at once, each in its
-// own goroutine, as crypto/* called from as many goroutines would.
+// requests that the cores finish first compute at once, each in its own
+// goroutine, as crypto/* called from as many goroutines would, up to 16
+// a core (beyondSlotsPerCore).
 //
 // The CPU path also stays shut while this process keeps nearly all of its
 // GOMAXPROCS cores busy with other work than the CPU path's own requests
@@ -214,15 +215,27 @@ func (o *offload[Q, R]) waitSlot(ctx context.Context) error {
 
 // idle reports whether the batched path, with batched requests on it at
 // now (a stamp), is idle, for a CPU path whose slots hold only while it
-// is not (beyondSlots): none batched, and none answered for a batch's
-// wait (a load between two batches is not idle).
+// is not (beyondSlots): none batched, none answered for a batch's wait (a
+// load between two batches is not idle), and fewer than
+// beyondSlotsPerCore requests a core on the CPU path.
 func (o *offload[Q, R]) idle(now, batched int64) bool {
-	if !o.beyondSlots || batched != 0 {
+	if !o.beyondSlots || batched != 0 || o.onCPUPath() >= beyondSlotsPerCore*int64(o.cores) {
 		return false
 	}
 	wait, _ := o.batchedWait.get()
 	return now-o.batchedWait.last.Load() > int64(max(wait, o.hold))
 }
+
+// beyondSlotsPerCore bounds the load under which the CPU path goes beyond
+// its slots (idle): the few goroutines a core that keep it busy while a
+// request leaves it in the runtime, as crypto/* called from a few hundred
+// goroutines would. A heavier load is the device's, even where the load
+// rule would leave it on the CPU: thousands of requests computing at once
+// take the cores from the batches' host work, the batched wait that this
+// measures grows with them, and the load rule then keeps them on the CPU
+// path. With the slots held the requests beyond them wait parked for a
+// slot and the batches' wait stays what the device makes it.
+const beyondSlotsPerCore = 16
 
 // reserve takes a free slot, if there is one; where idle (the batched
 // path is, and the Options left CPUOffload to its default), a slot beyond
