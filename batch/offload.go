@@ -21,7 +21,7 @@ import (
 // into batches for the device. With CPUOffload left to its default the
 // slots hold only while the batched path has work: with none, the
 // requests that the cores finish first compute at once, each in its own
-// goroutine, as crypto/* called from as many goroutines would, up to 16
+// goroutine, as crypto/* called from as many goroutines would, up to 32
 // a core (beyondSlotsPerCore).
 //
 // The CPU path also stays shut while this process keeps nearly all of its
@@ -227,15 +227,16 @@ func (o *offload[Q, R]) idle(now, batched int64) bool {
 }
 
 // beyondSlotsPerCore bounds the load under which the CPU path goes beyond
-// its slots (idle): the few goroutines a core that keep it busy while a
-// request leaves it in the runtime, as crypto/* called from a few hundred
-// goroutines would. A heavier load is the device's, even where the load
-// rule would leave it on the CPU: thousands of requests computing at once
-// take the cores from the batches' host work, the batched wait that this
+// its slots (idle): up to a few hundred requests on a machine of a few
+// dozen cores, which compute at once as crypto/* called from as many
+// goroutines would, every core kept busy while a request leaves it in
+// the runtime. A heavier load is the device's, even where the load rule
+// would leave it on the CPU: thousands of requests computing at once take
+// the cores from the batches' host work, the batched wait that this
 // measures grows with them, and the load rule then keeps them on the CPU
 // path. With the slots held the requests beyond them wait parked for a
 // slot and the batches' wait stays what the device makes it.
-const beyondSlotsPerCore = 16
+const beyondSlotsPerCore = 32
 
 // reserve takes a free slot, if there is one; where idle (the batched
 // path is, and the Options left CPUOffload to its default), a slot beyond

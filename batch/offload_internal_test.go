@@ -90,12 +90,12 @@ func TestTakeBeyondTheSlotsWhileTheBatchesAreIdle(t *testing.T) {
 	require.Equal(t, toCPUQueue, o.take(later), "a CPUOffload of the caller's: the slots hold")
 }
 
-// Beyond its slots the idle CPU path takes at most 16 requests a core,
+// Beyond its slots the idle CPU path takes at most 32 requests a core,
 // those waiting for a slot counted, whatever the load rule allows: a
 // batched wait of 1 s would let the 2 cores take 2,000 requests, whose
 // computing at once would take the cores from the batches' host work
 // and keep the wait that long.
-func TestTakeBeyondTheSlotsUpToSixteenACore(t *testing.T) {
+func TestTakeBeyondTheSlotsUpTo32ACore(t *testing.T) {
 	now := stampNow()
 	var batched int64
 	o := measuredOffload(t, now, &batched)
@@ -104,17 +104,17 @@ func TestTakeBeyondTheSlotsUpToSixteenACore(t *testing.T) {
 	o.batchedWait.last.Store(now - int64(1100*time.Millisecond)) // none answered for a batch's wait
 	o.batchedWait.probed.Store(now)                              // and its probe is out
 	later := now
-	for range 32 {
+	for range 64 {
 		require.Equal(t, toCPU, o.take(later))
 	}
-	require.EqualValues(t, 32, o.running.Load())
-	require.Equal(t, toCPUQueue, o.take(later), "32 on the CPU path: the slots hold")
+	require.EqualValues(t, 64, o.running.Load())
+	require.Equal(t, toCPUQueue, o.take(later), "64 on the CPU path: the slots hold")
 	o.running.Store(2)
-	o.queueing.Store(30)
-	require.Equal(t, toCPUQueue, o.take(later), "30 waiting for a slot count")
+	o.queueing.Store(62)
+	require.Equal(t, toCPUQueue, o.take(later), "62 waiting for a slot count")
 	require.False(t, o.reserve(o.idle(later, 0)), "a waiting request's reserve (waitSlot) holds the slots too")
-	o.queueing.Store(29)
-	require.Equal(t, toCPU, o.take(later), "31 on the CPU path")
+	o.queueing.Store(61)
+	require.Equal(t, toCPU, o.take(later), "63 on the CPU path")
 }
 
 // While every CPU slot is taken and requests wait for one, a batched
