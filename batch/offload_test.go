@@ -195,8 +195,10 @@ func TestOffloadUnderLoadGoesToBatches(t *testing.T) {
 	t.Logf("%d of %d requests on the CPU in the steady state, %d batches in all", cpu, all, devCalls.Load())
 	require.Greater(t, all, int64(callers), "the device path answered too few requests to judge")
 	// both CPU slots busy the whole time would take about 7% of the
-	// requests (1,000/s against 256 per 20 ms)
-	require.Less(t, cpu, all/50)
+	// requests (1,000/s against 256 per 20 ms); the load rule keeps them
+	// busy a fraction of it, which a loaded machine's scheduling moves
+	// (1-2% of the requests, at times near 3%)
+	require.Less(t, cpu, all/25)
 }
 
 // One slow CPU request (a first use that builds something, say) does not
