@@ -21,8 +21,10 @@ import (
 // into batches for the device. With CPUOffload left to its default the
 // slots hold only while the batched path has work: with none, the
 // requests that the cores finish first compute at once, each in its own
-// goroutine, as crypto/* called from as many goroutines would, up to 32
-// a core (beyondSlotsPerCore).
+// goroutine, as crypto/* called from as many goroutines would. Whatever
+// the estimates say, the CPU path holds at most 32 requests a core
+// (cpuPathPerCore), those waiting for a slot counted, or CPUOffload's
+// figure where that is more.
 //
 // The CPU path also stays shut while this process keeps nearly all of its
 // GOMAXPROCS cores busy with other work than the CPU path's own requests
@@ -169,9 +171,9 @@ func (o *offload[Q, R]) take(now int64) verdict {
 	}
 	// every slot taken: wait for one where the requests ahead, those
 	// running included, and its own end first on the cores (a round of
-	// the cores per cores of them)
-	ahead := int64(o.running.Load()) + int64(o.queueing.Load()) + 1
-	if time.Duration((ahead+int64(o.cores)-1)/int64(o.cores))*cost < wait {
+	// the cores per cores of them), within the CPU path's bound
+	ahead := o.onCPUPath() + 1
+	if ahead <= o.cpuPathBound() && time.Duration((ahead+int64(o.cores)-1)/int64(o.cores))*cost < wait {
 		return toCPUQueue
 	}
 	return toBatch
@@ -216,27 +218,36 @@ func (o *offload[Q, R]) waitSlot(ctx context.Context) error {
 // idle reports whether the batched path, with batched requests on it at
 // now (a stamp), is idle, for a CPU path whose slots hold only while it
 // is not (beyondSlots): none batched, none answered for a batch's wait (a
-// load between two batches is not idle), and fewer than
-// beyondSlotsPerCore requests a core on the CPU path.
+// load between two batches is not idle), and fewer than cpuPathPerCore
+// requests a core on the CPU path.
 func (o *offload[Q, R]) idle(now, batched int64) bool {
-	if !o.beyondSlots || batched != 0 || o.onCPUPath() >= beyondSlotsPerCore*int64(o.cores) {
+	if !o.beyondSlots || batched != 0 || o.onCPUPath() >= o.cpuPathBound() {
 		return false
 	}
 	wait, _ := o.batchedWait.get()
 	return now-o.batchedWait.last.Load() > int64(max(wait, o.hold))
 }
 
-// beyondSlotsPerCore bounds the load under which the CPU path goes beyond
-// its slots (idle): up to a few hundred requests on a machine of a few
-// dozen cores, which compute at once as crypto/* called from as many
-// goroutines would, every core kept busy while a request leaves it in
-// the runtime. A heavier load is the device's, even where the load rule
-// would leave it on the CPU: thousands of requests computing at once take
-// the cores from the batches' host work, the batched wait that this
-// measures grows with them, and the load rule then keeps them on the CPU
-// path. With the slots held the requests beyond them wait parked for a
-// slot and the batches' wait stays what the device makes it.
-const beyondSlotsPerCore = 32
+// cpuPathPerCore bounds the requests on the CPU path, a core: those
+// computing beyond the slots while the batched path is idle (idle), and
+// those waiting for a slot (take). Up to a few hundred requests on a
+// machine of a few dozen cores compute at once, as crypto/* called from
+// as many goroutines would, every core kept busy while a request leaves
+// it in the runtime. A heavier load is the device's, even where the load
+// rule would leave it on the CPU: a deeper queue adds no throughput (32 a
+// core keep the cores busy), only waits, and it keeps the device from
+// the load whose wait would correct the estimate. Thousands of requests
+// on the CPU path take the cores from the batches' host work, the batched
+// wait grows with them (the few requests still batched wait for a core
+// at every step), and the load rule then keeps them on the CPU path for
+// good: a probe's lower wait lasts until the next slow samples.
+const cpuPathPerCore = 32
+
+// cpuPathBound is the most requests the CPU path holds: cpuPathPerCore
+// a core, or a caller's CPUOffload where that is more.
+func (o *offload[Q, R]) cpuPathBound() int64 {
+	return max(cpuPathPerCore*int64(o.cores), int64(o.slots))
+}
 
 // reserve takes a free slot, if there is one; where idle (the batched
 // path is, and the Options left CPUOffload to its default), a slot beyond

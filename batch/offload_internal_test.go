@@ -108,10 +108,10 @@ func TestTakeBeyondTheSlotsUpTo32ACore(t *testing.T) {
 		require.Equal(t, toCPU, o.take(later))
 	}
 	require.EqualValues(t, 64, o.running.Load())
-	require.Equal(t, toCPUQueue, o.take(later), "64 on the CPU path: the slots hold")
+	require.Equal(t, toBatch, o.take(later), "64 on the CPU path: the rest is the device's")
 	o.running.Store(2)
 	o.queueing.Store(62)
-	require.Equal(t, toCPUQueue, o.take(later), "62 waiting for a slot count")
+	require.Equal(t, toBatch, o.take(later), "62 waiting for a slot count")
 	require.False(t, o.reserve(o.idle(later, 0)), "a waiting request's reserve (waitSlot) holds the slots too")
 	o.queueing.Store(61)
 	require.Equal(t, toCPU, o.take(later), "63 on the CPU path")
@@ -141,6 +141,29 @@ func TestTakeRenewsTheBatchedWaitWhileTheSlotsAreFull(t *testing.T) {
 	o.batchedWait.observeAt(11*time.Millisecond, later+int64(4*time.Millisecond))
 	wait, _ = o.batchedWait.get()
 	require.Equal(t, 4*time.Millisecond, wait, "later samples move it by an eighth")
+}
+
+// However long the batched wait, the CPU path's queue holds at most 32
+// requests a core, those computing counted: a wait of 1 s would let the 2
+// cores queue 2,000 requests of 1 ms, whose callers would wait up to 1 s
+// for the cores while the device, given none of them, could not show
+// that its wait is shorter (the stuck ML-KEM-768 decapsulation row of
+// session 39 call 2: 16,384 callers, 100% on the CPU).
+func TestTakeQueuesUpTo32ACore(t *testing.T) {
+	now := stampNow()
+	var batched int64
+	o := measuredOffload(t, now, &batched)
+	o.batchedWait.ns.Store(int64(time.Second))
+	o.running.Store(2)
+	o.queueing.Store(61)
+	require.Equal(t, toCPUQueue, o.take(now), "the 64th on the CPU path")
+	o.queueing.Store(62)
+	require.Equal(t, toBatch, o.take(now), "a 65th: the device's")
+	o.slots = 100 // a caller's CPUOffload above the bound
+	o.queueing.Store(96)
+	require.Equal(t, toCPUQueue, o.take(now), "within a caller's 100")
+	o.queueing.Store(98)
+	require.Equal(t, toBatch, o.take(now), "beyond them")
 }
 
 // A probe of the CPU path (sent while the batches are the faster path)
