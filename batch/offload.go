@@ -111,11 +111,14 @@ type offload[Q, R any] struct {
 	// batched is how many requests are on the batched path at now (a
 	// stamp): those in the batches running and those waiting, a sum of
 	// the intake's shards at most sumFresh old (no count per request)
-	batched     func(now int64) int64
-	hold        time.Duration // Options.MaxDelay: the least batched wait the rules assume
-	cpuTime     movingAverage
-	batchedWait movingAverage
-	onCPU       counter // requests computed on the CPU so far
+	batched func(now int64) int64
+	hold    time.Duration // Options.MaxDelay: the least batched wait the rules assume
+	cpuTime movingAverage
+	// threadSampled is when a sample of a thread's CPU time last renewed
+	// cpuTime (a stamp; counts)
+	threadSampled atomic.Int64
+	batchedWait   movingAverage
+	onCPU         counter // requests computed on the CPU so far
 }
 
 func newOffload[Q, R any](cpu func(Q) (R, error), slots, cores int, batched func(now int64) int64) *offload[Q, R] {
@@ -296,9 +299,13 @@ func (o *offload[Q, R]) run(req Q, start int64, meter *Meter) (R, error) {
 	var err error
 	if o.cpuTime.claim(start) {
 		var took time.Duration
-		val, err, took = o.sampled(req)
-		if err == nil {
-			o.cpuTime.observe(took)
+		var onThread bool
+		val, err, took, onThread = o.sampled(req)
+		if now := stampNow(); err == nil && o.counts(onThread, now) {
+			o.cpuTime.observeAt(took, now)
+			if onThread {
+				o.threadSampled.Store(now)
+			}
 		}
 	} else {
 		val, err = o.cpu(req)
@@ -311,28 +318,37 @@ func (o *offload[Q, R]) run(req Q, start int64, meter *Meter) (R, error) {
 }
 
 // sampled computes req and measures the CPU time it took: its thread's
-// CPU time, where the system has a clock for that and the goroutine
-// stayed on its thread, else its wall time (at least the CPU time: a
-// goroutine moves while it is off its core, preempted among more
-// goroutines than cores, as a long request often is; dropping those
-// samples left a long request's estimate unmeasured, and every request
-// went to the CPU path until one was not moved). A request's wall time
-// also counts the time its thread waited for a core, which grows while
-// the host's cores are taken by other work (the device's batches' host
-// work, the threads of a driver): an estimate fed with it alone grew to
-// several times a request's cost and sent a load that the cores finish
-// first to the batches, whose host work then kept it high. The thread is
-// not held (cputime.ThreadReading says why).
-func (o *offload[Q, R]) sampled(req Q) (val R, err error, took time.Duration) {
+// CPU time (onThread), where the system has a clock for that and the
+// goroutine stayed on its thread, else its wall time (counts says when
+// that counts). The thread is not held (cputime.ThreadReading says why).
+func (o *offload[Q, R]) sampled(req Q) (val R, err error, took time.Duration, onThread bool) {
 	began := stampNow()
 	thread, threadOK := cputime.Thread()
 	val, err = o.cpu(req)
 	if threadOK {
 		if took, ok := thread.Since(); ok {
-			return val, err, took
+			return val, err, took, true
 		}
 	}
-	return val, err, time.Duration(stampNow() - began)
+	return val, err, time.Duration(stampNow() - began), false
+}
+
+// counts reports whether a sample taken at now renews the CPU time's
+// estimate: one of the thread's CPU time (onThread) always; one of wall
+// time (the goroutine moved to another thread, or the system has no
+// thread clock) only where no thread's sample has renewed the estimate
+// for staleAfter, or none has yet. A wall time counts the time the
+// goroutine waited off its core, parked (an allocation that waits for
+// the collector) or among more goroutines than cores: with hundreds of
+// callers the moved samples held the estimate above a request's cost,
+// and the load rule sent to the batches a load that the cores finish
+// first, leaving most of them idle. But a long request moves nearly
+// always (preempted on a loaded machine): dropping its wall times would
+// leave its estimate unmeasured, and an unmeasured CPU takes every
+// request.
+func (o *offload[Q, R]) counts(onThread bool, now int64) bool {
+	last := o.threadSampled.Load()
+	return onThread || last == 0 || now-last > staleAfter
 }
 
 // OnCPU is the number of requests computed on the CPU path so far (0

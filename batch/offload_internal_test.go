@@ -147,8 +147,7 @@ func TestTakeRenewsTheBatchedWaitWhileTheSlotsAreFull(t *testing.T) {
 // requests a core, those computing counted: a wait of 1 s would let the 2
 // cores queue 2,000 requests of 1 ms, whose callers would wait up to 1 s
 // for the cores while the device, given none of them, could not show
-// that its wait is shorter (the stuck ML-KEM-768 decapsulation row of
-// session 39 call 2: 16,384 callers, 100% on the CPU).
+// that its wait is shorter.
 func TestTakeQueuesUpTo32ACore(t *testing.T) {
 	now := stampNow()
 	var batched int64
@@ -236,4 +235,20 @@ func TestCPUProbeUnderTheLoadRule(t *testing.T) {
 	o.cpuTime.observeAt(time.Millisecond, later+int64(time.Millisecond))
 	o.unreserve()
 	require.Equal(t, toCPU, o.take(later+int64(time.Millisecond)), "10 in flight against 2 · 10 / 1 = 20")
+}
+
+// A sample of wall time (the goroutine moved to another thread) renews
+// the CPU time's estimate only where no sample of a thread's CPU time has
+// for staleAfter: with many callers the moved samples, which count the
+// time off the core, held the estimate above a request's cost.
+func TestMovedSampleCountsOnlyWithoutAThreadSample(t *testing.T) {
+	now := stampNow()
+	var batched int64
+	o := measuredOffload(t, now, &batched)
+	require.True(t, o.counts(false, now), "no thread's sample yet: a wall time counts")
+	require.True(t, o.counts(true, now))
+	o.threadSampled.Store(now)
+	require.False(t, o.counts(false, now+int64(time.Millisecond)), "a thread's sample 1 ms ago")
+	require.True(t, o.counts(true, now+int64(time.Millisecond)))
+	require.True(t, o.counts(false, now+staleAfter+1), "none for staleAfter: a long request that always moves is measured")
 }
