@@ -63,10 +63,11 @@ type Options struct {
 	// per core, while the batched path has requests; while it is idle (none
 	// batched, and none answered within a batch's wait) the CPU path then
 	// takes as many at once as it finishes before a batch would, as many
-	// goroutines calling crypto/* would. A request goes to the CPU only
-	// where it finishes there first: in a free slot, or after the requests
-	// waiting for one, while that ends before the measured wait of the
-	// batched path. See NewWithCPU.
+	// goroutines calling crypto/* would, up to 32 a core. A request goes
+	// to the CPU only where it finishes there first: in a free slot, or
+	// after the requests waiting for one, while that ends before the
+	// measured wait of the batched path and the CPU path holds fewer than
+	// 32 requests a core (or CPUOffload, where more). See NewWithCPU.
 	CPUOffload int
 	// AnswerPiece is how a batch's requests are answered: positive, in
 	// pieces of that many, each piece by a goroutine of its own; negative,
