@@ -172,3 +172,48 @@ func inParallel(callers, n int, f func()) {
 	}
 	wg.Wait()
 }
+
+// BenchmarkOffloadClosedLoop: many blocking callers, each calling again
+// as soon as it is answered, with requests of about 80 µs on the CPU and
+// a device whose batches take about 100 µs of host work and 2 ms of
+// waiting: beside "device" (CPUOffload negative: every request batched),
+// what the CPU path costs a load that is the device's. A caller that has
+// been answered but not yet run again is in no count that take reads, and
+// with the CPU path's callers looping on every core such callers wait for
+// a core for many milliseconds: the load reads light, the CPU path takes
+// it, and the batches' host work and answers wait behind it.
+func BenchmarkOffloadClosedLoop(b *testing.B) {
+	work := func(x, n int) int { // a fixed amount of work, whatever the scheduling
+		for range n {
+			x = x*31 + 7
+		}
+		return x
+	}
+	const cpuWork, hostWork = 80_000, 100_000 // about 80 and 100 µs
+	cpu := func(in []int) ([]int, error) { return []int{work(in[0], cpuWork)}, nil }
+	dev := func(in []int) ([]int, error) {
+		work(len(in), hostWork)
+		time.Sleep(2 * time.Millisecond)
+		return in, nil
+	}
+	cores := runtime.GOMAXPROCS(0)
+	for _, callers := range []int{4 * cores, 256 * cores} {
+		for _, path := range []struct {
+			name    string
+			offload int
+		}{{"server", 0}, {"device", -1}} {
+			b.Run(fmt.Sprintf("%s/callers=%d", path.name, callers), func(b *testing.B) {
+				bt := batch.NewWithCPU(batch.Options{CPUOffload: path.offload}, cpu, dev)
+				defer bt.Close()
+				start := time.Now()
+				inParallel(callers, b.N, func() {
+					if _, err := bt.Do(context.Background(), 1); err != nil {
+						b.Error(err)
+					}
+				})
+				b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "ops/s")
+				b.ReportMetric(float64(bt.OnCPU())/float64(b.N), "cpu-share")
+			})
+		}
+	}
+}
