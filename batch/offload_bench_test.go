@@ -173,15 +173,19 @@ func inParallel(callers, n int, f func()) {
 	wg.Wait()
 }
 
-// BenchmarkOffloadClosedLoop: many blocking callers, each calling again
-// as soon as it is answered, with requests of about 80 µs on the CPU and
-// a device whose batches take about 100 µs of host work and 2 ms of
-// waiting: beside "device" (CPUOffload negative: every request batched),
-// what the CPU path costs a load that is the device's. A caller that has
-// been answered but not yet run again is in no count that take reads, and
-// with the CPU path's callers looping on every core such callers wait for
-// a core for many milliseconds: the load reads light, the CPU path takes
-// it, and the batches' host work and answers wait behind it.
+// BenchmarkOffloadClosedLoop: many requests in flight, each followed
+// by the next as soon as it is answered, with requests of about 80 µs on
+// the CPU and a device whose batches take about 100 µs of host work and 2
+// ms of waiting: blocking callers, and calls kept in flight with Go by
+// GOMAXPROCS submitters, each beside "device" (CPUOffload negative: every
+// request batched). At 4 a core the CPU path is the faster; at 256 a core
+// the device is, and this measures what the CPU path costs a load that
+// is the device's. A caller that has been answered but not yet run again,
+// or a submitter not yet run to submit the next, is in no count that take
+// reads, and with the CPU path's requests computing on every core such
+// goroutines wait for a core for many milliseconds: the load reads light,
+// the CPU path takes it, and the batches' host work and answers wait
+// behind it.
 func BenchmarkOffloadClosedLoop(b *testing.B) {
 	work := func(x, n int) int { // a fixed amount of work, whatever the scheduling
 		for range n {
@@ -197,23 +201,63 @@ func BenchmarkOffloadClosedLoop(b *testing.B) {
 		return in, nil
 	}
 	cores := runtime.GOMAXPROCS(0)
-	for _, callers := range []int{4 * cores, 256 * cores} {
-		for _, path := range []struct {
-			name    string
-			offload int
-		}{{"server", 0}, {"device", -1}} {
-			b.Run(fmt.Sprintf("%s/callers=%d", path.name, callers), func(b *testing.B) {
-				bt := batch.NewWithCPU(batch.Options{CPUOffload: path.offload}, cpu, dev)
-				defer bt.Close()
-				start := time.Now()
-				inParallel(callers, b.N, func() {
-					if _, err := bt.Do(context.Background(), 1); err != nil {
-						b.Error(err)
+	for _, form := range []string{"blocking", "async"} {
+		for _, inFlight := range []int{4 * cores, 256 * cores} {
+			for _, path := range []struct {
+				name    string
+				offload int
+			}{{"server", 0}, {"device", -1}} {
+				b.Run(fmt.Sprintf("%s/%s/in-flight=%d", path.name, form, inFlight), func(b *testing.B) {
+					bt := batch.NewWithCPU(batch.Options{CPUOffload: path.offload}, cpu, dev)
+					defer bt.Close()
+					start := time.Now()
+					if form == "blocking" {
+						inParallel(inFlight, b.N, func() {
+							if _, err := bt.Do(context.Background(), 1); err != nil {
+								b.Error(err)
+							}
+						})
+					} else {
+						keepInFlight(b, bt, cores, inFlight)
 					}
+					b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "ops/s")
+					b.ReportMetric(float64(bt.OnCPU())/float64(b.N), "cpu-share")
 				})
-				b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "ops/s")
-				b.ReportMetric(float64(bt.OnCPU())/float64(b.N), "cpu-share")
-			})
+			}
 		}
 	}
+}
+
+// keepInFlight submits b.N requests to bt with Go from submitters
+// goroutines, keeping inFlight of them in flight.
+func keepInFlight(b *testing.B, bt *batch.Batcher[int, int], submitters, inFlight int) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range submitters {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			done := make(chanCompleter, inFlight/submitters)
+			out := 0
+			submit := func() {
+				if next.Add(1) > int64(b.N) {
+					return
+				}
+				if err := bt.Go(context.Background(), 1, done); err != nil {
+					b.Error(err)
+					return
+				}
+				out++
+			}
+			for range inFlight / submitters {
+				submit()
+			}
+			for out > 0 {
+				<-done
+				out--
+				submit()
+			}
+		}()
+	}
+	wg.Wait()
 }
