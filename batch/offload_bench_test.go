@@ -50,12 +50,7 @@ func BenchmarkOffloadCheap(b *testing.B) {
 // goroutines as requests in flight each computing the operation in a loop
 // (go): the asynchronous CPU path's own cost.
 func BenchmarkOffloadAsync(b *testing.B) {
-	work := func(x int) int { // a fixed amount of work, whatever the scheduling
-		for range 40_000 {
-			x = x*31 + 7
-		}
-		return x
-	}
+	work := func(x int) int { return fixedWork(x, 40_000) }
 	submitters := runtime.GOMAXPROCS(0)
 	for _, inFlight := range []int{submitters, 4 * submitters, 16 * submitters} {
 		b.Run(fmt.Sprintf("server/in-flight=%d", inFlight), func(b *testing.B) {
@@ -66,36 +61,8 @@ func BenchmarkOffloadAsync(b *testing.B) {
 			for range 10 {
 				bt.Do(context.Background(), 1)
 			}
-			var next atomic.Int64 // requests submitted, of b.N
-			var wg sync.WaitGroup
 			b.ResetTimer()
-			for range submitters {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					done := make(chanCompleter, inFlight/submitters)
-					out := 0
-					submit := func() {
-						if next.Add(1) > int64(b.N) {
-							return
-						}
-						if err := bt.Go(context.Background(), 1, done); err != nil {
-							b.Error(err)
-							return
-						}
-						out++
-					}
-					for range inFlight / submitters {
-						submit()
-					}
-					for out > 0 {
-						<-done
-						out--
-						submit()
-					}
-				}()
-			}
-			wg.Wait()
+			keepInFlight(b, bt, submitters, inFlight)
 			b.ReportMetric(float64(bt.OnCPU())/float64(b.N+10), "cpu-share")
 		})
 		b.Run(fmt.Sprintf("go/goroutines=%d", inFlight), func(b *testing.B) {
@@ -187,16 +154,10 @@ func inParallel(callers, n int, f func()) {
 // the CPU path takes it, and the batches' host work and answers wait
 // behind it.
 func BenchmarkOffloadClosedLoop(b *testing.B) {
-	work := func(x, n int) int { // a fixed amount of work, whatever the scheduling
-		for range n {
-			x = x*31 + 7
-		}
-		return x
-	}
 	const cpuWork, hostWork = 80_000, 100_000 // about 80 and 100 µs
-	cpu := func(in []int) ([]int, error) { return []int{work(in[0], cpuWork)}, nil }
+	cpu := func(in []int) ([]int, error) { return []int{fixedWork(in[0], cpuWork)}, nil }
 	dev := func(in []int) ([]int, error) {
-		work(len(in), hostWork)
+		fixedWork(len(in), hostWork)
 		time.Sleep(2 * time.Millisecond)
 		return in, nil
 	}
@@ -260,4 +221,13 @@ func keepInFlight(b *testing.B, bt *batch.Batcher[int, int], submitters, inFligh
 		}()
 	}
 	wg.Wait()
+}
+
+// fixedWork is n multiply-adds from x: a fixed amount of work, whatever
+// the scheduling.
+func fixedWork(x, n int) int {
+	for range n {
+		x = x*31 + 7
+	}
+	return x
 }
